@@ -1,0 +1,44 @@
+# Nestory: `make run` and `make test` do all the set-up on a fresh Debian machine.
+SWIFT ?= swift
+export PATH := $(PATH):/opt/swift/usr/bin
+DATA ?= ./nestory-data
+HOST ?= 127.0.0.1
+PORT ?= 8080
+ITEMS ?= 100000
+
+.PHONY: run build test deps test-deps bench bench-store release clean format
+
+## Install what is missing, build, and start the server on the embedded SQLite default.
+run: deps
+	$(SWIFT) build --product nestory
+	./.build/debug/nestory serve --data $(DATA) --host $(HOST) --port $(PORT)
+
+build: deps
+	$(SWIFT) build
+
+## Install what is missing, build everything once, and run every test.
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+deps:
+	@./scripts/install-deps.sh
+
+test-deps:
+	@./scripts/install-deps.sh --test
+
+release: deps
+	$(SWIFT) build -c release --product nestory --product nestory-bench
+
+## Benchmarks (release build): store queries on a $(ITEMS)-item demo household, beside raw SQL.
+bench: bench-store
+
+bench-store: deps
+	$(SWIFT) build -c release --product nestory --product nestory-bench
+	./scripts/bench-store.sh $(ITEMS)
+
+format:
+	@command -v swift-format >/dev/null && swift-format format --in-place --recursive Sources Tests || $(SWIFT) format --in-place --recursive Sources Tests
+
+clean:
+	rm -rf .build

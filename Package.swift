@@ -1,0 +1,110 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "nestory",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nestory", targets: ["nestory"]),
+        .executable(name: "nestory-bench", targets: ["nestory-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // The domain: plain Swift values and rules. No server, database or C dependency.
+        .target(name: "NestoryDomain", swiftSettings: swiftSettings),
+
+        // Persistence: SQLite through GRDB, and content-addressed attachment files.
+        .target(
+            name: "NestoryStore",
+            dependencies: [
+                "NestoryDomain",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Deterministic, realistic demo households (for trying the app and for benchmarks).
+        .target(name: "NestoryDemo", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+
+        // Password hashing (bcrypt over a SHA-256 pre-hash, so long passwords have no cap).
+        .target(
+            name: "NestoryAuth",
+            dependencies: [
+                "NestoryDomain",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // HTTP server and web app.
+        .target(
+            name: "NestoryWeb",
+            dependencies: [
+                "NestoryDomain",
+                "NestoryStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The command line: commands and the bootstrap that picks live implementations.
+        .target(
+            name: "NestoryCLI",
+            dependencies: [
+                "NestoryDomain",
+                "NestoryStore",
+                "NestoryDemo",
+                "NestoryAuth",
+                "NestoryWeb",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Thin executables.
+        .executableTarget(name: "nestory", dependencies: ["NestoryCLI"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "nestory-bench",
+            dependencies: [
+                "NestoryDomain",
+                "NestoryStore",
+                "NestoryDemo",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryStoreTests",
+            dependencies: ["NestoryStore", "NestoryDomain", "NestoryDemo", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryWebTests",
+            dependencies: [
+                "NestoryWeb", "NestoryStore", "NestoryDomain",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain"], swiftSettings: swiftSettings),
+    ]
+)

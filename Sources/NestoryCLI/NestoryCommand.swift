@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import NestoryDomain
+import NestoryStore
+
+/// `nestory`: the server and the admin command line in one program.
+public struct NestoryCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "nestory",
+        abstract: "Nestory: a home inventory for insurance.",
+        version: NestoryVersion.current,
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self]
+    )
+
+    public init() {}
+}
+
+/// Options every command that touches data takes.
+struct DataOptions: ParsableArguments {
+    @Option(name: .customLong("data"), help: "The data folder (database and stored files). Also NESTORY_DATA.")
+    var dataPath: String = ProcessInfo.processInfo.environment["NESTORY_DATA"] ?? DataFolder.defaultPath
+
+    var folder: DataFolder { DataFolder(path: dataPath) }
+}
+
+/// An error worded for the person at the terminal.
+struct CLIError: Error, CustomStringConvertible, LocalizedError {
+    let description: String
+    init(_ description: String) { self.description = description }
+    var errorDescription: String? { description }
+}
+
+/// Runs a command body, turning the store's and the domain's errors into clear messages.
+func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw CLIError(error.description)
+    } catch let error as DomainError {
+        throw CLIError(error.message)
+    }
+}
+
+/// Resolves `--household` (a name or an id), or the only household when there is one.
+func resolveHousehold(_ database: AppDatabase, _ selector: String?) throws -> Household {
+    if let selector {
+        if let id = HouseholdID(string: selector), let household = try? database.household(id) { return household }
+        let named = try database.households(named: selector)
+        switch named.count {
+        case 1: return named[0]
+        case 0: throw CLIError("There is no household called \(selector).")
+        default: throw CLIError("Several households are called \(selector); pass its id instead: \(named.map(\.id.description).joined(separator: ", ")).")
+        }
+    }
+    let all = try database.allHouseholds()
+    switch all.count {
+    case 1: return all[0]
+    case 0: throw CLIError("There is no household yet. Create one with `nestory user add` or `nestory demo`.")
+    default: throw CLIError("There are \(all.count) households; choose one with --household NAME or ID.")
+    }
+}

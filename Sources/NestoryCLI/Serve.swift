@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import NestoryStore
+import NestoryWeb
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the web server (migrating the database first).")
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: "The address to listen on. Use 0.0.0.0 to accept other machines (behind HTTPS).")
+    var host: String = ProcessInfo.processInfo.environment["NESTORY_HOST"] ?? "127.0.0.1"
+
+    @Option(help: "The port to listen on.")
+    var port: Int = Int(ProcessInfo.processInfo.environment["NESTORY_PORT"] ?? "") ?? 8080
+
+    func run() async throws {
+        let database = try reportingErrors {
+            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+            try database.checkIntegrity()
+            return database
+        }
+        var logger = Logger(label: "nestory")
+        logger.logLevel = .info
+        // Leftovers of a crash (files no row uses) are swept once at start, off the request path.
+        Task.detached(priority: .background) {
+            do {
+                let removed = try database.collectGarbage(now: Date())
+                if removed > 0 { logger.info("removed \(removed) unused stored files") }
+            } catch {
+                logger.warning("storage sweep failed: \(error)")
+            }
+        }
+        let app = buildApplication(WebDependencies(database: database), configuration: ServerConfiguration(host: host, port: port),
+                                   logger: logger)
+        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
+        try await app.runService()
+    }
+}
+
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create the database or bring it up to this version's schema.")
+
+    @OptionGroup var data: DataOptions
+
+    func run() throws {
+        try reportingErrors {
+            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+            try database.checkIntegrity()
+            let applied = try database.appliedMigrations()
+            print("Database \(data.folder.databaseURL.path) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A household: the unit that owns an inventory. Every record belongs to exactly one.
+public struct Household: Identifiable, Hashable, Codable, Sendable {
+    public let id: HouseholdID
+    public var name: String
+    /// The currency new items default to, and the one the summary leads with.
+    public var currency: CurrencyCode
+    /// Items whose value is above this count as "high value" (the spec's "> $1000").
+    public var highValueThreshold: Money
+    public let createdAt: Date
+
+    public init(id: HouseholdID = HouseholdID(), name: String, currency: CurrencyCode,
+                highValueThreshold: Money? = nil, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.currency = currency
+        self.highValueThreshold = highValueThreshold ?? Household.defaultThreshold(for: currency)
+        self.createdAt = createdAt
+    }
+
+    /// 1,000 in the household's currency (¥1,000 is little, but a user can change it).
+    public static func defaultThreshold(for currency: CurrencyCode) -> Money {
+        var minor: Int64 = 1000
+        for _ in 0..<currency.minorUnitDigits { minor *= 10 }
+        return try! Money(minorUnits: minor, currency: currency)
+    }
+
+    /// Trims and checks a household name.
+    public static func validatedName(_ raw: String) throws(DomainError) -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw .invalid(field: "name", message: "Give the household a name.") }
+        guard name.count <= 120 else { throw .invalid(field: "name", message: "Keep the name under 120 characters.") }
+        return name
+    }
+}
+
+/// A person who can sign in.
+public struct User: Identifiable, Hashable, Codable, Sendable {
+    public let id: UserID
+    public var email: String
+    public var displayName: String
+    public let createdAt: Date
+
+    public init(id: UserID = UserID(), email: String, displayName: String, createdAt: Date) {
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.createdAt = createdAt
+    }
+
+    /// Lower-cases and checks an email address (enough to catch typing mistakes; delivery is not checked).
+    public static func normalizedEmail(_ raw: String) throws(DomainError) -> String {
+        let email = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+              !parts[1].hasSuffix("."), email.count <= 254, !email.contains(where: \.isWhitespace) else {
+            throw .invalid(field: "email", message: "Enter an email address such as name@example.com.")
+        }
+        return email
+    }
+}
+
+/// What a member may do in a household.
+public enum MemberRole: String, Hashable, Codable, Sendable, CaseIterable {
+    /// Created the household; manages members and settings.
+    case owner
+    /// Reads and edits the inventory.
+    case member
+}
+
+/// A user's membership of a household.
+public struct Membership: Hashable, Codable, Sendable {
+    public let householdID: HouseholdID
+    public let userID: UserID
+    public var role: MemberRole
+    public let joinedAt: Date
+
+    public init(householdID: HouseholdID, userID: UserID, role: MemberRole, joinedAt: Date) {
+        self.householdID = householdID
+        self.userID = userID
+        self.role = role
+        self.joinedAt = joinedAt
+    }
+}
+
+/// Turns a plain password into a stored hash and checks one. The live version is slow on purpose.
+public protocol PasswordHasher: Sendable {
+    func hash(_ password: String) throws -> String
+    func verify(_ password: String, against hash: String) -> Bool
+}
+
+/// The rules a new password must meet; long passwords are welcome (no upper cap that truncates).
+public enum PasswordPolicy {
+    public static let minimumLength = 10
+    public static let maximumLength = 4096
+
+    public static func validate(_ password: String) throws(DomainError) {
+        guard password.count >= minimumLength else {
+            throw .invalid(field: "password", message: "Use at least \(minimumLength) characters.")
+        }
+        guard password.count <= maximumLength else {
+            throw .invalid(field: "password", message: "Use at most \(maximumLength) characters.")
+        }
+    }
+}
+
+/// The version of this build of Nestory.
+public enum NestoryVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// The state an item is in, on the spec's five-step scale.
+public enum ItemCondition: String, Hashable, Codable, Sendable, CaseIterable {
+    case new
+    case likeNew = "like_new"
+    case good
+    case fair
+    case poor
+
+    public var label: String {
+        switch self {
+        case .new: return "New"
+        case .likeNew: return "Like new"
+        case .good: return "Good"
+        case .fair: return "Fair"
+        case .poor: return "Poor"
+        }
+    }
+}
+
+/// Something the household owns, with the evidence of what it was worth and where it was.
+public struct Item: Identifiable, Hashable, Codable, Sendable {
+    public let id: ItemID
+    public let householdID: HouseholdID
+    public var name: String
+    public var brand: String?
+    public var modelNumber: String?
+    public var serialNumber: String?
+    /// Price of one unit; its currency is the item's currency.
+    public var purchasePrice: Money?
+    public var purchaseDate: CalendarDate?
+    /// The currency the item is valued in (the household's unless the user chose another).
+    public var currency: CurrencyCode
+    public var categoryID: CategoryID?
+    public var roomID: RoomID?
+    public var condition: ItemCondition
+    public var conditionNotes: String?
+    /// As scanned or typed; normalisation to a GTIN belongs to the barcode capability.
+    public var barcode: String?
+    public var warrantyExpiry: CalendarDate?
+    public var tags: [String]
+    public var notes: String?
+    public var quantity: Int
+    public let createdAt: Date
+    public var updatedAt: Date
+
+    public init(id: ItemID = ItemID(), householdID: HouseholdID, draft: ItemDraft, createdAt: Date, updatedAt: Date? = nil) {
+        self.id = id
+        self.householdID = householdID
+        self.name = draft.name
+        self.brand = draft.brand
+        self.modelNumber = draft.modelNumber
+        self.serialNumber = draft.serialNumber
+        self.purchasePrice = draft.purchasePrice
+        self.purchaseDate = draft.purchaseDate
+        self.currency = draft.currency
+        self.categoryID = draft.categoryID
+        self.roomID = draft.roomID
+        self.condition = draft.condition
+        self.conditionNotes = draft.conditionNotes
+        self.barcode = draft.barcode
+        self.warrantyExpiry = draft.warrantyExpiry
+        self.tags = draft.tags
+        self.notes = draft.notes
+        self.quantity = draft.quantity
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+    }
+
+    /// The editable fields, for an edit form.
+    public var draft: ItemDraft {
+        ItemDraft(name: name, brand: brand, modelNumber: modelNumber, serialNumber: serialNumber,
+                  purchasePrice: purchasePrice, purchaseDate: purchaseDate, currency: currency,
+                  categoryID: categoryID, roomID: roomID, condition: condition, conditionNotes: conditionNotes,
+                  barcode: barcode, warrantyExpiry: warrantyExpiry, tags: tags, notes: notes, quantity: quantity)
+    }
+
+    /// Unit price times quantity: what the item adds to the household's estimated value.
+    public var totalValue: Money? {
+        guard let purchasePrice else { return nil }
+        return try? purchasePrice.multiplied(by: quantity)
+    }
+}
+
+/// The fields a person fills in to add or edit an item. `validated` normalises and checks them.
+public struct ItemDraft: Hashable, Codable, Sendable {
+    public var name: String
+    public var brand: String?
+    public var modelNumber: String?
+    public var serialNumber: String?
+    public var purchasePrice: Money?
+    public var purchaseDate: CalendarDate?
+    public var currency: CurrencyCode
+    public var categoryID: CategoryID?
+    public var roomID: RoomID?
+    public var condition: ItemCondition
+    public var conditionNotes: String?
+    public var barcode: String?
+    public var warrantyExpiry: CalendarDate?
+    public var tags: [String]
+    public var notes: String?
+    public var quantity: Int
+
+    public init(name: String, brand: String? = nil, modelNumber: String? = nil, serialNumber: String? = nil,
+                purchasePrice: Money? = nil, purchaseDate: CalendarDate? = nil, currency: CurrencyCode,
+                categoryID: CategoryID? = nil, roomID: RoomID? = nil, condition: ItemCondition = .good,
+                conditionNotes: String? = nil, barcode: String? = nil, warrantyExpiry: CalendarDate? = nil,
+                tags: [String] = [], notes: String? = nil, quantity: Int = 1) {
+        self.name = name
+        self.brand = brand
+        self.modelNumber = modelNumber
+        self.serialNumber = serialNumber
+        self.purchasePrice = purchasePrice
+        self.purchaseDate = purchaseDate
+        self.currency = currency
+        self.categoryID = categoryID
+        self.roomID = roomID
+        self.condition = condition
+        self.conditionNotes = conditionNotes
+        self.barcode = barcode
+        self.warrantyExpiry = warrantyExpiry
+        self.tags = tags
+        self.notes = notes
+        self.quantity = quantity
+    }
+
+    public static let maxNameLength = 200
+    public static let maxShortFieldLength = 120
+    public static let maxNotesLength = 10_000
+    public static let maxTags = 30
+    public static let maxTagLength = 40
+    public static let maxQuantity = 100_000
+
+    /// Trims text, turns empty text into nothing, normalises tags and checks every rule, reporting
+    /// all broken rules at once. `today` is the household's calendar day, for "not in the future".
+    public func validated(today: CalendarDate) throws(DomainError) -> ItemDraft {
+        var errors: [FieldError] = []
+        var out = self
+
+        out.name = Text.clean(name) ?? ""
+        if out.name.isEmpty {
+            errors.append(.init(field: "name", message: "Give the item a name."))
+        } else if out.name.count > Self.maxNameLength {
+            errors.append(.init(field: "name", message: "Keep the name under \(Self.maxNameLength) characters."))
+        }
+        for (field, keyPath) in [("brand", \ItemDraft.brand), ("modelNumber", \.modelNumber),
+                                 ("serialNumber", \.serialNumber), ("barcode", \.barcode)] {
+            out[keyPath: keyPath] = self[keyPath: keyPath].flatMap(Text.clean)
+            if let value = out[keyPath: keyPath], value.count > Self.maxShortFieldLength {
+                errors.append(.init(field: field, message: "Keep this under \(Self.maxShortFieldLength) characters."))
+            }
+        }
+        for (field, keyPath) in [("notes", \ItemDraft.notes), ("conditionNotes", \.conditionNotes)] {
+            out[keyPath: keyPath] = self[keyPath: keyPath].flatMap(Text.cleanMultiline)
+            if let value = out[keyPath: keyPath], value.count > Self.maxNotesLength {
+                errors.append(.init(field: field, message: "Keep this under \(Self.maxNotesLength) characters."))
+            }
+        }
+        if let price = purchasePrice {
+            if price.currency != currency {
+                errors.append(.init(field: "purchasePrice", message: "The price must be in the item's currency (\(currency))."))
+            } else if price.minorUnits < 0 {
+                errors.append(.init(field: "purchasePrice", message: "A price cannot be negative."))
+            }
+        }
+        if !(1...Self.maxQuantity).contains(quantity) {
+            errors.append(.init(field: "quantity", message: "Quantity is a whole number from 1 to \(Self.maxQuantity)."))
+        } else if let price = purchasePrice, (try? price.multiplied(by: quantity)) == nil {
+            errors.append(.init(field: "quantity", message: "Price times quantity is too large."))
+        }
+        if let date = purchaseDate, let tomorrow = try? today.adding(days: 1), date > tomorrow {
+            errors.append(.init(field: "purchaseDate", message: "The purchase date cannot be in the future."))
+        }
+        out.tags = Tag.normalize(tags)
+        if out.tags.count > Self.maxTags {
+            errors.append(.init(field: "tags", message: "Use at most \(Self.maxTags) tags."))
+        }
+        if out.tags.contains(where: { $0.count > Self.maxTagLength }) {
+            errors.append(.init(field: "tags", message: "Keep each tag under \(Self.maxTagLength) characters."))
+        }
+        guard errors.isEmpty else { throw .validation(errors) }
+        return out
+    }
+}
+
+/// Free-form labels on items ("insured", "gift", "kids").
+public enum Tag {
+    /// Trims, drops empties and a leading `#`, and removes duplicates that differ only in case,
+    /// keeping the first spelling and order.
+    public static func normalize(_ tags: [String]) -> [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        for raw in tags {
+            var tag = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            while tag.hasPrefix("#") { tag.removeFirst() }
+            tag = tag.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            guard !tag.isEmpty, seen.insert(Text.foldKey(tag)).inserted else { continue }
+            out.append(tag)
+        }
+        return out
+    }
+}
+
+/// Text helpers shared by validation and search.
+public enum Text {
+    /// Trims, collapses runs of white space and removes control characters; nil when nothing is left.
+    public static func clean(_ raw: String) -> String? {
+        let cleaned = raw.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
+        let text = String(String.UnicodeScalarView(cleaned)).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return text.isEmpty ? nil : text
+    }
+
+    /// Like `clean`, but keeps line breaks (for notes).
+    public static func cleanMultiline(_ raw: String) -> String? {
+        let lines = raw.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in
+                String(String.UnicodeScalarView(line.unicodeScalars.filter {
+                    !CharacterSet.controlCharacters.contains($0) || $0 == "\t"
+                })).trimmingCharacters(in: .whitespaces)
+            }
+        let text = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
+    /// A key for sorting and comparing names: case and accents folded ("Émile" sorts with "emile").
+    public static func foldKey(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+}

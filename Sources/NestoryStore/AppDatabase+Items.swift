@@ -1,0 +1,441 @@
+import Foundation
+import GRDB
+import NestoryDomain
+
+/// An item with everything its detail page shows.
+public struct ItemDetails: Hashable, Sendable {
+    public let item: Item
+    public let photos: [ItemPhoto]
+    public let receipts: [Receipt]
+
+    public var documentation: DocumentationStatus {
+        DocumentationStatus(item: item, photoCount: photos.count, receiptCount: receipts.count)
+    }
+}
+
+/// An item to insert in bulk (demo data, imports): fields, times and already stored photos.
+public struct NewItem: Sendable {
+    public var id: ItemID
+    public var draft: ItemDraft
+    public var createdAt: Date
+    public var photos: [Attachment]
+    public var receipts: [StoredReceipt]
+
+    public init(id: ItemID = ItemID(), draft: ItemDraft, createdAt: Date, photos: [Attachment] = [], receipts: [StoredReceipt] = []) {
+        self.id = id
+        self.draft = draft
+        self.createdAt = createdAt
+        self.photos = photos
+        self.receipts = receipts
+    }
+}
+
+/// A receipt whose image is already stored, with its fields, for bulk inserts.
+public struct StoredReceipt: Sendable {
+    public var attachment: Attachment
+    public var fields: ReceiptFields
+
+    public init(attachment: Attachment, fields: ReceiptFields) {
+        self.attachment = attachment
+        self.fields = fields
+    }
+}
+
+extension AppDatabase {
+    // MARK: - Items
+
+    /// Adds an item. The draft is validated against the household's calendar day.
+    public func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate? = nil) throws -> Item {
+        let draft = try draft.validated(today: today ?? CalendarDate(now, in: .current))
+        return try write { db in
+            _ = try Self.fetchHousehold(db, householdID)
+            try Self.checkPlaces(db, householdID, draft)
+            let item = Item(householdID: householdID, draft: draft, createdAt: now)
+            let seq = try Self.insertItem(db, item)
+            try Self.reindex(db, seq: seq)
+            return item
+        }
+    }
+
+    /// Replaces an item's editable fields.
+    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate? = nil) throws -> Item {
+        let draft = try draft.validated(today: today ?? CalendarDate(now, in: .current))
+        return try write { db in
+            let seq = try Self.itemSeq(db, householdID, id)
+            try Self.checkPlaces(db, householdID, draft)
+            try db.execute(sql: """
+                UPDATE item SET name = ?, name_key = ?, brand = ?, model_number = ?, serial_number = ?, price_minor = ?,
+                    currency = ?, quantity = ?, purchase_date = ?, category_id = ?, room_id = ?, condition = ?,
+                    condition_notes = ?, barcode = ?, warranty_expiry = ?, notes = ?, updated_at = ?
+                WHERE seq = ?
+                """, arguments: [draft.name, Text.foldKey(draft.name), draft.brand, draft.modelNumber, draft.serialNumber,
+                                 draft.purchasePrice?.minorUnits, draft.currency.code, draft.quantity,
+                                 draft.purchaseDate?.iso, draft.categoryID?.description, draft.roomID?.description,
+                                 draft.condition.rawValue, draft.conditionNotes, draft.barcode, draft.warrantyExpiry?.iso,
+                                 draft.notes, now.millis, seq])
+            try db.execute(sql: "DELETE FROM item_tag WHERE item_seq = ?", arguments: [seq])
+            try Self.insertTags(db, seq: seq, householdID: householdID, tags: draft.tags)
+            try Self.reindex(db, seq: seq)
+            return try Self.fetchItem(db, householdID, seq: seq)
+        }
+    }
+
+    /// Deletes an item and its photos. Receipts stay (unlinked): they are evidence in their own right.
+    /// Stored files no other row uses are removed after the deletion has committed.
+    public func deleteItem(_ householdID: HouseholdID, _ id: ItemID) throws {
+        let candidates: [String] = try write { db in
+            let seq = try Self.itemSeq(db, householdID, id)
+            let hashes = try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM item_photo WHERE item_seq = ?", arguments: [seq])
+            try db.execute(sql: "DELETE FROM item WHERE seq = ?", arguments: [seq])
+            return hashes
+        }
+        try removeUnreferencedBlobs(candidates)
+    }
+
+    public func item(_ householdID: HouseholdID, _ id: ItemID) throws -> ItemDetails {
+        try read { db in
+            let seq = try Self.itemSeq(db, householdID, id)
+            let item = try Self.fetchItem(db, householdID, seq: seq)
+            let photos = try Row.fetchAll(db, sql: """
+                SELECT p.*, b.content_type, b.byte_count FROM item_photo p JOIN blob b ON b.sha256 = p.sha256
+                WHERE p.item_seq = ? ORDER BY p.is_primary DESC, p.position, p.created_at
+                """, arguments: [seq]).map { Self.photoFrom($0, householdID: householdID, itemID: id) }
+            let receipts = try Row.fetchAll(db, sql: """
+                SELECT r.*, b.content_type, b.byte_count FROM receipt r JOIN blob b ON b.sha256 = r.sha256
+                WHERE r.item_seq = ? ORDER BY r.created_at
+                """, arguments: [seq]).map { Self.receiptFrom($0, householdID: householdID, itemID: id) }
+            return ItemDetails(item: item, photos: photos, receipts: receipts)
+        }
+    }
+
+    /// Inserts many items in one transaction (demo data, imports): all or nothing.
+    /// Drafts are validated; photos must already be stored (see `storeAttachment`).
+    public func insertItems(_ householdID: HouseholdID, _ items: [NewItem], today: CalendarDate) throws {
+        let validated = try items.map { new -> NewItem in
+            var copy = new
+            copy.draft = try new.draft.validated(today: today)
+            return copy
+        }
+        try write { db in
+            _ = try Self.fetchHousehold(db, householdID)
+            var placeCheck = Set<String>()
+            for new in validated {
+                let key = "\(new.draft.roomID?.description ?? "")|\(new.draft.categoryID?.description ?? "")"
+                if placeCheck.insert(key).inserted { try Self.checkPlaces(db, householdID, new.draft) }
+                let item = Item(id: new.id, householdID: householdID, draft: new.draft, createdAt: new.createdAt)
+                let seq = try Self.insertItem(db, item)
+                for (position, attachment) in new.photos.enumerated() {
+                    guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE sha256 = ?", arguments: [attachment.sha256]) == true else {
+                        throw StoreError.attachmentMissing(sha256: attachment.sha256)
+                    }
+                    try db.execute(sql: """
+                        INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [PhotoID().description, householdID.description, seq, attachment.sha256,
+                                         position == 0, position, new.createdAt.millis])
+                }
+                for receipt in new.receipts {
+                    try Self.insertReceipt(db, ReceiptID(), householdID, itemSeq: seq, receipt.attachment, receipt.fields, now: new.createdAt)
+                }
+                try Self.reindex(db, seq: seq)
+            }
+        }
+    }
+
+    // MARK: - Photos
+
+    /// Stores a file and records it without linking it to anything yet; returns what rows refer to.
+    /// Used for files shared by many rows (demo photos); uploads go through `addPhoto`.
+    public func storeAttachment(_ data: Data, contentType: String, now: Date) throws -> Attachment {
+        let staged = try blobs.stage(data)
+        defer { blobs.discard(staged) }
+        return try write { db in try self.commitBlob(db, staged, contentType: contentType, now: now) }
+    }
+
+    /// Adds a photo to an item; the first photo becomes primary.
+    public func addPhoto(_ householdID: HouseholdID, to itemID: ItemID, data: Data, contentType: String, now: Date) throws -> ItemPhoto {
+        let staged = try blobs.stage(data)
+        return try addPhoto(householdID, to: itemID, staged: staged, contentType: contentType, now: now)
+    }
+
+    /// Adds a photo from a staged file (an upload spooled to disk).
+    public func addPhoto(_ householdID: HouseholdID, to itemID: ItemID, staged: BlobStore.Staged, contentType: String, now: Date) throws -> ItemPhoto {
+        defer { blobs.discard(staged) }
+        return try write { db in
+            let seq = try Self.itemSeq(db, householdID, itemID)
+            let attachment = try commitBlob(db, staged, contentType: contentType, now: now)
+            let position = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM item_photo WHERE item_seq = ?",
+                                            arguments: [seq]) ?? 0
+            let isPrimary = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item_photo WHERE item_seq = ? AND is_primary = 1",
+                                             arguments: [seq]) == 0
+            let photo = ItemPhoto(householdID: householdID, itemID: itemID, attachment: attachment, isPrimary: isPrimary,
+                                  position: position, createdAt: now)
+            try db.execute(sql: """
+                INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [photo.id.description, householdID.description, seq, attachment.sha256, isPrimary, position, now.millis])
+            try db.execute(sql: "UPDATE item SET updated_at = ? WHERE seq = ?", arguments: [now.millis, seq])
+            return photo
+        }
+    }
+
+    /// Removes a photo; if it was primary, the next one becomes primary.
+    public func removePhoto(_ householdID: HouseholdID, _ photoID: PhotoID, now: Date) throws {
+        let hash: String = try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT item_seq, sha256, is_primary FROM item_photo WHERE household_id = ? AND id = ?",
+                                             arguments: [householdID.description, photoID.description]) else {
+                throw DomainError.notFound("The photo")
+            }
+            let seq: Int64 = row["item_seq"]
+            try db.execute(sql: "DELETE FROM item_photo WHERE id = ?", arguments: [photoID.description])
+            if row["is_primary"] as Bool {
+                try db.execute(sql: """
+                    UPDATE item_photo SET is_primary = 1 WHERE id =
+                        (SELECT id FROM item_photo WHERE item_seq = ? ORDER BY position, created_at LIMIT 1)
+                    """, arguments: [seq])
+            }
+            try db.execute(sql: "UPDATE item SET updated_at = ? WHERE seq = ?", arguments: [now.millis, seq])
+            return row["sha256"]
+        }
+        try removeUnreferencedBlobs([hash])
+    }
+
+    public func setPrimaryPhoto(_ householdID: HouseholdID, _ photoID: PhotoID) throws {
+        try write { db in
+            guard let seq = try Int64.fetchOne(db, sql: "SELECT item_seq FROM item_photo WHERE household_id = ? AND id = ?",
+                                               arguments: [householdID.description, photoID.description]) else {
+                throw DomainError.notFound("The photo")
+            }
+            try db.execute(sql: "UPDATE item_photo SET is_primary = 0 WHERE item_seq = ?", arguments: [seq])
+            try db.execute(sql: "UPDATE item_photo SET is_primary = 1 WHERE id = ?", arguments: [photoID.description])
+        }
+    }
+
+    /// The bytes of a stored file, only if a photo or receipt of this household uses it.
+    public func attachmentData(_ householdID: HouseholdID, sha256: String) throws -> (Data, Attachment) {
+        let attachment: Attachment = try read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT b.* FROM blob b WHERE b.sha256 = ? AND (
+                    EXISTS (SELECT 1 FROM item_photo WHERE household_id = ? AND sha256 = b.sha256)
+                    OR EXISTS (SELECT 1 FROM receipt WHERE household_id = ? AND sha256 = b.sha256))
+                """, arguments: [sha256, householdID.description, householdID.description]) else {
+                throw DomainError.notFound("The file")
+            }
+            return Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"])
+        }
+        return (try blobs.read(sha256), attachment)
+    }
+
+    // MARK: - Receipts
+
+    /// Stores a receipt image with whatever was read from it, linked to an item or not.
+    public func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, data: Data, contentType: String,
+                           fields: ReceiptFields = ReceiptFields(), now: Date) throws -> Receipt {
+        let staged = try blobs.stage(data)
+        defer { blobs.discard(staged) }
+        return try write { db in
+            _ = try Self.fetchHousehold(db, householdID)
+            let seq = try itemID.map { try Self.itemSeq(db, householdID, $0) }
+            let attachment = try commitBlob(db, staged, contentType: contentType, now: now)
+            let receipt = Receipt(householdID: householdID, itemID: itemID, attachment: attachment, vendor: fields.vendor,
+                                  total: fields.total, tax: fields.tax, purchaseDate: fields.purchaseDate,
+                                  rawText: fields.rawText, confidence: fields.confidence, createdAt: now)
+            try Self.insertReceipt(db, receipt.id, householdID, itemSeq: seq, attachment, fields, now: now)
+            if let seq { try Self.reindex(db, seq: seq) }
+            return receipt
+        }
+    }
+
+    /// Links a receipt to an item, or unlinks it with `nil`.
+    public func linkReceipt(_ householdID: HouseholdID, _ receiptID: ReceiptID, to itemID: ItemID?) throws {
+        try write { db in
+            guard let old = try Row.fetchOne(db, sql: "SELECT item_seq FROM receipt WHERE household_id = ? AND id = ?",
+                                             arguments: [householdID.description, receiptID.description]) else {
+                throw DomainError.notFound("The receipt")
+            }
+            let oldSeq: Int64? = old["item_seq"]
+            let newSeq = try itemID.map { try Self.itemSeq(db, householdID, $0) }
+            try db.execute(sql: "UPDATE receipt SET item_seq = ? WHERE id = ?", arguments: [newSeq, receiptID.description])
+            for seq in Set([oldSeq, newSeq].compactMap { $0 }) { try Self.reindex(db, seq: seq) }
+        }
+    }
+
+    // MARK: - Internals
+
+    static func insertReceipt(_ db: Database, _ id: ReceiptID, _ householdID: HouseholdID, itemSeq: Int64?,
+                              _ attachment: Attachment, _ fields: ReceiptFields, now: Date) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE sha256 = ?", arguments: [attachment.sha256]) == true else {
+            throw StoreError.attachmentMissing(sha256: attachment.sha256)
+        }
+        try db.execute(sql: """
+            INSERT INTO receipt (id, household_id, item_seq, sha256, vendor, currency, total_minor, tax_minor,
+                purchase_date, raw_text, confidence, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [id.description, householdID.description, itemSeq, attachment.sha256, fields.vendor,
+                             (fields.total ?? fields.tax)?.currency.code, fields.total?.minorUnits, fields.tax?.minorUnits,
+                             fields.purchaseDate?.iso, fields.rawText, fields.confidence, now.millis])
+    }
+
+    static func itemSeq(_ db: Database, _ householdID: HouseholdID, _ id: ItemID) throws -> Int64 {
+        guard let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM item WHERE household_id = ? AND id = ?",
+                                           arguments: [householdID.description, id.description]) else {
+            throw DomainError.notFound("The item")
+        }
+        return seq
+    }
+
+    /// A room or category must belong to the same household (the schema's triggers check it too).
+    static func checkPlaces(_ db: Database, _ householdID: HouseholdID, _ draft: ItemDraft) throws {
+        var errors: [FieldError] = []
+        if let room = draft.roomID, try Bool.fetchOne(db, sql: "SELECT 1 FROM room WHERE household_id = ? AND id = ?",
+                                                      arguments: [householdID.description, room.description]) != true {
+            errors.append(FieldError(field: "roomID", message: "Choose one of your rooms."))
+        }
+        if let category = draft.categoryID, try Bool.fetchOne(db, sql: "SELECT 1 FROM category WHERE household_id = ? AND id = ?",
+                                                              arguments: [householdID.description, category.description]) != true {
+            errors.append(FieldError(field: "categoryID", message: "Choose one of your categories."))
+        }
+        if !errors.isEmpty { throw DomainError.validation(errors) }
+    }
+
+    static func insertItem(_ db: Database, _ item: Item) throws -> Int64 {
+        try db.execute(sql: """
+            INSERT INTO item (id, household_id, name, name_key, brand, model_number, serial_number, price_minor, currency,
+                quantity, purchase_date, category_id, room_id, condition, condition_notes, barcode, warranty_expiry, notes,
+                created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [item.id.description, item.householdID.description, item.name, Text.foldKey(item.name), item.brand,
+                             item.modelNumber, item.serialNumber, item.purchasePrice?.minorUnits, item.currency.code,
+                             item.quantity, item.purchaseDate?.iso, item.categoryID?.description, item.roomID?.description,
+                             item.condition.rawValue, item.conditionNotes, item.barcode, item.warrantyExpiry?.iso, item.notes,
+                             item.createdAt.millis, item.updatedAt.millis])
+        let seq = db.lastInsertedRowID
+        try insertTags(db, seq: seq, householdID: item.householdID, tags: item.tags)
+        return seq
+    }
+
+    static func insertTags(_ db: Database, seq: Int64, householdID: HouseholdID, tags: [String]) throws {
+        for (position, tag) in tags.enumerated() {
+            try db.execute(sql: "INSERT INTO item_tag (item_seq, household_id, position, tag, tag_key) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [seq, householdID.description, position, tag, Text.foldKey(tag)])
+        }
+    }
+
+    /// Rewrites an item's search row from its fields, tags and linked receipts' text.
+    static func reindex(_ db: Database, seq: Int64) throws {
+        try db.execute(sql: "DELETE FROM item_fts WHERE rowid = ?", arguments: [seq])
+        try db.execute(sql: """
+            INSERT INTO item_fts (rowid, name, brand, model, serial, notes, tags, receipts)
+            SELECT seq, name, brand, model_number, serial_number, notes,
+                (SELECT group_concat(tag, ' ') FROM item_tag WHERE item_seq = item.seq),
+                (SELECT group_concat(COALESCE(vendor, '') || ' ' || COALESCE(raw_text, ''), ' ') FROM receipt WHERE item_seq = item.seq)
+            FROM item WHERE seq = ?
+            """, arguments: [seq])
+    }
+
+    static func fetchItem(_ db: Database, _ householdID: HouseholdID, seq: Int64) throws -> Item {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM item WHERE seq = ? AND household_id = ?",
+                                         arguments: [seq, householdID.description]) else {
+            throw DomainError.notFound("The item")
+        }
+        let tags = try String.fetchAll(db, sql: "SELECT tag FROM item_tag WHERE item_seq = ? ORDER BY position", arguments: [seq])
+        return itemFrom(row, tags: tags)
+    }
+
+    static func itemFrom(_ row: Row, tags: [String]) -> Item {
+        let currency = row.currency("currency")
+        let draft = ItemDraft(
+            name: row["name"], brand: row["brand"], modelNumber: row["model_number"], serialNumber: row["serial_number"],
+            purchasePrice: row.money("price_minor", currency: currency), purchaseDate: row.calendarDate("purchase_date"),
+            currency: currency, categoryID: row.optionalID("category_id"), roomID: row.optionalID("room_id"),
+            condition: ItemCondition(rawValue: row["condition"]) ?? .good, conditionNotes: row["condition_notes"],
+            barcode: row["barcode"], warrantyExpiry: row.calendarDate("warranty_expiry"), tags: tags, notes: row["notes"],
+            quantity: row["quantity"])
+        return Item(id: row.id("id"), householdID: row.id("household_id"), draft: draft, createdAt: row.date("created_at"),
+                    updatedAt: row.date("updated_at"))
+    }
+
+    static func photoFrom(_ row: Row, householdID: HouseholdID, itemID: ItemID) -> ItemPhoto {
+        ItemPhoto(id: row.id("id"), householdID: householdID, itemID: itemID,
+                  attachment: Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"]),
+                  isPrimary: row["is_primary"], position: row["position"], createdAt: row.date("created_at"))
+    }
+
+    static func receiptFrom(_ row: Row, householdID: HouseholdID, itemID: ItemID?) -> Receipt {
+        let currency = (row["currency"] as String?).flatMap { try? CurrencyCode($0) } ?? .usd
+        return Receipt(id: row.id("id"), householdID: householdID, itemID: itemID,
+                       attachment: Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"]),
+                       vendor: row["vendor"], total: row.money("total_minor", currency: currency),
+                       tax: row.money("tax_minor", currency: currency), purchaseDate: row.calendarDate("purchase_date"),
+                       rawText: row["raw_text"], confidence: row["confidence"], createdAt: row.date("created_at"))
+    }
+
+    /// Inside a write: puts the staged file in place (before the row commits) and records it.
+    func commitBlob(_ db: Database, _ staged: BlobStore.Staged, contentType: String, now: Date) throws -> Attachment {
+        try blobs.ensurePresent(staged)
+        try db.execute(sql: "INSERT INTO blob (sha256, content_type, byte_count, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       arguments: [staged.sha256, contentType, staged.byteCount, now.millis])
+        let stored = try Row.fetchOne(db, sql: "SELECT content_type FROM blob WHERE sha256 = ?", arguments: [staged.sha256])!
+        return Attachment(sha256: staged.sha256, contentType: stored["content_type"], byteCount: staged.byteCount)
+    }
+
+    /// Removes stored files that no photo or receipt uses any more, deciding and deleting inside
+    /// one write transaction so a concurrent upload of the same bytes cannot lose its file.
+    func removeUnreferencedBlobs(_ candidates: [String]) throws {
+        guard !candidates.isEmpty else { return }
+        try write { db in
+            for sha in Set(candidates) {
+                let used = try Bool.fetchOne(db, sql: """
+                    SELECT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = ?) OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = ?)
+                    """, arguments: [sha, sha]) ?? true
+                guard !used else { continue }
+                try db.execute(sql: "DELETE FROM blob WHERE sha256 = ?", arguments: [sha])
+                try blobs.remove(sha)
+            }
+        }
+    }
+
+    /// Removes stored files no row uses and staging files a crash left behind. Safe while serving.
+    /// Returns how many stored files were removed.
+    @discardableResult
+    public func collectGarbage(now: Date) throws -> Int {
+        blobs.sweepTemporaryFiles(olderThan: 3600, now: now)
+        let unreferenced = try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = b.sha256)
+                AND NOT EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256)
+                """)
+        }
+        try removeUnreferencedBlobs(unreferenced)
+        // Files renamed into place by a transaction that then failed have no blob row.
+        let onDisk = blobs.allStoredHashes()
+        var orphans = 0
+        try write { db in
+            for sha in onDisk where try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE sha256 = ?", arguments: [sha]) != true {
+                try blobs.remove(sha)
+                orphans += 1
+            }
+        }
+        return unreferenced.count + orphans
+    }
+}
+
+/// What was read from a receipt (all optional: a receipt may be stored for manual entry).
+public struct ReceiptFields: Hashable, Sendable {
+    public var vendor: String?
+    public var total: Money?
+    public var tax: Money?
+    public var purchaseDate: CalendarDate?
+    public var rawText: String?
+    public var confidence: Double?
+
+    public init(vendor: String? = nil, total: Money? = nil, tax: Money? = nil, purchaseDate: CalendarDate? = nil,
+                rawText: String? = nil, confidence: Double? = nil) {
+        self.vendor = vendor
+        self.total = total
+        self.tax = tax
+        self.purchaseDate = purchaseDate
+        self.rawText = rawText
+        self.confidence = confidence
+    }
+}

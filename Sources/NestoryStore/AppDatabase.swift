@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import NestoryDomain
+
+/// The only way into Nestory's data: named reads and writes that keep the invariants, every one
+/// of them scoped to a household.
+public final class AppDatabase: Sendable {
+    let writer: DatabasePool
+    public let folder: DataFolder
+    public let blobs: BlobStore
+
+    /// How `open` treats a folder without a database.
+    public enum OpenMode: Sendable {
+        /// Create the folder and database if needed, and migrate to the current schema.
+        case createAndMigrate
+        /// The database must exist; migrate it to the current schema.
+        case migrateExisting
+        /// The database must exist and be current; nothing is changed.
+        case readCurrent
+    }
+
+    /// Opens (and by default creates and migrates) the database in a data folder.
+    /// - Parameter busyTimeout: how long a write waits for another process's lock before failing.
+    public static func open(_ folder: DataFolder, mode: OpenMode = .createAndMigrate, busyTimeout: TimeInterval = 5) throws -> AppDatabase {
+        try folder.prepare(create: mode == .createAndMigrate)
+        let path = folder.databaseURL.path
+        if mode != .createAndMigrate, !FileManager.default.fileExists(atPath: path) {
+            throw StoreError.noDatabase(path: folder.path)
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            try checkHeader(path, folder: folder)
+        }
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(busyTimeout)
+        config.maximumReaderCount = 4
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            let pool = try DatabasePool(path: path, configuration: config)
+            let database = AppDatabase(writer: pool, folder: folder)
+            try database.checkSchema(migrate: mode != .readCurrent)
+            return database
+        } catch {
+            throw StoreError.translate(error, path: folder.path)
+        }
+    }
+
+    private init(writer: DatabasePool, folder: DataFolder) {
+        self.writer = writer
+        self.folder = folder
+        self.blobs = BlobStore(folder: folder)
+    }
+
+    /// SQLite reports a foreign file only on first use; check its header first for a clear message.
+    private static func checkHeader(_ path: String, folder: DataFolder) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError.unusableDataFolder(path: folder.path, reason: "nestory.sqlite cannot be read")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if header.isEmpty { return }  // an empty file is a new database
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw StoreError.corrupt(path: folder.path, detail: "nestory.sqlite is not an SQLite database")
+        }
+    }
+
+    private func checkSchema(migrate: Bool) throws {
+        let migrator = Migrations.migrator
+        let (superseded, applied, complete) = try writer.read { db in
+            (try migrator.hasBeenSuperseded(db), try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db))
+        }
+        if superseded {
+            let known = Set(migrator.migrations)
+            throw StoreError.schemaTooNew(path: folder.path, unknownMigrations: applied.filter { !known.contains($0) }.sorted())
+        }
+        if !complete {
+            guard migrate else { throw StoreError.noDatabase(path: folder.path) }
+            try migrator.migrate(writer)
+        }
+    }
+
+    /// Runs SQLite's structural check of the whole file (proportional to its size: for start-up and
+    /// `migrate`, not for every command).
+    public func checkIntegrity() throws {
+        try read { db in
+            let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
+            if problems != ["ok"] { throw StoreError.corrupt(path: folder.path, detail: problems.joined(separator: "; ")) }
+        }
+    }
+
+    /// The names of the migrations applied, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try writer.read { db in try Migrations.migrator.appliedIdentifiers(db) }.sorted()
+    }
+
+    /// All migrations this version knows, in order.
+    public static var knownMigrations: [String] { Migrations.migrator.migrations }
+
+    // MARK: - Transactions with translated errors
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.read(body) } catch { throw StoreError.translate(error, path: folder.path) }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.write(body) } catch { throw StoreError.translate(error, path: folder.path) }
+    }
+
+    /// Runs raw SQL read-only: for benchmarks that compare the facade with the query it runs.
+    public func unsafeRawRead<T>(_ body: (Database) throws -> T) throws -> T {
+        try read(body)
+    }
+
+    /// Frees the connections (the file stays).
+    public func close() throws {
+        try writer.close()
+    }
+}
+
+// MARK: - Column helpers
+
+extension Date {
+    /// Milliseconds since 1970, the form timestamps are stored in.
+    var millis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    init(millis: Int64) { self.init(timeIntervalSince1970: Double(millis) / 1000) }
+}
+
+extension Row {
+    func id<T>(_ column: String) -> EntityID<T> {
+        EntityID<T>(string: self[column])!
+    }
+
+    func optionalID<T>(_ column: String) -> EntityID<T>? {
+        (self[column] as String?).flatMap { EntityID<T>(string: $0) }
+    }
+
+    func date(_ column: String) -> Date { Date(millis: self[column]) }
+
+    func calendarDate(_ column: String) -> CalendarDate? {
+        (self[column] as String?).flatMap { try? CalendarDate(iso: $0) }
+    }
+
+    func currency(_ column: String) -> CurrencyCode {
+        (try? CurrencyCode(self[column] as String)) ?? .usd
+    }
+
+    func money(_ minorColumn: String, currency: CurrencyCode) -> Money? {
+        (self[minorColumn] as Int64?).flatMap { try? Money(minorUnits: $0, currency: currency) }
+    }
+}

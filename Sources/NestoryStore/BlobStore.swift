@@ -1,0 +1,201 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Stores files by the SHA-256 of their bytes, kept byte-exact.
+///
+/// Durability order: the bytes go to a temporary file that is fsynced (`stage`); inside the database
+/// write transaction that records the row pointing at them, the file is renamed into place and the
+/// folder fsynced (`ensurePresent`), so the row never commits before its file is on disk. Files are
+/// removed only inside a write transaction that has just confirmed no row uses them, so removal
+/// cannot race with a new row for the same bytes.
+public struct BlobStore: Sendable {
+    let root: URL
+    let tmp: URL
+
+    init(folder: DataFolder) {
+        root = folder.blobsURL
+        tmp = folder.tmpURL
+    }
+
+    /// Bytes written to a temporary file and hashed, not yet in place.
+    public struct Staged: Sendable {
+        public let sha256: String
+        public let byteCount: Int64
+        let tmpURL: URL
+    }
+
+    /// Where the file for a hash lives: `blobs/ab/cd/abcd…`.
+    public func url(for sha256: String) -> URL {
+        let chars = Array(sha256)
+        precondition(chars.count == 64, "a SHA-256 hex digest has 64 characters")
+        return root.appendingPathComponent(String(chars[0..<2]), isDirectory: true)
+            .appendingPathComponent(String(chars[2..<4]), isDirectory: true)
+            .appendingPathComponent(sha256)
+    }
+
+    public func exists(_ sha256: String) -> Bool {
+        FileManager.default.fileExists(atPath: url(for: sha256).path)
+    }
+
+    /// The stored bytes.
+    public func read(_ sha256: String) throws -> Data {
+        do {
+            return try Data(contentsOf: url(for: sha256))
+        } catch {
+            throw StoreError.attachmentMissing(sha256: sha256)
+        }
+    }
+
+    /// Writes bytes to a temporary file, fsynced, and hashes them.
+    public func stage(_ data: Data) throws -> Staged {
+        let tmpURL = tmp.appendingPathComponent("stage-\(UUID().uuidString.lowercased())")
+        let fd = try Self.openNew(tmpURL)
+        defer { close(fd) }
+        do {
+            try data.withUnsafeBytes { buffer in try Self.writeAll(fd, buffer) }
+            try Self.fsyncOrThrow(fd, tmpURL)
+        } catch {
+            unlink(tmpURL.path)
+            throw error
+        }
+        let digest = SHA256.hash(data: data)
+        return Staged(sha256: Self.hex(digest), byteCount: Int64(data.count), tmpURL: tmpURL)
+    }
+
+    /// Copies a file (for example an upload already spooled to disk) in chunks, hashing as it goes,
+    /// so memory stays flat whatever the size. `maxBytes` refuses anything larger.
+    public func stage(contentsOf source: URL, maxBytes: Int64 = .max) throws -> Staged {
+        guard let input = InputStream(url: source) else { throw StoreError.io("cannot read \(source.path)") }
+        input.open()
+        defer { input.close() }
+        let tmpURL = tmp.appendingPathComponent("stage-\(UUID().uuidString.lowercased())")
+        let fd = try Self.openNew(tmpURL)
+        defer { close(fd) }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        let chunk = 1 << 16
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        do {
+            while true {
+                let n = input.read(&buffer, maxLength: chunk)
+                if n < 0 { throw StoreError.io("cannot read \(source.path)") }
+                if n == 0 { break }
+                total += Int64(n)
+                if total > maxBytes { throw StoreError.io("the file is larger than \(maxBytes) bytes") }
+                try buffer.withUnsafeBytes { try Self.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                hasher.update(data: buffer[0..<n])
+            }
+            try Self.fsyncOrThrow(fd, tmpURL)
+        } catch {
+            unlink(tmpURL.path)
+            throw error
+        }
+        return Staged(sha256: Self.hex(hasher.finalize()), byteCount: total, tmpURL: tmpURL)
+    }
+
+    /// Puts a staged file in place unless identical bytes are already there; fsyncs the folders.
+    /// Call inside the write transaction that records the row.
+    func ensurePresent(_ staged: Staged) throws {
+        let final = url(for: staged.sha256)
+        if FileManager.default.fileExists(atPath: final.path) { return }
+        let shard2 = final.deletingLastPathComponent()
+        let shard1 = shard2.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: shard2.path) {
+            try FileManager.default.createDirectory(at: shard2, withIntermediateDirectories: true)
+            try Self.fsyncDirectory(shard1)
+            try Self.fsyncDirectory(root)
+        }
+        guard FileManager.default.fileExists(atPath: staged.tmpURL.path) else {
+            throw StoreError.io("the staged file for \(staged.sha256.prefix(12)) is gone")
+        }
+        guard rename(staged.tmpURL.path, final.path) == 0 else {
+            throw StoreError.io("rename into \(final.path) failed: \(String(cString: strerror(errno)))")
+        }
+        try Self.fsyncDirectory(shard2)
+    }
+
+    /// Removes the temporary file if it was not moved into place.
+    public func discard(_ staged: Staged) {
+        unlink(staged.tmpURL.path)
+    }
+
+    /// Deletes a stored file. Only call inside a write transaction that saw no row uses it.
+    func remove(_ sha256: String) throws {
+        let final = url(for: sha256)
+        if unlink(final.path) == 0 {
+            try Self.fsyncDirectory(final.deletingLastPathComponent())
+        } else if errno != ENOENT {
+            throw StoreError.io("cannot remove \(final.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Every hash that has a file, for the garbage sweep.
+    func allStoredHashes() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var out: [String] = []
+        for case let url as URL in enumerator where url.lastPathComponent.count == 64 {
+            out.append(url.lastPathComponent)
+        }
+        return out
+    }
+
+    /// Removes staging files left by a crash, older than `age` seconds.
+    func sweepTemporaryFiles(olderThan age: TimeInterval, now: Date) {
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: tmp.path) else { return }
+        for name in names where name.hasPrefix("stage-") {
+            let path = tmp.appendingPathComponent(name).path
+            if let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+               now.timeIntervalSince(modified) > age {
+                unlink(path)
+            }
+        }
+    }
+
+    // MARK: - POSIX helpers
+
+    static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+        let table = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        for byte in digest {
+            bytes.append(table[Int(byte >> 4)])
+            bytes.append(table[Int(byte & 0x0f)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func openNew(_ url: URL) throws -> Int32 {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io("write failed: \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+    }
+
+    private static func fsyncOrThrow(_ fd: Int32, _ url: URL) throws {
+        guard fsync(fd) == 0 else { throw StoreError.io("fsync of \(url.path) failed: \(String(cString: strerror(errno)))") }
+    }
+
+    static func fsyncDirectory(_ url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io("cannot open folder \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.io("fsync of \(url.path) failed: \(String(cString: strerror(errno)))") }
+    }
+}

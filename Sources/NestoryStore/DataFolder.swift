@@ -1,0 +1,55 @@
+import Foundation
+
+/// The folder that holds everything a Nestory server keeps: the database and the stored files.
+///
+///     nestory-data/
+///       nestory.sqlite (+ -wal, -shm)
+///       blobs/ab/cd/abcd…   photos and receipts, named by SHA-256
+///       tmp/                files being written
+public struct DataFolder: Sendable, Hashable {
+    public let url: URL
+
+    public static let defaultPath = "./nestory-data"
+
+    public init(path: String) {
+        url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+    }
+
+    public var path: String { url.path }
+    public var databaseURL: URL { url.appendingPathComponent("nestory.sqlite") }
+    public var blobsURL: URL { url.appendingPathComponent("blobs", isDirectory: true) }
+    public var tmpURL: URL { url.appendingPathComponent("tmp", isDirectory: true) }
+
+    /// Creates the folder (and its parents) when `create` is true; checks it is a writable folder.
+    func prepare(create: Bool) throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw StoreError.unusableDataFolder(path: path, reason: "it is a file, not a folder")
+            }
+        } else if create {
+            do {
+                try fm.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.unusableDataFolder(path: path, reason: "it could not be created (\(Self.reason(error)))")
+            }
+        } else {
+            throw StoreError.noDatabase(path: path)
+        }
+        guard fm.isWritableFile(atPath: path) else {
+            throw StoreError.unusableDataFolder(path: path, reason: "this user may not write to it")
+        }
+        for sub in [blobsURL, tmpURL] {
+            do {
+                try fm.createDirectory(at: sub, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.unusableDataFolder(path: path, reason: "\(sub.lastPathComponent)/ could not be created (\(Self.reason(error)))")
+            }
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

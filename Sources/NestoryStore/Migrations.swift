@@ -1,0 +1,184 @@
+import GRDB
+
+/// The schema's history. Append-only: a migration that has shipped is never edited; a change is a
+/// new migration with a new name. Migrations use SQL only, never app types, so they stay valid as
+/// the code moves on.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("2026-11-22-core", migrate: core)
+        return migrator
+    }
+
+    /// Households, accounts, rooms, categories, items, tags, stored files, photos, receipts, search.
+    private static func core(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE household (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                currency TEXT NOT NULL CHECK (length(currency) = 3),
+                high_value_threshold_minor INTEGER NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+
+            CREATE TABLE user (
+                id TEXT PRIMARY KEY NOT NULL,
+                email TEXT NOT NULL UNIQUE,
+                display_name TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+
+            CREATE TABLE membership (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                role TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+                joined_at INTEGER NOT NULL,
+                PRIMARY KEY (household_id, user_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX membership_by_user ON membership(user_id);
+
+            CREATE TABLE room (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                sort_order INTEGER NOT NULL
+            );
+            CREATE INDEX room_by_household ON room(household_id, sort_order);
+
+            CREATE TABLE category (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                color_hex TEXT NOT NULL,
+                icon TEXT NOT NULL,
+                sort_order INTEGER NOT NULL,
+                is_custom INTEGER NOT NULL
+            );
+            CREATE INDEX category_by_household ON category(household_id, sort_order);
+
+            CREATE TABLE item (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                name_key TEXT NOT NULL,
+                brand TEXT,
+                model_number TEXT,
+                serial_number TEXT,
+                price_minor INTEGER CHECK (price_minor IS NULL OR price_minor >= 0),
+                currency TEXT NOT NULL CHECK (length(currency) = 3),
+                quantity INTEGER NOT NULL CHECK (quantity >= 1),
+                value_minor INTEGER GENERATED ALWAYS AS
+                    (CASE WHEN price_minor IS NULL THEN -1 ELSE price_minor * quantity END) STORED,
+                purchase_date TEXT,
+                category_id TEXT REFERENCES category(id) ON DELETE SET NULL,
+                room_id TEXT REFERENCES room(id) ON DELETE SET NULL,
+                condition TEXT NOT NULL CHECK (condition IN ('new', 'like_new', 'good', 'fair', 'poor')),
+                condition_notes TEXT,
+                barcode TEXT,
+                warranty_expiry TEXT,
+                notes TEXT,
+                photo_count INTEGER NOT NULL DEFAULT 0,
+                receipt_count INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE INDEX item_by_name ON item(household_id, name_key, seq);
+            CREATE INDEX item_by_value ON item(household_id, value_minor, seq);
+            CREATE INDEX item_by_created ON item(household_id, created_at, seq);
+            CREATE INDEX item_by_room ON item(household_id, room_id);
+            CREATE INDEX item_by_category ON item(household_id, category_id);
+            CREATE INDEX item_by_barcode ON item(household_id, barcode) WHERE barcode IS NOT NULL;
+
+            -- A room or category of another household can never be attached to an item.
+            CREATE TRIGGER item_place_same_household_insert BEFORE INSERT ON item
+            WHEN (NEW.room_id IS NOT NULL AND (SELECT household_id FROM room WHERE id = NEW.room_id) IS NOT NEW.household_id)
+              OR (NEW.category_id IS NOT NULL AND (SELECT household_id FROM category WHERE id = NEW.category_id) IS NOT NEW.household_id)
+            BEGIN SELECT RAISE(ABORT, 'room or category belongs to another household'); END;
+            CREATE TRIGGER item_place_same_household_update BEFORE UPDATE OF room_id, category_id, household_id ON item
+            WHEN (NEW.room_id IS NOT NULL AND (SELECT household_id FROM room WHERE id = NEW.room_id) IS NOT NEW.household_id)
+              OR (NEW.category_id IS NOT NULL AND (SELECT household_id FROM category WHERE id = NEW.category_id) IS NOT NEW.household_id)
+            BEGIN SELECT RAISE(ABORT, 'room or category belongs to another household'); END;
+
+            -- Key columns first: SQLite 3.40's integrity check misreads WITHOUT ROWID tables otherwise.
+            CREATE TABLE item_tag (
+                item_seq INTEGER NOT NULL REFERENCES item(seq) ON DELETE CASCADE,
+                tag_key TEXT NOT NULL,
+                household_id TEXT NOT NULL,
+                position INTEGER NOT NULL,
+                tag TEXT NOT NULL,
+                PRIMARY KEY (item_seq, tag_key)
+            ) WITHOUT ROWID;
+            CREATE INDEX item_tag_by_key ON item_tag(household_id, tag_key, item_seq);
+
+            -- One row per stored file (content-addressed); rows below point at it.
+            CREATE TABLE blob (
+                sha256 TEXT PRIMARY KEY NOT NULL CHECK (length(sha256) = 64),
+                content_type TEXT NOT NULL,
+                byte_count INTEGER NOT NULL,
+                created_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+
+            CREATE TABLE item_photo (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                item_seq INTEGER NOT NULL REFERENCES item(seq) ON DELETE CASCADE,
+                sha256 TEXT NOT NULL REFERENCES blob(sha256),
+                is_primary INTEGER NOT NULL DEFAULT 0,
+                position INTEGER NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX item_photo_by_item ON item_photo(item_seq, position);
+            CREATE INDEX item_photo_by_blob ON item_photo(sha256);
+            CREATE UNIQUE INDEX item_photo_one_primary ON item_photo(item_seq) WHERE is_primary = 1;
+
+            CREATE TABLE receipt (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                item_seq INTEGER REFERENCES item(seq) ON DELETE SET NULL,
+                sha256 TEXT NOT NULL REFERENCES blob(sha256),
+                vendor TEXT,
+                currency TEXT,
+                total_minor INTEGER,
+                tax_minor INTEGER,
+                purchase_date TEXT,
+                raw_text TEXT,
+                confidence REAL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX receipt_by_household ON receipt(household_id, created_at);
+            CREATE INDEX receipt_by_item ON receipt(item_seq);
+            CREATE INDEX receipt_by_blob ON receipt(sha256);
+
+            -- Counters the list filters read, kept by the database itself.
+            CREATE TRIGGER item_photo_count_insert AFTER INSERT ON item_photo BEGIN
+                UPDATE item SET photo_count = photo_count + 1 WHERE seq = NEW.item_seq;
+            END;
+            CREATE TRIGGER item_photo_count_delete AFTER DELETE ON item_photo BEGIN
+                UPDATE item SET photo_count = photo_count - 1 WHERE seq = OLD.item_seq;
+            END;
+            CREATE TRIGGER receipt_count_insert AFTER INSERT ON receipt WHEN NEW.item_seq IS NOT NULL BEGIN
+                UPDATE item SET receipt_count = receipt_count + 1 WHERE seq = NEW.item_seq;
+            END;
+            CREATE TRIGGER receipt_count_delete AFTER DELETE ON receipt WHEN OLD.item_seq IS NOT NULL BEGIN
+                UPDATE item SET receipt_count = receipt_count - 1 WHERE seq = OLD.item_seq;
+            END;
+            CREATE TRIGGER receipt_count_relink AFTER UPDATE OF item_seq ON receipt
+            WHEN OLD.item_seq IS NOT NEW.item_seq BEGIN
+                UPDATE item SET receipt_count = receipt_count - 1 WHERE seq = OLD.item_seq;
+                UPDATE item SET receipt_count = receipt_count + 1 WHERE seq = NEW.item_seq;
+            END;
+
+            -- Full-text search: stemming (porter) over accent-folded words (unicode61).
+            -- rowid = item.seq; the application rewrites a row whenever its sources change.
+            CREATE VIRTUAL TABLE item_fts USING fts5(
+                name, brand, model, serial, notes, tags, receipts,
+                tokenize = 'porter unicode61 remove_diacritics 2'
+            );
+            CREATE TRIGGER item_fts_delete AFTER DELETE ON item BEGIN
+                DELETE FROM item_fts WHERE rowid = OLD.seq;
+            END;
+            """)
+    }
+}

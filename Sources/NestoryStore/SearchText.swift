@@ -1,0 +1,19 @@
+import Foundation
+
+/// Turns what a person typed into an FTS5 query that means "all these words", never FTS syntax.
+///
+/// Each word becomes a quoted string (`"` doubled inside), so `"`, `*`, `-`, `NEAR(`, `OR`, `AND`,
+/// `NOT` and column filters are just words. The last word also matches as a prefix, so results
+/// appear while typing ("sams" finds Samsung).
+enum SearchText {
+    /// Nil when the text has no searchable word (empty, or only punctuation): no search filter.
+    static func ftsQuery(_ text: String) -> String? {
+        let words = text.split(whereSeparator: { $0.isWhitespace })
+            .map(String.init)
+            .filter { word in word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
+            .prefix(16)
+        guard !words.isEmpty else { return nil }
+        let quoted = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return quoted.dropLast().joined(separator: " ") + (quoted.count > 1 ? " " : "") + quoted.last! + "*"
+    }
+}

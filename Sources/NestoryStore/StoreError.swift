@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+
+/// Failures of the data folder or the database file itself, worded for the person running Nestory.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The data folder is missing, not a folder, or not writable.
+    case unusableDataFolder(path: String, reason: String)
+    /// `mustExist` was asked and there is no database yet.
+    case noDatabase(path: String)
+    /// Another process holds the database's write lock for too long.
+    case locked(path: String)
+    /// The file is not an SQLite database, or it is damaged.
+    case corrupt(path: String, detail: String)
+    /// The database was migrated by a newer Nestory than this one.
+    case schemaTooNew(path: String, unknownMigrations: [String])
+    /// A stored file that a row points at is missing or does not match its checksum.
+    case attachmentMissing(sha256: String)
+    /// A file that could not be written (disk full, permissions).
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .unusableDataFolder(let path, let reason):
+            return "The data folder \(path) cannot be used: \(reason)."
+        case .noDatabase(let path):
+            return "There is no Nestory database in \(path). Run `nestory migrate --data \(path)` to create one."
+        case .locked(let path):
+            return "The database in \(path) is locked by another process (is another `nestory` running?). Try again when it has finished."
+        case .corrupt(let path, let detail):
+            return "The database in \(path) is damaged or is not a Nestory database (\(detail)). Restore it from a backup; the file was left untouched."
+        case .schemaTooNew(let path, let unknown):
+            return "The database in \(path) was written by a newer version of Nestory (it has migrations this version does not know: \(unknown.joined(separator: ", "))). Upgrade Nestory; the database was left untouched."
+        case .attachmentMissing(let sha):
+            return "A stored file (\(sha.prefix(12))…) is missing from the data folder."
+        case .io(let detail):
+            return "A file could not be written: \(detail)."
+        }
+    }
+
+    /// Turns SQLite's own errors into the ones above where they mean one of them.
+    static func translate(_ error: any Error, path: String) -> any Error {
+        guard let dbError = error as? DatabaseError else { return error }
+        switch dbError.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return StoreError.locked(path: path)
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return StoreError.corrupt(path: path, detail: dbError.message ?? "\(dbError.resultCode)")
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
+            return StoreError.unusableDataFolder(path: path, reason: dbError.message ?? "\(dbError.resultCode)")
+        case .SQLITE_FULL, .SQLITE_IOERR:
+            return StoreError.io(dbError.message ?? "\(dbError.resultCode)")
+        default:
+            return error
+        }
+    }
+}

@@ -1,0 +1,8 @@
+import NestoryCLI
+
+@main
+struct Entry {
+    static func main() async {
+        await NestoryCommand.main()
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Nestory needs to build, run and test, if any are missing.
+# Safe to run again: it only calls apt-get when something is missing.
+set -euo pipefail
+
+# Build and run: SQLite headers for GRDB.
+RUNTIME_PACKAGES=(libsqlite3-dev pkg-config)
+# Tests and benchmarks: the sqlite3 shell for raw-query comparisons.
+TEST_PACKAGES=(sqlite3)
+
+want=("${RUNTIME_PACKAGES[@]}")
+if [ "${1:-}" = "--test" ]; then want+=("${TEST_PACKAGES[@]}"); fi
+
+missing=()
+for pkg in "${want[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing missing packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then SUDO="sudo"; else
+      echo "Please install as root: apt-get install ${missing[*]}" >&2; exit 1
+    fi
+  fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "Swift is at /opt/swift/usr/bin; add it to PATH." >&2
+  else
+    echo "Swift 6.2 or newer is needed (https://swift.org/install)." >&2
+  fi
+  exit 1
+fi
