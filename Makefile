@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 ITEMS ?= 100000
 
-.PHONY: run build test deps test-deps bench bench-store release clean format
+.PHONY: run build test deps test-deps bench bench-store bench-images bench-barcodes bench-receipts release clean format
 
 ## Install what is missing, build, and start the server on the embedded SQLite default.
 run: deps
@@ -30,12 +30,25 @@ test-deps:
 release: deps
 	$(SWIFT) build -c release --product nestory --product nestory-bench
 
-## Benchmarks (release build): store queries on a $(ITEMS)-item demo household, beside raw SQL.
+## Benchmarks (release builds). Each prints a table; results go in BENCHMARKS.md.
 bench: bench-store
 
+## Store queries on an $(ITEMS)-item demo household, beside the same SQL run raw.
 bench-store: deps
 	$(SWIFT) build -c release --product nestory --product nestory-bench
 	./scripts/bench-store.sh $(ITEMS)
+
+## Upload-to-thumbnail time beside vipsthumbnail.
+bench-images: test-deps
+	./scripts/bench-images.sh
+
+## Decode rate, wrong reads and ms per image beside zbarimg; DATA=DIR for another folder.
+bench-barcodes: test-deps
+	./scripts/bench-barcodes.sh $(DATA)
+
+## Receipt field accuracy from the image and from perfect text; DATA=DIR for another folder.
+bench-receipts: test-deps
+	./scripts/bench-receipts.sh $(DATA)
 
 format:
 	@command -v swift-format >/dev/null && swift-format format --in-place --recursive Sources Tests || $(SWIFT) format --in-place --recursive Sources Tests

@@ -76,6 +76,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Imaging (libvips): thumbnails, orientation, metadata stripping, limits.
+        // END Imaging
+
+        // MARK: Barcodes (zbar): decoding, GTIN normalisation.
+        // END Barcodes
+
+        // MARK: Receipts (tesseract): OCR and field extraction.
+        // END Receipts
+
         // Thin executables.
         .executableTarget(name: "nestory", dependencies: ["NestoryCLI"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -105,6 +114,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // MARK: Imaging tests
+        // END Imaging tests
+
+        // MARK: Barcodes tests
+        // END Barcodes tests
+
+        // MARK: Receipts tests
+        // END Receipts tests
+
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain"], swiftSettings: swiftSettings),
     ]
 )

@@ -5,7 +5,7 @@ public struct ItemFilter: Hashable, Codable, Sendable {
     public var needsPhoto = false
     public var needsReceipt = false
     public var needsValue = false
-    /// Value (price × quantity) above the household's threshold.
+    /// Value (price × quantity) above the household's threshold, in the household's currency.
     public var highValue = false
     public var roomID: RoomID?
     public var categoryID: CategoryID?

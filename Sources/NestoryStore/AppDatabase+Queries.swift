@@ -8,7 +8,7 @@ extension AppDatabase {
     /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
         try read { db in
-            let threshold = try Self.fetchHousehold(db, householdID).highValueThreshold.minorUnits
+            let threshold = try Self.fetchHousehold(db, householdID).highValueThreshold
             let sql = try ItemListSQL(householdID: householdID, query: query, highValueThreshold: threshold)
             let rows = try Row.fetchAll(db, sql: sql.text, arguments: sql.arguments)
             let hasMore = rows.count > query.limit
@@ -38,7 +38,7 @@ extension AppDatabase {
     /// How many items match a search and filters (for "124 results").
     public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter) throws -> Int {
         try read { db in
-            let threshold = try Self.fetchHousehold(db, householdID).highValueThreshold.minorUnits
+            let threshold = try Self.fetchHousehold(db, householdID).highValueThreshold
             let sql = try ItemListSQL(householdID: householdID, query: ItemQuery(search: search, filter: filter),
                                       highValueThreshold: threshold)
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(sql.whereClause)", arguments: sql.whereArguments) ?? 0
@@ -59,9 +59,9 @@ extension AppDatabase {
                     SUM(photo_count = 0) AS needs_photo,
                     SUM(receipt_count = 0) AS needs_receipt,
                     SUM(price_minor IS NULL) AS needs_value,
-                    SUM(value_minor > ?) AS high_value
+                    SUM(value_minor > ? AND currency = ?) AS high_value
                 FROM item WHERE household_id = ?
-                """, arguments: [threshold.minorUnits, householdID.description])!
+                """, arguments: [threshold.minorUnits, threshold.currency.code, householdID.description])!
             var totals = MoneyTotals()
             for valueRow in try Row.fetchAll(db, sql: """
                 SELECT currency, SUM(value_minor) AS total FROM item
@@ -132,7 +132,9 @@ struct ItemListSQL {
     var text: String
     var arguments: StatementArguments
 
-    init(householdID: HouseholdID, query: ItemQuery, highValueThreshold: Int64) throws {
+    /// High value compares items in the threshold's currency only: without exchange rates, an
+    /// amount in another currency cannot honestly be called above or below it.
+    init(householdID: HouseholdID, query: ItemQuery, highValueThreshold: Money) throws {
         var conditions = ["item.household_id = ?"]
         var args: [any DatabaseValueConvertible] = [householdID.description]
         let filter = query.filter
@@ -140,8 +142,9 @@ struct ItemListSQL {
         if filter.needsReceipt { conditions.append("item.receipt_count = 0") }
         if filter.needsValue { conditions.append("item.price_minor IS NULL") }
         if filter.highValue {
-            conditions.append("item.value_minor > ?")
-            args.append(highValueThreshold)
+            conditions.append("item.value_minor > ? AND item.currency = ?")
+            args.append(highValueThreshold.minorUnits)
+            args.append(highValueThreshold.currency.code)
         }
         if let room = filter.roomID {
             conditions.append("item.room_id = ?")

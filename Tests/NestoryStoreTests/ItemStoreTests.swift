@@ -1,0 +1,133 @@
+import Foundation
+import NestoryDomain
+import Testing
+@testable import NestoryStore
+
+@Suite struct ItemStoreTests {
+    @Test func createReadUpdateDelete() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let tv = try store.item(home, "OLED TV", price: "1999.99", brand: "LG", serial: "X1", tags: ["insured", "Gift"],
+                                room: "Living Room", category: "Electronics")
+        var details = try store.database.item(home.id, tv.id)
+        #expect(details.item.name == "OLED TV")
+        #expect(details.item.purchasePrice?.minorUnits == 199_999)
+        #expect(details.item.tags == ["insured", "Gift"])
+        #expect(details.documentation.missing == [.photo, .receipt])
+
+        var draft = tv.draft
+        draft.name = "OLED TV 65\""
+        draft.tags = ["insured"]
+        draft.roomID = nil
+        let updated = try store.database.updateItem(home.id, tv.id, draft, now: store.now.addingTimeInterval(60), today: store.today)
+        #expect(updated.name == "OLED TV 65\"")
+        #expect(updated.tags == ["insured"])
+        #expect(updated.roomID == nil)
+        #expect(updated.updatedAt > updated.createdAt)
+        details = try store.database.item(home.id, tv.id)
+        #expect(details.item == updated)
+        #expect(try store.database.items(home.id, ItemQuery(filter: ItemFilter(tag: "gift"))).elements.isEmpty)
+
+        try store.database.deleteItem(home.id, tv.id)
+        #expect(throws: DomainError.notFound("The item")) { try store.database.item(home.id, tv.id) }
+        #expect(try store.database.items(home.id, ItemQuery(search: "oled")).elements.isEmpty)
+    }
+
+    @Test func validationErrorsComeBackPerField() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let error = #expect(throws: DomainError.self) {
+            try store.database.createItem(home.id, ItemDraft(name: "", currency: .usd, quantity: -1), now: store.now, today: store.today)
+        }
+        guard case .validation(let fields) = error else { Issue.record("expected validation"); return }
+        #expect(Set(fields.map(\.field)) == ["name", "quantity"])
+        #expect(try store.database.summary(home.id).itemCount == 0)
+    }
+
+    @Test func roomsAndCategoriesCanBeEditedReorderedAndDeleted() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let sauna = try store.database.createRoom(home.id, name: "Sauna")
+        #expect(try store.database.rooms(home.id).last == sauna)
+        #expect(throws: DomainError.self) { try store.database.createRoom(home.id, name: "  sauna ") }
+        try store.database.renameRoom(home.id, sauna.id, to: "Steam Room")
+        var ids = try store.database.rooms(home.id).map(\.id)
+        ids.reverse()
+        try store.database.reorderRooms(home.id, ids)
+        #expect(try store.database.rooms(home.id).map(\.id) == ids)
+        #expect(throws: DomainError.self) { try store.database.reorderRooms(home.id, Array(ids.dropLast())) }
+
+        let item = try store.item(home, "Bench", price: "80", room: "Steam Room", category: "Furniture")
+        #expect(try store.database.itemCount(home.id, room: sauna.id) == 1)
+        #expect(try store.database.deleteRoom(home.id, sauna.id, now: store.now) == 1)
+        let kept = try store.database.item(home.id, item.id).item
+        #expect(kept.roomID == nil)  // the item stays, without a room
+
+        let custom = try store.database.createCategory(home.id, name: "Cameras", colorHex: "#112233")
+        #expect(custom.isCustom)
+        try store.database.updateCategory(home.id, custom.id, name: "Film Cameras", colorHex: "#445566")
+        #expect(try store.database.categories(home.id).last?.name == "Film Cameras")
+        let furniture = try store.database.categories(home.id).first { $0.name == "Furniture" }!
+        #expect(try store.database.deleteCategory(home.id, furniture.id, now: store.now) == 1)
+        #expect(try store.database.item(home.id, item.id).item.categoryID == nil)
+    }
+
+    @Test func summaryFiguresFollowTheSpec() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let documented = try store.item(home, "Guitar", price: "1500", room: "Bedroom", category: "Musical Instruments")
+        _ = try store.database.addPhoto(home.id, to: documented.id, data: fakeImage(1), contentType: "image/jpeg", now: store.now)
+        let chairs = try store.item(home, "Chair", price: "300", room: "Dining Room", category: "Furniture", quantity: 4)
+        _ = try store.database.addPhoto(home.id, to: chairs.id, data: fakeImage(2), contentType: "image/jpeg", now: store.now)
+        _ = try store.database.addReceipt(home.id, itemID: chairs.id, data: fakeImage(3), contentType: "image/jpeg", now: store.now)
+        try store.item(home, "Mystery box")  // nothing at all
+        try store.item(home, "Painting", price: "999.99", room: "Living Room")  // no photo, no category
+        // An item in another currency is totalled separately.
+        var euroDraft = ItemDraft(name: "Espresso machine", purchasePrice: try Money.parse("700", currency: .eur), currency: .eur)
+        euroDraft.roomID = try store.database.rooms(home.id).first { $0.name == "Kitchen" }!.id
+        _ = try store.database.createItem(home.id, euroDraft, now: store.now, today: store.today)
+
+        let s = try store.database.summary(home.id)
+        #expect(s.itemCount == 5)
+        #expect(s.roomsInUse == 4)
+        #expect(s.estimatedValue.map(\.formatted) == ["$3,699.99", "€700.00"])  // 1500 + 4×300 + 999.99
+        #expect(s.score == DocumentationScore(documented: 2, total: 5))
+        #expect(s.score.percent == 40)
+        #expect(s.needsPhoto == 3)
+        #expect(s.needsReceipt == 4)
+        #expect(s.needsValue == 1)
+        #expect(s.highValueCount == 2)  // guitar 1500 and chairs 4×300 = 1200; painting 999.99 is not over 1000
+
+        let byCategory = try store.database.valueByCategory(home.id)
+        #expect(byCategory.first?.name == "Musical Instruments")
+        #expect(byCategory.contains { $0.name == CategoryValue.uncategorizedName && $0.value.currency == .usd && $0.value.minorUnits == 99_999 })
+        let byRoom = try store.database.itemsByRoom(home.id)
+        #expect(byRoom.map(\.itemCount) == byRoom.map(\.itemCount).sorted(by: >))
+        #expect(byRoom.reduce(0) { $0 + $1.itemCount } == 5)
+        #expect(byRoom.contains { $0.roomID == nil && $0.name == RoomCount.unassignedName })
+    }
+
+    @Test func anEmptyHouseholdHasNoScore() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let s = try store.database.summary(home.id)
+        #expect(s.itemCount == 0 && s.score.percent == nil && s.estimatedValue.isEmpty)
+    }
+
+    @Test func receiptsLinkAndUnlinkAndSurviveTheirItem() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let mixer = try store.item(home, "Stand mixer", price: "450")
+        let receipt = try store.database.addReceipt(home.id, itemID: nil, data: fakeImage(9), contentType: "image/jpeg",
+                                                    fields: ReceiptFields(vendor: "Kitchen Shop", total: try Money.parse("450", currency: .usd),
+                                                                          rawText: "KITCHEN SHOP\nKitchenAid Artisan 450.00"),
+                                                    now: store.now)
+        #expect(try store.database.items(home.id, ItemQuery(search: "artisan")).elements.isEmpty)
+        try store.database.linkReceipt(home.id, receipt.id, to: mixer.id)
+        #expect(try store.names(home, ItemQuery(search: "artisan")) == ["Stand mixer"])
+        #expect(try store.database.items(home.id, ItemQuery(filter: ItemFilter(needsReceipt: true))).elements.isEmpty)
+        try store.database.deleteItem(home.id, mixer.id)
+        // The receipt and its image are still there, unlinked.
+        #expect(try store.database.attachmentData(home.id, sha256: receipt.attachment.sha256).0 == fakeImage(9))
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import NestoryDomain
+import Testing
+@testable import NestoryStore
+
+@Suite struct SearchAndListTests {
+    @Test func searchStemsFoldsAccentsAndMatchesPrefixes() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        try store.item(home, "Crème brûlée torches", brand: "Bonjour")
+        try store.item(home, "Running shoes", brand: "ASICS", notes: "Bought for the marathon")
+        try store.item(home, "Samsung Galaxy", serial: "R58M-123")
+        try store.item(home, "Wedding ring", tags: ["Heirloom"])
+        #expect(try store.names(home, ItemQuery(search: "creme brulee")) == ["Crème brûlée torches"])
+        #expect(try store.names(home, ItemQuery(search: "torch")) == ["Crème brûlée torches"])  // stemming
+        #expect(try store.names(home, ItemQuery(search: "run shoe")) == ["Running shoes"])
+        #expect(try store.names(home, ItemQuery(search: "MARATHONS")) == ["Running shoes"])  // notes, plural
+        #expect(try store.names(home, ItemQuery(search: "sams")) == ["Samsung Galaxy"])  // prefix while typing
+        #expect(try store.names(home, ItemQuery(search: "r58m")) == ["Samsung Galaxy"])  // serial
+        #expect(try store.names(home, ItemQuery(search: "heirloom")) == ["Wedding ring"])  // tags
+        #expect(try store.names(home, ItemQuery(search: "asics shoes")) == ["Running shoes"])  // brand + name
+        #expect(try store.names(home, ItemQuery(search: "asics ring")).isEmpty)  // all words must match
+    }
+
+    @Test(arguments: ["\"", "\"\"", "*", "NEAR(", "NEAR(a b)", "-", "- shoes", "OR", "AND", "NOT", "shoes OR ring",
+                      "name:shoes", "^shoes", "(", ")", "'", "\\", "%", "_", "shoes*", "{brand}: x", "\u{0}", "😀", "ring\"",
+                      String(repeating: "a ", count: 500)])
+    func hostileQueriesJustWork(_ query: String) throws {
+        let store = try TestStore()
+        let home = try store.household()
+        try store.item(home, "Running shoes")
+        try store.item(home, "Wedding ring")
+        // No error, and never more than what plain words would match.
+        let names = try store.names(home, ItemQuery(search: query))
+        #expect(names.count <= 2)
+        #expect(try store.database.countItems(home.id, search: query, filter: ItemFilter()) == names.count)
+    }
+
+    @Test func operatorsAreSearchedAsWords() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        try store.item(home, "Running shoes")
+        try store.item(home, "Wedding ring")
+        // "shoes OR ring" means all three words, so nothing has them all; FTS would have found both.
+        #expect(try store.names(home, ItemQuery(search: "shoes OR ring")).isEmpty)
+        #expect(try store.names(home, ItemQuery(search: "- shoes")) == ["Running shoes"])
+        #expect(try store.names(home, ItemQuery(search: "shoes\"")) == ["Running shoes"])
+        #expect(try store.names(home, ItemQuery(search: "\"")).count == 2)  // nothing to search for: everything
+    }
+
+    @Test func filtersComposeWithSearchAndEachOther() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let a = try store.item(home, "Laptop pro", price: "2500", tags: ["work"], room: "Office", category: "Electronics")
+        _ = try store.database.addPhoto(home.id, to: a.id, data: fakeImage(1), contentType: "image/jpeg", now: store.now)
+        try store.item(home, "Laptop old", price: "300", room: "Office", category: "Electronics")
+        try store.item(home, "Laptop bag", tags: ["Work"], room: "Bedroom")
+        let q = { (filter: ItemFilter) in try store.names(home, ItemQuery(search: "laptop", filter: filter)) }
+        let office = try store.database.rooms(home.id).first { $0.name == "Office" }!.id
+        let electronics = try store.database.categories(home.id).first { $0.name == "Electronics" }!.id
+        #expect(try q(ItemFilter(needsPhoto: true)) == ["Laptop bag", "Laptop old"])
+        #expect(try q(ItemFilter(needsReceipt: true)).count == 3)
+        #expect(try q(ItemFilter(needsValue: true)) == ["Laptop bag"])
+        #expect(try q(ItemFilter(highValue: true)) == ["Laptop pro"])
+        #expect(try q(ItemFilter(roomID: office)) == ["Laptop old", "Laptop pro"])
+        #expect(try q(ItemFilter(categoryID: electronics, tag: "WORK")) == ["Laptop pro"])
+        #expect(try q(ItemFilter(needsPhoto: true, roomID: office)) == ["Laptop old"])
+        #expect(try q(ItemFilter(tag: "work")) == ["Laptop bag", "Laptop pro"])
+        #expect(try store.database.countItems(home.id, search: "", filter: ItemFilter(needsPhoto: true)) == 2)
+    }
+
+    @Test func highValueOnlyComparesTheHouseholdCurrency() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        _ = try store.database.createItem(home.id, ItemDraft(name: "Yen vase", purchasePrice: try Money.parse("500000", currency: .jpy),
+                                                             currency: .jpy), now: store.now, today: store.today)
+        try store.item(home, "Dollar vase", price: "1000.01")
+        #expect(try store.names(home, ItemQuery(filter: ItemFilter(highValue: true))) == ["Dollar vase"])
+        #expect(try store.database.summary(home.id).highValueCount == 1)
+    }
+
+    @Test(arguments: ItemSort.allCases)
+    func keysetPagesCoverEveryItemOnceInOrder(_ sort: ItemSort) throws {
+        let store = try TestStore()
+        let home = try store.household()
+        // Ties on purpose: equal names, equal prices, equal creation times.
+        var expected: [Item] = []
+        for i in 0..<57 {
+            let price: String? = i % 7 == 0 ? nil : "\((i * 37) % 11 * 100)"
+            expected.append(try store.item(home, ["Émile", "emile", "Zebra", "apple", "Apple"][i % 5] + (i % 3 == 0 ? "" : " \(i % 4)"),
+                                           price: price, createdOffset: Double(i / 3)))
+        }
+        let pages = try store.allPages(home, ItemQuery(sort: sort, limit: 5))
+        #expect(pages.count == 57)
+        #expect(Set(pages.map(\.id)).count == 57)
+        let order = pages.map(\.item)
+        switch sort {
+        case .name:
+            let keys = order.map { Text.foldKey($0.name) }
+            #expect(keys == keys.sorted())
+        case .value:
+            let values = order.map { $0.totalValue?.minorUnits ?? -1 }
+            #expect(values == values.sorted(by: >))
+            #expect(order.suffix(9).allSatisfy { $0.purchasePrice == nil })  // no value last
+        case .newest:
+            let created = order.map(\.createdAt)
+            #expect(created == created.sorted(by: >))
+        }
+    }
+
+    @Test func aStaleOrForeignCursorIsRefusedClearly() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        for i in 0..<3 { try store.item(home, "Item \(i)") }
+        let first = try store.database.items(home.id, ItemQuery(sort: .name, limit: 1))
+        let cursor = try #require(first.nextCursor)
+        #expect(throws: DomainError.self) {
+            try store.database.items(home.id, ItemQuery(sort: .value, limit: 1, after: cursor))
+        }
+        for junk in ["", "name", "name.!!!.1", "value.x.1", "newest.1.x", "name.\u{0}.1"] {
+            #expect(throws: DomainError.self) {
+                try store.database.items(home.id, ItemQuery(sort: junk.hasPrefix("value") ? .value : junk.hasPrefix("newest") ? .newest : .name,
+                                                            after: PageCursor(rawValue: junk)))
+            }
+        }
+    }
+
+    @Test func listingsCarryThumbnailCountsAndTags() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let item = try store.item(home, "Camera", tags: ["travel", "insured"])
+        let first = try store.database.addPhoto(home.id, to: item.id, data: fakeImage(1), contentType: "image/jpeg", now: store.now)
+        let second = try store.database.addPhoto(home.id, to: item.id, data: fakeImage(2), contentType: "image/png", now: store.now)
+        var listing = try #require(try store.database.items(home.id, ItemQuery()).elements.first)
+        #expect(listing.photoCount == 2)
+        #expect(listing.primaryPhoto?.sha256 == first.attachment.sha256)
+        #expect(listing.item.tags == ["travel", "insured"])
+        try store.database.setPrimaryPhoto(home.id, second.id)
+        listing = try #require(try store.database.items(home.id, ItemQuery()).elements.first)
+        #expect(listing.primaryPhoto?.sha256 == second.attachment.sha256)
+        try store.database.removePhoto(home.id, second.id, now: store.now)
+        listing = try #require(try store.database.items(home.id, ItemQuery()).elements.first)
+        #expect(listing.primaryPhoto?.sha256 == first.attachment.sha256)  // the next photo becomes primary
+        #expect(listing.photoCount == 1)
+    }
+}
