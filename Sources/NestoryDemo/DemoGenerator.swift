@@ -78,7 +78,11 @@ public struct DemoGenerator: Sendable {
 
         let serial = template.hasSerial && rng.chance(0.7) ? Self.serial(&rng) : nil
         let model = rng.chance(0.75) ? Self.model(brand: brand, &rng) : nil
-        let tags = rng.chance(0.3) ? [rng.pick(Catalogue.tags)] + (rng.chance(0.2) ? [rng.pick(Catalogue.tags)] : []) : []
+        var tags = rng.chance(0.3) ? [rng.pick(Catalogue.tags)] : []
+        if !tags.isEmpty, rng.chance(0.2) {
+            let second = rng.pick(Catalogue.tags)
+            if second != tags[0] { tags.append(second) }
+        }
         let conditionRoll = Int.random(in: 0..<100, using: &rng)
         let condition: ItemCondition = ageDays < 60 ? .new : conditionRoll < 15 ? .likeNew : conditionRoll < 75 ? .good : conditionRoll < 93 ? .fair : .poor
         let warranty = template.hasSerial && ageDays < 3 * 365 && rng.chance(0.5) ? try? today.adding(days: 365 * 3 - ageDays) : nil
