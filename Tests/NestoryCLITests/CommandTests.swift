@@ -1,0 +1,196 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NestoryDomain
+import NestoryStore
+import Testing
+
+@Suite(.serialized) struct CommandTests {
+    @Test func migrateCreatesTheDatabase() throws {
+        let folder = CLI.Folder()
+        let result = try CLI.run(["migrate", "--data", folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(AppDatabase.knownMigrations.last!))
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/nestory.sqlite"))
+        // Running it again changes nothing and still succeeds.
+        #expect(try CLI.run(["migrate", "--data", folder.path]).status == 0)
+    }
+
+    @Test func theDataFolderCanComeFromTheEnvironment() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["migrate"], environment: ["NESTORY_DATA": folder.path]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/nestory.sqlite"))
+    }
+
+    @Test func demoThenStats() throws {
+        let folder = CLI.Folder()
+        let demo = try CLI.run(["demo", "--data", folder.path, "--items", "300", "--seed", "5"])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        #expect(demo.stdout.contains("with 300 items"))
+        let stats = try CLI.run(["stats", "--data", folder.path])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("300 across"))
+        #expect(stats.stdout.contains("Documentation score"))
+        let json = try CLI.run(["stats", "--data", folder.path, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["itemCount"] as? Int == 300)
+        let documented = try #require(object["documentedCount"] as? Int)
+        #expect(object["documentationScorePercent"] as? Int == documented * 100 / 300)
+    }
+
+    @Test func demoIsDeterministicWithASeed() throws {
+        let a = CLI.Folder(), b = CLI.Folder()
+        for folder in [a, b] { #expect(try CLI.run(["demo", "--data", folder.path, "--items", "120", "--seed", "9"]).status == 0) }
+        let statsA = try CLI.run(["stats", "--data", a.path, "--json"]).stdout
+        let statsB = try CLI.run(["stats", "--data", b.path, "--json"]).stdout
+        let strip = { (s: String) in s.split(separator: "\n").filter { !$0.contains("householdID") }.joined(separator: "\n") }
+        #expect(strip(statsA) == strip(statsB))
+        let other = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", other.path, "--items", "120", "--seed", "10"]).status == 0)
+        #expect(strip(try CLI.run(["stats", "--data", other.path, "--json"]).stdout) != strip(statsA))
+    }
+
+    @Test func userAddCreatesAHouseholdAndJoinsIt() throws {
+        let folder = CLI.Folder()
+        let owner = try CLI.run(["user", "add", "Alice@Example.com", "--household", "The Smiths", "--currency", "EUR", "--data", folder.path],
+                                stdin: "correct horse battery staple\n")
+        #expect(owner.status == 0, "\(owner.stderr)")
+        #expect(owner.stdout.contains("alice@example.com as owner of The Smiths"))
+        let member = try CLI.run(["user", "add", "bob@example.com", "--household", "The Smiths", "--data", folder.path],
+                                 environment: ["NESTORY_PASSWORD": "another long password"])
+        #expect(member.status == 0, "\(member.stderr)")
+        #expect(member.stdout.contains("as member of The Smiths"))
+        // The stored hash verifies, and the household has the defaults and the chosen currency.
+        let database = try AppDatabase.open(DataFolder(path: folder.path), mode: .readCurrent)
+        let household = try #require(try database.households(named: "The Smiths").first)
+        #expect(household.currency == .eur)
+        #expect(try database.members(of: household.id).map(\.role) == [.owner, .member])
+        #expect(try database.rooms(household.id).count == Defaults.rooms.count)
+        let credentials = try #require(try database.userCredentials(email: "ALICE@example.com"))
+        #expect(credentials.passwordHash.hasPrefix("bcrypt-sha256$"))
+        #expect(!credentials.passwordHash.contains("correct horse"))
+        try database.close()
+    }
+
+    @Test func userAddRefusesBadInputClearly() throws {
+        let folder = CLI.Folder()
+        let short = try CLI.run(["user", "add", "a@example.com", "--household", "H", "--data", folder.path], stdin: "short\n")
+        #expect(short.status != 0)
+        #expect(short.stderr.contains("at least 10 characters"))
+        let noPassword = try CLI.run(["user", "add", "a@example.com", "--household", "H", "--data", folder.path], stdin: "")
+        #expect(noPassword.status != 0)
+        #expect(noPassword.stderr.contains("No password given"))
+        let badEmail = try CLI.run(["user", "add", "not-an-email", "--household", "H", "--data", folder.path], stdin: "long enough password\n")
+        #expect(badEmail.status != 0)
+        #expect(badEmail.stderr.contains("email address"))
+        #expect(try CLI.run(["user", "add", "a@example.com", "--household", "H", "--data", folder.path], stdin: "long enough password\n").status == 0)
+        let duplicate = try CLI.run(["user", "add", "A@example.com", "--household", "H", "--data", folder.path], stdin: "long enough password\n")
+        #expect(duplicate.status != 0)
+        #expect(duplicate.stderr.contains("already exists"))
+    }
+
+    @Test func statsExplainsMissingAndAmbiguousHouseholds() throws {
+        let folder = CLI.Folder()
+        let none = try CLI.run(["stats", "--data", folder.path])
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("There is no Nestory database"))
+        #expect(!FileManager.default.fileExists(atPath: folder.path))  // stats creates nothing
+        #expect(try CLI.run(["migrate", "--data", folder.path]).status == 0)
+        #expect(try CLI.run(["stats", "--data", folder.path]).stderr.contains("no household yet"))
+        for name in ["One", "Two"] {
+            #expect(try CLI.run(["demo", "--data", folder.path, "--items", "3", "--name", name]).status == 0)
+        }
+        #expect(try CLI.run(["stats", "--data", folder.path]).stderr.contains("choose one with --household"))
+        let two = try CLI.run(["stats", "--data", folder.path, "--household", "Two"])
+        #expect(two.status == 0 && two.stdout.hasPrefix("Two"))
+        #expect(try CLI.run(["stats", "--data", folder.path, "--household", "Three"]).stderr.contains("no household called Three"))
+    }
+
+    @Test func clearErrorsForABadDataFolder() throws {
+        let folder = CLI.Folder()
+        FileManager.default.createFile(atPath: folder.path, contents: Data("I am a file".utf8))
+        let result = try CLI.run(["migrate", "--data", folder.path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot be used: it is a file, not a folder"))
+    }
+
+    @Test func clearErrorsForACorruptDatabase() throws {
+        let folder = CLI.Folder()
+        try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+        let junk = Data(String(repeating: "not a database ", count: 300).utf8)
+        FileManager.default.createFile(atPath: folder.path + "/nestory.sqlite", contents: junk)
+        for command in [["migrate"], ["stats"], ["demo", "--items", "1"]] {
+            let result = try CLI.run(command + ["--data", folder.path])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("damaged or is not a Nestory database"), "\(command): \(result.stderr)")
+        }
+        #expect(FileManager.default.contents(atPath: folder.path + "/nestory.sqlite") == junk)
+    }
+
+    @Test func clearErrorsForANewerSchema() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["migrate", "--data", folder.path]).status == 0)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [folder.path + "/nestory.sqlite", "INSERT INTO grdb_migrations VALUES ('2099-01-01-teleporter')"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let result = try CLI.run(["stats", "--data", folder.path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("newer version of Nestory"))
+        #expect(result.stderr.contains("2099-01-01-teleporter"))
+    }
+
+    @Test func clearErrorsForALockedDatabase() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "2"]).status == 0)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = [folder.path + "/nestory.sqlite"]
+        let input = Pipe(), output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        try shell.run()
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
+        _ = output.fileHandleForReading.availableData
+        defer {
+            input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+            shell.waitUntilExit()
+        }
+        let result = try CLI.run(["demo", "--data", folder.path, "--items", "1"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("locked by another process"), "\(result.stderr)")
+    }
+
+    @Test func serveAnswersHealthChecks() async throws {
+        let folder = CLI.Folder()
+        let port = Int.random(in: 20_000..<40_000)
+        let server = Process()
+        server.executableURL = CLI.binary
+        server.arguments = ["serve", "--data", folder.path, "--port", String(port)]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        var body: String?
+        for _ in 0..<100 where body == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            if let (data, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
+               (response as? HTTPURLResponse)?.statusCode == 200 {
+                body = String(decoding: data, as: UTF8.self)
+            }
+        }
+        let health = try #require(body, "the server did not answer within 10 s")
+        #expect(health.contains("\"status\":\"ok\""))
+        #expect(server.isRunning)
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try CLI.run(["--help"])
+        for command in ["serve", "migrate", "user", "demo", "stats"] { #expect(help.stdout.contains(command)) }
+        #expect(try CLI.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == NestoryVersion.current)
+        let unknown = try CLI.run(["teleport"])
+        #expect(unknown.status != 0)
+    }
+}
