@@ -28,14 +28,14 @@ test-deps:
 	@./scripts/install-deps.sh --test
 
 release: deps
-	$(SWIFT) build -c release --product nestory --product nestory-bench
+	$(SWIFT) build -c release --product nestory
+	$(SWIFT) build -c release --product nestory-bench
 
 ## Benchmarks (release builds). Each prints a table; results go in BENCHMARKS.md.
 bench: bench-store
 
 ## Store queries on an $(ITEMS)-item demo household, beside the same SQL run raw.
-bench-store: deps
-	$(SWIFT) build -c release --product nestory --product nestory-bench
+bench-store: test-deps release
 	./scripts/bench-store.sh $(ITEMS)
 
 ## Upload-to-thumbnail time beside vipsthumbnail.
@@ -50,8 +50,9 @@ bench-barcodes: test-deps
 bench-receipts: test-deps
 	./scripts/bench-receipts.sh $(DATA)
 
+## Format the code with the toolchain's swift-format and the checked-in .swift-format.
 format:
-	@command -v swift-format >/dev/null && swift-format format --in-place --recursive Sources Tests || $(SWIFT) format --in-place --recursive Sources Tests
+	$(SWIFT) format --in-place --recursive Sources Tests
 
 clean:
 	rm -rf .build

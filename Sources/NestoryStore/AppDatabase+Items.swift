@@ -334,25 +334,11 @@ extension AppDatabase {
     }
 
     static func fetchItem(_ db: Database, _ householdID: HouseholdID, seq: Int64) throws -> Item {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM item WHERE seq = ? AND household_id = ?",
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(ItemColumns.select) FROM item WHERE item.seq = ? AND item.household_id = ?",
                                          arguments: [seq, householdID.description]) else {
             throw DomainError.notFound("The item")
         }
-        let tags = try String.fetchAll(db, sql: "SELECT tag FROM item_tag WHERE item_seq = ? ORDER BY position", arguments: [seq])
-        return itemFrom(row, tags: tags)
-    }
-
-    static func itemFrom(_ row: Row, tags: [String]) -> Item {
-        let currency = row.currency("currency")
-        let draft = ItemDraft(
-            name: row["name"], brand: row["brand"], modelNumber: row["model_number"], serialNumber: row["serial_number"],
-            purchasePrice: row.money("price_minor", currency: currency), purchaseDate: row.calendarDate("purchase_date"),
-            currency: currency, categoryID: row.optionalID("category_id"), roomID: row.optionalID("room_id"),
-            condition: ItemCondition(rawValue: row["condition"]) ?? .good, conditionNotes: row["condition_notes"],
-            barcode: row["barcode"], warrantyExpiry: row.calendarDate("warranty_expiry"), tags: tags, notes: row["notes"],
-            quantity: row["quantity"])
-        return Item(id: row.id("id"), householdID: row.id("household_id"), draft: draft, createdAt: row.date("created_at"),
-                    updatedAt: row.date("updated_at"))
+        return ItemColumns.item(row)
     }
 
     static func photoFrom(_ row: Row, householdID: HouseholdID, itemID: ItemID) -> ItemPhoto {

@@ -8,87 +8,79 @@ extension AppDatabase {
     /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
         try read { db in
-            let threshold = try Self.fetchHousehold(db, householdID).highValueThreshold
-            let sql = try ItemListSQL(householdID: householdID, query: query, highValueThreshold: threshold)
+            let sql = try ItemListSQL(householdID: householdID, query: query)
             let rows = try Row.fetchAll(db, sql: sql.text, arguments: sql.arguments)
             let hasMore = rows.count > query.limit
             let pageRows = rows.prefix(query.limit)
-            let seqs = pageRows.map { $0["seq"] as Int64 }
-            var tagsBySeq: [Int64: [String]] = [:]
-            if !seqs.isEmpty {
-                let marks = Array(repeating: "?", count: seqs.count).joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: "SELECT item_seq, tag FROM item_tag WHERE item_seq IN (\(marks)) ORDER BY item_seq, position",
-                                            arguments: StatementArguments(seqs)) {
-                    tagsBySeq[row["item_seq"], default: []].append(row["tag"])
-                }
-            }
             let listings = pageRows.map { row -> ItemListing in
-                let seq: Int64 = row["seq"]
-                let primary = (row["p_sha256"] as String?).map {
-                    Attachment(sha256: $0, contentType: row["p_content_type"], byteCount: row["p_byte_count"])
-                }
-                return ItemListing(item: Self.itemFrom(row, tags: tagsBySeq[seq] ?? []), photoCount: row["photo_count"],
-                                   receiptCount: row["receipt_count"], primaryPhoto: primary)
+                let p = ItemColumns.count
+                let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
+                return ItemListing(item: ItemColumns.item(row), photoCount: row[ItemColumns.photoCount],
+                                   receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary)
             }
             let next = hasMore ? pageRows.last.map { ItemListSQL.cursor(after: $0, sort: query.sort) } : nil
             return Page(elements: listings, nextCursor: next)
         }
     }
 
+    /// The SQL and arguments `items` runs for a query, so benchmarks can time the bare query beside it.
+    public func rawListSQL(_ householdID: HouseholdID, _ query: ItemQuery) throws -> (sql: String, arguments: StatementArguments) {
+        let sql = try ItemListSQL(householdID: householdID, query: query)
+        return (sql.text, sql.arguments)
+    }
+
     /// How many items match a search and filters (for "124 results").
     public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter) throws -> Int {
         try read { db in
-            let threshold = try Self.fetchHousehold(db, householdID).highValueThreshold
-            let sql = try ItemListSQL(householdID: householdID, query: ItemQuery(search: search, filter: filter),
-                                      highValueThreshold: threshold)
+            let sql = try ItemListSQL(householdID: householdID, query: ItemQuery(search: search, filter: filter))
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(sql.whereClause)", arguments: sql.whereArguments) ?? 0
         }
     }
 
     // MARK: - Summary and charts
 
-    /// The summary strip's figures, in one pass over the household's items.
+    /// The statements behind `summary`, in order (public so benchmarks can run them bare).
+    public static let summaryStatements = [
+        "SELECT items, documented, no_photo, no_receipt, no_value FROM item_stats WHERE household_id = ?",
+        "SELECT currency, total FROM value_total WHERE household_id = ? AND items > 0",
+        "SELECT COUNT(*) FROM (SELECT DISTINCT room_id FROM item WHERE household_id = ? AND room_id IS NOT NULL)",
+        "SELECT COUNT(*) FROM item WHERE household_id = ? AND currency = ? AND value_minor > ?",
+    ]
+
+    /// The summary strip's figures: counters kept by triggers, plus two index-only counts.
     public func summary(_ householdID: HouseholdID) throws -> InventorySummary {
         try read { db in
             let household = try Self.fetchHousehold(db, householdID)
             let threshold = household.highValueThreshold
-            let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS items,
-                    COUNT(DISTINCT room_id) AS rooms,
-                    SUM(photo_count > 0 AND price_minor IS NOT NULL AND category_id IS NOT NULL AND room_id IS NOT NULL) AS documented,
-                    SUM(photo_count = 0) AS needs_photo,
-                    SUM(receipt_count = 0) AS needs_receipt,
-                    SUM(price_minor IS NULL) AS needs_value,
-                    SUM(value_minor > ? AND currency = ?) AS high_value
-                FROM item WHERE household_id = ?
-                """, arguments: [threshold.minorUnits, threshold.currency.code, householdID.description])!
+            let id = householdID.description
+            let statements = Self.summaryStatements
+            let stats = try Row.fetchOne(db, sql: statements[0], arguments: [id])
             var totals = MoneyTotals()
-            for valueRow in try Row.fetchAll(db, sql: """
-                SELECT currency, SUM(value_minor) AS total FROM item
-                WHERE household_id = ? AND price_minor IS NOT NULL GROUP BY currency
-                """, arguments: [householdID.description]) {
-                try totals.add(Money(uncheckedMinorUnits: valueRow["total"], currency: valueRow.currency("currency")))
+            for row in try Row.fetchAll(db, sql: statements[1], arguments: [id]) {
+                try totals.add(Money(uncheckedMinorUnits: row[1], currency: row.currency("currency")))
             }
-            let itemCount: Int = row["items"]
+            let rooms = try Int.fetchOne(db, sql: statements[2], arguments: [id]) ?? 0
+            let highValue = try Int.fetchOne(db, sql: statements[3], arguments: [id, threshold.currency.code, threshold.minorUnits]) ?? 0
+            let itemCount: Int = stats?[0] ?? 0
             return InventorySummary(
-                itemCount: itemCount, roomsInUse: row["rooms"],
+                itemCount: itemCount, roomsInUse: rooms,
                 estimatedValue: totals.amounts(preferred: household.currency),
-                score: DocumentationScore(documented: row["documented"] ?? 0, total: itemCount),
-                needsPhoto: row["needs_photo"] ?? 0, needsReceipt: row["needs_receipt"] ?? 0,
-                needsValue: row["needs_value"] ?? 0, highValueCount: row["high_value"] ?? 0,
-                highValueThreshold: threshold)
+                score: DocumentationScore(documented: stats?[1] ?? 0, total: itemCount),
+                needsPhoto: stats?[2] ?? 0, needsReceipt: stats?[3] ?? 0, needsValue: stats?[4] ?? 0,
+                highValueCount: highValue, highValueThreshold: threshold)
         }
     }
 
     /// Value by category for the donut: one entry per category and currency, largest first.
+    /// Aggregated from an index alone, then named.
     public func valueByCategory(_ householdID: HouseholdID) throws -> [CategoryValue] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT i.category_id, c.name, c.color_hex, i.currency, SUM(i.value_minor) AS total, COUNT(*) AS items
-                FROM item i LEFT JOIN category c ON c.id = i.category_id
-                WHERE i.household_id = ? AND i.price_minor IS NOT NULL
-                GROUP BY i.category_id, i.currency
-                ORDER BY total DESC, c.sort_order
+                SELECT g.category_id, c.name, c.color_hex, g.currency, g.total, g.items FROM (
+                    SELECT category_id, currency, SUM(value_minor) AS total, COUNT(*) AS items FROM item
+                    WHERE household_id = ? AND value_minor >= 0 GROUP BY category_id, currency
+                ) g LEFT JOIN category c ON c.id = g.category_id
+                ORDER BY g.total DESC, c.sort_order
                 """, arguments: [householdID.description]).map { row in
                 CategoryValue(categoryID: row.optionalID("category_id"),
                               name: row["name"] ?? CategoryValue.uncategorizedName,
@@ -103,11 +95,10 @@ extension AppDatabase {
     public func itemsByRoom(_ householdID: HouseholdID) throws -> [RoomCount] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT i.room_id, r.name, COUNT(*) AS items
-                FROM item i LEFT JOIN room r ON r.id = i.room_id
-                WHERE i.household_id = ?
-                GROUP BY i.room_id
-                ORDER BY items DESC, r.sort_order
+                SELECT g.room_id, r.name, g.items FROM (
+                    SELECT room_id, COUNT(*) AS items FROM item WHERE household_id = ? GROUP BY room_id
+                ) g LEFT JOIN room r ON r.id = g.room_id
+                ORDER BY g.items DESC, r.sort_order
                 """, arguments: [householdID.description]).map { row in
                 RoomCount(roomID: row.optionalID("room_id"), name: row["name"] ?? RoomCount.unassignedName, itemCount: row["items"])
             }
@@ -134,7 +125,7 @@ struct ItemListSQL {
 
     /// High value compares items in the threshold's currency only: without exchange rates, an
     /// amount in another currency cannot honestly be called above or below it.
-    init(householdID: HouseholdID, query: ItemQuery, highValueThreshold: Money) throws {
+    init(householdID: HouseholdID, query: ItemQuery) throws {
         var conditions = ["item.household_id = ?"]
         var args: [any DatabaseValueConvertible] = [householdID.description]
         let filter = query.filter
@@ -142,9 +133,14 @@ struct ItemListSQL {
         if filter.needsReceipt { conditions.append("item.receipt_count = 0") }
         if filter.needsValue { conditions.append("item.price_minor IS NULL") }
         if filter.highValue {
-            conditions.append("item.value_minor > ? AND item.currency = ?")
-            args.append(highValueThreshold.minorUnits)
-            args.append(highValueThreshold.currency.code)
+            // `+` keeps SQLite from driving the scan by the value index when another order was asked
+            // for: scanning in the requested order stops after one page.
+            conditions.append("""
+                +item.value_minor > (SELECT high_value_threshold_minor FROM household WHERE id = ?) \
+                AND +item.currency = (SELECT currency FROM household WHERE id = ?)
+                """)
+            args.append(householdID.description)
+            args.append(householdID.description)
         }
         if let room = filter.roomID {
             conditions.append("item.room_id = ?")
@@ -178,7 +174,7 @@ struct ItemListSQL {
             args.append(contentsOf: cursorArgs)
         }
         text = """
-            SELECT item.*, b.sha256 AS p_sha256, b.content_type AS p_content_type, b.byte_count AS p_byte_count
+            SELECT \(ItemColumns.select), b.sha256, b.content_type, b.byte_count
             FROM item
             LEFT JOIN item_photo p ON p.item_seq = item.seq AND p.is_primary = 1
             LEFT JOIN blob b ON b.sha256 = p.sha256
@@ -191,12 +187,12 @@ struct ItemListSQL {
 
     /// The cursor names the sort and the last row's sort key and sequence number.
     static func cursor(after row: Row, sort: ItemSort) -> PageCursor {
-        let seq: Int64 = row["seq"]
+        let seq: Int64 = row[ItemColumns.seq]
         let key: String
         switch sort {
-        case .name: key = Data((row["name_key"] as String).utf8).base64EncodedString()
-        case .value: key = String(row["value_minor"] as Int64)
-        case .newest: key = String(row["created_at"] as Int64)
+        case .name: key = Data((row[ItemColumns.nameKey] as String).utf8).base64EncodedString()
+        case .value: key = String(row[ItemColumns.valueMinor] as Int64)
+        case .newest: key = String(row[18] as Int64)
         }
         return PageCursor(rawValue: "\(sort.rawValue).\(key).\(seq)")
     }

@@ -7,7 +7,84 @@ enum Migrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("2026-11-22-core", migrate: core)
+        migrator.registerMigration("2026-11-22-sessions", migrate: sessions)
+        migrator.registerMigration("2026-11-22-summary-counters", migrate: summaryCounters)
         return migrator
+    }
+
+    /// The summary strip's figures kept up to date by triggers, so reading them costs the same for
+    /// ten items or a million; and an index that answers value-by-category without reading rows.
+    private static func summaryCounters(_ db: Database) throws {
+        // "Documented" as the domain defines it: photo, value, category and room.
+        let documented = { (row: String) in
+            "(\(row).photo_count > 0 AND \(row).price_minor IS NOT NULL AND \(row).category_id IS NOT NULL AND \(row).room_id IS NOT NULL)"
+        }
+        let add = { (row: String, sign: String) in
+            """
+            INSERT INTO item_stats (household_id, items, documented, no_photo, no_receipt, no_value)
+            VALUES (\(row).household_id, \(sign)1, \(sign)\(documented(row)), \(sign)(\(row).photo_count = 0),
+                    \(sign)(\(row).receipt_count = 0), \(sign)(\(row).price_minor IS NULL))
+            ON CONFLICT (household_id) DO UPDATE SET
+                items = items + excluded.items, documented = documented + excluded.documented,
+                no_photo = no_photo + excluded.no_photo, no_receipt = no_receipt + excluded.no_receipt,
+                no_value = no_value + excluded.no_value;
+            INSERT INTO value_total (household_id, currency, total, items)
+            SELECT \(row).household_id, \(row).currency, \(sign)\(row).value_minor, \(sign)1 WHERE \(row).price_minor IS NOT NULL
+            ON CONFLICT (household_id, currency) DO UPDATE SET total = total + excluded.total, items = items + excluded.items;
+            """
+        }
+        try db.execute(sql: """
+            CREATE TABLE item_stats (
+                household_id TEXT PRIMARY KEY NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                items INTEGER NOT NULL, documented INTEGER NOT NULL, no_photo INTEGER NOT NULL,
+                no_receipt INTEGER NOT NULL, no_value INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE value_total (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                currency TEXT NOT NULL,
+                total INTEGER NOT NULL,
+                items INTEGER NOT NULL,
+                PRIMARY KEY (household_id, currency)
+            ) WITHOUT ROWID;
+
+            CREATE TRIGGER item_stats_insert AFTER INSERT ON item BEGIN
+            \(add("NEW", "+"))
+            END;
+            CREATE TRIGGER item_stats_delete AFTER DELETE ON item BEGIN
+            \(add("OLD", "-"))
+            END;
+            CREATE TRIGGER item_stats_update
+            AFTER UPDATE OF photo_count, receipt_count, price_minor, quantity, currency, category_id, room_id ON item BEGIN
+            \(add("OLD", "-"))
+            \(add("NEW", "+"))
+            END;
+
+            INSERT INTO item_stats (household_id, items, documented, no_photo, no_receipt, no_value)
+            SELECT household_id, COUNT(*), SUM(\(documented("item"))), SUM(photo_count = 0), SUM(receipt_count = 0), SUM(price_minor IS NULL)
+            FROM item GROUP BY household_id;
+            INSERT INTO value_total (household_id, currency, total, items)
+            SELECT household_id, currency, SUM(value_minor), COUNT(*) FROM item WHERE price_minor IS NOT NULL GROUP BY household_id, currency;
+
+            DROP INDEX item_by_category;
+            CREATE INDEX item_by_category_value ON item(household_id, category_id, currency, value_minor);
+            CREATE INDEX item_by_currency_value ON item(household_id, currency, value_minor);
+            """)
+    }
+
+    /// Signed-in sessions. Only a hash of the token is stored, so a copy of the database does not
+    /// let anyone sign in.
+    private static func sessions(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE session (
+                token_hash TEXT PRIMARY KEY NOT NULL,
+                user_id TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                csrf_token TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_seen_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX session_by_user ON session(user_id);
+            """)
     }
 
     /// Households, accounts, rooms, categories, items, tags, stored files, photos, receipts, search.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NestoryDomain
 import Testing
 @testable import NestoryStore
@@ -129,5 +130,74 @@ import Testing
         try store.database.deleteItem(home.id, mixer.id)
         // The receipt and its image are still there, unlinked.
         #expect(try store.database.attachmentData(home.id, sha256: receipt.attachment.sha256).0 == fakeImage(9))
+    }
+}
+
+@Suite struct SummaryCounterTests {
+    /// The trigger-kept counters must equal a full recount after any mix of writes.
+    @Test func countersMatchAFullRecountAfterRandomWrites() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let other = try store.household("Other")
+        let rooms = try store.database.rooms(home.id)
+        let categories = try store.database.categories(home.id)
+        var rng = SystemRandomNumberGenerator()
+        var items: [Item] = []
+        var receipts: [ReceiptID] = []
+        for step in 0..<250 {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0...3 where true:
+                var draft = ItemDraft(name: "Thing \(step)", currency: Bool.random(using: &rng) ? .usd : .eur, quantity: Int.random(in: 1...3, using: &rng))
+                if Bool.random(using: &rng) { draft.purchasePrice = try Money(minorUnits: Int64.random(in: 0...300_000, using: &rng), currency: draft.currency) }
+                if Bool.random(using: &rng) { draft.roomID = rooms.randomElement(using: &rng)!.id }
+                if Bool.random(using: &rng) { draft.categoryID = categories.randomElement(using: &rng)!.id }
+                items.append(try store.database.createItem(home.id, draft, now: store.now, today: store.today))
+            case 4 where !items.isEmpty:
+                let item = items.randomElement(using: &rng)!
+                _ = try store.database.addPhoto(home.id, to: item.id, data: fakeImage(step), contentType: "image/jpeg", now: store.now)
+            case 5 where !items.isEmpty:
+                let item = items.randomElement(using: &rng)!
+                var draft = item.draft
+                draft.purchasePrice = Bool.random(using: &rng) ? nil : try Money(minorUnits: 150_000, currency: draft.currency)
+                draft.roomID = Bool.random(using: &rng) ? nil : rooms[0].id
+                draft.quantity = Int.random(in: 1...5, using: &rng)
+                let updated = try store.database.updateItem(home.id, item.id, draft, now: store.now, today: store.today)
+                items[items.firstIndex { $0.id == item.id }!] = updated
+            case 6 where !items.isEmpty:
+                let index = Int.random(in: 0..<items.count, using: &rng)
+                try store.database.deleteItem(home.id, items.remove(at: index).id)
+            case 7:
+                let target = items.isEmpty || Bool.random(using: &rng) ? nil : items.randomElement(using: &rng)!.id
+                receipts.append(try store.database.addReceipt(home.id, itemID: target, data: fakeImage(1000 + step), contentType: "image/jpeg", now: store.now).id)
+            case 8 where !receipts.isEmpty && !items.isEmpty:
+                try store.database.linkReceipt(home.id, receipts.randomElement(using: &rng)!, to: Bool.random(using: &rng) ? nil : items.randomElement(using: &rng)!.id)
+            case 9:
+                try store.database.deleteRoom(home.id, try store.database.createRoom(home.id, name: "Temp \(step)").id, now: store.now)
+            default:
+                try store.item(other, "Noise \(step)", price: "5")
+            }
+        }
+        let s = try store.database.summary(home.id)
+        let recount = try store.database.unsafeRawRead { db in
+            try Row.fetchOne(db, sql: """
+                SELECT COUNT(*), SUM(photo_count > 0 AND price_minor IS NOT NULL AND category_id IS NOT NULL AND room_id IS NOT NULL),
+                       SUM(photo_count = 0), SUM(receipt_count = 0), SUM(price_minor IS NULL),
+                       (SELECT COUNT(*) FROM item_photo p JOIN item i ON i.seq = p.item_seq WHERE i.household_id = ?) -
+                       (SELECT SUM(photo_count) FROM item WHERE household_id = ?),
+                       (SELECT COUNT(*) FROM receipt r WHERE r.household_id = ? AND r.item_seq IS NOT NULL) -
+                       (SELECT SUM(receipt_count) FROM item WHERE household_id = ?)
+                FROM item WHERE household_id = ?
+                """, arguments: StatementArguments(Array(repeating: home.id.description, count: 5)))!
+        }
+        #expect(s.itemCount == items.count)
+        #expect(s.itemCount == recount[0] as Int)
+        #expect(s.score.documented == (recount[1] as Int? ?? 0))
+        #expect(s.needsPhoto == (recount[2] as Int? ?? 0))
+        #expect(s.needsReceipt == (recount[3] as Int? ?? 0))
+        #expect(s.needsValue == (recount[4] as Int? ?? 0))
+        #expect((recount[5] as Int? ?? 0) == 0 && (recount[6] as Int? ?? 0) == 0)  // photo and receipt counters exact
+        var expected = MoneyTotals()
+        for item in items { if let value = item.totalValue { try expected.add(value) } }
+        #expect(s.estimatedValue == expected.amounts(preferred: .usd))
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import NestoryDomain
+
+/// A signed-in session as the web layer sees it.
+public struct SessionRecord: Hashable, Sendable {
+    public let user: User
+    public let csrfToken: String
+    public let createdAt: Date
+    public let expiresAt: Date
+}
+
+extension AppDatabase {
+    /// Records a new session. `tokenHash` is a hash of the cookie's token, never the token itself.
+    public func createSession(tokenHash: String, userID: UserID, csrfToken: String, now: Date, expiresAt: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO session (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [tokenHash, userID.description, csrfToken, now.millis, now.millis, expiresAt.millis])
+        }
+    }
+
+    /// The live session for a token hash, or nil when unknown or expired.
+    public func session(tokenHash: String, now: Date) throws -> SessionRecord? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT s.csrf_token, s.created_at, s.expires_at, u.id, u.email, u.display_name, u.created_at AS user_created_at
+                FROM session s JOIN user u ON u.id = s.user_id
+                WHERE s.token_hash = ? AND s.expires_at > ?
+                """, arguments: [tokenHash, now.millis]) else { return nil }
+            return SessionRecord(
+                user: User(id: row.id("id"), email: row["email"], displayName: row["display_name"], createdAt: row.date("user_created_at")),
+                csrfToken: row["csrf_token"], createdAt: row.date("created_at"), expiresAt: row.date("expires_at"))
+        }
+    }
+
+    /// Moves a session's expiry forward (sliding expiry), at most once a minute per session.
+    public func touchSession(tokenHash: String, now: Date, expiresAt: Date) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE session SET last_seen_at = ?, expires_at = ? WHERE token_hash = ? AND last_seen_at < ?",
+                           arguments: [now.millis, expiresAt.millis, tokenHash, now.millis - 60_000])
+        }
+    }
+
+    public func deleteSession(tokenHash: String) throws {
+        try write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
+    }
+
+    /// Ends every session of a user (password changed, removed from a household).
+    public func deleteSessions(of userID: UserID) throws {
+        try write { db in try db.execute(sql: "DELETE FROM session WHERE user_id = ?", arguments: [userID.description]) }
+    }
+
+    /// Replaces a user's password hash and ends all their sessions, in one transaction.
+    public func changePasswordHash(_ userID: UserID, to passwordHash: String) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID.description])
+            guard db.changesCount == 1 else { throw DomainError.notFound("The account") }
+            try db.execute(sql: "DELETE FROM session WHERE user_id = ?", arguments: [userID.description])
+        }
+    }
+
+    /// Removes a member from a household and ends their sessions. The last owner cannot be removed.
+    public func removeMember(_ householdID: HouseholdID, user userID: UserID) throws {
+        try write { db in
+            guard let role = try String.fetchOne(db, sql: "SELECT role FROM membership WHERE household_id = ? AND user_id = ?",
+                                                 arguments: [householdID.description, userID.description]) else {
+                throw DomainError.notFound("The member")
+            }
+            if role == MemberRole.owner.rawValue {
+                let owners = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM membership WHERE household_id = ? AND role = 'owner'",
+                                              arguments: [householdID.description]) ?? 0
+                if owners <= 1 { throw DomainError.conflict("A household needs at least one owner.") }
+            }
+            try db.execute(sql: "DELETE FROM membership WHERE household_id = ? AND user_id = ?",
+                           arguments: [householdID.description, userID.description])
+            try db.execute(sql: "DELETE FROM session WHERE user_id = ?", arguments: [userID.description])
+        }
+    }
+
+    /// Whether any account exists yet (first run shows the set-up page).
+    public func hasUsers() throws -> Bool {
+        try read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user)") ?? false }
+    }
+
+    /// Removes expired sessions.
+    public func deleteExpiredSessions(now: Date) throws {
+        try write { db in try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [now.millis]) }
+    }
+}
