@@ -55,6 +55,7 @@ let package = Package(
             dependencies: [
                 "NestoryDomain",
                 "NestoryStore",
+                "NestoryAuth",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -109,7 +110,7 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryStore", "NestoryDomain",
+                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NestoryAuth
 import NestoryStore
 import NestoryWeb
 
@@ -15,6 +16,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The port to listen on.")
     var port: Int = Int(ProcessInfo.processInfo.environment["NESTORY_PORT"] ?? "") ?? 8080
+
+    @Flag(help: "Mark cookies Secure: use when browsers reach Nestory over HTTPS (behind a proxy). Also NESTORY_SECURE_COOKIES=1.")
+    var secureCookies = ProcessInfo.processInfo.environment["NESTORY_SECURE_COOKIES"] == "1"
 
     func run() async throws {
         let database = try reportingErrors {
@@ -33,8 +37,9 @@ struct Serve: AsyncParsableCommand {
                 logger.warning("storage sweep failed: \(error)")
             }
         }
-        let app = buildApplication(WebDependencies(database: database), configuration: ServerConfiguration(host: host, port: port),
-                                   logger: logger)
+        let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(),
+                                               cookies: CookiePolicy(secure: secureCookies))
+        let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
         try await app.runService()
     }

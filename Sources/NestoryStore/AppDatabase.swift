@@ -76,7 +76,9 @@ public final class AppDatabase: Sendable {
             throw StoreError.schemaTooNew(path: folder.path, unknownMigrations: applied.filter { !known.contains($0) }.sorted())
         }
         if !complete {
-            guard migrate else { throw StoreError.noDatabase(path: folder.path) }
+            guard migrate else {
+                throw StoreError.schemaOutdated(path: folder.path, pendingMigrations: migrator.migrations.filter { !applied.contains($0) })
+            }
             try migrator.migrate(writer)
         }
     }

@@ -98,6 +98,54 @@ public struct BlobStore: Sendable {
         return Staged(sha256: Self.hex(hasher.finalize()), byteCount: total, tmpURL: tmpURL)
     }
 
+    /// Writes a stream of chunks (an upload as it arrives) to a staging file, hashing as it goes and
+    /// refusing more than `maxBytes`. Call `finish` once, or `abandon` on failure.
+    public final class Writer: @unchecked Sendable {
+        let url: URL
+        let maxBytes: Int64
+        private var fd: Int32
+        private var hasher = SHA256()
+        public private(set) var byteCount: Int64 = 0
+
+        init(directory: URL, maxBytes: Int64) throws {
+            url = directory.appendingPathComponent("stage-\(UUID().uuidString.lowercased())")
+            self.maxBytes = maxBytes
+            fd = try BlobStore.openNew(url)
+        }
+
+        deinit { abandon() }
+
+        /// Appends bytes; throws `StoreError.tooLarge` past the limit (the file is then removed).
+        public func append(_ bytes: UnsafeRawBufferPointer) throws {
+            byteCount += Int64(bytes.count)
+            guard byteCount <= maxBytes else {
+                abandon()
+                throw StoreError.tooLarge(limit: maxBytes)
+            }
+            try BlobStore.writeAll(fd, bytes)
+            hasher.update(bufferPointer: bytes)
+        }
+
+        public func finish() throws -> Staged {
+            try BlobStore.fsyncOrThrow(fd, url)
+            close(fd)
+            fd = -1
+            return Staged(sha256: BlobStore.hex(hasher.finalize()), byteCount: byteCount, tmpURL: url)
+        }
+
+        public func abandon() {
+            if fd >= 0 {
+                close(fd)
+                fd = -1
+                unlink(url.path)
+            }
+        }
+    }
+
+    public func makeWriter(maxBytes: Int64) throws -> Writer {
+        try Writer(directory: tmp, maxBytes: maxBytes)
+    }
+
     /// Puts a staged file in place unless identical bytes are already there; fsyncs the folders.
     /// Call inside the write transaction that records the row.
     func ensurePresent(_ staged: Staged) throws {
@@ -170,13 +218,13 @@ public struct BlobStore: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func openNew(_ url: URL) throws -> Int32 {
+    static func openNew(_ url: URL) throws -> Int32 {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))") }
         return fd
     }
 
-    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < buffer.count {
             let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -188,7 +236,7 @@ public struct BlobStore: Sendable {
         }
     }
 
-    private static func fsyncOrThrow(_ fd: Int32, _ url: URL) throws {
+    static func fsyncOrThrow(_ fd: Int32, _ url: URL) throws {
         guard fsync(fd) == 0 else { throw StoreError.io("fsync of \(url.path) failed: \(String(cString: strerror(errno)))") }
     }
 

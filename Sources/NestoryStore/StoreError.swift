@@ -13,10 +13,14 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case corrupt(path: String, detail: String)
     /// The database was migrated by a newer Nestory than this one.
     case schemaTooNew(path: String, unknownMigrations: [String])
+    /// The database is from an older version and this command does not migrate.
+    case schemaOutdated(path: String, pendingMigrations: [String])
     /// A stored file that a row points at is missing or does not match its checksum.
     case attachmentMissing(sha256: String)
     /// A file that could not be written (disk full, permissions).
     case io(String)
+    /// An upload larger than allowed.
+    case tooLarge(limit: Int64)
 
     public var description: String {
         switch self {
@@ -30,10 +34,14 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The database in \(path) is damaged or is not a Nestory database (\(detail)). Restore it from a backup; the file was left untouched."
         case .schemaTooNew(let path, let unknown):
             return "The database in \(path) was written by a newer version of Nestory (it has migrations this version does not know: \(unknown.joined(separator: ", "))). Upgrade Nestory; the database was left untouched."
+        case .schemaOutdated(let path, let pending):
+            return "The database in \(path) needs upgrading (\(pending.count) migration\(pending.count == 1 ? "" : "s") to apply). Run `nestory migrate --data \(path)`; back up the folder first."
         case .attachmentMissing(let sha):
             return "A stored file (\(sha.prefix(12))…) is missing from the data folder."
         case .io(let detail):
             return "A file could not be written: \(detail)."
+        case .tooLarge(let limit):
+            return "The file is larger than the limit of \(limit / 1_000_000) MB."
         }
     }
 

@@ -18,22 +18,35 @@ public struct ServerConfiguration: Sendable {
 /// The live dependencies the web module is given (by the bootstrap, or by tests).
 public struct WebDependencies: Sendable {
     public let database: AppDatabase
+    public let passwordHasher: any PasswordHasher
+    public let cookies: CookiePolicy
     public let now: @Sendable () -> Date
+    /// Sign-in failures: per account and per client address, in one window.
+    public let signInLimiter: RateLimiter
+    /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
+    let dummyPasswordHash: String
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, passwordHasher: any PasswordHasher, cookies: CookiePolicy = CookiePolicy(),
+                signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), now: @escaping @Sendable () -> Date = Date.init) throws {
         self.database = database
+        self.passwordHasher = passwordHasher
+        self.cookies = cookies
+        self.signInLimiter = signInLimiter
         self.now = now
+        self.dummyPasswordHash = try passwordHasher.hash("not a password: \(UUID())")
     }
 }
-
-/// The request context every route gets.
-public typealias AppRequestContext = BasicRequestContext
 
 /// The router, apart from the server, so tests can drive it directly.
 public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: ErrorMiddleware())
     HealthController(database: dependencies.database).addRoutes(to: router)
+    AssetsController().addRoutes(to: router)
+    router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now))
+    AccountController(dependencies: dependencies).addRoutes(to: router)
+    InventoryController(dependencies: dependencies).addRoutes(to: router)
+    APIController(dependencies: dependencies).addRoutes(to: router.group("api/v1"))
     return router
 }
 

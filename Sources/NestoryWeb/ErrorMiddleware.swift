@@ -20,8 +20,29 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let isAPI = request.uri.path.hasPrefix("/api/")
         do {
             return try await next(request, context)
+        } catch let error as WebError {
+            switch error {
+            case .signInRequired:
+                if isAPI { return Self.response(.unauthorized, code: "sign_in_required", message: "Sign in first.") }
+                let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+                return Response(status: .seeOther, headers: [.location: "/signin" + queryString([("next", next)])])
+            case .forbidden(let message):
+                return Self.response(.forbidden, code: "forbidden", message: message)
+            case .csrfFailed:
+                return Self.response(.forbidden, code: "csrf_failed",
+                                     message: "This form has expired or did not come from Nestory. Reload the page and try again.")
+            case .tooManyAttempts(let wait):
+                var response = Self.response(.tooManyRequests, code: "rate_limited", message: "Too many attempts. Try again in \(wait) seconds.")
+                response.headers[.retryAfter] = String(wait)
+                return response
+            case .badRequest(let message):
+                return Self.response(.badRequest, code: "bad_request", message: message)
+            case .payloadTooLarge(let message):
+                return Self.response(.contentTooLarge, code: "too_large", message: message)
+            }
         } catch let error as DomainError {
             switch error {
             case .validation(let fields):
@@ -34,10 +55,14 @@ struct ErrorMiddleware: RouterMiddleware {
                 return Self.response(.unprocessableContent, code: "currency_mismatch", message: error.message)
             }
         } catch let error as StoreError {
-            if case .locked = error {
+            switch error {
+            case .locked:
                 return Self.response(.serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
+            case .tooLarge:
+                return Self.response(.contentTooLarge, code: "too_large", message: error.description)
+            default:
+                return internalError(error, context: context)
             }
-            return internalError(error, context: context)
         } catch let error as any HTTPResponseError {
             if error.status == .notFound {
                 return Self.response(.notFound, code: "not_found", message: "There is nothing at this address.")

@@ -53,7 +53,7 @@ struct Result {
 }
 
 func runStore(_ options: Options) throws {
-    let database = try AppDatabase.open(DataFolder(path: options.dataPath), mode: .readCurrent)
+    let database = try AppDatabase.open(DataFolder(path: options.dataPath), mode: .migrateExisting)
     guard let household = try database.allHouseholds().max(by: { try! database.summary($0.id).itemCount < database.summary($1.id).itemCount }) else {
         fatalError("no household in \(options.dataPath): run `nestory demo` first")
     }

@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryDomain
+import NestoryStore
+import NIOCore
+
+/// Who is asking: the signed-in user and the household they act in.
+public struct Viewer: Sendable {
+    public let user: User
+    public let household: Household
+    public let role: MemberRole
+    public let csrfToken: String
+    let sessionTokenHash: String
+}
+
+/// The request context every route gets: the client's socket address (for rate limits; headers
+/// such as X-Forwarded-For are never trusted for that) and, once the session middleware ran, the viewer.
+public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+    public var viewer: Viewer?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Uploads are streamed by their own routes; other bodies are small forms and JSON.
+    public var maxUploadSize: Int { 1 << 20 }
+
+    /// The signed-in viewer, or an error that sends a browser to sign in (and an API client a 401).
+    public func requireViewer() throws -> Viewer {
+        guard let viewer else { throw WebError.signInRequired }
+        return viewer
+    }
+
+    /// A key for per-client limits: the peer address without the port.
+    var clientKey: String {
+        switch remoteAddress {
+        case .v4(let address): return address.host
+        case .v6(let address): return address.host
+        default: return "unknown"
+        }
+    }
+}
+
+/// Errors the web layer itself raises; the error middleware renders them.
+enum WebError: Error, Equatable {
+    case signInRequired
+    case forbidden(String)
+    case csrfFailed
+    case tooManyAttempts(retryAfter: Int)
+    case badRequest(String)
+    case payloadTooLarge(String)
+}

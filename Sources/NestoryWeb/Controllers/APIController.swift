@@ -1,0 +1,323 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryDomain
+import NestoryStore
+
+/// The JSON API under `/api/v1`: everything the pages do. Described by `openapi.json`.
+struct APIController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+
+    /// Largest photo accepted, before any decoding.
+    static let maxPhotoBytes: Int64 = 40_000_000
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group.get("openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: OpenAPI.document)))
+        }
+        group.get("summary", use: summary)
+        group.get("charts", use: charts)
+        group.get("rooms", use: rooms)
+        group.get("categories", use: categories)
+        group.get("items", use: list)
+        group.post("items", use: create)
+        group.get("items/:id", use: show)
+        group.put("items/:id", use: update)
+        group.delete("items/:id", use: delete)
+        group.post("items/:id/photos", use: addPhoto)
+    }
+
+    @Sendable func summary(_ request: Request, context: AppRequestContext) async throws -> SummaryJSON {
+        let viewer = try context.requireViewer()
+        return SummaryJSON(try database.summary(viewer.household.id))
+    }
+
+    @Sendable func charts(_ request: Request, context: AppRequestContext) async throws -> ChartsJSON {
+        let viewer = try context.requireViewer()
+        return ChartsJSON(valueByCategory: try database.valueByCategory(viewer.household.id).map(ChartsJSON.Slice.init),
+                          itemsByRoom: try database.itemsByRoom(viewer.household.id).map(ChartsJSON.Bar.init))
+    }
+
+    @Sendable func rooms(_ request: Request, context: AppRequestContext) async throws -> ListJSON<Room> {
+        ListJSON(items: try database.rooms(try context.requireViewer().household.id))
+    }
+
+    @Sendable func categories(_ request: Request, context: AppRequestContext) async throws -> ListJSON<NestoryDomain.Category> {
+        ListJSON(items: try database.categories(try context.requireViewer().household.id))
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> PageJSON {
+        let viewer = try context.requireViewer()
+        let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        var itemQuery = InventoryState(query: query).itemQuery
+        if let limit = query["limit"].flatMap(Int.init) { itemQuery = ItemQuery(search: itemQuery.search, filter: itemQuery.filter,
+                                                                               sort: itemQuery.sort, limit: limit, after: itemQuery.after) }
+        let page = try database.items(viewer.household.id, itemQuery)
+        return PageJSON(items: page.elements.map(ItemJSON.init), nextCursor: page.nextCursor?.rawValue)
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ItemJSON> {
+        let viewer = try context.requireViewer()
+        let draft = try await decodeDraft(request, context: context, viewer: viewer)
+        let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: CalendarDate(dependencies.now(), in: .current))
+        return EditedResponse(status: .created, headers: [.location: "/api/v1/items/\(item.id)"],
+                              response: ItemJSON(try database.item(viewer.household.id, item.id)))
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
+        let viewer = try context.requireViewer()
+        return ItemJSON(try database.item(viewer.household.id, try itemID(context)))
+    }
+
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        let draft = try await decodeDraft(request, context: context, viewer: viewer)
+        _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: CalendarDate(dependencies.now(), in: .current))
+        return ItemJSON(try database.item(viewer.household.id, id))
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        try database.deleteItem(viewer.household.id, try itemID(context))
+        return Response(status: .noContent)
+    }
+
+    /// The body is the image itself (`Content-Type: image/...`), streamed to disk within the limit.
+    @Sendable func addPhoto(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhotoJSON> {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        _ = try database.item(viewer.household.id, id)  // 404 before reading a byte for someone else's item
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > Self.maxPhotoBytes {
+            throw StoreError.tooLarge(limit: Self.maxPhotoBytes)
+        }
+        let writer = try database.blobs.makeWriter(maxBytes: Self.maxPhotoBytes)
+        var head = [UInt8]()
+        for try await buffer in request.body {
+            if head.count < 32 { head += buffer.getBytes(at: buffer.readerIndex, length: min(32 - head.count, buffer.readableBytes)) ?? [] }
+            try buffer.withUnsafeReadableBytes { try writer.append($0) }
+        }
+        guard let type = ImageSniffer.contentType(head) else {
+            writer.abandon()
+            throw DomainError.invalid(field: "photo", message: "That file is not a photo Nestory can read (JPEG, PNG, HEIC or WebP).")
+        }
+        let staged = try writer.finish()
+        let photo = try database.addPhoto(viewer.household.id, to: id, staged: staged, contentType: type, now: dependencies.now())
+        return EditedResponse(status: .created, response: PhotoJSON(photo))
+    }
+
+    private func decodeDraft(_ request: Request, context: AppRequestContext, viewer: Viewer) async throws -> ItemDraft {
+        let input: ItemInput
+        do {
+            input = try await request.decode(as: ItemInput.self, context: context)
+        } catch {
+            throw WebError.badRequest("The body must be a JSON object with the item’s fields (see /api/v1/openapi.json).")
+        }
+        return try input.formValues.draft(defaultCurrency: viewer.household.currency).get()
+    }
+
+    private func itemID(_ context: AppRequestContext) throws -> ItemID {
+        guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
+        return id
+    }
+}
+
+/// Recognises accepted image formats by their first bytes (the declared type is not trusted).
+enum ImageSniffer {
+    static func contentType(_ head: [UInt8]) -> String? {
+        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if head.count >= 12, head[0..<4] == [0x52, 0x49, 0x46, 0x46], head[8..<12] == [0x57, 0x45, 0x42, 0x50] { return "image/webp" }
+        if head.count >= 12, head[4..<8] == [0x66, 0x74, 0x79, 0x70] {
+            let brand = String(decoding: head[8..<12], as: UTF8.self)
+            if ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(brand) { return "image/heic" }
+        }
+        return nil
+    }
+}
+
+// MARK: - JSON shapes
+
+/// An item as JSON input: the same fields as the form; all text, so amounts stay exact.
+struct ItemInput: Decodable {
+    var name: String?
+    var brand: String?
+    var modelNumber: String?
+    var serialNumber: String?
+    var price: String?
+    var currency: String?
+    var purchaseDate: String?
+    var roomID: String?
+    var categoryID: String?
+    var condition: String?
+    var conditionNotes: String?
+    var barcode: String?
+    var warrantyExpiry: String?
+    var tags: [String]?
+    var notes: String?
+    var quantity: Int?
+
+    var formValues: ItemFormValues {
+        ItemFormValues([
+            "name": name ?? "", "brand": brand ?? "", "modelNumber": modelNumber ?? "", "serialNumber": serialNumber ?? "",
+            "price": price ?? "", "currency": currency ?? "", "purchaseDate": purchaseDate ?? "", "roomID": roomID ?? "",
+            "categoryID": categoryID ?? "", "condition": condition ?? "", "conditionNotes": conditionNotes ?? "", "barcode": barcode ?? "",
+            "warrantyExpiry": warrantyExpiry ?? "", "tags": (tags ?? []).joined(separator: ","), "notes": notes ?? "",
+            "quantity": quantity.map(String.init) ?? "1",
+        ])
+    }
+}
+
+struct MoneyJSON: Encodable {
+    let amount: String
+    let currency: String
+    let minorUnits: Int64
+    init(_ money: Money) {
+        amount = money.plainAmount
+        currency = money.currency.code
+        minorUnits = money.minorUnits
+    }
+}
+
+struct ItemJSON: ResponseEncodable {
+    let id: String
+    let name: String
+    let brand: String?
+    let modelNumber: String?
+    let serialNumber: String?
+    let price: MoneyJSON?
+    let totalValue: MoneyJSON?
+    let currency: String
+    let quantity: Int
+    let purchaseDate: String?
+    let roomID: String?
+    let categoryID: String?
+    let condition: String
+    let conditionNotes: String?
+    let barcode: String?
+    let warrantyExpiry: String?
+    let tags: [String]
+    let notes: String?
+    let createdAt: Date
+    let updatedAt: Date
+    let documentation: DocumentationStatus
+    let documented: Bool
+    let photos: [PhotoJSON]?
+    let primaryPhoto: String?
+
+    init(_ item: Item, status: DocumentationStatus, photos: [PhotoJSON]?, primary: Attachment?) {
+        id = item.id.description
+        name = item.name
+        brand = item.brand
+        modelNumber = item.modelNumber
+        serialNumber = item.serialNumber
+        price = item.purchasePrice.map(MoneyJSON.init)
+        totalValue = item.totalValue.map(MoneyJSON.init)
+        currency = item.currency.code
+        quantity = item.quantity
+        purchaseDate = item.purchaseDate?.iso
+        roomID = item.roomID?.description
+        categoryID = item.categoryID?.description
+        condition = item.condition.rawValue
+        conditionNotes = item.conditionNotes
+        barcode = item.barcode
+        warrantyExpiry = item.warrantyExpiry?.iso
+        tags = item.tags
+        notes = item.notes
+        createdAt = item.createdAt
+        updatedAt = item.updatedAt
+        documentation = status
+        documented = status.isDocumented
+        self.photos = photos
+        primaryPhoto = primary.map { "/files/\($0.sha256)" }
+    }
+
+    init(_ listing: ItemListing) {
+        self.init(listing.item, status: listing.documentation, photos: nil, primary: listing.primaryPhoto)
+    }
+
+    init(_ details: ItemDetails) {
+        self.init(details.item, status: details.documentation, photos: details.photos.map(PhotoJSON.init),
+                  primary: details.photos.first { $0.isPrimary }?.attachment)
+    }
+}
+
+struct PhotoJSON: ResponseEncodable {
+    let id: String
+    let url: String
+    let contentType: String
+    let byteCount: Int64
+    let isPrimary: Bool
+    init(_ photo: ItemPhoto) {
+        id = photo.id.description
+        url = "/files/\(photo.attachment.sha256)"
+        contentType = photo.attachment.contentType
+        byteCount = photo.attachment.byteCount
+        isPrimary = photo.isPrimary
+    }
+}
+
+struct PageJSON: ResponseEncodable {
+    let items: [ItemJSON]
+    let nextCursor: String?
+}
+
+struct ListJSON<T: Encodable & Sendable>: ResponseEncodable {
+    let items: [T]
+}
+
+struct SummaryJSON: ResponseEncodable {
+    let itemCount: Int
+    let roomsInUse: Int
+    let estimatedValue: [MoneyJSON]
+    let documentedCount: Int
+    let documentationScorePercent: Int?
+    let needsPhoto: Int
+    let needsReceipt: Int
+    let needsValue: Int
+    let highValueCount: Int
+    let highValueThreshold: MoneyJSON
+
+    init(_ s: InventorySummary) {
+        itemCount = s.itemCount
+        roomsInUse = s.roomsInUse
+        estimatedValue = s.estimatedValue.map(MoneyJSON.init)
+        documentedCount = s.score.documented
+        documentationScorePercent = s.score.percent
+        needsPhoto = s.needsPhoto
+        needsReceipt = s.needsReceipt
+        needsValue = s.needsValue
+        highValueCount = s.highValueCount
+        highValueThreshold = MoneyJSON(s.highValueThreshold)
+    }
+}
+
+struct ChartsJSON: ResponseEncodable {
+    struct Slice: Encodable {
+        let categoryID: String?
+        let name: String
+        let colorHex: String
+        let value: MoneyJSON
+        let itemCount: Int
+        init(_ v: CategoryValue) {
+            categoryID = v.categoryID?.description
+            name = v.name
+            colorHex = v.colorHex
+            value = MoneyJSON(v.value)
+            itemCount = v.itemCount
+        }
+    }
+    struct Bar: Encodable {
+        let roomID: String?
+        let name: String
+        let itemCount: Int
+        init(_ r: RoomCount) {
+            roomID = r.roomID?.description
+            name = r.name
+            itemCount = r.itemCount
+        }
+    }
+    let valueByCategory: [Slice]
+    let itemsByRoom: [Bar]
+}

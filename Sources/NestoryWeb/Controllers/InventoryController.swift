@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryDomain
+import NestoryStore
+
+/// The Inventory tab: the list with summary and charts, item detail, add/edit/delete, files.
+struct InventoryController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("/", use: inventory)
+        router.get("items/new", use: newItem)
+        router.post("items", use: create)
+        router.get("items/:id", use: show)
+        router.get("items/:id/edit", use: edit)
+        router.post("items/:id", use: update)
+        router.post("items/:id/delete", use: delete)
+        router.get("files/:sha", use: file)
+    }
+
+    @Sendable func inventory(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let viewer = context.viewer else {
+            return .redirect(to: try database.hasUsers() ? "/signin" : "/setup")
+        }
+        let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        let state = InventoryState(query: query)
+        let householdID = viewer.household.id
+        let model = InventoryPage(
+            viewer: viewer, state: state, summary: try database.summary(householdID),
+            valueByCategory: try database.valueByCategory(householdID), itemsByRoom: try database.itemsByRoom(householdID),
+            page: try database.items(householdID, state.itemQuery),
+            matching: try database.countItems(householdID, search: state.search, filter: state.itemQuery.filter),
+            rooms: Dictionary(uniqueKeysWithValues: try database.rooms(householdID).map { ($0.id, $0) }),
+            categories: Dictionary(uniqueKeysWithValues: try database.categories(householdID).map { ($0.id, $0) }))
+        if query["fragment"] == "1" { return HTMLResponse.page(InventoryViews.items(model)) }
+        return HTMLResponse.page(InventoryViews.page(model))
+    }
+
+    @Sendable func newItem(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        var values = ItemFormValues(["currency": viewer.household.currency.code, "quantity": "1", "condition": "good"])
+        values.values["roomID"] = request.uri.queryParameters["room"].map(String.init) ?? ""
+        return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: []))
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let values = ItemFormValues(form: try await Form.read(request, context: context))
+        do {
+            let draft = try values.draft(defaultCurrency: viewer.household.currency).get()
+            let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: today(viewer))
+            return .redirect(to: "/items/\(item.id)?notice=added")
+        } catch let error as DomainError {
+            return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: Self.fields(error)), status: .unprocessableContent)
+        }
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let details = try database.item(viewer.household.id, try itemID(context))
+        let rooms = try database.rooms(viewer.household.id)
+        let categories = try database.categories(viewer.household.id)
+        return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
+                                                  room: rooms.first { $0.id == details.item.roomID },
+                                                  category: categories.first { $0.id == details.item.categoryID },
+                                                  notice: request.uri.queryParameters["notice"].map(String.init)))
+    }
+
+    @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let details = try database.item(viewer.household.id, try itemID(context))
+        return HTMLResponse.page(try form(viewer, values: ItemFormValues(item: details.item), item: details.item, errors: []))
+    }
+
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        let existing = try database.item(viewer.household.id, id).item
+        let values = ItemFormValues(form: try await Form.read(request, context: context))
+        do {
+            let draft = try values.draft(defaultCurrency: viewer.household.currency).get()
+            _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: today(viewer))
+            return .redirect(to: "/items/\(id)?notice=saved")
+        } catch let error as DomainError {
+            return HTMLResponse.page(try form(viewer, values: values, item: existing, errors: Self.fields(error)), status: .unprocessableContent)
+        }
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        try database.deleteItem(viewer.household.id, try itemID(context))
+        return .redirect(to: "/?notice=deleted")
+    }
+
+    /// A stored photo or receipt image, only for the household that owns a row pointing at it.
+    @Sendable func file(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        guard let sha = context.parameters.get("sha"), sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
+            throw DomainError.notFound("The file")
+        }
+        let (data, attachment) = try database.attachmentData(viewer.household.id, sha256: sha)
+        var headers = HTTPFields()
+        headers[.contentType] = attachment.contentType
+        headers[.cacheControl] = "private, max-age=31536000, immutable"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: - Helpers
+
+    private func form(_ viewer: Viewer, values: ItemFormValues, item: Item?, errors: [FieldError]) throws -> HTML {
+        ItemViews.form(viewer: viewer, values: values, item: item, rooms: try database.rooms(viewer.household.id),
+                       categories: try database.categories(viewer.household.id), errors: errors)
+    }
+
+    private func itemID(_ context: AppRequestContext) throws -> ItemID {
+        guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
+        return id
+    }
+
+    private func today(_ viewer: Viewer) -> CalendarDate {
+        CalendarDate(dependencies.now(), in: .current)
+    }
+
+    static func fields(_ error: DomainError) -> [FieldError] {
+        if case .validation(let fields) = error { return fields }
+        return [FieldError(field: "form", message: error.message)]
+    }
+}

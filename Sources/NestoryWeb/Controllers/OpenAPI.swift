@@ -1,0 +1,76 @@
+/// The API's description, served at `/api/v1/openapi.json`; a test checks every route in it answers.
+enum OpenAPI {
+    static let document = #"""
+    {
+      "openapi": "3.1.0",
+      "info": { "title": "Nestory API", "version": "1",
+        "description": "Everything the web app does, as JSON. Sign in through the web form: the session cookie authenticates requests, and every state-changing request carries the session's CSRF token in the X-CSRF-Token header (it is in the page's csrf-token meta tag). Errors are {\"error\": {\"code\", \"message\", \"fields\"?, \"requestID\"?}}. Money is {amount: \"12.50\", currency: \"USD\", minorUnits: 1250}; dates are YYYY-MM-DD." },
+      "servers": [{ "url": "/api/v1" }],
+      "components": {
+        "securitySchemes": { "session": { "type": "apiKey", "in": "cookie", "name": "nestory_session" } },
+        "schemas": {
+          "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object", "required": ["code", "message"],
+            "properties": { "code": { "type": "string" }, "message": { "type": "string" },
+              "fields": { "type": "array", "items": { "type": "object", "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } },
+              "requestID": { "type": "string" } } } } },
+          "Money": { "type": "object", "required": ["amount", "currency", "minorUnits"], "properties": {
+            "amount": { "type": "string", "example": "12.50" }, "currency": { "type": "string", "example": "USD" }, "minorUnits": { "type": "integer" } } },
+          "ItemInput": { "type": "object", "required": ["name"], "properties": {
+            "name": { "type": "string" }, "brand": { "type": "string" }, "modelNumber": { "type": "string" }, "serialNumber": { "type": "string" },
+            "price": { "type": "string", "description": "Unit price as a decimal string, e.g. \"1299.99\"" },
+            "currency": { "type": "string", "description": "ISO 4217; the household's when omitted" },
+            "purchaseDate": { "type": "string", "format": "date" }, "roomID": { "type": "string", "format": "uuid" },
+            "categoryID": { "type": "string", "format": "uuid" }, "condition": { "enum": ["new", "like_new", "good", "fair", "poor"] },
+            "conditionNotes": { "type": "string" }, "barcode": { "type": "string" }, "warrantyExpiry": { "type": "string", "format": "date" },
+            "tags": { "type": "array", "items": { "type": "string" } }, "notes": { "type": "string" }, "quantity": { "type": "integer", "minimum": 1 } } },
+          "Item": { "type": "object", "required": ["id", "name", "currency", "quantity", "condition", "tags", "documentation", "documented"], "properties": {
+            "id": { "type": "string", "format": "uuid" }, "name": { "type": "string" }, "brand": { "type": "string" }, "modelNumber": { "type": "string" },
+            "serialNumber": { "type": "string" }, "price": { "$ref": "#/components/schemas/Money" }, "totalValue": { "$ref": "#/components/schemas/Money" },
+            "currency": { "type": "string" }, "quantity": { "type": "integer" }, "purchaseDate": { "type": "string", "format": "date" },
+            "roomID": { "type": "string" }, "categoryID": { "type": "string" }, "condition": { "type": "string" }, "tags": { "type": "array", "items": { "type": "string" } },
+            "notes": { "type": "string" }, "documented": { "type": "boolean" },
+            "documentation": { "type": "object", "properties": { "hasPhoto": { "type": "boolean" }, "hasReceipt": { "type": "boolean" },
+              "hasValue": { "type": "boolean" }, "hasSerial": { "type": "boolean" }, "hasRoom": { "type": "boolean" }, "hasCategory": { "type": "boolean" } } },
+            "photos": { "type": "array", "items": { "$ref": "#/components/schemas/Photo" } }, "primaryPhoto": { "type": "string" } } },
+          "Photo": { "type": "object", "properties": { "id": { "type": "string" }, "url": { "type": "string" }, "contentType": { "type": "string" },
+            "byteCount": { "type": "integer" }, "isPrimary": { "type": "boolean" } } }
+        }
+      },
+      "security": [{ "session": [] }],
+      "paths": {
+        "/summary": { "get": { "summary": "Summary figures", "responses": { "200": { "description": "Item count, value per currency, documentation score and the counts behind it" }, "401": { "description": "Not signed in", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } } },
+        "/charts": { "get": { "summary": "Value by category and items by room", "responses": { "200": { "description": "Chart data" } } } },
+        "/rooms": { "get": { "summary": "The household's rooms, in order", "responses": { "200": { "description": "Rooms" } } } },
+        "/categories": { "get": { "summary": "The household's categories, in order", "responses": { "200": { "description": "Categories" } } } },
+        "/items": {
+          "get": { "summary": "Search, filter, sort and page items", "parameters": [
+              { "name": "q", "in": "query", "schema": { "type": "string" }, "description": "Words to find (plain text; never query syntax)" },
+              { "name": "filter", "in": "query", "schema": { "enum": ["all", "photo", "receipt", "value", "high"] } },
+              { "name": "room", "in": "query", "schema": { "type": "string" } }, { "name": "category", "in": "query", "schema": { "type": "string" } },
+              { "name": "tag", "in": "query", "schema": { "type": "string" } }, { "name": "sort", "in": "query", "schema": { "enum": ["name", "value", "newest"] } },
+              { "name": "limit", "in": "query", "schema": { "type": "integer", "maximum": 200 } },
+              { "name": "after", "in": "query", "schema": { "type": "string" }, "description": "nextCursor of the previous page" } ],
+            "responses": { "200": { "description": "A page", "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "items": { "type": "array", "items": { "$ref": "#/components/schemas/Item" } }, "nextCursor": { "type": "string" } } } } } } } },
+          "post": { "summary": "Add an item", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ItemInput" } } } },
+            "responses": { "201": { "description": "Created", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
+              "422": { "description": "Invalid fields", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
+        "/items/{id}": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "get": { "summary": "An item with its photos", "responses": { "200": { "description": "The item" }, "404": { "description": "Not in this household" } } },
+          "put": { "summary": "Replace an item's fields", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ItemInput" } } } },
+            "responses": { "200": { "description": "Updated" }, "404": { "description": "Not in this household" }, "422": { "description": "Invalid fields" } } },
+          "delete": { "summary": "Delete an item and its photos (receipts are kept)", "responses": { "204": { "description": "Deleted" }, "404": { "description": "Not in this household" } } }
+        },
+        "/items/{id}/photos": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "post": { "summary": "Add a photo: the body is the image (JPEG, PNG, HEIC or WebP, at most 40 MB)",
+            "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
+            "responses": { "201": { "description": "Stored byte-exact", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Photo" } } } },
+              "413": { "description": "Too large" }, "422": { "description": "Not an accepted image" } } }
+        }
+      }
+    }
+    """#
+}

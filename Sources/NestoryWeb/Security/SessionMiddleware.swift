@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NestoryAuth
+import NestoryDomain
+import NestoryStore
+
+/// Cookie settings shared by sign-in, sign-out and the middleware.
+public struct CookiePolicy: Sendable {
+    /// Sets `Secure` on cookies: on whenever the server is reached over HTTPS (behind a proxy).
+    public var secure: Bool
+    public var sessionLifetime: TimeInterval
+
+    public init(secure: Bool = false, sessionLifetime: TimeInterval = 30 * 24 * 3600) {
+        self.secure = secure
+        self.sessionLifetime = sessionLifetime
+    }
+
+    static let sessionCookie = "nestory_session"
+    static let csrfCookie = "nestory_csrf"
+
+    func session(_ token: String) -> Cookie {
+        Cookie(name: Self.sessionCookie, value: token, maxAge: Int(sessionLifetime), path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
+
+    func expiredSession() -> Cookie {
+        Cookie(name: Self.sessionCookie, value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
+
+    /// The pre-sign-in CSRF token (double-submit: cookie and hidden field must match).
+    func csrf(_ token: String) -> Cookie {
+        Cookie(name: Self.csrfCookie, value: token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+    }
+}
+
+/// Loads the viewer from the session cookie, and refuses state-changing requests that fail the
+/// CSRF check: a token in the `X-CSRF-Token` header or the `_csrf` form field must match the
+/// session's (or, before sign-in, the CSRF cookie's), and a cross-origin `Origin` is refused.
+struct SessionMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let database: AppDatabase
+    let cookies: CookiePolicy
+    let now: @Sendable () -> Date
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        var request = request
+        if let token = request.cookies[CookiePolicy.sessionCookie]?.value, !token.isEmpty {
+            let hash = SessionToken.hash(token)
+            let at = now()
+            if let session = try database.session(tokenHash: hash, now: at),
+               let membership = try database.memberships(of: session.user.id).first {
+                context.viewer = Viewer(user: session.user, household: membership.household, role: membership.role,
+                                        csrfToken: session.csrfToken, sessionTokenHash: hash)
+                try database.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
+            }
+        }
+        if ![.get, .head, .options].contains(request.method) {
+            try checkOrigin(request)
+            try await checkCSRF(&request, context: context)
+        }
+        return try await next(request, context)
+    }
+
+    private func checkOrigin(_ request: Request) throws {
+        guard let origin = request.headers[.origin], origin != "null" else { return }
+        let host = request.head.authority ?? ""
+        guard let originHost = URL(string: origin).flatMap({ url in url.host.map { $0 + (url.port.map { ":\($0)" } ?? "") } }),
+              originHost == host else {
+            throw WebError.forbidden("This request came from another site and was refused.")
+        }
+    }
+
+    private func checkCSRF(_ request: inout Request, context: Context) async throws {
+        let expected = context.viewer?.csrfToken ?? request.cookies[CookiePolicy.csrfCookie]?.value
+        var presented = request.headers[HTTPField.Name("X-CSRF-Token")!]
+        if presented == nil, request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true {
+            let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+            presented = Form(String(buffer: buffer))["_csrf"]
+        }
+        guard let expected, !expected.isEmpty, let presented, SessionToken.constantTimeEquals(expected, presented) else {
+            throw WebError.csrfFailed
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import NestoryDomain
+
+/// Set-up, sign-in and settings pages.
+enum AccountViews {
+    static let currencies = ["USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "JPY", "SEK", "NOK", "DKK", "INR", "MYR", "SGD", "ZAR", "BRL", "MXN"]
+
+    static func setup(csrf: String, form: [String: String], errors: [FieldError]) -> HTML {
+        let selected = form["currency"] ?? "USD"
+        return Layout.page(title: "Welcome to Nestory", viewer: nil, body: """
+            <section class="card narrow">
+            <p class="lead">Create your household and the owner’s account. You can invite the rest of the household afterwards.</p>
+            \(Layout.errorSummary(errors))
+            <form method="post" action="/setup" novalidate>
+              <input type="hidden" name="_csrf" value="\(csrf)">
+              \(Layout.field("household", label: "Household name", value: form["household"], errors: errors, attributes: "required autocomplete=\"organization\" placeholder=\"The Smiths\""))
+              <div class="field"><label for="f-currency">Currency</label>
+                <select id="f-currency" name="currency">\(currencies.map { c in
+                    HTML("<option value=\"\(c)\"\(c == selected ? HTML(raw: " selected") : .empty)>\(c)</option>") })</select></div>
+              \(Layout.field("name", label: "Your name", value: form["name"], errors: errors, attributes: "autocomplete=\"name\""))
+              \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required autocomplete=\"email\""))
+              \(Layout.field("password", label: "Password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\"", hint: "At least \(PasswordPolicy.minimumLength) characters. A long passphrase is best."))
+              \(Layout.field("confirm", label: "Password again", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\""))
+              <button type="submit" class="primary wide">Create household</button>
+            </form>
+            </section>
+            """)
+    }
+
+    static func signIn(csrf: String, email: String, next: String?, message: String?) -> HTML {
+        Layout.page(title: "Sign in", viewer: nil, body: """
+            <section class="card narrow">
+            \(message.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
+            <form method="post" action="/signin">
+              <input type="hidden" name="_csrf" value="\(csrf)">
+              \(next.map { HTML("<input type=\"hidden\" name=\"next\" value=\"\($0)\">") })
+              \(Layout.field("email", label: "Email", value: email, type: "email", errors: [], attributes: "required autocomplete=\"username\" autofocus"))
+              \(Layout.field("password", label: "Password", value: nil, type: "password", errors: [], attributes: "required autocomplete=\"current-password\""))
+              <button type="submit" class="primary wide">Sign in</button>
+            </form>
+            </section>
+            """)
+    }
+
+    static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
+                         notice: String?) -> HTML {
+        let isOwner = viewer.role == .owner
+        let rows: [HTML] = members.map { member in
+            let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
+                <form method="post" action="/settings/members/\(member.user.id)/remove" data-confirm="Remove \(member.user.email)? They will be signed out everywhere.">
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><button type="submit" class="danger small">Remove</button></form>
+                """ : .empty
+            return """
+                <li class="row"><div><strong>\(member.user.displayName)</strong><br><span class="muted">\(member.user.email) · \(member.role.rawValue)</span></div>\(remove)</li>
+                """
+        }
+        let addForm: HTML = isOwner ? """
+            <h3>Add a member</h3>
+            <form method="post" action="/settings/members" novalidate>
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(Layout.field("name", label: "Name", value: form["name"], errors: errors))
+              \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required"))
+              \(Layout.field("password", label: "First password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\"", hint: "Tell them in person; they can change it in Settings."))
+              <button type="submit" class="primary">Add member</button>
+            </form>
+            """ : .empty
+        return Layout.page(title: "Settings", viewer: viewer, section: .settings, body: """
+            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            <section class="card">
+            <h2>Household</h2>
+            <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted)</p>
+            <p><a href="/rooms">Rooms</a> · <a href="/categories">Categories</a></p>
+            </section>
+            <section class="card">
+            <h2>Members</h2>
+            <ul class="list">\(rows)</ul>
+            \(addForm)
+            </section>
+            <section class="card">
+            <h2>Change your password</h2>
+            <p class="muted">You will stay signed in here; every other device is signed out.</p>
+            <form method="post" action="/settings/password">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(Layout.field("current", label: "Current password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"current-password\""))
+              \(Layout.field("password", label: "New password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\""))
+              <button type="submit" class="primary">Change password</button>
+            </form>
+            </section>
+            """)
+    }
+}

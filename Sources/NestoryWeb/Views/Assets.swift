@@ -1,0 +1,216 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
+enum Assets {
+    static let version = "1"
+
+    static let css = #"""
+    :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
+      --ok:#15803d; --warn:#b45309; --danger:#b91c1c; --radius:14px; color-scheme: light dark;
+      font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 100%; }
+    @media (prefers-color-scheme: dark) { :root { --bg:#0b0f14; --card:#151b23; --text:#e5e7eb; --muted:#9ca3af; --line:#263040;
+      --accent:#2dd4bf; --accent-text:#042f2e; --ok:#4ade80; --warn:#fbbf24; --danger:#f87171; } }
+    * { box-sizing: border-box; }
+    body { margin:0; background:var(--bg); color:var(--text); line-height:1.45; }
+    a { color:var(--accent); }
+    .page { max-width: 1100px; margin: 0 auto; padding: 0 16px calc(88px + env(safe-area-inset-bottom)); }
+    .bar { display:flex; align-items:center; justify-content:space-between; gap:12px; padding:16px 0 8px; }
+    .bar h1 { font-size:1.75rem; margin:0; overflow-wrap:anywhere; }
+    .card { background:var(--card); border:1px solid var(--line); border-radius:var(--radius); padding:16px; margin:12px 0; }
+    .narrow { max-width: 440px; margin: 24px auto; }
+    .lead { font-size:1.05rem; }
+    .muted { color:var(--muted); }
+    .visually-hidden { position:absolute !important; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+    button, .button { display:inline-flex; align-items:center; justify-content:center; min-height:44px; min-width:44px; padding:0 16px;
+      border-radius:10px; border:1px solid var(--line); background:var(--card); color:var(--text); font:inherit; text-decoration:none; cursor:pointer; }
+    .primary { background:var(--accent); color:var(--accent-text); border-color:var(--accent); font-weight:600; }
+    .danger { color:var(--danger); border-color:var(--danger); background:transparent; }
+    .small { min-height:36px; padding:0 10px; }
+    .wide { width:100%; }
+    .icon { font-size:1.6rem; width:44px; padding:0; }
+    button.link { border:0; background:none; color:var(--accent); min-height:44px; padding:0 4px; }
+    .field { margin:0 0 14px; }
+    .field label { display:block; font-weight:600; margin-bottom:4px; }
+    input, select, textarea { width:100%; min-height:44px; padding:10px 12px; border:1px solid var(--line); border-radius:10px;
+      background:var(--bg); color:var(--text); font:inherit; }
+    .invalid input, .invalid select { border-color:var(--danger); }
+    .error { color:var(--danger); margin:4px 0 0; }
+    .hint { color:var(--muted); margin:4px 0 0; font-size:.9rem; }
+    .alert { border:1px solid var(--danger); color:var(--danger); border-radius:10px; padding:10px 12px; margin-bottom:12px; }
+    .notice { border:1px solid var(--ok); color:var(--ok); border-radius:10px; padding:10px 12px; margin:8px 0; }
+    .two { display:grid; grid-template-columns:1fr 1fr; gap:12px; }
+    .form-actions { display:flex; gap:12px; justify-content:flex-end; }
+    .tabs { position:fixed; bottom:0; left:0; right:0; display:flex; background:var(--card); border-top:1px solid var(--line);
+      padding-bottom:env(safe-area-inset-bottom); z-index:10; }
+    .tab { flex:1; display:flex; flex-direction:column; align-items:center; gap:2px; padding:8px 0; min-height:56px; color:var(--muted);
+      text-decoration:none; font-size:.75rem; }
+    .tab svg { width:24px; height:24px; fill:none; stroke:currentColor; stroke-width:1.8; }
+    .tab.active { color:var(--accent); font-weight:600; }
+    .signout { display:flex; gap:8px; align-items:center; justify-content:flex-end; color:var(--muted); margin:24px 0; }
+    .summary { display:grid; grid-auto-flow:column; grid-auto-columns:minmax(220px, 1fr); gap:12px; overflow-x:auto; scroll-snap-type:x mandatory; }
+    .summary .card { margin:0; scroll-snap-align:start; }
+    .stat summary { list-style:none; cursor:pointer; display:flex; flex-direction:column; min-height:44px; }
+    .stat summary::-webkit-details-marker { display:none; }
+    .big { font-size:1.5rem; font-weight:700; }
+    .sub { color:var(--muted); font-size:.9rem; }
+    .improve { display:block; margin:10px 0; font-weight:600; }
+    .charts { display:grid; gap:12px; grid-template-columns:1fr; }
+    .chart { margin:0; }
+    .chart figcaption { font-weight:600; margin-top:8px; }
+    .donut svg { width:180px; height:180px; display:block; margin:0 auto; color:var(--text); }
+    .donut-total { font-size:4px; font-weight:700; fill:currentColor; }
+    .legend { list-style:none; padding:0; margin:8px 0 0; }
+    .legend li { display:flex; gap:8px; align-items:center; padding:2px 0; }
+    .legend .value { margin-left:auto; color:var(--muted); }
+    .swatch { width:12px; height:12px; border-radius:3px; background:var(--c); flex:none; }
+    .bars svg { width:100%; height:auto; color:var(--text); }
+    .bar { fill:var(--accent); }
+    .bar-label, .bar-value { font-size:12px; fill:currentColor; }
+    .search { display:grid; grid-template-columns:1fr auto auto; gap:8px; margin:16px 0 8px; }
+    .search select { width:auto; }
+    .chips { display:flex; gap:8px; overflow-x:auto; padding:4px 0; }
+    .chip { white-space:nowrap; border:1px solid var(--line); border-radius:999px; padding:0 14px; min-height:44px; display:inline-flex;
+      align-items:center; text-decoration:none; color:var(--text); background:var(--card); }
+    .chip.on { background:var(--accent); color:var(--accent-text); border-color:var(--accent); }
+    .toolbar { display:flex; justify-content:space-between; align-items:center; margin:8px 0; }
+    .toggle { display:inline-flex; border:1px solid var(--line); border-radius:10px; overflow:hidden; }
+    .toggle a { padding:0 14px; min-height:44px; display:inline-flex; align-items:center; text-decoration:none; color:var(--text); }
+    .toggle a.on { background:var(--accent); color:var(--accent-text); }
+    .items { list-style:none; padding:0; margin:0; }
+    .items.list .item a { display:grid; grid-template-columns:56px 1fr; grid-template-rows:auto auto; gap:2px 12px; padding:10px 0;
+      border-bottom:1px solid var(--line); text-decoration:none; color:var(--text); min-height:44px; }
+    .items.list .thumb { grid-row:1 / span 2; }
+    .items.list .badges { grid-column:2; }
+    .items.grid { display:grid; grid-template-columns:repeat(auto-fill, minmax(150px, 1fr)); gap:12px; }
+    .items.grid .item a { display:flex; flex-direction:column; gap:6px; background:var(--card); border:1px solid var(--line);
+      border-radius:var(--radius); padding:8px; text-decoration:none; color:var(--text); height:100%; }
+    .items.grid .thumb { width:100%; aspect-ratio:1; }
+    .thumb { width:56px; height:56px; border-radius:10px; overflow:hidden; background:var(--line); display:block; }
+    .thumb img { width:100%; height:100%; object-fit:cover; display:block; }
+    .placeholder { width:100%; height:100%; display:flex; align-items:center; justify-content:center; font-weight:700; font-size:1.4rem;
+      color:#fff; background:var(--c); }
+    .placeholder.big { width:120px; height:120px; border-radius:20px; font-size:3rem; }
+    .text { display:flex; flex-direction:column; min-width:0; }
+    .name { font-weight:600; overflow-wrap:anywhere; }
+    .badges { display:flex; gap:4px; flex-wrap:wrap; }
+    .badge { font-size:.75rem; border-radius:999px; padding:1px 8px; border:1px solid; }
+    .badge.ok { color:var(--ok); }
+    .badge.missing { color:var(--warn); }
+    .more { margin:16px auto; display:flex; width:100%; }
+    .empty { text-align:center; padding:32px 8px; }
+    .carousel { display:flex; overflow-x:auto; scroll-snap-type:x mandatory; gap:8px; border-radius:var(--radius); }
+    .carousel img { width:100%; max-height:60vh; object-fit:contain; scroll-snap-align:center; flex:none; background:var(--line); border-radius:var(--radius); }
+    .carousel.empty { flex-direction:column; align-items:center; padding:24px; background:var(--card); border:1px dashed var(--line); }
+    .pills { display:flex; gap:8px; flex-wrap:wrap; }
+    .pill { border-radius:999px; padding:4px 12px; background:color-mix(in srgb, var(--c, var(--accent)) 18%, transparent); color:var(--text); text-decoration:none; }
+    .pill.missing { border:1px dashed var(--warn); color:var(--warn); background:none; }
+    .facts { display:grid; grid-template-columns:max-content 1fr; gap:6px 16px; margin:12px 0 0; }
+    .facts dt { color:var(--muted); }
+    .facts dd { margin:0; overflow-wrap:anywhere; }
+    .mono { font-family: ui-monospace, monospace; }
+    .notes { white-space:pre-wrap; }
+    .tag { margin-right:6px; }
+    .list { list-style:none; padding:0; margin:0; }
+    .row { display:flex; justify-content:space-between; align-items:center; gap:12px; padding:8px 0; border-bottom:1px solid var(--line); }
+    .quick-actions { position:sticky; bottom:calc(64px + env(safe-area-inset-bottom)); display:grid; grid-template-columns:repeat(4, 1fr); gap:6px;
+      background:var(--bg); padding:8px 0; }
+    .quick-actions .button { padding:0 6px; font-size:.85rem; text-align:center; }
+    .upload-progress { width:100%; }
+    @media (min-width: 760px) {
+      .page { padding-left: 236px; padding-bottom: 32px; }
+      .tabs { top:0; right:auto; width:220px; flex-direction:column; border-top:0; border-right:1px solid var(--line); padding:16px 8px; gap:4px; }
+      .tab { flex:none; flex-direction:row; gap:12px; padding:10px 12px; font-size:1rem; border-radius:10px; }
+      .tab.active { background:color-mix(in srgb, var(--accent) 14%, transparent); }
+      .charts { grid-template-columns:1fr 1fr; }
+      .summary { grid-auto-flow:row; grid-template-columns:repeat(3, 1fr); }
+      .quick-actions { bottom:0; }
+      .signed-out .page { padding-left:16px; }
+    }
+    """#
+
+    static let js = #"""
+    "use strict";
+    (() => {
+      const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+      // Confirm destructive actions.
+      document.addEventListener("submit", (event) => {
+        const message = event.target.dataset?.confirm;
+        if (message && !window.confirm(message)) event.preventDefault();
+      });
+      // Sort menu submits on change.
+      document.querySelectorAll("[data-autosubmit]").forEach((el) => el.addEventListener("change", () => el.form.submit()));
+      // Infinite scroll: fetch the next page's items when "Show more" comes into view; the link still works without script.
+      const more = () => document.querySelector("[data-more]");
+      const load = async (link) => {
+        if (link.dataset.loading) return;
+        link.dataset.loading = "1";
+        const url = new URL(link.href);
+        url.searchParams.set("fragment", "1");
+        const response = await fetch(url, { credentials: "same-origin" });
+        if (!response.ok) { delete link.dataset.loading; return; }
+        const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+        const list = document.querySelector("[data-items]");
+        doc.querySelectorAll("[data-items] > li").forEach((li) => list.appendChild(document.adoptNode(li)));
+        const next = doc.querySelector("[data-more]");
+        if (next) { link.href = next.href; delete link.dataset.loading; observe(); } else { link.remove(); }
+      };
+      let observer;
+      const observe = () => {
+        const link = more();
+        if (!link || !("IntersectionObserver" in window)) return;
+        observer?.disconnect();
+        observer = new IntersectionObserver((entries) => entries.forEach((e) => e.isIntersecting && load(e.target)), { rootMargin: "600px" });
+        observer.observe(link);
+      };
+      observe();
+      // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.
+      document.querySelectorAll("input[type=file][data-upload]").forEach((input) => {
+        input.addEventListener("change", async () => {
+          const progress = document.querySelector(".upload-progress");
+          const status = document.querySelector(".upload-status");
+          const files = Array.from(input.files || []);
+          let failed = 0;
+          for (const [index, file] of files.entries()) {
+            status.textContent = `Uploading ${index + 1} of ${files.length}…`;
+            progress.hidden = false;
+            const ok = await new Promise((resolve) => {
+              const xhr = new XMLHttpRequest();
+              xhr.open("POST", input.dataset.upload);
+              xhr.setRequestHeader("X-CSRF-Token", csrf());
+              xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+              xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (e.loaded / e.total) * 100; };
+              xhr.onload = () => {
+                if (xhr.status >= 300) {
+                  try { status.textContent = JSON.parse(xhr.responseText).error.message; } catch { status.textContent = "Upload failed."; }
+                }
+                resolve(xhr.status < 300);
+              };
+              xhr.onerror = () => { status.textContent = "No connection. Nothing was lost; try again."; resolve(false); };
+              xhr.send(file);
+            });
+            if (!ok) failed += 1;
+          }
+          progress.hidden = true;
+          if (failed === 0) window.location.reload();
+        });
+      });
+    })();
+    """#
+}
+
+/// Serves the assets with long caching (the URL carries the version).
+struct AssetsController {
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("assets/app.css") { _, _ in Self.response(Assets.css, type: "text/css; charset=utf-8") }
+        router.get("assets/app.js") { _, _ in Self.response(Assets.js, type: "text/javascript; charset=utf-8") }
+    }
+
+    static func response(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import NestoryDomain
+import NestoryStore
+
+/// Item detail and the add/edit form.
+enum ItemViews {
+    static func detail(viewer: Viewer, details: ItemDetails, room: Room?, category: NestoryDomain.Category?, notice: String?) -> HTML {
+        let item = details.item
+        let status = details.documentation
+        let photos: HTML = details.photos.isEmpty
+            ? "<div class=\"carousel empty\"><span class=\"placeholder big\" style=\"--c:\(category?.colorHex ?? "#94A3B8")\" aria-hidden=\"true\">\(String((category?.name ?? item.name).prefix(1)))</span><p>No photo yet</p></div>"
+            : """
+              <div class="carousel" tabindex="0" aria-label="Photos">\(details.photos.enumerated().map { index, photo -> HTML in
+                  "<img src=\"/files/\(photo.attachment.sha256)?size=display\" alt=\"Photo \(index + 1) of \(details.photos.count) of \(item.name)\" loading=\"\(index == 0 ? "eager" : "lazy")\">"
+              })</div>
+              """
+        let brandModel = [item.brand, item.modelNumber].compactMap { $0 }.joined(separator: " · ")
+        let pills: HTML = """
+            <p class="pills">\(room.map { HTML("<a class=\"pill\" href=\"/?room=\($0.id)\">\($0.name)</a>") } ?? HTML("<span class=\"pill missing\">No room</span>"))\
+            \(category.map { HTML("<a class=\"pill\" style=\"--c:\($0.colorHex)\" href=\"/?category=\($0.id)\">\($0.name)</a>") } ?? HTML("<span class=\"pill missing\">No category</span>"))</p>
+            """
+        let price: String = item.purchasePrice.map { price in
+            item.quantity > 1 ? "\(price.formatted) × \(item.quantity) = \(item.totalValue?.formatted ?? "")" : price.formatted
+        } ?? "Not entered"
+        let facts: HTML = """
+            <dl class="facts">
+              <dt>Purchase price</dt><dd>\(price)</dd>
+              <dt>Purchase date</dt><dd>\(item.purchaseDate?.iso ?? "Not entered")</dd>
+              \(item.serialNumber.map { HTML("<dt>Serial number</dt><dd class=\"mono\">\($0)</dd>") })
+              <dt>Condition</dt><dd>\(item.condition.label)\(item.conditionNotes.map { HTML(" — \($0)") })</dd>
+              \(item.barcode.map { HTML("<dt>Barcode</dt><dd class=\"mono\">\($0)</dd>") })
+              \(item.tags.isEmpty ? HTML.empty : HTML("<dt>Tags</dt><dd>\(item.tags.map { HTML("<a class=\"tag\" href=\"/?tag=\($0)\">\($0)</a>") })</dd>"))
+              \(item.notes.map { HTML("<dt>Notes</dt><dd class=\"notes\">\($0)</dd>") })
+            </dl>
+            """
+        let missing: [HTML] = status.missing.map { aspect in
+            "<li><details><summary>No \(aspect.label.lowercased())</summary><p>\(aspect.missingHelp)</p></details></li>"
+        }
+        let documentation: HTML = """
+            <section class="card">
+              <h2>Documentation</h2>
+              \(InventoryViews.badges(status, compact: false))
+              <p class="muted">\(status.isDocumented ? "Documented: it has a photo, a value, a category and a room." : "Not yet documented. " + DocumentationScore.explanation)</p>
+              \(missing.isEmpty ? HTML.empty : HTML("<h3>What’s missing?</h3><ul class=\"missing\">\(missing)</ul>"))
+            </section>
+            """
+        let receipts: [HTML] = details.receipts.map { receipt in
+            """
+            <li class="row"><img src="/files/\(receipt.attachment.sha256)?size=thumb" alt="" width="48" height="48">\
+            <span>\(receipt.vendor ?? "Receipt") · \(receipt.purchaseDate?.iso ?? "no date") · \(receipt.total?.formatted ?? "no amount")</span></li>
+            """
+        }
+        let warranty: HTML = item.warrantyExpiry.map { date in
+            let days = date.daysSinceEpoch - CalendarDate(Date(), in: .current).daysSinceEpoch
+            let when = days < 0 ? "expired \(-days) days ago" : days == 0 ? "expires today" : "expires in \(days) days"
+            return "<p>Warranty until \(date.iso) (\(when)).</p>"
+        } ?? "<p class=\"muted\">No warranty date. <a href=\"/items/\(item.id)/edit#f-warrantyExpiry\">Set warranty expiry</a></p>"
+        let actions: HTML = """
+            <nav class="quick-actions" aria-label="Item actions">
+              <a class="button" href="/items/\(item.id)/edit">Edit</a>
+              <label class="button" for="photo-upload">Add photo</label>
+              <a class="button" href="/capture?mode=receipt&item=\(item.id)">Add receipt</a>
+              <a class="button" href="/reports/loss?add=\(item.id)">Add to loss list</a>
+            </nav>
+            <input id="photo-upload" class="visually-hidden" type="file" accept="image/*" capture="environment" multiple
+                   data-upload="/api/v1/items/\(item.id)/photos">
+            <progress class="upload-progress" hidden max="100" value="0"></progress>
+            <p class="upload-status" role="status" aria-live="polite"></p>
+            """
+        let notices = ["added": "Item added.", "saved": "Changes saved."]
+        return Layout.page(title: item.name, viewer: viewer, section: .inventory, body: """
+            \(notice.flatMap { notices[$0] }.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            <article class="detail">
+            \(photos)
+            <section class="card">
+              \(brandModel.isEmpty ? HTML.empty : HTML("<p class=\"brand\">\(brandModel)</p>"))
+              \(pills)
+              \(facts)
+            </section>
+            \(documentation)
+            <section class="card"><h2>Receipts</h2>
+              \(receipts.isEmpty ? HTML("<p class=\"muted\">No receipt linked. \(DocumentationAspect.receipt.missingHelp)</p>") : HTML("<ul class=\"list\">\(receipts)</ul>"))
+            </section>
+            <section class="card"><h2>Warranty</h2>\(warranty)</section>
+            <section class="card danger-zone">
+              <form method="post" action="/items/\(item.id)/delete" data-confirm="Delete \(item.name)? Its photos are deleted too; receipts are kept.">
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                <button type="submit" class="danger">Delete item</button>
+              </form>
+            </section>
+            </article>
+            \(actions)
+            """)
+    }
+
+    static func form(viewer: Viewer, values: ItemFormValues, item: Item?, rooms: [Room], categories: [NestoryDomain.Category],
+                     errors: [FieldError]) -> HTML {
+        func select(_ name: String, label: String, options: [(String, String)], none: String) -> HTML {
+            let current = values[name]
+            let message = errors.first { $0.field == name }?.message
+            return """
+                <div class="field\(message == nil ? "" : " invalid")"><label for="f-\(name)">\(label)</label>
+                <select id="f-\(name)" name="\(name)"><option value="">\(none)</option>\(options.map { value, text in
+                    HTML("<option value=\"\(value)\"\(value == current ? HTML(raw: " selected") : .empty)>\(text)</option>") })</select>
+                \(message.map { HTML("<p class=\"error\">\($0)</p>") })</div>
+                """
+        }
+        let action = item.map { "/items/\($0.id)" } ?? "/items"
+        let title = item == nil ? "Add item" : "Edit item"
+        let conditions = ItemCondition.allCases.map { ($0.rawValue, $0.label) }
+        return Layout.page(title: title, viewer: viewer, section: .inventory, body: """
+            <form class="card item-form" method="post" action="\(action)" novalidate>
+              \(Layout.errorSummary(errors))
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(Layout.field("name", label: "Name", value: values["name"], errors: errors, attributes: "required maxlength=\"200\" autofocus"))
+              <div class="two">
+              \(select("roomID", label: "Room", options: rooms.map { ($0.id.description, $0.name) }, none: "No room"))
+              \(select("categoryID", label: "Category", options: categories.map { ($0.id.description, $0.name) }, none: "No category"))
+              </div>
+              <div class="two">
+              \(Layout.field("price", label: "Purchase price (each)", value: values["price"], errors: errors, attributes: "inputmode=\"decimal\" autocomplete=\"off\" placeholder=\"0.00\""))
+              \(Layout.field("quantity", label: "Quantity", value: values["quantity"], type: "number", errors: errors, attributes: "min=\"1\" max=\"100000\" step=\"1\""))
+              </div>
+              <div class="two">
+              \(Layout.field("currency", label: "Currency", value: values["currency"], errors: errors, attributes: "maxlength=\"3\" autocapitalize=\"characters\""))
+              \(Layout.field("purchaseDate", label: "Purchase date", value: values["purchaseDate"], type: "date", errors: errors))
+              </div>
+              <div class="two">
+              \(Layout.field("brand", label: "Brand", value: values["brand"], errors: errors))
+              \(Layout.field("modelNumber", label: "Model", value: values["modelNumber"], errors: errors))
+              </div>
+              \(Layout.field("serialNumber", label: "Serial number", value: values["serialNumber"], errors: errors, attributes: "autocapitalize=\"characters\" spellcheck=\"false\""))
+              \(select("condition", label: "Condition", options: conditions, none: "Good"))
+              \(Layout.field("conditionNotes", label: "Condition notes", value: values["conditionNotes"], errors: errors))
+              \(Layout.field("warrantyExpiry", label: "Warranty expires", value: values["warrantyExpiry"], type: "date", errors: errors))
+              \(Layout.field("barcode", label: "Barcode", value: values["barcode"], errors: errors, attributes: "inputmode=\"numeric\""))
+              \(Layout.field("tags", label: "Tags", value: values["tags"], errors: errors, hint: "Separate tags with commas, e.g. insured, gift"))
+              <div class="field"><label for="f-notes">Notes</label><textarea id="f-notes" name="notes" rows="4">\(values["notes"])</textarea></div>
+              <div class="form-actions">
+                <a class="button" href="\(item.map { "/items/\($0.id)" } ?? "/")">Cancel</a>
+                <button type="submit" class="primary">\(item == nil ? "Add item" : "Save changes")</button>
+              </div>
+            </form>
+            """)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import NestoryDomain
+
+/// The page shell: head, the four sections (tab bar on phones, side bar on wide screens), content.
+enum Layout {
+    enum Section: String, CaseIterable {
+        case inventory, capture, reports, settings
+
+        var title: String { rawValue.capitalized }
+        var path: String { self == .inventory ? "/" : "/\(rawValue)" }
+        var icon: HTML {
+            switch self {
+            case .inventory: return #"<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M3 10.5 12 3l9 7.5V21h-6v-6H9v6H3z"/></svg>"#
+            case .capture: return #"<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M4 7h3l2-3h6l2 3h3v13H4z"/><circle cx="12" cy="13" r="4"/></svg>"#
+            case .reports: return #"<svg viewBox="0 0 24 24" aria-hidden="true"><path d="M6 2h9l5 5v15H6z"/><path d="M9 13h8M9 17h8M9 9h4"/></svg>"#
+            case .settings: return #"<svg viewBox="0 0 24 24" aria-hidden="true"><circle cx="12" cy="12" r="3"/><path d="M12 2v3M12 19v3M2 12h3M19 12h3M4.9 4.9l2.1 2.1M17 17l2.1 2.1M4.9 19.1 7 17M17 7l2.1-2.1"/></svg>"#
+            }
+        }
+    }
+
+    /// A full page. `viewer` nil means a signed-out page (no navigation).
+    static func page(title: String, viewer: Viewer?, section: Section? = nil, actions: HTML = .empty, body: HTML) -> HTML {
+        let nav: HTML = viewer == nil ? .empty : """
+            <nav class="tabs" aria-label="Sections">
+            \(Section.allCases.map { s -> HTML in
+                """
+                <a href="\(s.path)" class="tab\(s == section ? " active" : "")"\(s == section ? HTML(raw: " aria-current=\"page\"") : .empty)>\(s.icon)<span>\(s.title)</span></a>
+                """
+            })
+            </nav>
+            """
+        let account: HTML = viewer.map { v in
+            """
+            <form method="post" action="/signout" class="signout">
+              <input type="hidden" name="_csrf" value="\(v.csrfToken)">
+              <span class="who">\(v.household.name)</span>
+              <button type="submit" class="link">Sign out</button>
+            </form>
+            """
+        } ?? .empty
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+            <meta name="color-scheme" content="light dark">
+            <meta name="theme-color" content="#0f766e">
+            \(viewer.map { HTML(raw: "<meta name=\"csrf-token\" content=\"\(HTML.escape($0.csrfToken))\">") } ?? .empty)
+            <title>\(title) · Nestory</title>
+            <link rel="stylesheet" href="/assets/app.css?v=\(Assets.version)">
+            <script src="/assets/app.js?v=\(Assets.version)" defer></script>
+            </head>
+            <body class="\(viewer == nil ? "signed-out" : "signed-in")">
+            \(nav)
+            <div class="page">
+            <header class="bar"><h1>\(title)</h1><div class="actions">\(actions)</div></header>
+            <main id="main">
+            \(body)
+            </main>
+            \(account)
+            </div>
+            </body>
+            </html>
+            """
+    }
+
+    /// A labelled text field with its error message, if any.
+    static func field(_ name: String, label: String, value: String?, type: String = "text", errors: [FieldError],
+                      attributes: String = "", hint: String? = nil) -> HTML {
+        let message = errors.first { $0.field == name }?.message
+        let id = "f-\(name)"
+        return """
+            <div class="field\(message == nil ? "" : " invalid")">
+              <label for="\(id)">\(label)</label>
+              <input id="\(id)" name="\(name)" type="\(type)" value="\(value ?? "")" \(HTML(raw: attributes))\(message == nil ? HTML.empty : HTML(raw: " aria-invalid=\"true\" aria-describedby=\"\(id)-error\""))>
+              \(hint.map { HTML("<p class=\"hint\">\($0)</p>") })
+              \(message.map { HTML("<p class=\"error\" id=\"\(id)-error\">\($0)</p>") })
+            </div>
+            """
+    }
+
+    static func errorSummary(_ errors: [FieldError]) -> HTML {
+        guard !errors.isEmpty else { return .empty }
+        return """
+            <div class="alert" role="alert"><strong>Please check the form.</strong>
+            <ul>\(errors.map { HTML("<li>\($0.message)</li>") })</ul></div>
+            """
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NestoryAuth
+import NestoryDomain
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+@Suite struct AccountTests {
+    @Test func healthAndUnknownRoutes() async throws {
+        let app = try TestApp()
+        try await app.run { client in
+            var browser = Browser(client)
+            let health = try await browser.request(.get, "/health")
+            #expect(health.status == .ok)
+            #expect((health.json as? [String: String])?["schema"] == AppDatabase.knownMigrations.last)
+            let missing = try await browser.request(.get, "/api/v1/nothing-here")
+            #expect(missing.status == .notFound || missing.status == .unauthorized)
+        }
+    }
+
+    @Test func firstRunCreatesTheOwnerAndHousehold() async throws {
+        let app = try TestApp()
+        try await app.run { client in
+            var browser = Browser(client)
+            #expect(try await browser.request(.get, "/").location == "/setup")
+            let page = try await browser.request(.get, "/setup")
+            #expect(page.status == .ok)
+            #expect(page.body.contains("Create household"))
+            #expect(browser.cookies["nestory_csrf"] != nil)
+            // Without the CSRF token the form is refused.
+            let forged = try await browser.request(.post, "/setup", form: ["household": "Evil", "email": "e@x.io", "password": "long enough pw",
+                                                                              "confirm": "long enough pw", "_csrf": "wrong"])
+            #expect(forged.status == .forbidden)
+            #expect(try app.database.hasUsers() == false)
+            // Field errors come back on the form.
+            let invalid = try await browser.request(.post, "/setup", form: ["household": "", "email": "nope", "password": "short", "confirm": "other"])
+            #expect(invalid.status == .unprocessableContent)
+            #expect(invalid.body.contains("Give the household a name."))
+            #expect(invalid.body.contains("at least 10 characters"))
+            #expect(invalid.body.contains("not the same"))
+            let done = try await browser.request(.post, "/setup", form: ["household": "The Smiths", "currency": "EUR", "name": "Ann",
+                                                                            "email": "ann@example.com", "password": "correct horse battery",
+                                                                            "confirm": "correct horse battery"])
+            #expect(done.status == .seeOther)
+            #expect(done.location == "/")
+            let cookie = try #require(done.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/"))
+            let home = try await browser.request(.get, "/")
+            #expect(home.status == .ok)
+            #expect(home.body.contains("The Smiths"))
+            #expect(home.body.contains("Add your first item"))
+            // Set-up cannot run twice.
+            #expect(try await browser.request(.get, "/setup").location == "/signin")
+        }
+    }
+
+    @Test func signInSignOutAndFreshSessionIDs() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            #expect(try await browser.request(.get, "/").location == "/signin")
+            let first = try await browser.signIn("ANN@example.com ")
+            #expect(first.status == .seeOther)
+            let firstSession = try #require(browser.cookies["nestory_session"])
+            #expect(try await browser.request(.get, "/").status == .ok)
+            // Signing in again issues a new session id.
+            _ = try await browser.signIn("ann@example.com")
+            #expect(browser.cookies["nestory_session"] != firstSession)
+            // Sign out ends the session on the server, not only in the browser.
+            let current = try #require(browser.cookies["nestory_session"])
+            #expect(try await browser.request(.post, "/signout", form: [:]).location == "/signin")
+            #expect(browser.cookies["nestory_session"] == nil)
+            #expect(try app.database.session(tokenHash: SessionToken.hash(current), now: Date()) == nil)
+            browser.cookies["nestory_session"] = current  // a stolen copy of the cookie is useless now
+            #expect(try await browser.request(.get, "/").location == "/signin")
+        }
+    }
+
+    @Test func unknownEmailAndWrongPasswordLookAlike() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            let clock = ContinuousClock()
+            var wrongBody = "", unknownBody = ""
+            var wrongTime = Duration.zero, unknownTime = Duration.zero
+            for _ in 0..<3 {
+                var start = clock.now
+                let wrong = try await browser.signIn("ann@example.com", "wrong password here")
+                wrongTime += clock.now - start
+                start = clock.now
+                let unknown = try await browser.signIn("bob@example.com", "wrong password here")
+                unknownTime += clock.now - start
+                #expect(wrong.status == .unauthorized && unknown.status == .unauthorized)
+                wrongBody = wrong.body.replacingOccurrences(of: "ann@example.com", with: "EMAIL")
+                unknownBody = unknown.body.replacingOccurrences(of: "bob@example.com", with: "EMAIL")
+            }
+            #expect(wrongBody == unknownBody)
+            // Both run one bcrypt check: the unknown email is not answered measurably faster.
+            #expect(unknownTime > wrongTime / 4)
+        }
+    }
+
+    @Test func signInIsRateLimitedPerAccountAndPerClient() async throws {
+        let app = try TestApp(limit: 3)
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            for _ in 0..<3 { #expect(try await browser.signIn("ann@example.com", "guess guess guess").status == .unauthorized) }
+            let limited = try await browser.signIn("ann@example.com", "correct horse battery")
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+            // A spoofed forwarding header does not give a fresh client identity.
+            let spoofed = try await browser.request(.post, "/signin", form: ["email": "ann@example.com", "password": "correct horse battery"],
+                                                    headers: [HTTPField.Name("X-Forwarded-For")!: "203.0.113.9"])
+            #expect(spoofed.status == .tooManyRequests)
+        }
+    }
+
+    @Test func changingThePasswordEndsOtherSessions() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var phone = Browser(client)
+            var laptop = Browser(client)
+            _ = try await phone.signIn("ann@example.com")
+            _ = try await laptop.signIn("ann@example.com")
+            let changed = try await laptop.request(.post, "/settings/password", form: ["current": "correct horse battery",
+                                                                                       "password": "an even better passphrase"])
+            #expect(changed.status == .seeOther)
+            #expect(try await laptop.request(.get, "/settings").status == .ok)  // this device got a new session
+            #expect(try await phone.request(.get, "/").location == "/signin")  // the other did not
+            var fresh = Browser(client)
+            #expect(try await fresh.signIn("ann@example.com", "an even better passphrase").status == .seeOther)
+        }
+    }
+
+    @Test func theOwnerAddsAndRemovesMembers() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var owner = Browser(client)
+            _ = try await owner.signIn("ann@example.com")
+            let added = try await owner.request(.post, "/settings/members", form: ["name": "Bob", "email": "bob@example.com",
+                                                                                   "password": "bobs long password"])
+            #expect(added.status == .seeOther)
+            var bob = Browser(client)
+            #expect(try await bob.signIn("bob@example.com", "bobs long password").status == .seeOther)
+            #expect(try await bob.request(.get, "/").body.contains("Smiths"))
+            // A member cannot manage members.
+            let bobID = try #require(try app.database.members(of: household.id).first { $0.user.email == "bob@example.com" }?.user.id)
+            #expect(try await bob.request(.post, "/settings/members", form: ["email": "eve@example.com", "password": "eves long password"]).status == .forbidden)
+            // Removal signs Bob out everywhere.
+            #expect(try await owner.request(.post, "/settings/members/\(bobID)/remove", form: [:]).status == .seeOther)
+            #expect(try await bob.request(.get, "/").location == "/signin")
+        }
+    }
+
+    @Test func nextIsOnlyFollowedWithinTheSite() {
+        #expect(AccountController.safeNext("/items/1") == "/items/1")
+        for bad in ["https://evil.example", "//evil.example", "/\\evil.example", "javascript:alert(1)", nil] {
+            #expect(AccountController.safeNext(bad) == nil)
+        }
+    }
+
+    @Test func crossOriginPostsAreRefused() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let reply = try await browser.request(.post, "/items", form: ["name": "Planted"], headers: [.origin: "https://evil.example"])
+            #expect(reply.status == .forbidden)
+            let noToken = try await browser.request(.post, "/items", form: ["name": "Planted", "_csrf": "nope"])
+            #expect(noToken.status == .forbidden)
+            #expect(try app.database.allHouseholds().allSatisfy { try app.database.summary($0.id).itemCount == 0 })
+        }
+    }
+}

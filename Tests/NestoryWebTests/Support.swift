@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NestoryAuth
+import NestoryDomain
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+/// A real router over a real database in a temporary folder, with a fast password hasher.
+final class TestApp: @unchecked Sendable {
+    let path: String
+    let database: AppDatabase
+    let dependencies: WebDependencies
+    let limiter: RateLimiter
+
+    init(limit: Int = 10) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
+        database = try AppDatabase.open(DataFolder(path: path))
+        limiter = RateLimiter(limit: limit, window: 900)
+        dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), signInLimiter: limiter)
+    }
+
+    deinit {
+        try? database.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func run(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: buildRouter(dependencies))
+        try await app.test(.router) { client in try await body(client) }
+    }
+
+    /// Creates a household with an owner directly in the store.
+    func household(_ name: String, email: String, password: String = "correct horse battery") throws -> (Household, User) {
+        let hash = try dependencies.passwordHasher.hash(password)
+        let user = try database.createUser(email: email, displayName: name, passwordHash: hash, now: Date())
+        let household = try database.createHousehold(name: name, currency: .usd, now: Date())
+        try database.addMember(household.id, user: user.id, role: .owner, now: Date())
+        return (household, user)
+    }
+}
+
+/// A browser-like client: keeps cookies, knows its CSRF token.
+struct Browser {
+    let client: any TestClientProtocol
+    var cookies: [String: String] = [:]
+    var csrf: String?
+
+    init(_ client: any TestClientProtocol) { self.client = client }
+
+    var cookieHeader: String { cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ") }
+
+    struct Reply {
+        let status: HTTPResponse.Status
+        let headers: HTTPFields
+        let body: String
+        var location: String? { headers[.location] }
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) }
+        var errorCode: String? { ((json as? [String: Any])?["error"] as? [String: Any])?["code"] as? String }
+    }
+
+    @discardableResult
+    mutating func request(_ method: HTTPRequest.Method, _ uri: String, form: [String: String]? = nil, json: String? = nil,
+                          body: Data? = nil, contentType: String? = nil, csrf useCSRF: Bool = true,
+                          headers extra: HTTPFields = [:]) async throws -> Reply {
+        var headers = extra
+        if !cookies.isEmpty { headers[.cookie] = cookieHeader }
+        var buffer: ByteBuffer?
+        if var form {
+            if useCSRF, form["_csrf"] == nil { form["_csrf"] = csrf ?? cookies["nestory_csrf"] ?? "" }
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            buffer = ByteBuffer(string: form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed)!)" }.joined(separator: "&"))
+        } else if let json {
+            headers[.contentType] = "application/json"
+            buffer = ByteBuffer(string: json)
+        } else if let body {
+            headers[.contentType] = contentType ?? "application/octet-stream"
+            buffer = ByteBuffer(bytes: body)
+        }
+        if useCSRF, form == nil, method != .get, let csrf { headers[HTTPField.Name("X-CSRF-Token")!] = csrf }
+        let response = try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
+        for field in response.headers where field.name == .setCookie {
+            let pair = field.value.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+            let name = String(pair[0]), value = pair.count > 1 ? String(pair[1]) : ""
+            if value.isEmpty || field.value.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
+        }
+        let reply = Reply(status: response.status, headers: response.headers, body: String(buffer: response.body))
+        if let token = Self.metaCSRF(reply.body) { csrf = token }
+        return reply
+    }
+
+    /// Signs in through the form, as a person would.
+    mutating func signIn(_ email: String, _ password: String = "correct horse battery") async throws -> Reply {
+        try await request(.get, "/signin")
+        let reply = try await request(.post, "/signin", form: ["email": email, "password": password])
+        if reply.status == .seeOther { try await request(.get, "/") }  // picks up the session's CSRF token
+        return reply
+    }
+
+    static func metaCSRF(_ html: String) -> String? {
+        guard let range = html.range(of: "<meta name=\"csrf-token\" content=\"") else { return nil }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+}
