@@ -15,6 +15,14 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
+/// Sizes the server refuses beyond, with a clear message.
+public struct Limits: Sendable {
+    /// Largest photo upload, checked while it streams in, before any decoding.
+    public var maxPhotoBytes: Int64 = 40_000_000
+
+    public init(maxPhotoBytes: Int64 = 40_000_000) { self.maxPhotoBytes = maxPhotoBytes }
+}
+
 /// The live dependencies the web module is given (by the bootstrap, or by tests).
 public struct WebDependencies: Sendable {
     public let database: AppDatabase
@@ -23,11 +31,14 @@ public struct WebDependencies: Sendable {
     public let now: @Sendable () -> Date
     /// Sign-in failures: per account and per client address, in one window.
     public let signInLimiter: RateLimiter
+    public let limits: Limits
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
     let dummyPasswordHash: String
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, cookies: CookiePolicy = CookiePolicy(),
-                signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), now: @escaping @Sendable () -> Date = Date.init) throws {
+                signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
+                now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.limits = limits
         self.database = database
         self.passwordHasher = passwordHasher
         self.cookies = cookies

@@ -19,7 +19,8 @@ final class TestApp: @unchecked Sendable {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
         limiter = RateLimiter(limit: limit, window: 900)
-        dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), signInLimiter: limiter)
+        dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), signInLimiter: limiter,
+                                           limits: Limits(maxPhotoBytes: 100_000))
     }
 
     deinit {

@@ -9,9 +9,6 @@ struct APIController {
     let dependencies: WebDependencies
     var database: AppDatabase { dependencies.database }
 
-    /// Largest photo accepted, before any decoding.
-    static let maxPhotoBytes: Int64 = 40_000_000
-
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: OpenAPI.document)))
@@ -89,10 +86,10 @@ struct APIController {
         let viewer = try context.requireViewer()
         let id = try itemID(context)
         _ = try database.item(viewer.household.id, id)  // 404 before reading a byte for someone else's item
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > Self.maxPhotoBytes {
-            throw StoreError.tooLarge(limit: Self.maxPhotoBytes)
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > dependencies.limits.maxPhotoBytes {
+            throw StoreError.tooLarge(limit: dependencies.limits.maxPhotoBytes)
         }
-        let writer = try database.blobs.makeWriter(maxBytes: Self.maxPhotoBytes)
+        let writer = try database.blobs.makeWriter(maxBytes: dependencies.limits.maxPhotoBytes)
         var head = [UInt8]()
         for try await buffer in request.body {
             if head.count < 32 { head += buffer.getBytes(at: buffer.readerIndex, length: min(32 - head.count, buffer.readableBytes)) ?? [] }
@@ -114,7 +111,7 @@ struct APIController {
         } catch {
             throw WebError.badRequest("The body must be a JSON object with the item’s fields (see /api/v1/openapi.json).")
         }
-        return try input.formValues.draft(defaultCurrency: viewer.household.currency).get()
+        return try input.formValues.draft(defaultCurrency: viewer.household.currency, today: CalendarDate(dependencies.now(), in: .current)).get()
     }
 
     private func itemID(_ context: AppRequestContext) throws -> ItemID {

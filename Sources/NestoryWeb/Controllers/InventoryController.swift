@@ -49,7 +49,7 @@ struct InventoryController {
         let viewer = try context.requireViewer()
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency).get()
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: today(viewer)).get()
             let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: today(viewer))
             return .redirect(to: "/items/\(item.id)?notice=added")
         } catch let error as DomainError {
@@ -80,7 +80,7 @@ struct InventoryController {
         let existing = try database.item(viewer.household.id, id).item
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency).get()
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: today(viewer)).get()
             _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: today(viewer))
             return .redirect(to: "/items/\(id)?notice=saved")
         } catch let error as DomainError {

@@ -29,7 +29,7 @@ struct ItemFormValues: Sendable {
     subscript(key: String) -> String { values[key] ?? "" }
 
     /// Parses every field, collecting all problems at once; the domain's own rules run afterwards.
-    func draft(defaultCurrency: CurrencyCode) -> Result<ItemDraft, DomainError> {
+    func draft(defaultCurrency: CurrencyCode, today: CalendarDate) -> Result<ItemDraft, DomainError> {
         var errors: [FieldError] = []
         func optional(_ key: String) -> String? {
             let value = self[key].trimmingCharacters(in: .whitespacesAndNewlines)
@@ -68,9 +68,16 @@ struct ItemFormValues: Sendable {
             categoryID: optional("categoryID").flatMap(CategoryID.init(string:)), roomID: optional("roomID").flatMap(RoomID.init(string:)),
             condition: condition, conditionNotes: optional("conditionNotes"), barcode: optional("barcode"), warrantyExpiry: warranty,
             tags: self["tags"].split(separator: ",").map(String.init), notes: optional("notes"), quantity: quantity)
-        if draft.name.trimmingCharacters(in: .whitespaces).isEmpty {
-            errors.append(FieldError(field: "name", message: "Give the item a name."))
+        // The domain's rules too, so every problem is reported at once (form errors win per field).
+        do {
+            let valid = try draft.validated(today: today)
+            if errors.isEmpty { return .success(valid) }
+        } catch {
+            if case .validation(let domainErrors) = error {
+                let reported = Set(errors.map(\.field))
+                errors += domainErrors.filter { !reported.contains($0.field) && !(($0.field == "purchasePrice") && reported.contains("price")) }
+            }
         }
-        return errors.isEmpty ? .success(draft) : .failure(.validation(errors))
+        return .failure(.validation(errors))
     }
 }

@@ -1,0 +1,202 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NestoryDomain
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+/// A tiny valid PNG (1×1, grey).
+let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0,
+                    0x3A, 0x7E, 0x9B, 0x55, 0, 0, 0, 10, 0x49, 0x44, 0x41, 0x54, 0x78, 0x01, 0x63, 0x60, 0, 0, 0, 2, 0, 1, 0x73, 0x75, 0x01, 0x18,
+                    0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
+
+@Suite struct InventoryTests {
+    @Test func addViewEditAndDeleteAnItemThroughTheForms() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let office = try app.database.rooms(household.id).first { $0.name == "Office" }!
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            #expect(try await browser.request(.get, "/items/new").body.contains("Add item"))
+            let invalid = try await browser.request(.post, "/items", form: ["name": "", "price": "12.345", "purchaseDate": "2019-02-29", "quantity": "two"])
+            #expect(invalid.status == .unprocessableContent)
+            for message in ["Give the item a name.", "at most 2 decimal places", "does not exist on the calendar", "whole number"] {
+                #expect(invalid.body.contains(message), "missing: \(message)")
+            }
+            let created = try await browser.request(.post, "/items", form: [
+                "name": "Fender <Stratocaster>", "brand": "Fender", "price": "1,299.99", "currency": "USD", "purchaseDate": "2021-06-01",
+                "roomID": office.id.description, "serialNumber": "US21001234", "tags": "music, insured", "quantity": "1", "condition": "good"])
+            #expect(created.status == .seeOther)
+            let location = try #require(created.location)
+            let detail = try await browser.request(.get, location)
+            #expect(detail.status == .ok)
+            #expect(detail.body.contains("Fender &lt;Stratocaster&gt;"))  // escaped, never markup
+            #expect(!detail.body.contains("<Stratocaster>"))
+            #expect(detail.body.contains("$1,299.99"))
+            #expect(detail.body.contains("US21001234"))
+            #expect(detail.body.contains("What’s missing?"))
+            let id = String(location.dropFirst("/items/".count).prefix(36))
+            let edit = try await browser.request(.get, "/items/\(id)/edit")
+            #expect(edit.body.contains("value=\"1299.99\""))
+            let saved = try await browser.request(.post, "/items/\(id)", form: ["name": "Stratocaster", "price": "1200", "quantity": "2"])
+            #expect(saved.status == .seeOther)
+            let item = try app.database.item(household.id, ItemID(string: id)!).item
+            #expect(item.name == "Stratocaster" && item.totalValue?.minorUnits == 240_000)
+            #expect(try await browser.request(.post, "/items/\(id)/delete", form: [:]).status == .seeOther)
+            #expect(try await browser.request(.get, "/items/\(id)").status == .notFound)
+        }
+    }
+
+    @Test func theInventoryPageShowsSummaryChartsAndFilters() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let rooms = try app.database.rooms(household.id)
+        let categories = try app.database.categories(household.id)
+        let now = Date()
+        for (index, name) in ["Sofa", "Laptop", "Ring", "Café table"].enumerated() {
+            let item = try app.database.createItem(household.id, ItemDraft(
+                name: name, purchasePrice: index == 3 ? nil : try Money(minorUnits: Int64(50_000 * (index + 1)), currency: .usd), currency: .usd,
+                categoryID: categories[index].id, roomID: rooms[index % 2].id), now: now.addingTimeInterval(Double(index)))
+            if index < 2 { _ = try app.database.addPhoto(household.id, to: item.id, data: tinyPNG + Data([UInt8(index)]), contentType: "image/png", now: now) }
+        }
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let page = try await browser.request(.get, "/")
+            #expect(page.status == .ok)
+            #expect(page.body.contains("4 items"))
+            #expect(page.body.contains("Across 2 rooms"))
+            #expect(page.body.contains("$3,000.00"))  // 500 + 1000 + 1500
+            #expect(page.body.contains("Documentation: 50%"))
+            #expect(page.body.contains("What counts as documented?"))
+            #expect(page.body.contains("<title id=\"donut-title\">Value by category</title>"))
+            #expect(page.body.contains("<desc id=\"bars-desc\">"))
+            #expect(page.body.contains("High value (&gt; $1,000.00)"))
+            let needsPhoto = try await browser.request(.get, "/?filter=photo")
+            #expect(needsPhoto.body.contains("Ring") && needsPhoto.body.contains("Café table") && !needsPhoto.body.contains(">Sofa<"))
+            let search = try await browser.request(.get, "/?q=cafe")
+            #expect(search.body.contains("Café table") && search.body.contains("1 item<"))
+            let byValue = try await browser.request(.get, "/?sort=value&view=grid")
+            #expect(byValue.body.contains("items grid"))
+            let ring = try #require(byValue.body.range(of: "Ring")), sofa = try #require(byValue.body.range(of: ">Sofa<"))
+            #expect(ring.lowerBound < sofa.lowerBound)  // 1500 before 500
+            let hostile = try await browser.request(.get, "/?q=%22%20OR%20NEAR(%2A")
+            #expect(hostile.status == .ok)
+        }
+    }
+
+    @Test func pagesFollowCursorsAndFragmentsFeedInfiniteScroll() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        for index in 0..<95 {
+            _ = try app.database.createItem(household.id, ItemDraft(name: String(format: "Item %03d", index), currency: .usd), now: Date())
+        }
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            var seen = Set<String>()
+            var next: String? = "/?fragment=1"
+            while let url = next {
+                let page = try await browser.request(.get, url)
+                #expect(page.status == .ok)
+                #expect(!page.body.contains("<html"))  // a fragment, not a page
+                for match in page.body.matches(of: /Item \d{3}/) { seen.insert(String(match.output)) }
+                next = page.body.firstMatch(of: /data-more href="([^"]+)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+                    .map { $0 + "&fragment=1" }
+            }
+            #expect(seen.count == 95)
+        }
+    }
+
+    @Test func photosUploadWithLimitsAndAreServedOnlyToTheirHousehold() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        _ = try app.household("Joneses", email: "joe@example.com")
+        let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let uploaded = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: tinyPNG, contentType: "image/png")
+            #expect(uploaded.status == .created)
+            let url = try #require((uploaded.json as? [String: Any])?["url"] as? String)
+            let served = try await ann.request(.get, url)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/png" && Data(served.body.utf8).count > 0)
+            let notImage = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: Data("<script>alert(1)</script>".utf8), contentType: "image/png")
+            #expect(notImage.status == .unprocessableContent)
+            #expect(notImage.errorCode == "validation_failed")
+            let tooLarge = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: Data([0xFF, 0xD8, 0xFF]) + Data(count: 100_001),
+                                                 contentType: "image/jpeg")
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(try app.database.item(household.id, item.id).photos.count == 1)  // nothing else was kept
+            var joe = Browser(client)
+            _ = try await joe.signIn("joe@example.com")
+            #expect(try await joe.request(.get, url).status == .notFound)
+            var stranger = Browser(client)
+            #expect(try await stranger.request(.get, url).status == .seeOther)  // signed out: sign in first
+        }
+    }
+
+    @Test func theJSONAPICoversItemsAndReportsErrorsWithStableCodes() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let kitchen = try app.database.rooms(household.id).first { $0.name == "Kitchen" }!
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let created = try await browser.request(.post, "/api/v1/items", json: """
+                {"name": "Stand mixer", "brand": "KitchenAid", "price": "449.99", "purchaseDate": "2023-03-04",
+                 "roomID": "\(kitchen.id)", "tags": ["gift"], "quantity": 1}
+                """)
+            #expect(created.status == .created)
+            let json = try #require(created.json as? [String: Any])
+            let id = try #require(json["id"] as? String)
+            #expect((json["price"] as? [String: Any])?["amount"] as? String == "449.99")
+            #expect((json["price"] as? [String: Any])?["minorUnits"] as? Int == 44_999)
+            #expect(created.location == "/api/v1/items/\(id)")
+            let list = try await browser.request(.get, "/api/v1/items?q=mixer&sort=value")
+            #expect(((list.json as? [String: Any])?["items"] as? [Any])?.count == 1)
+            let invalid = try await browser.request(.put, "/api/v1/items/\(id)", json: #"{"name": "", "price": "-3"}"#)
+            #expect(invalid.status == .unprocessableContent)
+            #expect(invalid.errorCode == "validation_failed")
+            let fields = (((invalid.json as? [String: Any])?["error"] as? [String: Any])?["fields"] as? [[String: String]])?.compactMap { $0["field"] }
+            #expect(Set(fields ?? []) == ["name", "purchasePrice"])
+            let garbage = try await browser.request(.post, "/api/v1/items", json: "{not json")
+            #expect(garbage.status == .badRequest && garbage.errorCode == "bad_request")
+            let summary = try await browser.request(.get, "/api/v1/summary")
+            #expect((summary.json as? [String: Any])?["itemCount"] as? Int == 1)
+            #expect(try await browser.request(.get, "/api/v1/charts").status == .ok)
+            #expect(try await browser.request(.delete, "/api/v1/items/\(id)").status == .noContent)
+            #expect(try await browser.request(.get, "/api/v1/items/\(id)").errorCode == "not_found")
+            // Without the CSRF header a state-changing API call is refused.
+            let noCSRF = try await browser.request(.post, "/api/v1/items", json: #"{"name": "x"}"#, csrf: false)
+            #expect(noCSRF.status == .forbidden && noCSRF.errorCode == "csrf_failed")
+            // Signed out: 401 JSON, not a redirect.
+            var stranger = Browser(client)
+            let anonymous = try await stranger.request(.get, "/api/v1/items")
+            #expect(anonymous.status == .unauthorized && anonymous.errorCode == "sign_in_required")
+        }
+    }
+
+    @Test func theOpenAPIDocumentIsValidJSONAndEveryPathIsRouted() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let doc = try await browser.request(.get, "/api/v1/openapi.json")
+            let paths = try #require(((doc.json as? [String: Any])?["paths"] as? [String: [String: Any]]))
+            #expect(paths.count >= 7)
+            for (path, operations) in paths {
+                let concrete = "/api/v1" + path.replacingOccurrences(of: "{id}", with: item.id.description)
+                for method in operations.keys where method != "parameters" {
+                    guard method == "get" else { continue }  // reads are safe to call here; writes are covered above
+                    let reply = try await browser.request(HTTPRequest.Method(method.uppercased())!, concrete)
+                    #expect(reply.status == .ok, "\(method) \(path) → \(reply.status)")
+                }
+            }
+        }
+    }
+}
