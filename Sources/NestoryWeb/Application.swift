@@ -57,6 +57,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now))
     AccountController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
+    PlacesController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: router.group("api/v1"))
     return router
 }

@@ -200,3 +200,32 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
         }
     }
 }
+
+@Suite struct PlacesTests {
+    @Test func roomsCanBeAddedRenamedReorderedAndDeletedKeepingTheirItems() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let garage = try app.database.rooms(household.id).first { $0.name == "Garage" }!
+        let bike = try app.database.createItem(household.id, ItemDraft(name: "Bike", currency: .usd, roomID: garage.id), now: Date())
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let page = try await browser.request(.get, "/rooms")
+            #expect(page.body.contains("Garage") && page.body.contains("1 item"))
+            #expect(try await browser.request(.post, "/rooms", form: ["name": "Sauna"]).status == .seeOther)
+            let duplicate = try await browser.request(.post, "/rooms", form: ["name": "sauna"])
+            #expect(duplicate.status == .unprocessableContent && duplicate.body.contains("already a room called"))
+            #expect(try await browser.request(.post, "/rooms/\(garage.id)", form: ["action": "rename", "name": "Workshop"]).status == .seeOther)
+            let before = try app.database.rooms(household.id).map(\.name)
+            #expect(try await browser.request(.post, "/rooms/\(garage.id)", form: ["action": "up"]).status == .seeOther)
+            let after = try app.database.rooms(household.id).map(\.name)
+            let index = try #require(before.firstIndex(of: "Workshop"))
+            #expect(after[index - 1] == "Workshop")
+            let deleted = try await browser.request(.post, "/rooms/\(garage.id)", form: ["action": "delete"])
+            #expect(deleted.location?.contains("1+item+now+have+no+room") == true)
+            #expect(try app.database.item(household.id, bike.id).item.roomID == nil)
+            #expect(try await browser.request(.post, "/categories", form: ["name": "Cameras", "color": "#112233"]).status == .seeOther)
+            #expect(try app.database.categories(household.id).last?.colorHex == "#112233")
+        }
+    }
+}

@@ -114,10 +114,15 @@ enum Assets {
     .tag { margin-right:6px; }
     .list { list-style:none; padding:0; margin:0; }
     .row { display:flex; justify-content:space-between; align-items:center; gap:12px; padding:8px 0; border-bottom:1px solid var(--line); }
-    .quick-actions { position:sticky; bottom:calc(64px + env(safe-area-inset-bottom)); display:grid; grid-template-columns:repeat(4, 1fr); gap:6px;
+    .quick-actions { position:sticky; bottom:calc(64px + env(safe-area-inset-bottom)); display:grid; grid-template-columns:repeat(2, 1fr); gap:6px;
       background:var(--bg); padding:8px 0; }
     .quick-actions .button { padding:0 6px; font-size:.85rem; text-align:center; }
     .upload-progress { width:100%; }
+    .place-form { display:grid; grid-template-columns:auto 1fr auto; gap:6px; align-items:center; padding:8px 0; border-bottom:1px solid var(--line); }
+    .place-form input[name=name] { grid-column: span 2; }
+    .place-form input[type=color] { width:44px; padding:2px; }
+    .place-form .count { grid-column: 1 / -1; }
+    button[disabled] { opacity:.4; cursor:default; }
     @media (min-width: 760px) {
       .page { padding-left: 236px; padding-bottom: 32px; }
       .tabs { top:0; right:auto; width:220px; flex-direction:column; border-top:0; border-right:1px solid var(--line); padding:16px 8px; gap:4px; }

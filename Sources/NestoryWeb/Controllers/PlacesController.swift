@@ -1,0 +1,142 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryDomain
+import NestoryStore
+
+/// Rooms and categories: list, add, rename, reorder, delete (saying what happens to their items).
+struct PlacesController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+
+    enum Kind: String { case rooms, categories }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        for kind in [Kind.rooms, .categories] {
+            router.get(RouterPath(kind.rawValue)) { request, context in try await list(kind, request, context) }
+            router.post(RouterPath(kind.rawValue)) { request, context in try await add(kind, request, context) }
+            router.post(RouterPath("\(kind.rawValue)/:id")) { request, context in try await change(kind, request, context) }
+        }
+    }
+
+    func list(_ kind: Kind, _ request: Request, _ context: AppRequestContext, errors: [FieldError] = [],
+              status: HTTPResponse.Status = .ok) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let household = viewer.household.id
+        let entries: [PlacesViews.Entry]
+        switch kind {
+        case .rooms:
+            let counts = Dictionary(try database.itemsByRoom(household).compactMap { r in r.roomID.map { ($0, r.itemCount) } },
+                                    uniquingKeysWith: +)
+            entries = try database.rooms(household).map { PlacesViews.Entry(id: $0.id.description, name: $0.name, color: nil, items: counts[$0.id] ?? 0) }
+        case .categories:
+            entries = try database.categories(household).map {
+                PlacesViews.Entry(id: $0.id.description, name: $0.name, color: $0.colorHex,
+                                  items: try database.countItems(household, search: "", filter: ItemFilter(categoryID: $0.id)))
+            }
+        }
+        return HTMLResponse.page(PlacesViews.page(kind: kind, viewer: viewer, entries: entries, errors: errors,
+                                                  notice: request.uri.queryParameters["notice"].map(String.init)), status: status)
+    }
+
+    func add(_ kind: Kind, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let form = try await Form.read(request, context: context)
+        do {
+            switch kind {
+            case .rooms: _ = try database.createRoom(viewer.household.id, name: form["name"] ?? "")
+            case .categories: _ = try database.createCategory(viewer.household.id, name: form["name"] ?? "", colorHex: form["color"] ?? "#64748B")
+            }
+            return .redirect(to: "/\(kind.rawValue)?notice=Added")
+        } catch let error as DomainError {
+            return try await list(kind, request, context, errors: InventoryController.fields(error), status: .unprocessableContent)
+        }
+    }
+
+    /// One form per row: rename (with colour), move up or down, or delete.
+    func change(_ kind: Kind, _ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let household = viewer.household.id
+        guard let id = context.parameters.get("id") else { throw DomainError.notFound("That \(kind == .rooms ? "room" : "category")") }
+        let form = try await Form.read(request, context: context)
+        let now = dependencies.now()
+        do {
+            switch (kind, form["action"] ?? "rename") {
+            case (.rooms, "delete"):
+                guard let roomID = RoomID(string: id) else { throw DomainError.notFound("The room") }
+                let moved = try database.deleteRoom(household, roomID, now: now)
+                return .redirect(to: "/rooms?notice=" + "Room+deleted;+\(moved)+item\(moved == 1 ? "" : "s")+now+have+no+room")
+            case (.categories, "delete"):
+                guard let categoryID = CategoryID(string: id) else { throw DomainError.notFound("The category") }
+                let moved = try database.deleteCategory(household, categoryID, now: now)
+                return .redirect(to: "/categories?notice=" + "Category+deleted;+\(moved)+item\(moved == 1 ? "" : "s")+now+uncategorized")
+            case (_, "up"), (_, "down"):
+                var ids = kind == .rooms ? try database.rooms(household).map(\.id.description) : try database.categories(household).map(\.id.description)
+                guard let index = ids.firstIndex(of: id) else { throw DomainError.notFound("That entry") }
+                let target = form["action"] == "up" ? index - 1 : index + 1
+                if ids.indices.contains(target) { ids.swapAt(index, target) }
+                if kind == .rooms { try database.reorderRooms(household, ids.compactMap(RoomID.init(string:))) } else {
+                    try database.reorderCategories(household, ids.compactMap(CategoryID.init(string:)))
+                }
+            case (.rooms, _):
+                guard let roomID = RoomID(string: id) else { throw DomainError.notFound("The room") }
+                try database.renameRoom(household, roomID, to: form["name"] ?? "")
+            case (.categories, _):
+                guard let categoryID = CategoryID(string: id) else { throw DomainError.notFound("The category") }
+                try database.updateCategory(household, categoryID, name: form["name"] ?? "", colorHex: form["color"] ?? "")
+            }
+            return .redirect(to: "/\(kind.rawValue)")
+        } catch let error as DomainError {
+            if case .notFound = error { throw error }
+            return try await list(kind, request, context, errors: InventoryController.fields(error), status: .unprocessableContent)
+        }
+    }
+}
+
+enum PlacesViews {
+    struct Entry {
+        let id: String
+        let name: String
+        let color: String?
+        let items: Int
+    }
+
+    static func page(kind: PlacesController.Kind, viewer: Viewer, entries: [Entry], errors: [FieldError], notice: String?) -> HTML {
+        let noun = kind == .rooms ? "room" : "category"
+        let rows: [HTML] = entries.enumerated().map { index, entry in
+            let consequence = entry.items == 0 ? "It holds no items." :
+                "Its \(entry.items) item\(entry.items == 1 ? "" : "s") will stay, \(kind == .rooms ? "with no room" : "uncategorized")."
+            return """
+                <li class="place">
+                  <form method="post" action="/\(kind.rawValue)/\(entry.id)" class="place-form">
+                    <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                    \(entry.color.map { HTML("<input type=\"color\" name=\"color\" value=\"\($0.lowercased())\" aria-label=\"Colour of \(entry.name)\">") })
+                    <input name="name" value="\(entry.name)" aria-label="Name of \(noun) \(index + 1)" maxlength="\(PlaceName.maximumLength)">
+                    <span class="muted count">\(entry.items) item\(entry.items == 1 ? "" : "s")</span>
+                    <button name="action" value="rename" class="small">Save</button>
+                    <button name="action" value="up" class="small" aria-label="Move \(entry.name) up"\(index == 0 ? HTML(raw: " disabled") : .empty)>↑</button>
+                    <button name="action" value="down" class="small" aria-label="Move \(entry.name) down"\(index == entries.count - 1 ? HTML(raw: " disabled") : .empty)>↓</button>
+                    <button name="action" value="delete" class="small danger" formnovalidate data-confirm="Delete \(entry.name)? \(consequence)">Delete</button>
+                  </form>
+                </li>
+                """
+        }
+        return Layout.page(title: kind == .rooms ? "Rooms" : "Categories", viewer: viewer, section: .settings, body: """
+            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.errorSummary(errors))
+            <section class="card">
+              <p class="muted">Deleting a \(noun) never deletes items: they stay in your inventory \(kind == .rooms ? "without a room" : "without a category").</p>
+              <ul class="list places">\(rows)</ul>
+            </section>
+            <section class="card">
+              <h2>Add a \(noun)</h2>
+              <form method="post" action="/\(kind.rawValue)">
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                \(Layout.field("name", label: "Name", value: nil, errors: errors, attributes: "required maxlength=\"\(PlaceName.maximumLength)\""))
+                \(kind == .categories ? HTML("<div class=\"field\"><label for=\"f-color\">Colour</label><input id=\"f-color\" type=\"color\" name=\"color\" value=\"#64748b\"></div>") : .empty)
+                <button type="submit" class="primary">Add \(noun)</button>
+              </form>
+            </section>
+            """)
+    }
+}
