@@ -16,10 +16,11 @@ run: deps
 build: deps
 	$(SWIFT) build
 
-## Install what is missing, build everything once, and run every test.
+## Install what is missing, build everything once, and run every test (Swift, then the browser).
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --num-workers 2
+	$(SWIFT) test --skip-build
+	./scripts/browser-tests.sh
 
 deps:
 	@./scripts/install-deps.sh

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "1"
+    static let version = "3"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -49,7 +49,7 @@ enum Assets {
     .tab svg { width:24px; height:24px; fill:none; stroke:currentColor; stroke-width:1.8; }
     .tab.active { color:var(--accent); font-weight:600; }
     .signout { display:flex; gap:8px; align-items:center; justify-content:flex-end; color:var(--muted); margin:24px 0; }
-    .summary { display:grid; grid-auto-flow:column; grid-auto-columns:minmax(220px, 1fr); gap:12px; overflow-x:auto; scroll-snap-type:x mandatory; }
+    .summary { display:grid; align-items:start; grid-auto-flow:column; grid-auto-columns:minmax(220px, 1fr); gap:12px; overflow-x:auto; scroll-snap-type:x mandatory; }
     .summary .card { margin:0; scroll-snap-align:start; }
     .stat summary { list-style:none; cursor:pointer; display:flex; flex-direction:column; min-height:44px; }
     .stat summary::-webkit-details-marker { display:none; }
@@ -86,7 +86,7 @@ enum Assets {
     .items.grid { display:grid; grid-template-columns:repeat(auto-fill, minmax(150px, 1fr)); gap:12px; }
     .items.grid .item a { display:flex; flex-direction:column; gap:6px; background:var(--card); border:1px solid var(--line);
       border-radius:var(--radius); padding:8px; text-decoration:none; color:var(--text); height:100%; }
-    .items.grid .thumb { width:100%; aspect-ratio:1; }
+    .items.grid .thumb { width:100%; height:auto; aspect-ratio:1; }
     .thumb { width:56px; height:56px; border-radius:10px; overflow:hidden; background:var(--line); display:block; }
     .thumb img { width:100%; height:100%; object-fit:cover; display:block; }
     .placeholder { width:100%; height:100%; display:flex; align-items:center; justify-content:center; font-weight:700; font-size:1.4rem;
