@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 ITEMS ?= 100000
 
-.PHONY: run build test deps test-deps bench bench-store bench-images bench-barcodes bench-receipts release clean format
+.PHONY: run build test deps test-deps bench bench-store bench-web bench-images bench-barcodes bench-receipts release clean format
 
 ## Install what is missing, build, and start the server on the embedded SQLite default.
 run: deps
@@ -33,11 +33,15 @@ release: deps
 	$(SWIFT) build -c release --product nestory-bench
 
 ## Benchmarks (release builds). Each prints a table; results go in BENCHMARKS.md.
-bench: bench-store
+bench: bench-store bench-web
 
 ## Store queries on an $(ITEMS)-item demo household, beside the same SQL run raw.
 bench-store: test-deps release
 	./scripts/bench-store.sh $(ITEMS)
+
+## Page and API latency, requests per second with wrk, idle memory (after bench-store's data).
+bench-web: test-deps release
+	./scripts/bench-web.sh $(ITEMS)
 
 ## Upload-to-thumbnail time beside vipsthumbnail.
 bench-images: test-deps

@@ -338,7 +338,7 @@ extension AppDatabase {
                                          arguments: [seq, householdID.description]) else {
             throw DomainError.notFound("The item")
         }
-        return ItemColumns.item(row)
+        return ItemColumns.item(row, householdID: householdID)
     }
 
     static func photoFrom(_ row: Row, householdID: HouseholdID, itemID: ItemID) -> ItemPhoto {

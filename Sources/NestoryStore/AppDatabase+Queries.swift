@@ -15,7 +15,7 @@ extension AppDatabase {
             let listings = pageRows.map { row -> ItemListing in
                 let p = ItemColumns.count
                 let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
-                return ItemListing(item: ItemColumns.item(row), photoCount: row[ItemColumns.photoCount],
+                return ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
                                    receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary)
             }
             let next = hasMore ? pageRows.last.map { ItemListSQL.cursor(after: $0, sort: query.sort) } : nil
@@ -78,7 +78,7 @@ extension AppDatabase {
             try Row.fetchAll(db, sql: """
                 SELECT g.category_id, c.name, c.color_hex, g.currency, g.total, g.items FROM (
                     SELECT category_id, currency, SUM(value_minor) AS total, COUNT(*) AS items FROM item
-                    WHERE household_id = ? AND value_minor >= 0 GROUP BY category_id, currency
+                    WHERE household_id = ? AND +value_minor >= 0 GROUP BY category_id, currency
                 ) g LEFT JOIN category c ON c.id = g.category_id
                 ORDER BY g.total DESC, c.sort_order
                 """, arguments: [householdID.description]).map { row in

@@ -92,9 +92,10 @@ public final class AppDatabase: Sendable {
         }
     }
 
-    /// The names of the migrations applied, oldest first.
+    /// The names of the migrations applied, in the order they apply.
     public func appliedMigrations() throws -> [String] {
-        try writer.read { db in try Migrations.migrator.appliedIdentifiers(db) }.sorted()
+        let applied = try writer.read { db in try Migrations.migrator.appliedIdentifiers(db) }
+        return Migrations.migrator.migrations.filter(applied.contains)
     }
 
     /// All migrations this version knows, in order.

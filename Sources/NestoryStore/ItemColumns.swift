@@ -18,7 +18,8 @@ enum ItemColumns {
     /// The first column after these (for queries that select more).
     static let count = 25
 
-    static func item(_ row: Row) -> Item {
+    /// `householdID` is the one the query was scoped to (saves parsing it again for every row).
+    static func item(_ row: Row, householdID: HouseholdID) -> Item {
         let currency = (try? CurrencyCode(row[8] as String)) ?? .usd
         let tagText: String? = row[tags]
         let draft = ItemDraft(
@@ -30,7 +31,7 @@ enum ItemColumns {
             condition: ItemCondition(rawValue: row[13]) ?? .good, conditionNotes: row[14], barcode: row[15],
             warrantyExpiry: (row[16] as String?).flatMap { try? CalendarDate(iso: $0) },
             tags: tagText.map { $0.split(separator: "\u{1F}").map(String.init) } ?? [], notes: row[17], quantity: row[9])
-        return Item(id: ItemID(string: row[1])!, householdID: HouseholdID(string: row[2])!, draft: draft,
+        return Item(id: ItemID(string: row[1])!, householdID: householdID, draft: draft,
                     createdAt: Date(millis: row[18]), updatedAt: Date(millis: row[19]))
     }
 }

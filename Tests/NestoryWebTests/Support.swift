@@ -15,11 +15,11 @@ final class TestApp: @unchecked Sendable {
     let dependencies: WebDependencies
     let limiter: RateLimiter
 
-    init(limit: Int = 10) throws {
+    init(limit: Int = 10, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4)) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
         limiter = RateLimiter(limit: limit, window: 900)
-        dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), signInLimiter: limiter,
+        dependencies = try WebDependencies(database: database, passwordHasher: hasher, signInLimiter: limiter,
                                            limits: Limits(maxPhotoBytes: 100_000))
     }
 
@@ -105,5 +105,20 @@ struct Browser {
     static func metaCSRF(_ html: String) -> String? {
         guard let range = html.range(of: "<meta name=\"csrf-token\" content=\"") else { return nil }
         return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+}
+
+/// bcrypt that counts how often a password is checked.
+final class CountingHasher: PasswordHasher, @unchecked Sendable {
+    private let inner = BcryptPasswordHasher(cost: 4)
+    private let lock = NSLock()
+    private var count = 0
+    var verifications: Int { lock.withLock { count } }
+
+    func hash(_ password: String) throws -> String { try inner.hash(password) }
+
+    func verify(_ password: String, against hash: String) -> Bool {
+        lock.withLock { count += 1 }
+        return inner.verify(password, against: hash)
     }
 }

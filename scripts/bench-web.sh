@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Web benchmark on the 100,000-item demo household (release build): server time of the inventory page,
+# a search page and the JSON list (p50/p95 over N requests on loopback), wrk at 50 connections on the
+# JSON list, and the server's idle memory. Reuses bench-data/store-100000 from `make bench-store`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ITEMS="${1:-100000}"
+DATA="${BENCH_DATA:-./bench-data/store-$ITEMS}"
+BIN=./.build/release/nestory
+PORT="${PORT:-18080}"
+N="${N:-200}"
+[ -f "$DATA/nestory.sqlite" ] || "$BIN" demo --data "$DATA" --items "$ITEMS" --seed 1 >/dev/null
+HOUSEHOLD=$(sqlite3 "$DATA/nestory.sqlite" "SELECT h.id FROM household h JOIN item_stats s ON s.household_id = h.id ORDER BY s.items DESC LIMIT 1")
+EMAIL="bench@example.com"
+PASSWORD="benchmark password"
+if ! sqlite3 "$DATA/nestory.sqlite" "SELECT 1 FROM user WHERE email = '$EMAIL'" | grep -q 1; then
+  echo "$PASSWORD" | "$BIN" user add "$EMAIL" --household "$HOUSEHOLD" --data "$DATA" >/dev/null
+fi
+"$BIN" serve --data "$DATA" --port "$PORT" >/dev/null 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
+sleep 1
+echo "idle memory (RSS): $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/$SERVER/status)"
+JAR=$(mktemp)
+curl -s -c "$JAR" -b "$JAR" "http://127.0.0.1:$PORT/signin" >/dev/null
+CSRF=$(awk '$6 == "nestory_csrf" {print $7}' "$JAR")
+curl -s -c "$JAR" -b "$JAR" -o /dev/null --data-urlencode "email=$EMAIL" --data-urlencode "password=$PASSWORD" \
+  --data-urlencode "_csrf=$CSRF" "http://127.0.0.1:$PORT/signin"
+SESSION=$(awk '$6 == "nestory_session" {print $7}' "$JAR")
+[ -n "$SESSION" ] || { echo "sign-in failed" >&2; exit 1; }
+
+measure() {  # name path
+  local times
+  times=$(for _ in $(seq "$N"); do
+    curl -s -o /dev/null -w '%{time_total}\n' -H "Cookie: nestory_session=$SESSION" "http://127.0.0.1:$PORT$2"
+  done | sort -n)
+  local p50 p95
+  p50=$(echo "$times" | awk -v n="$N" 'NR == int(n * 0.50 + 0.5) {printf "%.1f", $1 * 1000}')
+  p95=$(echo "$times" | awk -v n="$N" 'NR == int(n * 0.95 + 0.5) {printf "%.1f", $1 * 1000}')
+  printf "| %-40s | %8s | %8s |\n" "$1" "$p50" "$p95"
+}
+echo
+echo "Request time on loopback (curl time_total, includes the client), $N requests each:"
+printf "| %-40s | %8s | %8s |\n" "request" "p50 ms" "p95 ms"
+printf "|%s|%s|%s|\n" "------------------------------------------" "----------" "----------"
+measure "inventory page (/)" "/"
+measure "inventory page, needs photo, value sort" "/?filter=photo&sort=value"
+measure "search page (/?q=sony)" "/?q=sony"
+measure "JSON list (/api/v1/items)" "/api/v1/items"
+echo
+echo "wrk, 50 connections, 2 threads, 15 s, JSON list:"
+wrk -t2 -c50 -d15s --latency -H "Cookie: nestory_session=$SESSION" "http://127.0.0.1:$PORT/api/v1/items" | grep -E "Requests/sec|50%|99%|Non-2xx|Socket errors"
+echo "memory after load (RSS): $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/$SERVER/status)"
