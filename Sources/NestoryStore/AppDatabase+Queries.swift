@@ -29,11 +29,22 @@ extension AppDatabase {
         return (sql.text, sql.arguments)
     }
 
-    /// How many items match a search and filters (for "124 results").
-    public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter) throws -> Int {
+    /// How many items match a search and filters (for "124 items"), at most `cap`: the counters
+    /// answer the plain filters at once; other counts stop at the cap, so they stay cheap at any size.
+    public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int = 10_000) throws -> (count: Int, exact: Bool) {
         try read { db in
+            let plain = SearchText.ftsQuery(search) == nil && filter.roomID == nil && filter.categoryID == nil && filter.tag == nil
+                && !filter.highValue && [filter.needsPhoto, filter.needsReceipt, filter.needsValue].filter { $0 }.count <= 1
+            if plain {
+                let column = filter.needsPhoto ? "no_photo" : filter.needsReceipt ? "no_receipt" : filter.needsValue ? "no_value" : "items"
+                let count = try Int.fetchOne(db, sql: "SELECT \(column) FROM item_stats WHERE household_id = ?",
+                                             arguments: [householdID.description]) ?? 0
+                return (count, true)
+            }
             let sql = try ItemListSQL(householdID: householdID, query: ItemQuery(search: search, filter: filter))
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(sql.whereClause)", arguments: sql.whereArguments) ?? 0
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item WHERE \(sql.whereClause) LIMIT \(cap + 1))",
+                                         arguments: sql.whereArguments) ?? 0
+            return (min(count, cap), count <= cap)
         }
     }
 
@@ -43,7 +54,7 @@ extension AppDatabase {
     public static let summaryStatements = [
         "SELECT items, documented, no_photo, no_receipt, no_value FROM item_stats WHERE household_id = ?",
         "SELECT currency, total FROM value_total WHERE household_id = ? AND items > 0",
-        "SELECT COUNT(*) FROM (SELECT DISTINCT room_id FROM item WHERE household_id = ? AND room_id IS NOT NULL)",
+        "SELECT COUNT(*) FROM room_total WHERE household_id = ? AND room_id <> '' AND items > 0",
         "SELECT COUNT(*) FROM item WHERE household_id = ? AND currency = ? AND value_minor > ?",
     ]
 
@@ -76,10 +87,9 @@ extension AppDatabase {
     public func valueByCategory(_ householdID: HouseholdID) throws -> [CategoryValue] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT g.category_id, c.name, c.color_hex, g.currency, g.total, g.items FROM (
-                    SELECT category_id, currency, SUM(value_minor) AS total, COUNT(*) AS items FROM item
-                    WHERE household_id = ? AND +value_minor >= 0 GROUP BY category_id, currency
-                ) g LEFT JOIN category c ON c.id = g.category_id
+                SELECT NULLIF(g.category_id, '') AS category_id, c.name, c.color_hex, g.currency, g.total, g.items
+                FROM category_total g LEFT JOIN category c ON c.id = g.category_id
+                WHERE g.household_id = ? AND g.items > 0
                 ORDER BY g.total DESC, c.sort_order
                 """, arguments: [householdID.description]).map { row in
                 CategoryValue(categoryID: row.optionalID("category_id"),
@@ -95,13 +105,25 @@ extension AppDatabase {
     public func itemsByRoom(_ householdID: HouseholdID) throws -> [RoomCount] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT g.room_id, r.name, g.items FROM (
-                    SELECT room_id, COUNT(*) AS items FROM item WHERE household_id = ? GROUP BY room_id
-                ) g LEFT JOIN room r ON r.id = g.room_id
+                SELECT NULLIF(g.room_id, '') AS room_id, r.name, g.items
+                FROM room_total g LEFT JOIN room r ON r.id = g.room_id
+                WHERE g.household_id = ? AND g.items > 0
                 ORDER BY g.items DESC, r.sort_order
                 """, arguments: [householdID.description]).map { row in
                 RoomCount(roomID: row.optionalID("room_id"), name: row["name"] ?? RoomCount.unassignedName, itemCount: row["items"])
             }
+        }
+    }
+
+    /// How many items each category holds (from an index alone).
+    public func itemCountsByCategory(_ householdID: HouseholdID) throws -> [CategoryID: Int] {
+        try read { db in
+            var counts: [CategoryID: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT category_id, COUNT(*) FROM item WHERE household_id = ? AND category_id IS NOT NULL GROUP BY category_id",
+                                        arguments: [householdID.description]) {
+                if let id = CategoryID(string: row[0]) { counts[id] = row[1] }
+            }
+            return counts
         }
     }
 

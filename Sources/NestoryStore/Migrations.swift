@@ -10,7 +10,54 @@ enum Migrations {
         migrator.registerMigration("2026-11-22-sessions", migrate: sessions)
         migrator.registerMigration("2026-11-22-summary-counters", migrate: summaryCounters)
         migrator.registerMigration("2026-11-22-filtered-sort-indexes", migrate: filteredSortIndexes)
+        migrator.registerMigration("2026-11-22-chart-counters", migrate: chartCounters)
         return migrator
+    }
+
+    /// The charts' figures (value by category, items by room) kept by triggers like the summary's,
+    /// so the inventory page costs the same at any size. `''` stands for "no category" / "no room".
+    private static func chartCounters(_ db: Database) throws {
+        let add = { (row: String, sign: String) in
+            """
+            INSERT INTO room_total (household_id, room_id, items) VALUES (\(row).household_id, COALESCE(\(row).room_id, ''), \(sign)1)
+            ON CONFLICT (household_id, room_id) DO UPDATE SET items = items + excluded.items;
+            INSERT INTO category_total (household_id, category_id, currency, total, items)
+            SELECT \(row).household_id, COALESCE(\(row).category_id, ''), \(row).currency, \(sign)\(row).value_minor, \(sign)1
+            WHERE \(row).price_minor IS NOT NULL
+            ON CONFLICT (household_id, category_id, currency) DO UPDATE SET total = total + excluded.total, items = items + excluded.items;
+            """
+        }
+        try db.execute(sql: """
+            CREATE TABLE room_total (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                room_id TEXT NOT NULL,
+                items INTEGER NOT NULL,
+                PRIMARY KEY (household_id, room_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE category_total (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                category_id TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                total INTEGER NOT NULL,
+                items INTEGER NOT NULL,
+                PRIMARY KEY (household_id, category_id, currency)
+            ) WITHOUT ROWID;
+            CREATE TRIGGER chart_totals_insert AFTER INSERT ON item BEGIN
+            \(add("NEW", "+"))
+            END;
+            CREATE TRIGGER chart_totals_delete AFTER DELETE ON item BEGIN
+            \(add("OLD", "-"))
+            END;
+            CREATE TRIGGER chart_totals_update AFTER UPDATE OF price_minor, quantity, currency, category_id, room_id ON item BEGIN
+            \(add("OLD", "-"))
+            \(add("NEW", "+"))
+            END;
+            INSERT INTO room_total (household_id, room_id, items)
+            SELECT household_id, COALESCE(room_id, ''), COUNT(*) FROM item GROUP BY household_id, COALESCE(room_id, '');
+            INSERT INTO category_total (household_id, category_id, currency, total, items)
+            SELECT household_id, COALESCE(category_id, ''), currency, SUM(value_minor), COUNT(*) FROM item
+            WHERE price_minor IS NOT NULL GROUP BY household_id, COALESCE(category_id, ''), currency;
+            """)
     }
 
     /// A room or category filter with any sort reads one page from an index in that order, instead of

@@ -199,5 +199,15 @@ import Testing
         var expected = MoneyTotals()
         for item in items { if let value = item.totalValue { try expected.add(value) } }
         #expect(s.estimatedValue == expected.amounts(preferred: .usd))
+        // The chart counters too.
+        let fresh = try store.database.itemsByRoom(home.id)
+        var byRoom: [RoomID?: Int] = [:]
+        for item in items { byRoom[item.roomID, default: 0] += 1 }
+        #expect(Dictionary(uniqueKeysWithValues: fresh.map { ($0.roomID, $0.itemCount) }) == byRoom)
+        #expect(s.roomsInUse == byRoom.keys.compactMap { $0 }.count)
+        var byCategory: [String: Int64] = [:]
+        for item in items { if let value = item.totalValue { byCategory["\(item.categoryID?.description ?? "-")|\(value.currency)", default: 0] += value.minorUnits } }
+        let slices = try store.database.valueByCategory(home.id)
+        #expect(Dictionary(uniqueKeysWithValues: slices.map { ("\($0.categoryID?.description ?? "-")|\($0.value.currency)", $0.value.minorUnits) }) == byCategory)
     }
 }

@@ -33,7 +33,7 @@ import Testing
         // No error, and never more than what plain words would match.
         let names = try store.names(home, ItemQuery(search: query))
         #expect(names.count <= 2)
-        #expect(try store.database.countItems(home.id, search: query, filter: ItemFilter()) == names.count)
+        #expect(try store.database.countItems(home.id, search: query, filter: ItemFilter()).count == names.count)
     }
 
     @Test func operatorsAreSearchedAsWords() throws {
@@ -66,7 +66,9 @@ import Testing
         #expect(try q(ItemFilter(categoryID: electronics, tag: "WORK")) == ["Laptop pro"])
         #expect(try q(ItemFilter(needsPhoto: true, roomID: office)) == ["Laptop old"])
         #expect(try q(ItemFilter(tag: "work")) == ["Laptop bag", "Laptop pro"])
-        #expect(try store.database.countItems(home.id, search: "", filter: ItemFilter(needsPhoto: true)) == 2)
+        #expect(try store.database.countItems(home.id, search: "", filter: ItemFilter(needsPhoto: true)) == (2, true))
+        #expect(try store.database.countItems(home.id, search: "laptop", filter: ItemFilter(roomID: office)) == (2, true))
+        #expect(try store.database.countItems(home.id, search: "laptop", filter: ItemFilter(), cap: 2) == (2, false))
     }
 
     @Test func highValueOnlyComparesTheHouseholdCurrency() throws {

@@ -30,9 +30,9 @@ struct PlacesController {
                                     uniquingKeysWith: +)
             entries = try database.rooms(household).map { PlacesViews.Entry(id: $0.id.description, name: $0.name, color: nil, items: counts[$0.id] ?? 0) }
         case .categories:
+            let counts = try database.itemCountsByCategory(household)
             entries = try database.categories(household).map {
-                PlacesViews.Entry(id: $0.id.description, name: $0.name, color: $0.colorHex,
-                                  items: try database.countItems(household, search: "", filter: ItemFilter(categoryID: $0.id)))
+                PlacesViews.Entry(id: $0.id.description, name: $0.name, color: $0.colorHex, items: counts[$0.id] ?? 0)
             }
         }
         return HTMLResponse.page(PlacesViews.page(kind: kind, viewer: viewer, entries: entries, errors: errors,

@@ -52,7 +52,9 @@ struct SessionMiddleware: RouterMiddleware {
                let membership = try database.memberships(of: session.user.id).first {
                 context.viewer = Viewer(user: session.user, household: membership.household, role: membership.role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash)
-                try database.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
+                if at.timeIntervalSince(session.lastSeenAt) > 60 {
+                    try database.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
+                }
             }
         }
         if ![.get, .head, .options].contains(request.method) {

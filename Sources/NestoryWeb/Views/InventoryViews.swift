@@ -71,7 +71,7 @@ struct InventoryPage {
     let valueByCategory: [CategoryValue]
     let itemsByRoom: [RoomCount]
     let page: Page<ItemListing>
-    let matching: Int
+    let matching: (count: Int, exact: Bool)
     let rooms: [RoomID: Room]
     let categories: [CategoryID: NestoryDomain.Category]
 }
@@ -129,7 +129,7 @@ enum InventoryViews {
             </form>
             <nav class="chips" aria-label="Filters">\(chips)</nav>
             <div class="toolbar">
-              <span class="count" role="status">\(model.matching) item\(model.matching == 1 ? "" : "s")</span>
+              <span class="count" role="status">\(model.matching.count)\(model.matching.exact ? "" : "+") item\(model.matching.count == 1 ? "" : "s")</span>
               <span class="toggle" role="group" aria-label="Layout">
                 <a href="\(state.link(grid: false))" class="\(state.grid ? "" : "on")" aria-pressed="\(!state.grid)">List</a>
                 <a href="\(state.link(grid: true))" class="\(state.grid ? "on" : "")" aria-pressed="\(state.grid)">Grid</a>
