@@ -156,6 +156,34 @@ extension ImagingTests {
         }
     }
 
+    @Test func damagedFilesGiveErrorsOrImagesNeverCrashes() async throws {
+        // Bytes overwritten at random past the signature, in each accepted format: libvips must
+        // either decode something or report an error. A crash would end the test process.
+        let pixels = Fixtures.ppm(width: 200, height: 150, pixel: Fixtures.textured)
+        var generator = SeededGenerator(seed: 20_261_122)
+        var outcomes: [String: Int] = [:]
+        for name in ["d.jpg[Q=85]", "d.png", "d.webp", "d.heic"] {
+            let whole = try Fixtures.encode(pixels, as: name, in: folder)
+            for _ in 0..<15 {
+                var damaged = whole
+                for _ in 0..<8 {
+                    let index = Int.random(in: 16..<damaged.count, using: &generator)
+                    damaged[index] = UInt8.random(in: 0...255, using: &generator)
+                }
+                do {
+                    let derived = try await imaging.derive(from: damaged)
+                    #expect(derived.thumbnail.data.starts(with: [0xFF, 0xD8, 0xFF]))
+                    outcomes["decoded", default: 0] += 1
+                } catch {
+                    outcomes[error.code, default: 0] += 1
+                }
+            }
+        }
+        #expect(outcomes.values.reduce(0, +) == 60)
+        #expect(outcomes["image_unreadable", default: 0] > 0, "the damage must reach libvips' error paths: \(outcomes)")
+        #expect(outcomes["image_processing_failed"] == nil, "damage is the upload's fault, not ours: \(outcomes)")
+    }
+
     // MARK: Messages
 
     @Test func errorsHaveStableCodesAndMessagesWithoutLibraryDetail() {
@@ -171,5 +199,20 @@ extension ImagingTests {
             .tooManyPixels(format: .png, width: 1, height: 1, limit: 0), .unreadable(detail: ""), .processingFailed(detail: ""),
         ].map(\.code))
         #expect(codes.count == 6)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing damaged file can be made again.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
