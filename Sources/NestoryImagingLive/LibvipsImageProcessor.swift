@@ -183,26 +183,53 @@ enum Libvips {
 // MARK: Helpers
 
 /// Runs blocking libvips work off the caller's thread, at most `maxSimultaneousJobs` at a time.
+/// Jobs waiting for a slot are suspended tasks, not blocked threads.
 final class WorkQueue: Sendable {
     private let queue = DispatchQueue(label: "nestory.imaging", qos: .userInitiated, attributes: .concurrent)
-    private let slots: DispatchSemaphore
+    private let slots: JobSlots
 
     init(maxSimultaneousJobs: Int) {
-        slots = DispatchSemaphore(value: maxSimultaneousJobs)
+        slots = JobSlots(maxSimultaneousJobs)
     }
 
     func run<Value: Sendable>(
         waitForSlot: Bool,
         _ body: @escaping @Sendable () throws(ImagingError) -> Value
     ) async throws(ImagingError) -> Value {
+        if waitForSlot { await slots.acquire() }
         let result: Result<Value, ImagingError> = await withCheckedContinuation { continuation in
-            queue.async { [slots] in
-                if waitForSlot { slots.wait() }
-                defer { if waitForSlot { slots.signal() } }
+            queue.async {
                 continuation.resume(returning: Result { () throws(ImagingError) in try body() })
             }
         }
+        if waitForSlot { await slots.release() }
         return try result.get()
+    }
+}
+
+/// A counting semaphore for tasks: `acquire` suspends (first come, first served) until a slot is free.
+actor JobSlots {
+    private var available: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) {
+        available = count
+    }
+
+    func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            available += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
 

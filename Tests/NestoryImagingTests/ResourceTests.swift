@@ -55,6 +55,27 @@ extension ImagingTests {
         }
     }
 
+    @Test func jobSlotsLetOnlyTheirCountThrough() async throws {
+        let slots = JobSlots(2)
+        await slots.acquire()
+        await slots.acquire()
+        let passed = Flag()
+        let third = Task {
+            await slots.acquire()
+            await passed.set()
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(await passed.value == false, "a third job started while two held the slots")
+        await slots.release()
+        await third.value
+        #expect(await passed.value)
+    }
+
+    actor Flag {
+        var value = false
+        func set() { value = true }
+    }
+
     @Test func theMockFailsOnlyOnWhatATestSetUp() async throws {
         let info = ImageInfo(format: .png, width: 10, height: 20, byteCount: 3)
         let mock = ImageProcessingMock(probe: { data throws(ImagingError) in
