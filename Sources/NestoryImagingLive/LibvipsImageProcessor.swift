@@ -9,7 +9,8 @@ import NestoryImaging
 /// operation cache off and blocks every image loader but JPEG, PNG, HEIF and WebP. Work runs on a
 /// private dispatch queue, never on the caller's thread (a Hummingbird event loop or the Swift
 /// concurrency pool), with at most `maxSimultaneousJobs` images decoded at once so that memory stays
-/// bounded when many uploads arrive together.
+/// bounded when many uploads arrive together. Make one per process (in the bootstrap) and share it:
+/// each instance has its own job limit.
 public struct LibvipsImageProcessor: ImageProcessing {
     public let limits: ImagingLimits
     public let settings: DerivativeSettings
@@ -75,11 +76,12 @@ public struct LibvipsImageProcessor: ImageProcessing {
     /// one decode. A single output takes libvips' fastest path, as `vipsthumbnail` does.
     public func renderBlocking(_ original: Data, outputs: [OutputSpec]) throws(ImagingError) -> (ImageInfo, [DerivedImage]) {
         precondition((1...Int(NV_MAX_OUTPUTS)).contains(outputs.count), "1 to \(NV_MAX_OUTPUTS) outputs")
+        precondition(outputs.allSatisfy { $0.maxSize >= 1 && (1...100).contains($0.quality) }, "sizes >= 1, qualities 1...100")
         let header = try checkedHeader(original)
         let order = outputs.indices.sorted { outputs[$0].maxSize > outputs[$1].maxSize }
         let specs = order.map { index in
             let output = outputs[index]
-            return nv_output_spec(max_size: Int32(output.maxSize), quality: Int32(output.quality), format: output.format.nvFormat)
+            return nv_output_spec(max_size: Int32(clamping: output.maxSize), quality: Int32(output.quality), format: output.format.nvFormat)
         }
         var made = [nv_output](repeating: nv_output(), count: specs.count)
         var error = ErrorBuffer()

@@ -150,6 +150,10 @@ extension ImagingTests {
                 await expectError("image_unreadable") { () throws(ImagingError) in
                     _ = try await imaging.derive(from: Data(cut))
                 }
+                // The single-output path decodes while encoding: still the upload's fault.
+                await expectError("image_unreadable") { () throws(ImagingError) in
+                    _ = try imaging.renderBlocking(Data(cut), outputs: [.init(maxSize: 320, quality: 80)])
+                }
             }
             // The whole file works, so the errors above come from the truncation.
             #expect(try await imaging.derive(from: whole).display.width == 400, "\(name)")

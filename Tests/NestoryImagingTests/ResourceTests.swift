@@ -23,10 +23,12 @@ extension ImagingTests {
             #expect(throws: ImagingError.self) { try imaging.deriveBlocking(from: truncated) }
         }
 
-        #expect(nv_live_objects() == objects, "libvips objects leaked")
-        // libvips frees some buffers lazily, so the counters may end below the baseline, never above.
-        #expect(nv_tracked_mem() <= tracked, "libvips-tracked memory leaked")
-        #expect(nv_tracked_allocs() <= allocations)
+        // libvips keeps a few pixel buffers per worker thread and frees them lazily, so the counters
+        // move a little either way; a leak per image would move them by 40 images' worth (the decoded
+        // display image alone is 4 MB, and each image makes dozens of objects).
+        #expect(nv_live_objects() <= objects + 8, "libvips objects leaked: \(objects) → \(nv_live_objects())")
+        #expect(nv_tracked_mem() <= tracked + 16_000_000, "libvips-tracked memory leaked: \(tracked) → \(nv_tracked_mem())")
+        #expect(nv_tracked_allocs() <= allocations + 64)
         // Had the encoded buffers leaked, resident memory would have grown by all of them.
         #expect(outputBytes > 6_000_000)
         let growth = Fixtures.residentBytes() - resident
