@@ -78,6 +78,20 @@ let package = Package(
         ),
 
         // MARK: Imaging (libvips): thumbnails, orientation, metadata stripping, limits.
+        // The interface the web layer depends on (no C dependency), and its libvips implementation.
+        .target(name: "NestoryImaging", swiftSettings: swiftSettings),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        // Plain C functions over libvips' varargs API (Swift cannot call varargs or VIPS_INIT).
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .target(
+            name: "NestoryImagingLive",
+            dependencies: ["NestoryImaging", "CVipsShim"],
+            swiftSettings: swiftSettings
+        ),
         // END Imaging
 
         // MARK: Barcodes (zbar): decoding, GTIN normalisation.
@@ -116,6 +130,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // MARK: Imaging tests
+        .testTarget(
+            name: "NestoryImagingTests",
+            dependencies: ["NestoryImaging", "NestoryImagingLive", "CVipsShim"],
+            swiftSettings: swiftSettings
+        ),
+        // Upload-to-thumbnail benchmark beside vipsthumbnail (`make bench-images`).
+        .executableTarget(
+            name: "bench-imaging",
+            dependencies: ["NestoryImaging", "NestoryImagingLive"],
+            swiftSettings: swiftSettings
+        ),
         // END Imaging tests
 
         // MARK: Barcodes tests
