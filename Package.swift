@@ -56,6 +56,7 @@ let package = Package(
                 "NestoryDomain",
                 "NestoryStore",
                 "NestoryAuth",
+                "NestoryImaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -71,6 +72,7 @@ let package = Package(
                 "NestoryDemo",
                 "NestoryAuth",
                 "NestoryWeb",
+                "NestoryImagingLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -124,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth",
+                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -3,6 +3,8 @@ import Foundation
 import Hummingbird
 import Logging
 import NestoryAuth
+import NestoryImaging
+import NestoryImagingLive
 import NestoryStore
 import NestoryWeb
 
@@ -37,8 +39,10 @@ struct Serve: AsyncParsableCommand {
                 logger.warning("storage sweep failed: \(error)")
             }
         }
-        let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(),
-                                               cookies: CookiePolicy(secure: secureCookies))
+        let limits = Limits()
+        let imaging = try LibvipsImageProcessor(limits: ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes)))
+        let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
+                                               cookies: CookiePolicy(secure: secureCookies), limits: limits)
         let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
         try await app.runService()

@@ -377,6 +377,7 @@ extension AppDatabase {
                 guard !used else { continue }
                 try db.execute(sql: "DELETE FROM blob WHERE sha256 = ?", arguments: [sha])
                 try blobs.remove(sha)
+                renditions.remove(sha)
             }
         }
     }

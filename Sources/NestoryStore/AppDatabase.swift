@@ -8,6 +8,7 @@ public final class AppDatabase: Sendable {
     let writer: DatabasePool
     public let folder: DataFolder
     public let blobs: BlobStore
+    public let renditions: RenditionCache
 
     /// How `open` treats a folder without a database.
     public enum OpenMode: Sendable {
@@ -51,6 +52,7 @@ public final class AppDatabase: Sendable {
         self.writer = writer
         self.folder = folder
         self.blobs = BlobStore(folder: folder)
+        self.renditions = RenditionCache(folder: folder)
     }
 
     /// SQLite reports a foreign file only on first use; check its header first for a clear message.

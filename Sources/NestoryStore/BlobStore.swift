@@ -167,6 +167,11 @@ public struct BlobStore: Sendable {
         try Self.fsyncDirectory(shard2)
     }
 
+    /// The bytes of a staged file (to check an upload before it is kept).
+    public func contents(of staged: Staged) throws -> Data {
+        try Data(contentsOf: staged.tmpURL)
+    }
+
     /// Removes the temporary file if it was not moved into place.
     public func discard(_ staged: Staged) {
         unlink(staged.tmpURL.path)

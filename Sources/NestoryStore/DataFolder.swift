@@ -6,6 +6,7 @@ import Foundation
 ///       nestory.sqlite (+ -wal, -shm)
 ///       blobs/ab/cd/abcd…   photos and receipts, named by SHA-256
 ///       tmp/                files being written
+///       renditions/ab/…     thumbnails and display sizes (a cache: derived, metadata stripped)
 public struct DataFolder: Sendable, Hashable {
     public let url: URL
 
@@ -19,6 +20,8 @@ public struct DataFolder: Sendable, Hashable {
     public var databaseURL: URL { url.appendingPathComponent("nestory.sqlite") }
     public var blobsURL: URL { url.appendingPathComponent("blobs", isDirectory: true) }
     public var tmpURL: URL { url.appendingPathComponent("tmp", isDirectory: true) }
+    /// Thumbnails and display sizes made from stored photos: a cache, rebuilt when missing.
+    public var renditionsURL: URL { url.appendingPathComponent("renditions", isDirectory: true) }
 
     /// Creates the folder (and its parents) when `create` is true; checks it is a writable folder.
     func prepare(create: Bool) throws {
@@ -40,7 +43,7 @@ public struct DataFolder: Sendable, Hashable {
         guard fm.isWritableFile(atPath: path) else {
             throw StoreError.unusableDataFolder(path: path, reason: "this user may not write to it")
         }
-        for sub in [blobsURL, tmpURL] {
+        for sub in [blobsURL, tmpURL, renditionsURL] {
             do {
                 try fm.createDirectory(at: sub, withIntermediateDirectories: true)
             } catch {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NestoryDomain
+import NestoryImaging
 import NestoryStore
 
 /// Where the server listens.
@@ -32,13 +33,16 @@ public struct WebDependencies: Sendable {
     /// Sign-in failures: per account and per client address, in one window.
     public let signInLimiter: RateLimiter
     public let limits: Limits
+    /// Checks uploads and makes thumbnails and display sizes (libvips in production).
+    public let imaging: any ImageProcessing
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
     let dummyPasswordHash: String
 
-    public init(database: AppDatabase, passwordHasher: any PasswordHasher, cookies: CookiePolicy = CookiePolicy(),
+    public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
                 now: @escaping @Sendable () -> Date = Date.init) throws {
         self.limits = limits
+        self.imaging = imaging
         self.database = database
         self.passwordHasher = passwordHasher
         self.cookies = cookies

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import NestoryDomain
+import NestoryImaging
 import NestoryStore
 
 /// The one place where errors become HTTP responses: JSON with a stable code and a message a
@@ -42,6 +43,16 @@ struct ErrorMiddleware: RouterMiddleware {
                 return Self.response(.badRequest, code: "bad_request", message: message)
             case .payloadTooLarge(let message):
                 return Self.response(.contentTooLarge, code: "too_large", message: message)
+            }
+        } catch let error as ImagingError {
+            switch error {
+            case .fileTooLarge, .tooManyPixels:
+                return Self.response(.contentTooLarge, code: error.code, message: error.message)
+            case .processingFailed:
+                context.logger.error("image processing failed", metadata: ["error": .string(String(describing: error))])
+                return Self.response(.unprocessableContent, code: error.code, message: error.message)
+            default:
+                return Self.response(.unprocessableContent, code: error.code, message: error.message)
             }
         } catch let error as DomainError {
             switch error {

@@ -122,10 +122,24 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(uploaded.status == .created)
             let url = try #require((uploaded.json as? [String: Any])?["url"] as? String)
             let served = try await ann.request(.get, url)
-            #expect(served.status == .ok && served.headers[.contentType] == "image/png" && Data(served.body.utf8).count > 0)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/jpeg")  // a rendition, metadata stripped
+            let sha = String(url.dropFirst("/files/".count).prefix(64))
+            #expect(try await ann.request(.get, "/files/\(sha)?size=thumb").headers[.contentType] == "image/jpeg")
+            let original = try await ann.request(.get, "/files/\(sha)?size=original")
+            #expect(original.headers[.contentType] == "image/png" && original.headers[.contentDisposition] == "attachment")
+            #expect(FileManager.default.fileExists(atPath: app.database.renditions.url(for: sha, .thumbnail).path))
             let notImage = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: Data("<script>alert(1)</script>".utf8), contentType: "image/png")
             #expect(notImage.status == .unprocessableContent)
-            #expect(notImage.errorCode == "validation_failed")
+            #expect(notImage.errorCode == "image_unsupported_format")
+            // A decompression bomb: a PNG header announcing 30000×30000 pixels is refused from its header.
+            var bomb = Data(tinyPNG.prefix(16))
+            bomb += Data([0, 0, 0x75, 0x30, 0, 0, 0x75, 0x30, 8, 2, 0, 0, 0])
+            bomb += Data(DemoCRC.crc32(Data("IHDR".utf8) + bomb.suffix(13)).bigEndianBytes)
+            bomb += tinyPNG.suffix(from: 33)
+            let refused = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: bomb, contentType: "image/png")
+            #expect(refused.status == .contentTooLarge && refused.errorCode == "image_too_many_pixels", "\(refused.status) \(refused.body)")
+            let truncated = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: tinyPNG.prefix(40), contentType: "image/png")
+            #expect(truncated.status == .unprocessableContent)
             let tooLarge = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: Data([0xFF, 0xD8, 0xFF]) + Data(count: 100_001),
                                                  contentType: "image/jpeg")
             #expect(tooLarge.status == .contentTooLarge)
@@ -228,4 +242,20 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(try app.database.categories(household.id).last?.colorHex == "#112233")
         }
     }
+}
+
+/// CRC-32 for hand-made PNG chunks in tests.
+enum DemoCRC {
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
+
+extension UInt32 {
+    var bigEndianBytes: [UInt8] { [UInt8(self >> 24), UInt8((self >> 16) & 0xFF), UInt8((self >> 8) & 0xFF), UInt8(self & 0xFF)] }
 }

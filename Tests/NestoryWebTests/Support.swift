@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NestoryAuth
 import NestoryDomain
+import NestoryImagingLive
 import NestoryStore
 import Testing
 @testable import NestoryWeb
@@ -19,7 +20,8 @@ final class TestApp: @unchecked Sendable {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
         limiter = RateLimiter(limit: limit, window: 900)
-        dependencies = try WebDependencies(database: database, passwordHasher: hasher, signInLimiter: limiter,
+        dependencies = try WebDependencies(database: database, passwordHasher: hasher, imaging: try LibvipsImageProcessor(),
+                                           signInLimiter: limiter,
                                            limits: Limits(maxPhotoBytes: 100_000))
     }
 

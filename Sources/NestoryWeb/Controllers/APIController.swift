@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NestoryDomain
+import NestoryImaging
 import NestoryStore
 
 /// The JSON API under `/api/v1`: everything the pages do. Described by `openapi.json`.
@@ -90,17 +91,23 @@ struct APIController {
             throw StoreError.tooLarge(limit: dependencies.limits.maxPhotoBytes)
         }
         let writer = try database.blobs.makeWriter(maxBytes: dependencies.limits.maxPhotoBytes)
-        var head = [UInt8]()
         for try await buffer in request.body {
-            if head.count < 32 { head += buffer.getBytes(at: buffer.readerIndex, length: min(32 - head.count, buffer.readableBytes)) ?? [] }
             try buffer.withUnsafeReadableBytes { try writer.append($0) }
         }
-        guard let type = ImageSniffer.contentType(head) else {
-            writer.abandon()
-            throw DomainError.invalid(field: "photo", message: "That file is not a photo Nestory can read (JPEG, PNG, HEIC or WebP).")
-        }
         let staged = try writer.finish()
-        let photo = try database.addPhoto(viewer.household.id, to: id, staged: staged, contentType: type, now: dependencies.now())
+        // Check the header (size, format, pixel count: a bomb is refused before decoding) and make
+        // the renditions before keeping anything: a truncated or corrupt photo is refused whole.
+        let derived: DerivedImages
+        do {
+            derived = try await dependencies.imaging.derive(from: try database.blobs.contents(of: staged))
+        } catch {
+            database.blobs.discard(staged)
+            throw error
+        }
+        let photo = try database.addPhoto(viewer.household.id, to: id, staged: staged, contentType: derived.original.format.mimeType,
+                                          now: dependencies.now())
+        try? database.renditions.write(derived.thumbnail.data, for: photo.attachment.sha256, .thumbnail)
+        try? database.renditions.write(derived.display.data, for: photo.attachment.sha256, .display)
         return EditedResponse(status: .created, response: PhotoJSON(photo))
     }
 
@@ -117,20 +124,6 @@ struct APIController {
     private func itemID(_ context: AppRequestContext) throws -> ItemID {
         guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
         return id
-    }
-}
-
-/// Recognises accepted image formats by their first bytes (the declared type is not trusted).
-enum ImageSniffer {
-    static func contentType(_ head: [UInt8]) -> String? {
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-        if head.count >= 12, head[0..<4] == [0x52, 0x49, 0x46, 0x46], head[8..<12] == [0x57, 0x45, 0x42, 0x50] { return "image/webp" }
-        if head.count >= 12, head[4..<8] == [0x66, 0x74, 0x79, 0x70] {
-            let brand = String(decoding: head[8..<12], as: UTF8.self)
-            if ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1"].contains(brand) { return "image/heic" }
-        }
-        return nil
     }
 }
 
@@ -248,7 +241,7 @@ struct PhotoJSON: ResponseEncodable {
     let isPrimary: Bool
     init(_ photo: ItemPhoto) {
         id = photo.id.description
-        url = "/files/\(photo.attachment.sha256)"
+        url = "/files/\(photo.attachment.sha256)?size=display"
         contentType = photo.attachment.contentType
         byteCount = photo.attachment.byteCount
         isPrimary = photo.isPrimary

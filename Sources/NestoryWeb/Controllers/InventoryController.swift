@@ -95,18 +95,35 @@ struct InventoryController {
     }
 
     /// A stored photo or receipt image, only for the household that owns a row pointing at it.
+    /// `size=thumb` and `size=display` (the default for images) are renditions without metadata;
+    /// `size=original` is the file byte-exact, as uploaded.
     @Sendable func file(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         guard let sha = context.parameters.get("sha"), sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
             throw DomainError.notFound("The file")
         }
         let (data, attachment) = try database.attachmentData(viewer.household.id, sha256: sha)
+        let size = request.uri.queryParameters["size"].map(String.init) ?? "display"
+        var body = data
+        var type = attachment.contentType
+        if size != "original", attachment.contentType.hasPrefix("image/") {
+            let kind: RenditionCache.Kind = size == "thumb" ? .thumbnail : .display
+            if let cached = database.renditions.read(sha, kind) {
+                body = cached
+            } else if let derived = try? await dependencies.imaging.derive(from: data) {
+                try? database.renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
+                try? database.renditions.write(derived.display.data, for: sha, .display)
+                body = kind == .thumbnail ? derived.thumbnail.data : derived.display.data
+            }
+            if body != data { type = "image/jpeg" }
+        }
         var headers = HTTPFields()
-        headers[.contentType] = attachment.contentType
+        headers[.contentType] = type
         headers[.cacheControl] = "private, max-age=31536000, immutable"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if size == "original" { headers[.contentDisposition] = "attachment" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     // MARK: - Helpers

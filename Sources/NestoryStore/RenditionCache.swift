@@ -1,0 +1,46 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Smaller images made from a stored photo (thumbnail, display size). They can always be made again
+/// from the original, so they are a cache: written atomically, not fsynced, removed with their original.
+public struct RenditionCache: Sendable {
+    let root: URL
+    let tmp: URL
+
+    public enum Kind: String, Sendable, CaseIterable {
+        case thumbnail, display
+    }
+
+    init(folder: DataFolder) {
+        root = folder.renditionsURL
+        tmp = folder.tmpURL
+    }
+
+    public func url(for sha256: String, _ kind: Kind) -> URL {
+        root.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true)
+            .appendingPathComponent("\(sha256)-\(kind.rawValue).jpg")
+    }
+
+    public func read(_ sha256: String, _ kind: Kind) -> Data? {
+        try? Data(contentsOf: url(for: sha256, kind))
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half an image.
+    public func write(_ data: Data, for sha256: String, _ kind: Kind) throws {
+        let final = url(for: sha256, kind)
+        try FileManager.default.createDirectory(at: final.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let staging = tmp.appendingPathComponent("rendition-\(UUID().uuidString.lowercased())")
+        try data.write(to: staging)
+        guard rename(staging.path, final.path) == 0 else {
+            unlink(staging.path)
+            throw StoreError.io("cannot write \(final.path)")
+        }
+    }
+
+    /// Removes every rendition of a stored file.
+    func remove(_ sha256: String) {
+        for kind in Kind.allCases { unlink(url(for: sha256, kind).path) }
+    }
+}
