@@ -40,7 +40,10 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let limits = Limits()
-        let imaging = try LibvipsImageProcessor(limits: ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes)))
+        let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
+        let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in
+            try LibvipsImageProcessor(limits: imagingLimits)
+        }
         let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
                                                cookies: CookiePolicy(secure: secureCookies), limits: limits)
         let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)

@@ -31,7 +31,7 @@ extension AppDatabase {
 
     /// How many items match a search and filters (for "124 items"), at most `cap`: the counters
     /// answer the plain filters at once; other counts stop at the cap, so they stay cheap at any size.
-    public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int = 10_000) throws -> (count: Int, exact: Bool) {
+    public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int = 1000) throws -> (count: Int, exact: Bool) {
         try read { db in
             let plain = SearchText.ftsQuery(search) == nil && filter.roomID == nil && filter.categoryID == nil && filter.tag == nil
                 && !filter.highValue && [filter.needsPhoto, filter.needsReceipt, filter.needsValue].filter { $0 }.count <= 1
