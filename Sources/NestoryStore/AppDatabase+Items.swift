@@ -125,13 +125,13 @@ extension AppDatabase {
                 let item = Item(id: new.id, householdID: householdID, draft: new.draft, createdAt: new.createdAt)
                 let seq = try Self.insertItem(db, item)
                 for (position, attachment) in new.photos.enumerated() {
-                    guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE sha256 = ?", arguments: [attachment.sha256]) == true else {
+                    guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM blob WHERE sha256 = ?"), arguments: [attachment.sha256]) == true else {
                         throw StoreError.attachmentMissing(sha256: attachment.sha256)
                     }
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [PhotoID().description, householdID.description, seq, attachment.sha256,
+                        """).execute(arguments: [PhotoID().description, householdID.description, seq, attachment.sha256,
                                          position == 0, position, new.createdAt.millis])
                 }
                 for receipt in new.receipts {
@@ -264,14 +264,14 @@ extension AppDatabase {
 
     static func insertReceipt(_ db: Database, _ id: ReceiptID, _ householdID: HouseholdID, itemSeq: Int64?,
                               _ attachment: Attachment, _ fields: ReceiptFields, now: Date) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE sha256 = ?", arguments: [attachment.sha256]) == true else {
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM blob WHERE sha256 = ?"), arguments: [attachment.sha256]) == true else {
             throw StoreError.attachmentMissing(sha256: attachment.sha256)
         }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO receipt (id, household_id, item_seq, sha256, vendor, currency, total_minor, tax_minor,
                 purchase_date, raw_text, confidence, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [id.description, householdID.description, itemSeq, attachment.sha256, fields.vendor,
+            """).execute(arguments: [id.description, householdID.description, itemSeq, attachment.sha256, fields.vendor,
                              (fields.total ?? fields.tax)?.currency.code, fields.total?.minorUnits, fields.tax?.minorUnits,
                              fields.purchaseDate?.iso, fields.rawText, fields.confidence, now.millis])
     }
@@ -299,12 +299,13 @@ extension AppDatabase {
     }
 
     static func insertItem(_ db: Database, _ item: Item) throws -> Int64 {
-        try db.execute(sql: """
+        // Cached statements: bulk inserts (imports, demo data) compile each SQL text once.
+        try db.cachedStatement(sql: """
             INSERT INTO item (id, household_id, name, name_key, brand, model_number, serial_number, price_minor, currency,
                 quantity, purchase_date, category_id, room_id, condition, condition_notes, barcode, warranty_expiry, notes,
                 created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [item.id.description, item.householdID.description, item.name, Text.foldKey(item.name), item.brand,
+            """).execute(arguments: [item.id.description, item.householdID.description, item.name, Text.foldKey(item.name), item.brand,
                              item.modelNumber, item.serialNumber, item.purchasePrice?.minorUnits, item.currency.code,
                              item.quantity, item.purchaseDate?.iso, item.categoryID?.description, item.roomID?.description,
                              item.condition.rawValue, item.conditionNotes, item.barcode, item.warrantyExpiry?.iso, item.notes,
@@ -316,21 +317,21 @@ extension AppDatabase {
 
     static func insertTags(_ db: Database, seq: Int64, householdID: HouseholdID, tags: [String]) throws {
         for (position, tag) in tags.enumerated() {
-            try db.execute(sql: "INSERT INTO item_tag (item_seq, household_id, position, tag, tag_key) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [seq, householdID.description, position, tag, Text.foldKey(tag)])
+            try db.cachedStatement(sql: "INSERT INTO item_tag (item_seq, household_id, position, tag, tag_key) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [seq, householdID.description, position, tag, Text.foldKey(tag)])
         }
     }
 
     /// Rewrites an item's search row from its fields, tags and linked receipts' text.
     static func reindex(_ db: Database, seq: Int64) throws {
-        try db.execute(sql: "DELETE FROM item_fts WHERE rowid = ?", arguments: [seq])
-        try db.execute(sql: """
+        try db.cachedStatement(sql: "DELETE FROM item_fts WHERE rowid = ?").execute(arguments: [seq])
+        try db.cachedStatement(sql: """
             INSERT INTO item_fts (rowid, name, brand, model, serial, notes, tags, receipts)
             SELECT seq, name, brand, model_number, serial_number, notes,
                 (SELECT group_concat(tag, ' ') FROM item_tag WHERE item_seq = item.seq),
                 (SELECT group_concat(COALESCE(vendor, '') || ' ' || COALESCE(raw_text, ''), ' ') FROM receipt WHERE item_seq = item.seq)
             FROM item WHERE seq = ?
-            """, arguments: [seq])
+            """).execute(arguments: [seq])
     }
 
     static func fetchItem(_ db: Database, _ householdID: HouseholdID, seq: Int64) throws -> Item {
