@@ -1,0 +1,103 @@
+#include "CBarcodeImageLoader.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <vips/vips.h>
+
+static pthread_once_t nb_once = PTHREAD_ONCE_INIT;
+static int nb_init_status = 0;
+
+static void nb_init(void) {
+    nb_init_status = VIPS_INIT("nestory-barcodes") == 0 ? 0 : -1;
+}
+
+static void nb_message(char *error, size_t error_size, const char *prefix) {
+    if (error == NULL || error_size == 0) return;
+    const char *detail = vips_error_buffer();
+    snprintf(error, error_size, "%s%s%s", prefix, detail && *detail ? ": " : "", detail ? detail : "");
+    size_t n = strlen(error);
+    while (n > 0 && (error[n - 1] == '\n' || error[n - 1] == ' ')) error[--n] = '\0';
+    vips_error_clear();
+}
+
+/// Replaces *image with out, dropping the reference to the old image.
+static void nb_swap(VipsImage **image, VipsImage *out) {
+    g_object_unref(*image);
+    *image = out;
+}
+
+int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
+                 uint8_t **pixels, int *width, int *height,
+                 char *error, size_t error_size) {
+    *pixels = NULL;
+    *width = 0;
+    *height = 0;
+    pthread_once(&nb_once, nb_init);
+    if (nb_init_status != 0) {
+        nb_message(error, error_size, "libvips could not start");
+        return 4;
+    }
+    if (data == NULL || length == 0 || vips_foreign_find_load_buffer(data, length) == NULL) {
+        vips_error_clear();
+        if (error && error_size) snprintf(error, error_size, "not a recognised image format");
+        return 1;
+    }
+    VipsImage *image = vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (image == NULL) {
+        nb_message(error, error_size, "the image could not be read");
+        return 2;
+    }
+    if ((uint64_t)vips_image_get_width(image) * (uint64_t)vips_image_get_height(image) > max_pixels) {
+        if (error && error_size) snprintf(error, error_size, "the image is too large (%dx%d)",
+                                          vips_image_get_width(image), vips_image_get_height(image));
+        g_object_unref(image);
+        return 3;
+    }
+
+    VipsImage *out = NULL;
+    if (vips_image_hasalpha(image)) {
+        // Transparent areas become white paper, not black.
+        if (vips_flatten(image, &out, "background", vips_array_double_newv(1, 255.0), NULL) != 0) goto fail;
+        nb_swap(&image, out);
+    }
+    if (vips_colourspace(image, &out, VIPS_INTERPRETATION_B_W, NULL) != 0) goto fail;
+    nb_swap(&image, out);
+    if (vips_image_get_bands(image) > 1) {
+        if (vips_extract_band(image, &out, 0, NULL) != 0) goto fail;
+        nb_swap(&image, out);
+    }
+    VipsBandFormat format = vips_image_get_format(image);
+    if (format == VIPS_FORMAT_USHORT) {
+        if (vips_rshift_const1(image, &out, 8, NULL) != 0) goto fail;
+        nb_swap(&image, out);
+    }
+    if (vips_image_get_format(image) != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(image, &out, NULL) != 0) goto fail;
+        nb_swap(&image, out);
+    }
+
+    size_t size = 0;
+    void *memory = vips_image_write_to_memory(image, &size);
+    if (memory == NULL) goto fail;
+    int w = vips_image_get_width(image), h = vips_image_get_height(image);
+    g_object_unref(image);
+    if (size != (size_t)w * (size_t)h) {
+        g_free(memory);
+        if (error && error_size) snprintf(error, error_size, "unexpected pixel layout");
+        return 2;
+    }
+    *pixels = memory;
+    *width = w;
+    *height = h;
+    return 0;
+
+fail:
+    nb_message(error, error_size, "the image could not be decoded");
+    g_object_unref(image);
+    return 2;
+}
+
+void nb_free_pixels(uint8_t *pixels) {
+    g_free(pixels);
+}
