@@ -43,7 +43,7 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
         if (error && error_size) snprintf(error, error_size, "not a recognised image format");
         return 1;
     }
-    VipsImage *image = vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    VipsImage *image = vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
     if (image == NULL) {
         nb_message(error, error_size, "the image could not be read");
         return 2;

@@ -43,13 +43,19 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         case upscaled3x = "upscaled-3x"
         /// Doubled, then sharpened: small and soft codes.
         case upscaledSharpened = "upscaled-sharpened"
+        /// A 3 × 3 box blur: sensor noise and JPEG speckle.
+        case smoothed
+        /// Black and white against the local mean: glare and shadows across the code.
+        case binarized
+        /// Doubled, then black and white against the local mean.
+        case upscaledBinarized = "upscaled-binarized"
         /// Histogram-equalised: glare and uneven light.
         case equalized
-        /// A quarter turn (zbar already scans rows and columns; kept for measuring).
+        /// A quarter turn (zbar scans rows and columns already, but its column scan finds a few codes the row scan missed).
         case rotated90 = "rotated-90"
 
         /// The order used unless told otherwise.
-        public static let standard: [Pass] = [.original, .downscaled2x, .sharpened, .upscaled2x, .downscaled3x]
+        public static let standard: [Pass] = [.original, .binarized, .upscaledBinarized, .upscaled2x, .smoothed, .equalized, .rotated90]
     }
 
     public let options: Options
@@ -76,14 +82,18 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 
         var pool = CandidatePool()
         return self.pool.withScanner { scanner in
+            var passesRun = 0
             for pass in options.passes {
                 guard let prepared = prepare(base, pass) else { continue }
+                passesRun += 1
                 let symbols = scanner.scan(prepared.image)
                 for symbol in symbols {
                     let points = symbol.points.map { prepared.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
                     pool.add(symbol, pass: pass, points: points)
                 }
-                if options.stopWhenSure, !pool.isEmpty, pool.allAtLeastMedium { break }
+                // A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes carry
+                // their own error correction.
+                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break }
             }
             return pool.results(dropLow: options.dropLowConfidence)
         }
@@ -115,6 +125,13 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return (base.upscaled(by: 2).sharpened(), { ($0 / 2, $1 / 2) })
         case .equalized:
             return (base.equalized(), identity)
+        case .binarized:
+            return (base.locallyBinarized(), identity)
+        case .upscaledBinarized:
+            guard longSide <= 1000 else { return nil }
+            return (base.upscaled(by: 2).locallyBinarized(), { ($0 / 2, $1 / 2) })
+        case .smoothed:
+            return (base.boxBlurred3x3(), identity)
         case .rotated90:
             let height = base.height
             return (base.rotatedClockwise(), { x, y in (y, height - 1 - x) })
@@ -165,7 +182,13 @@ private struct CandidatePool {
     private var order: [String] = []
 
     var isEmpty: Bool { candidates.isEmpty }
-    var allAtLeastMedium: Bool { candidates.values.allSatisfy { $0.confidence >= .medium } }
+
+    /// Whether every read is at least `minimum` and none contradicts another.
+    func isSettled(minimum: BarcodeConfidence) -> Bool {
+        guard !candidates.isEmpty else { return false }
+        let kept = results(dropLow: false)
+        return kept.count == candidates.count && kept.allSatisfy { $0.confidence >= minimum }
+    }
 
     mutating func add(_ symbol: RawSymbol, pass: BarcodeReader.Pass, points: [(x: Int, y: Int)]) {
         var gtin: GTIN?

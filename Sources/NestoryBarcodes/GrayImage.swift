@@ -152,6 +152,60 @@ extension GrayImage {
         return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
     }
 
+    /// Each pixel replaced by the mean of its 3 × 3 neighbourhood (edges clamped).
+    func boxBlurred3x3() -> GrayImage {
+        guard width > 2, height > 2 else { return self }
+        let w = width, h = height
+        var rows = [UInt16](repeating: 0, count: w * h)
+        var out = [UInt8](repeating: 0, count: w * h)
+        pixels.withUnsafeBufferPointer { src in
+            rows.withUnsafeMutableBufferPointer { mid in
+                for y in 0..<h {
+                    let r = y * w
+                    for x in 0..<w {
+                        mid[r + x] = UInt16(src[r + max(0, x - 1)]) + UInt16(src[r + x]) + UInt16(src[r + min(w - 1, x + 1)])
+                    }
+                }
+            }
+            rows.withUnsafeBufferPointer { mid in
+                out.withUnsafeMutableBufferPointer { dst in
+                    for y in 0..<h {
+                        let up = max(0, y - 1) * w, here = y * w, down = min(h - 1, y + 1) * w
+                        for x in 0..<w { dst[here + x] = UInt8((Int(mid[up + x]) + Int(mid[here + x]) + Int(mid[down + x]) + 4) / 9) }
+                    }
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+
+    /// Thresholded against the mean of a window about 1/8 of the short side (an integral image), so a
+    /// bright streak of glare or a shadow does not swallow the bars under it.
+    func locallyBinarized() -> GrayImage {
+        guard width > 8, height > 8 else { return self }
+        let w = width, h = height
+        let r = max(4, min(w, h) / 16)
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        for y in 0..<h {
+            var rowSum = 0
+            for x in 0..<w {
+                rowSum += Int(pixels[y * w + x])
+                integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
+            }
+        }
+        var out = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            let y0 = max(0, y - r), y1 = min(h, y + r + 1)
+            for x in 0..<w {
+                let x0 = max(0, x - r), x1 = min(w, x + r + 1)
+                let sum = integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0] + integral[y0 * (w + 1) + x0]
+                let mean = sum / ((x1 - x0) * (y1 - y0))
+                out[y * w + x] = Int(pixels[y * w + x]) * 100 < mean * 95 ? 0 : 255
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+
     /// Histogram-equalised: every grey level gets an equal share of the picture.
     func equalized() -> GrayImage {
         guard !pixels.isEmpty else { return self }

@@ -235,7 +235,7 @@ public enum GTINError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Character {
-    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    fileprivate var isASCIIDigit: Bool { asciiValue.map { (48...57).contains($0) } ?? false }
 }
 
 extension String {
