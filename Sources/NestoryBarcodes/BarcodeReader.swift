@@ -18,8 +18,11 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         public var stopWhenSure: Bool
         /// Drop reads of low confidence that no other pass confirmed.
         public var dropLowConfidence: Bool
+        /// A 1D read that at least this many of zbar's scan lines agree on needs no second pass to be trusted.
+        public var strongScanLines: Int
 
-        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = false) {
+        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = false, strongScanLines: Int = .max) {
+            self.strongScanLines = strongScanLines
             self.formats = formats
             self.passes = passes
             self.stopWhenSure = stopWhenSure
@@ -55,7 +58,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         case rotated90 = "rotated-90"
 
         /// The order used unless told otherwise.
-        public static let standard: [Pass] = [.original, .binarized, .upscaledBinarized, .upscaled2x, .smoothed, .equalized, .rotated90]
+        public static let standard: [Pass] = [.original, .downscaled2x, .binarized, .upscaledBinarized, .upscaled2x, .smoothed, .equalized, .rotated90]
     }
 
     public let options: Options
@@ -80,7 +83,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         }
         guard base.width > 0, base.height > 0 else { return [] }
 
-        var pool = CandidatePool()
+        var pool = CandidatePool(strongScanLines: options.strongScanLines)
         return self.pool.withScanner { scanner in
             var passesRun = 0
             for pass in options.passes {
@@ -148,12 +151,13 @@ private struct CandidatePool {
         var firstPass: BarcodeReader.Pass
         var passes: Set<BarcodeReader.Pass>
         var bestQuality: Int
+        var strongScanLines: Int
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
 
         var agreeing: Int { passes.count }
 
         var confidence: BarcodeConfidence {
-            if format == .qr || passes.count >= 2 { return .high }
+            if format == .qr || passes.count >= 2 || bestQuality >= strongScanLines { return .high }
             // zbar's quality counts the scan lines that decoded the same symbol.
             return bestQuality >= 2 ? .medium : .low
         }
@@ -178,8 +182,10 @@ private struct CandidatePool {
         }
     }
 
-    private var candidates: [String: Candidate] = [:]
-    private var order: [String] = []
+    let strongScanLines: Int
+    init(strongScanLines: Int) { self.strongScanLines = strongScanLines }
+    var candidates: [String: Candidate] = [:]
+    var order: [String] = []
 
     var isEmpty: Bool { candidates.isEmpty }
 
@@ -204,7 +210,7 @@ private struct CandidatePool {
             existing.include(points)
             candidates[key] = existing
         } else {
-            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], bestQuality: symbol.quality)
+            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], bestQuality: symbol.quality, strongScanLines: strongScanLines)
             candidate.include(points)
             candidates[key] = candidate
             order.append(key)

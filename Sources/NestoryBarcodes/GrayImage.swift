@@ -183,24 +183,32 @@ extension GrayImage {
     /// bright streak of glare or a shadow does not swallow the bars under it.
     func locallyBinarized() -> GrayImage {
         guard width > 8, height > 8 else { return self }
-        let w = width, h = height
+        let w = width, h = height, stride = w + 1
         let r = max(4, min(w, h) / 16)
-        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
-        for y in 0..<h {
-            var rowSum = 0
-            for x in 0..<w {
-                rowSum += Int(pixels[y * w + x])
-                integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
-            }
-        }
+        var integral = [Int32](repeating: 0, count: (w + 1) * (h + 1))
         var out = [UInt8](repeating: 0, count: w * h)
-        for y in 0..<h {
-            let y0 = max(0, y - r), y1 = min(h, y + r + 1)
-            for x in 0..<w {
-                let x0 = max(0, x - r), x1 = min(w, x + r + 1)
-                let sum = integral[y1 * (w + 1) + x1] - integral[y0 * (w + 1) + x1] - integral[y1 * (w + 1) + x0] + integral[y0 * (w + 1) + x0]
-                let mean = sum / ((x1 - x0) * (y1 - y0))
-                out[y * w + x] = Int(pixels[y * w + x]) * 100 < mean * 95 ? 0 : 255
+        pixels.withUnsafeBufferPointer { src in
+            integral.withUnsafeMutableBufferPointer { sums in
+                for y in 0..<h {
+                    var rowSum: Int32 = 0
+                    for x in 0..<w {
+                        rowSum += Int32(src[y * w + x])
+                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + rowSum
+                    }
+                }
+                out.withUnsafeMutableBufferPointer { dst in
+                    for y in 0..<h {
+                        let y0 = max(0, y - r), y1 = min(h, y + r + 1)
+                        let top = y0 * stride, bottom = y1 * stride
+                        for x in 0..<w {
+                            let x0 = max(0, x - r), x1 = min(w, x + r + 1)
+                            let sum = Int(sums[bottom + x1] - sums[top + x1] - sums[bottom + x0] + sums[top + x0])
+                            let area = (x1 - x0) * (y1 - y0)
+                            // Darker than 95% of the local mean is a bar.
+                            dst[y * w + x] = Int(src[y * w + x]) * 100 * area < sum * 95 ? 0 : 255
+                        }
+                    }
+                }
             }
         }
         return GrayImage(width: w, height: h, pixels: out)
@@ -217,7 +225,7 @@ extension GrayImage {
             cumulative += histogram[v]
             table[v] = UInt8(min(255, cumulative * 255 / pixels.count))
         }
-        return GrayImage(width: width, height: height, pixels: pixels.map { table[Int($0)] })
+        return GrayImage(width: width, height: height, pixels: table.withUnsafeBufferPointer { t in pixels.map { t[Int($0)] } })
     }
 
     /// Sharpened with a 3 × 3 unsharp mask (edges of slightly blurred bars stand out again).

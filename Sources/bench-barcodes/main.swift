@@ -34,6 +34,7 @@ let verbose = flag("--verbose")
 var options = BarcodeReader.Options()
 if flag("--all-passes") { options.stopWhenSure = false }
 if flag("--drop-low") { options.dropLowConfidence = true }
+if let lines = option("--strong-scan-lines").flatMap(Int.init) { options.strongScanLines = lines }
 if let list = option("--passes") {
     options.passes = list.split(separator: ",").map { name in
         guard let pass = BarcodeReader.Pass(rawValue: String(name)) else {
@@ -99,6 +100,13 @@ struct Tally {
 let reader = BarcodeReader(options: options)
 var ours: [BarcodeFormat: Tally] = [:]
 var ourTimes: [Double] = []
+var ourCPUTimes: [Double] = []
+/// CPU time of the whole process (libvips' worker threads included), which a busy machine does not inflate.
+func processCPUMilliseconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
+}
 var passCounts: [String: Int] = [:]
 var confidenceOutcomes: [String: Int] = [:]
 let images = samples.map { try? Data(contentsOf: $0.url) }
@@ -109,7 +117,9 @@ for (sample, data) in zip(samples, images) {
     var best: DecodedBarcode?
     if let data {
         let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = processCPUMilliseconds()
         let results = try? reader.decode(imageData: data)
+        ourCPUTimes.append(processCPUMilliseconds() - cpuStart)
         ourTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         best = results?.first { matches(sample, format: $0.format, text: $0.text) } ?? results?.first
         outcome = score(sample, (results ?? []).map { ($0.format, $0.text) })
@@ -192,6 +202,10 @@ if runZbarimg, let zbarimgPath {
 
 // MARK: Report
 
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+
 func percent(_ part: Int, _ whole: Int) -> String {
     whole == 0 ? "—" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
 }
@@ -234,6 +248,7 @@ row("**All**", ourTotal, theirTotal)
 print("")
 print("ms per image (p50 / p95 / mean): Nestory \(percentile(ourTimes, 0.5)) / \(percentile(ourTimes, 0.95)) / \(String(format: "%.1f", ourTimes.reduce(0, +) / Double(max(1, ourTimes.count))))"
     + (haveZbarimg ? "; zbarimg \(percentile(theirTimes, 0.5)) / \(percentile(theirTimes, 0.95)) / \(String(format: "%.1f", theirTimes.reduce(0, +) / Double(max(1, theirTimes.count)))) (a process per image, start-up included)" : ""))
+print("Nestory CPU ms per image (p50 / p95 / mean): \(percentile(ourCPUTimes, 0.5)) / \(percentile(ourCPUTimes, 0.95)) / \(String(format: "%.1f", ourCPUTimes.reduce(0, +) / Double(max(1, ourCPUTimes.count)))); load average at the end: \(loadAverage())")
 print("Nestory: image bytes to results (libvips load included), one thread, release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
 print("First code found by pass: " + passCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 print("By confidence: " + confidenceOutcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
