@@ -3,10 +3,13 @@ import NestoryDomain
 
 /// Reads EAN-13, EAN-8, UPC-A, UPC-E, Code 128 and QR codes from photos and camera frames with zbar.
 ///
-/// The picture is scanned as it is first; when that finds nothing sure, further passes try what helps
-/// blurred, tiny, huge or washed-out photos (see ``Pass``), and reads are pooled across passes: a product
-/// code must have a valid check digit, and where passes disagree about one spot in the picture the read
-/// more passes agree on wins. Safe to call from several threads at once.
+/// The picture is scanned as it is first, then by further passes that help blurred, tiny, noisy or unevenly lit
+/// photos (see ``Pass``); reads are pooled across passes. A product code must have a valid check digit. A 1D
+/// read is reported once it has survived at least one more pass with no contradicting read at the same spot;
+/// where passes disagree about one spot, the read more passes agree on wins (a tie reports neither, and the
+/// remaining passes run). QR codes carry their own error correction and need no second pass. Which pass found
+/// a code, how many agreed and a ``BarcodeConfidence`` come with each result. Safe to call from several threads
+/// at once (zbar scanners are pooled, one per call).
 public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// What the reader looks for and how hard it tries.
     public struct Options: Sendable {
@@ -14,11 +17,12 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         public var formats: Set<BarcodeFormat>
         /// The passes to run, in order, while nothing sure has been found.
         public var passes: [Pass]
-        /// Stop as soon as every code found is at least of medium confidence (off: run every pass; for measuring).
+        /// Stop once every read has survived a second pass uncontradicted (off: run every pass; for measuring).
         public var stopWhenSure: Bool
         /// Drop reads of low confidence that no other pass confirmed.
         public var dropLowConfidence: Bool
-        /// A 1D read that at least this many of zbar's scan lines agree on needs no second pass to be trusted.
+        /// A 1D read that at least this many of zbar's scan lines agree on counts as high confidence without a
+        /// second pass. Off by default (`.max`): zbar misreads were measured with more than 24 agreeing lines.
         public var strongScanLines: Int
 
         public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = false, strongScanLines: Int = .max) {

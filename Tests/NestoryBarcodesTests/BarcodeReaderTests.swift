@@ -58,6 +58,27 @@ import Testing
         }
     }
 
+    @Test func laterPassesRescueWhatTheFirstMisses() throws {
+        // Heavy sensor noise on a Code 128: zbar alone reads nothing; a smoothing pass does.
+        let noisy = BarcodeRendering.png(BarcodeRendering.noisy(BarcodeRendering.picture(BarcodeRendering.code128("Nestory-128 ok")), amount: 40))
+        let plain = BarcodeReader(options: .init(passes: [.original]))
+        #expect(try plain.decode(imageData: noisy).isEmpty)
+        let codes = try reader.decode(imageData: noisy)
+        #expect(codes.map(\.text) == ["Nestory-128 ok"])
+        #expect(codes.first?.pass != "original")
+    }
+
+    @Test func aCleanCodeIsConfirmedBySeveralPasses() throws {
+        let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
+        let code = try #require(try reader.decode(imageData: png).first)
+        #expect(code.pass == "original")
+        #expect(code.agreeingPasses >= 2)
+        #expect(code.confidence == .high)
+        // Stopping when sure: a clean code does not run every pass.
+        let everyPass = BarcodeReader(options: .init(stopWhenSure: false))
+        #expect(try everyPass.decode(imageData: png).first?.agreeingPasses ?? 0 > code.agreeingPasses)
+    }
+
     @Test func decodesAQRCodeMadeByQrencode() throws {
         let text = "https://nestory.example/items/42?ünïcode=✓"
         let modules = try qrModules(text)
