@@ -56,13 +56,19 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         case binarized
         /// Doubled, then black and white against the local mean.
         case upscaledBinarized = "upscaled-binarized"
+        /// Light bars on a dark ground (printed on dark plastic, or a screen in dark mode) turned dark on light.
+        case inverted
+        /// Inverted and doubled.
+        case upscaledInverted = "upscaled-inverted"
+        /// Inverted, then black and white against the local mean.
+        case binarizedInverted = "binarized-inverted"
         /// Histogram-equalised: glare and uneven light.
         case equalized
         /// A quarter turn (zbar scans rows and columns already, but its column scan finds a few codes the row scan missed).
         case rotated90 = "rotated-90"
 
         /// The order used unless told otherwise.
-        public static let standard: [Pass] = [.original, .downscaled2x, .binarized, .upscaledBinarized, .upscaled2x, .smoothed, .equalized, .rotated90]
+        public static let standard: [Pass] = [.original, .downscaled2x, .binarized, .inverted, .upscaledBinarized, .upscaled2x, .smoothed, .equalized, .binarizedInverted, .rotated90]
     }
 
     public let options: Options
@@ -132,6 +138,13 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return (base.upscaled(by: 2).sharpened(), { ($0 / 2, $1 / 2) })
         case .equalized:
             return (base.equalized(), identity)
+        case .upscaledInverted:
+            guard longSide <= 1000 else { return nil }
+            return (base.inverted().upscaled(by: 2), { ($0 / 2, $1 / 2) })
+        case .binarizedInverted:
+            return (base.inverted().locallyBinarized(), identity)
+        case .inverted:
+            return (base.inverted(), identity)
         case .binarized:
             return (base.locallyBinarized(), identity)
         case .upscaledBinarized:

@@ -214,6 +214,11 @@ extension GrayImage {
         return GrayImage(width: w, height: h, pixels: out)
     }
 
+    /// Light and dark swapped.
+    func inverted() -> GrayImage {
+        GrayImage(width: width, height: height, pixels: pixels.map { 255 - $0 })
+    }
+
     /// Histogram-equalised: every grey level gets an equal share of the picture.
     func equalized() -> GrayImage {
         guard !pixels.isEmpty else { return self }

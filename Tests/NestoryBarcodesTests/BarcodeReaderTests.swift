@@ -52,6 +52,13 @@ import Testing
         }
     }
 
+    @Test func decodesLightBarsOnADarkGround() throws {
+        for sample in Self.samples {
+            let picture = BarcodeRendering.picture(sample.modules)
+            try decodeOne(GrayImage(width: picture.width, height: picture.height, pixels: picture.pixels.map { 255 - $0 }), sample)
+        }
+    }
+
     @Test func decodesNoisyCodes() throws {
         for sample in Self.samples {
             try decodeOne(BarcodeRendering.noisy(BarcodeRendering.picture(sample.modules), amount: 40), sample)
