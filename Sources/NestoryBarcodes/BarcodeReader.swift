@@ -93,11 +93,25 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         }
         guard base.width > 0, base.height > 0 else { return [] }
 
+        // Big phone photos: the first pass sees every pixel; the others work on a copy at most about
+        // `workingSize` pixels long, so a photo with no code costs tens of milliseconds, not seconds.
+        let longSide = max(base.width, base.height)
+        let shrink = longSide > Self.workingSize ? (longSide + Self.workingSize - 1) / Self.workingSize : 1
+        var working: GrayImage?
         var pool = CandidatePool(strongScanLines: options.strongScanLines)
         return self.pool.withScanner { scanner in
             var passesRun = 0
             for pass in options.passes {
-                guard let prepared = prepare(base, pass) else { continue }
+                let prepared: (image: GrayImage, toBase: (Int, Int) -> (Int, Int))?
+                if shrink > 1, pass != .original {
+                    if working == nil { working = base.downscaled(by: shrink) }
+                    prepared = prepare(working!, pass).map { step in
+                        (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
+                    }
+                } else {
+                    prepared = prepare(base, pass)
+                }
+                guard let prepared else { continue }
                 passesRun += 1
                 let symbols = scanner.scan(prepared.image)
                 for symbol in symbols {
@@ -111,6 +125,9 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return pool.results(dropLow: options.dropLowConfidence)
         }
     }
+
+    /// The long side, in pixels, beyond which passes after the first work on a shrunk copy.
+    static let workingSize = 1600
 
     /// The picture a pass scans, and how to map its coordinates back to the base picture's.
     private func prepare(_ base: GrayImage, _ pass: Pass) -> (image: GrayImage, toBase: (Int, Int) -> (Int, Int))? {

@@ -121,6 +121,20 @@ import Testing
         #expect(bounds.y >= 160 && bounds.y + bounds.height <= 320, "\(bounds)")
     }
 
+    @Test func bigNoisyPhotosAreSearchedOnAShrunkCopy() throws {
+        // A 6-megapixel "phone photo": passes after the first work on a copy shrunk to at most 1600 pixels,
+        // and positions still come back in the photo's own pixels.
+        var photo = BarcodeRendering.blank(width: 3300, height: 1800, grey: 200)
+        BarcodeRendering.draw(BarcodeRendering.code128("Nestory-128 ok"), into: &photo, x: 1900, y: 1200, moduleWidth: 5, barHeight: 300)
+        photo = BarcodeRendering.noisy(photo, amount: 90)
+        let codes = try reader.decode(imageData: BarcodeRendering.png(photo))
+        #expect(codes.map(\.text) == ["Nestory-128 ok"])
+        #expect(codes.first?.pass != "original")
+        let bounds = try #require(codes.first?.bounds)
+        #expect(bounds.x >= 1850 && bounds.x < 2100, "\(bounds)")
+        #expect(bounds.y >= 1150 && bounds.y + bounds.height <= 1560, "\(bounds)")
+    }
+
     @Test func aBlankPictureHasNoCodes() throws {
         #expect(try reader.decode(imageData: BarcodeRendering.png(BarcodeRendering.blank(width: 320, height: 240))).isEmpty)
         #expect(try reader.decode(imageData: BarcodeRendering.png(BarcodeRendering.noisy(BarcodeRendering.blank(width: 320, height: 240, grey: 128), amount: 80))).isEmpty)
