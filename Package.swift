@@ -73,6 +73,7 @@ let package = Package(
                 "NestoryAuth",
                 "NestoryWeb",
                 "NestoryImagingLive",
+                "NestoryBarcodes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -97,6 +98,16 @@ let package = Package(
         // END Imaging
 
         // MARK: Barcodes (zbar): decoding, GTIN normalisation.
+        // zbar's C API (pkg-config `zbar`).
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // libvips' link and include flags for the image loader below (no module of its own to import).
+        .systemLibrary(name: "CBarcodeVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips.
+        .target(name: "CBarcodeImageLoader", dependencies: ["CBarcodeVips"]),
+        // Decoding EAN-13, EAN-8, UPC-A, UPC-E, Code 128 and QR from photos and camera frames.
+        .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain", "CZBar", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.
+        .executableTarget(name: "bench-barcodes", dependencies: ["NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Barcodes
 
         // MARK: Receipts (tesseract): OCR and field extraction.
@@ -146,6 +157,7 @@ let package = Package(
         // END Imaging tests
 
         // MARK: Barcodes tests
+        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Barcodes tests
 
         // MARK: Receipts tests

@@ -1,0 +1,278 @@
+import Foundation
+import NestoryDomain
+
+/// Reads EAN-13, EAN-8, UPC-A, UPC-E, Code 128 and QR codes from photos and camera frames with zbar.
+///
+/// The picture is scanned as it is first, then by further passes that help blurred, tiny, noisy or unevenly lit
+/// photos (see ``Pass``); reads are pooled across passes. A product code must have a valid check digit. A 1D
+/// read is reported once it has survived at least one more pass with no contradicting read at the same spot;
+/// where passes disagree about one spot, the read more passes agree on wins (a tie reports neither, and the
+/// remaining passes run). QR codes carry their own error correction and need no second pass. Which pass found
+/// a code, how many agreed and a ``BarcodeConfidence`` come with each result. Safe to call from several threads
+/// at once (zbar scanners are pooled, one per call).
+public final class BarcodeReader: BarcodeDecoding, Sendable {
+    /// What the reader looks for and how hard it tries.
+    public struct Options: Sendable {
+        /// The symbologies to look for.
+        public var formats: Set<BarcodeFormat>
+        /// The passes to run, in order, while nothing sure has been found.
+        public var passes: [Pass]
+        /// Stop once every read has survived a second pass uncontradicted (off: run every pass; for measuring).
+        public var stopWhenSure: Bool
+        /// Drop reads of low confidence that no other pass confirmed.
+        public var dropLowConfidence: Bool
+        /// A 1D read that at least this many of zbar's scan lines agree on counts as high confidence without a
+        /// second pass. Off by default (`.max`): zbar misreads were measured with more than 24 agreeing lines.
+        public var strongScanLines: Int
+
+        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = false, strongScanLines: Int = .max) {
+            self.strongScanLines = strongScanLines
+            self.formats = formats
+            self.passes = passes
+            self.stopWhenSure = stopWhenSure
+            self.dropLowConfidence = dropLowConfidence
+        }
+    }
+
+    /// One way of preparing the picture for the scanner.
+    public enum Pass: String, Sendable, Hashable, CaseIterable {
+        /// The picture as it is.
+        case original
+        /// Halved (averaging 2 × 2 blocks): large photos, noise, slight blur.
+        case downscaled2x = "downscaled-2x"
+        /// Divided by three: very large or blurred photos.
+        case downscaled3x = "downscaled-3x"
+        /// Doubled: codes with bars one or two pixels wide.
+        case upscaled2x = "upscaled-2x"
+        /// Levels stretched, then an unsharp mask: washed-out or soft photos.
+        case sharpened
+        /// Tripled: very small codes.
+        case upscaled3x = "upscaled-3x"
+        /// Doubled, then sharpened: small and soft codes.
+        case upscaledSharpened = "upscaled-sharpened"
+        /// A 3 × 3 box blur: sensor noise and JPEG speckle.
+        case smoothed
+        /// Black and white against the local mean: glare and shadows across the code.
+        case binarized
+        /// Doubled, then black and white against the local mean.
+        case upscaledBinarized = "upscaled-binarized"
+        /// Light bars on a dark ground (printed on dark plastic, or a screen in dark mode) turned dark on light.
+        case inverted
+        /// Inverted and doubled.
+        case upscaledInverted = "upscaled-inverted"
+        /// Inverted, then black and white against the local mean.
+        case binarizedInverted = "binarized-inverted"
+        /// Histogram-equalised: glare and uneven light.
+        case equalized
+        /// A quarter turn (zbar scans rows and columns already; it found 2 extra codes alone on the benchmark, none
+        /// once the other passes ran, so it is not in the standard order).
+        case rotated90 = "rotated-90"
+
+        /// The order used unless told otherwise.
+        public static let standard: [Pass] = [.original, .downscaled2x, .binarized, .inverted, .upscaledBinarized, .upscaled2x, .smoothed, .equalized, .binarizedInverted]
+    }
+
+    public let options: Options
+    private let pool: ScannerPool
+
+    public init(options: Options = Options()) {
+        self.options = options
+        self.pool = ScannerPool(formats: options.formats)
+    }
+
+    public func decode(imageData: Data, region: BarcodeRegion? = nil) throws(BarcodeReaderError) -> [DecodedBarcode] {
+        decode(image: try ImageLoader.loadGray(imageData), region: region)
+    }
+
+    /// Every code found in a grayscale picture (a camera frame already in memory), optionally only inside `region`.
+    public func decode(image: GrayImage, region: BarcodeRegion? = nil) -> [DecodedBarcode] {
+        var base = image
+        var offset = (x: 0, y: 0)
+        if let region, region != .whole {
+            base = image.cropped(to: region)
+            offset = (Int((region.x * Double(image.width)).rounded(.down)), Int((region.y * Double(image.height)).rounded(.down)))
+        }
+        guard base.width > 0, base.height > 0 else { return [] }
+
+        // Big phone photos: the first pass sees every pixel; the others work on a copy at most about
+        // `workingSize` pixels long, so a photo with no code costs tens of milliseconds, not seconds.
+        let longSide = max(base.width, base.height)
+        let shrink = longSide > Self.workingSize ? (longSide + Self.workingSize - 1) / Self.workingSize : 1
+        var working: GrayImage?
+        var pool = CandidatePool(strongScanLines: options.strongScanLines)
+        return self.pool.withScanner { scanner in
+            var passesRun = 0
+            for pass in options.passes {
+                let prepared: (image: GrayImage, toBase: (Int, Int) -> (Int, Int))?
+                if shrink > 1, pass != .original {
+                    if working == nil { working = base.downscaled(by: shrink) }
+                    prepared = prepare(working!, pass).map { step in
+                        (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
+                    }
+                } else {
+                    prepared = prepare(base, pass)
+                }
+                guard let prepared else { continue }
+                passesRun += 1
+                let symbols = scanner.scan(prepared.image)
+                for symbol in symbols {
+                    let points = symbol.points.map { prepared.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
+                    pool.add(symbol, pass: pass, points: points)
+                }
+                // A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes carry
+                // their own error correction.
+                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break }
+            }
+            return pool.results(dropLow: options.dropLowConfidence)
+        }
+    }
+
+    /// The long side, in pixels, beyond which passes after the first work on a shrunk copy.
+    static let workingSize = 1600
+
+    /// The picture a pass scans, and how to map its coordinates back to the base picture's.
+    private func prepare(_ base: GrayImage, _ pass: Pass) -> (image: GrayImage, toBase: (Int, Int) -> (Int, Int))? {
+        let identity: (Int, Int) -> (Int, Int) = { ($0, $1) }
+        let shortSide = min(base.width, base.height), longSide = max(base.width, base.height)
+        switch pass {
+        case .original:
+            return (base, identity)
+        case .downscaled2x:
+            guard shortSide >= 160 else { return nil }
+            return (base.downscaled(by: 2), { ($0 * 2, $1 * 2) })
+        case .downscaled3x:
+            guard shortSide >= 300 else { return nil }
+            return (base.downscaled(by: 3), { ($0 * 3, $1 * 3) })
+        case .upscaled2x:
+            guard longSide <= 1000 else { return nil }
+            return (base.upscaled(by: 2), { ($0 / 2, $1 / 2) })
+        case .sharpened:
+            return (base.contrastStretched().sharpened(), identity)
+        case .upscaled3x:
+            guard longSide <= 700 else { return nil }
+            return (base.upscaled(by: 3), { ($0 / 3, $1 / 3) })
+        case .upscaledSharpened:
+            guard longSide <= 1000 else { return nil }
+            return (base.upscaled(by: 2).sharpened(), { ($0 / 2, $1 / 2) })
+        case .equalized:
+            return (base.equalized(), identity)
+        case .upscaledInverted:
+            guard longSide <= 1000 else { return nil }
+            return (base.inverted().upscaled(by: 2), { ($0 / 2, $1 / 2) })
+        case .binarizedInverted:
+            return (base.inverted().locallyBinarized(), identity)
+        case .inverted:
+            return (base.inverted(), identity)
+        case .binarized:
+            return (base.locallyBinarized(), identity)
+        case .upscaledBinarized:
+            guard longSide <= 1000 else { return nil }
+            return (base.upscaled(by: 2).locallyBinarized(), { ($0 / 2, $1 / 2) })
+        case .smoothed:
+            return (base.boxBlurred3x3(), identity)
+        case .rotated90:
+            let height = base.height
+            return (base.rotatedClockwise(), { x, y in (y, height - 1 - x) })
+        }
+    }
+}
+
+/// Reads pooled across passes, keyed by what they say (a product code by its GTIN key).
+private struct CandidatePool {
+    struct Candidate {
+        var format: BarcodeFormat
+        var text: String
+        var gtin: GTIN?
+        var firstPass: BarcodeReader.Pass
+        var passes: Set<BarcodeReader.Pass>
+        var bestQuality: Int
+        var strongScanLines: Int
+        var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
+
+        var agreeing: Int { passes.count }
+
+        var confidence: BarcodeConfidence {
+            if format == .qr || passes.count >= 2 || bestQuality >= strongScanLines { return .high }
+            // zbar's quality counts the scan lines that decoded the same symbol.
+            return bestQuality >= 2 ? .medium : .low
+        }
+
+        var bounds: PixelBounds? {
+            guard minX <= maxX, minY <= maxY else { return nil }
+            return PixelBounds(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1)
+        }
+
+        mutating func include(_ points: [(x: Int, y: Int)]) {
+            for p in points {
+                minX = min(minX, p.x); minY = min(minY, p.y)
+                maxX = max(maxX, p.x); maxY = max(maxY, p.y)
+            }
+        }
+
+        func overlaps(_ other: Candidate) -> Bool {
+            guard let a = bounds, let b = other.bounds else { return false }
+            // Pad thin 1D bounds (often a single scan line) so reads of one symbol meet.
+            let pad = max(8, min(a.width, a.height, b.width, b.height) / 4)
+            return a.x - pad < b.x + b.width && b.x - pad < a.x + a.width && a.y - pad < b.y + b.height && b.y - pad < a.y + a.height
+        }
+    }
+
+    let strongScanLines: Int
+    init(strongScanLines: Int) { self.strongScanLines = strongScanLines }
+    var candidates: [String: Candidate] = [:]
+    var order: [String] = []
+
+    var isEmpty: Bool { candidates.isEmpty }
+
+    /// Whether every read is at least `minimum` and none contradicts another.
+    func isSettled(minimum: BarcodeConfidence) -> Bool {
+        guard !candidates.isEmpty else { return false }
+        let kept = results(dropLow: false)
+        return kept.count == candidates.count && kept.allSatisfy { $0.confidence >= minimum }
+    }
+
+    mutating func add(_ symbol: RawSymbol, pass: BarcodeReader.Pass, points: [(x: Int, y: Int)]) {
+        var gtin: GTIN?
+        if let gtinFormat = symbol.format.gtinFormat {
+            // zbar checks the digit too; this also rejects anything a later zbar might pass through.
+            guard let parsed = GTIN(symbol.text, format: gtinFormat), parsed.addOn == nil else { return }
+            gtin = parsed
+        }
+        let key = gtin.map { "gtin:\($0.key)" } ?? "\(symbol.format.rawValue):\(symbol.text)"
+        if var existing = candidates[key] {
+            existing.passes.insert(pass)
+            existing.bestQuality = max(existing.bestQuality, symbol.quality)
+            existing.include(points)
+            candidates[key] = existing
+        } else {
+            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], bestQuality: symbol.quality, strongScanLines: strongScanLines)
+            candidate.include(points)
+            candidates[key] = candidate
+            order.append(key)
+        }
+    }
+
+    /// The reads to report: where two different product codes were read at one spot, only the better
+    /// supported one survives (the other is almost always a misread of it).
+    func results(dropLow: Bool) -> [DecodedBarcode] {
+        let all = order.compactMap { candidates[$0] }
+        func score(_ c: Candidate) -> (Int, Int, Int) { (c.agreeing, c.confidence == .low ? 0 : 1, c.bestQuality) }
+        var kept: [Candidate] = []
+        for candidate in all {
+            if dropLow, candidate.confidence == .low { continue }
+            if candidate.gtin != nil {
+                let rivals = all.filter { $0.gtin != nil && $0.gtin != candidate.gtin && $0.overlaps(candidate) }
+                if rivals.contains(where: { score($0) > score(candidate) }) { continue }
+                if rivals.contains(where: { score($0) == score(candidate) }), candidate.confidence < .high { continue }
+            }
+            kept.append(candidate)
+        }
+        return kept
+            .sorted { ($0.confidence, $0.agreeing) > ($1.confidence, $1.agreeing) }
+            .map {
+                DecodedBarcode(
+                    format: $0.format, text: $0.text, gtin: $0.gtin, confidence: $0.confidence,
+                    pass: $0.firstPass.rawValue, agreeingPasses: $0.agreeing, bounds: $0.bounds)
+            }
+    }
+}

@@ -1,0 +1,106 @@
+import CZBar
+import Synchronization
+
+/// One symbol as zbar reported it, in the coordinates of the picture it scanned.
+struct RawSymbol: Sendable {
+    let format: BarcodeFormat
+    let text: String
+    /// zbar's count of scan lines that decoded the same symbol (1D codes); 1 for QR.
+    let quality: Int
+    let points: [(x: Int, y: Int)]
+}
+
+/// A configured zbar image scanner. Not thread-safe: use one from ``ScannerPool`` per call.
+final class ZBarScanner: @unchecked Sendable {
+    private let scanner: OpaquePointer
+
+    /// `Y800`: zbar's four-cc for 8-bit grey (`zbar_fourcc` is a C macro Swift cannot call).
+    static let fourccY800: UInt = {
+        let bytes = Array("Y800".utf8).map(UInt.init)
+        return bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
+    }()
+
+    init(formats: Set<BarcodeFormat>) {
+        scanner = zbar_image_scanner_create()
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for format in formats {
+            zbar_image_scanner_set_config(scanner, Self.symbolType(format), ZBAR_CFG_ENABLE, 1)
+        }
+        // UPC-A is otherwise reported as an EAN-13 with a leading zero; the GTIN key makes both equal anyway.
+        if formats.contains(.upcA) { zbar_image_scanner_set_config(scanner, ZBAR_UPCA, ZBAR_CFG_ENABLE, 1) }
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_POSITION, 1)
+        // QR bytes come back raw: zbar's own guess of their character set garbles UTF-8 and Shift_JIS text.
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+    }
+
+    deinit { zbar_image_scanner_destroy(scanner) }
+
+    static func symbolType(_ format: BarcodeFormat) -> zbar_symbol_type_t {
+        switch format {
+        case .ean13: return ZBAR_EAN13
+        case .ean8: return ZBAR_EAN8
+        case .upcA: return ZBAR_UPCA
+        case .upcE: return ZBAR_UPCE
+        case .code128: return ZBAR_CODE128
+        case .qr: return ZBAR_QRCODE
+        }
+    }
+
+    static func format(_ type: zbar_symbol_type_t) -> BarcodeFormat? {
+        switch type {
+        case ZBAR_EAN13: return .ean13
+        case ZBAR_EAN8: return .ean8
+        case ZBAR_UPCA: return .upcA
+        case ZBAR_UPCE: return .upcE
+        case ZBAR_CODE128: return .code128
+        case ZBAR_QRCODE: return .qr
+        default: return nil
+        }
+    }
+
+    func scan(_ image: GrayImage) -> [RawSymbol] {
+        guard image.width > 0, image.height > 0 else { return [] }
+        guard let zimage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zimage) }
+        zbar_image_set_format(zimage, Self.fourccY800)
+        zbar_image_set_size(zimage, UInt32(image.width), UInt32(image.height))
+        return image.pixels.withUnsafeBufferPointer { buffer -> [RawSymbol] in
+            // zbar only reads the buffer, and the image is destroyed before the buffer goes away.
+            zbar_image_set_data(zimage, UnsafeRawPointer(buffer.baseAddress), UInt(buffer.count), nil)
+            guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+            var symbols: [RawSymbol] = []
+            var symbol = zbar_image_first_symbol(zimage)
+            while let current = symbol {
+                defer { symbol = zbar_symbol_next(current) }
+                guard let format = Self.format(zbar_symbol_get_type(current)), let data = zbar_symbol_get_data(current) else { continue }
+                let length = Int(zbar_symbol_get_data_length(current))
+                let bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+                let text = format == .qr ? TextDecoding.decode(bytes) : String(decoding: bytes, as: UTF8.self)
+                let count = zbar_symbol_get_loc_size(current)
+                let points = (0..<count).map { (x: Int(zbar_symbol_get_loc_x(current, $0)), y: Int(zbar_symbol_get_loc_y(current, $0))) }
+                symbols.append(RawSymbol(format: format, text: text, quality: Int(zbar_symbol_get_quality(current)), points: points))
+            }
+            return symbols
+        }
+    }
+}
+
+/// A few zbar scanners reused across calls (a scanner holds tables worth keeping, and is not thread-safe).
+final class ScannerPool: Sendable {
+    private let idle = Mutex<[ZBarScanner]>([])
+    private let formats: Set<BarcodeFormat>
+    private let capacity: Int
+
+    init(formats: Set<BarcodeFormat>, capacity: Int = 4) {
+        self.formats = formats
+        self.capacity = capacity
+    }
+
+    func withScanner<T>(_ body: (ZBarScanner) -> T) -> T {
+        let scanner = idle.withLock { $0.popLast() } ?? ZBarScanner(formats: formats)
+        defer {
+            idle.withLock { if $0.count < capacity { $0.append(scanner) } }
+        }
+        return body(scanner)
+    }
+}

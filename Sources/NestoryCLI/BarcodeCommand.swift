@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import NestoryBarcodes
+import NestoryDomain
+
+/// `nestory barcode ...`: barcodes from the command line.
+struct BarcodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "barcode",
+        abstract: "Read barcodes (EAN-13, EAN-8, UPC-A, UPC-E, Code 128, QR) from photos.",
+        subcommands: [Read.self]
+    )
+
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every code found in an image as JSON; exit with status 1 when there is none.")
+
+        @Argument(help: "A photo of the barcode (PNG, JPEG, WebP, HEIC...).")
+        var image: String
+
+        @Option(help: "Only look inside this part of the picture: x,y,width,height as fractions (0-1) of its size.")
+        var region: String?
+
+        func run() throws {
+            let area = try region.map(Self.parseRegion)
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: image))
+            } catch {
+                throw CLIError("Cannot read \(image): \(FileManager.default.fileExists(atPath: image) ? "permission denied or not a file" : "no such file").")
+            }
+            let codes: [DecodedBarcode]
+            do {
+                codes = try BarcodeReader().decode(imageData: data, region: area)
+            } catch {
+                throw CLIError("\(image): \(error.message)")
+            }
+            guard !codes.isEmpty else {
+                throw CLIError("No barcode found in \(image). Try a sharper, closer photo, or type the number by hand.")
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(codes.map(CodeJSON.init)), as: UTF8.self))
+        }
+
+        static func parseRegion(_ text: String) throws -> BarcodeRegion {
+            let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+                  let region = BarcodeRegion(x: x, y: y, width: w, height: h)
+            else { throw ValidationError("--region takes x,y,width,height as fractions of the picture, e.g. 0.1,0.3,0.8,0.4.") }
+            return region
+        }
+    }
+
+    /// One code as printed: the format, the text as encoded and, for product codes, the GTIN forms.
+    struct CodeJSON: Encodable {
+        let format: String
+        let text: String
+        /// The canonical GTIN-14 key (what Nestory stores and looks up).
+        let gtin: String?
+        let gtin13: String?
+        let confidence: String
+        let pass: String
+
+        init(_ code: DecodedBarcode) {
+            format = code.format.displayName
+            text = code.text
+            gtin = code.gtin?.key
+            gtin13 = code.gtin?.gtin13
+            confidence = code.confidence.rawValue
+            pass = code.pass
+        }
+    }
+}

@@ -1,0 +1,254 @@
+// Accuracy benchmark: Nestory's barcode reader beside `zbarimg` on a folder of labelled photos.
+//
+// Layout (ZXing's blackbox layout): one folder per format (ean13, ean8, upca, upce, code128, qrcode), and
+// per image `NAME.png` (or .jpg) with the expected text in `NAME.txt`. Product codes are compared after GTIN
+// normalisation (UPC-A as 12 digits, UPC-E as 8, EAN-13 as 13 all become one key); other codes exactly.
+// An image counts as decoded when one of the codes a decoder returned is the expected one (some photos
+// show two real codes, e.g. a book's ISBN and its price code), as a wrong read when codes were returned
+// but none is the expected one, and as a miss when nothing was returned.
+//
+// Usage: bench-barcodes [DIR] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--drop-low] [--verbose]
+import Foundation
+import NestoryBarcodes
+import NestoryDomain
+
+let folders: [(folder: String, label: String, format: BarcodeFormat)] = [
+    ("ean13", "EAN-13", .ean13), ("ean8", "EAN-8", .ean8), ("upca", "UPC-A", .upcA),
+    ("upce", "UPC-E", .upcE), ("code128", "Code 128", .code128), ("qrcode", "QR Code", .qr),
+]
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func flag(_ name: String) -> Bool {
+    guard let index = arguments.firstIndex(of: name) else { return false }
+    arguments.remove(at: index)
+    return true
+}
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    let value = arguments[index + 1]
+    arguments.removeSubrange(index...index + 1)
+    return value
+}
+let runZbarimg = !flag("--no-zbarimg")
+let verbose = flag("--verbose")
+var options = BarcodeReader.Options()
+if flag("--all-passes") { options.stopWhenSure = false }
+if flag("--drop-low") { options.dropLowConfidence = true }
+if let lines = option("--strong-scan-lines").flatMap(Int.init) { options.strongScanLines = lines }
+if let list = option("--passes") {
+    options.passes = list.split(separator: ",").map { name in
+        guard let pass = BarcodeReader.Pass(rawValue: String(name)) else {
+            FileHandle.standardError.write(Data("Unknown pass \(name); known: \(BarcodeReader.Pass.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
+            exit(2)
+        }
+        return pass
+    }
+}
+let dataDirectory = URL(fileURLWithPath: arguments.first ?? "../shared/datasets/barcodes-zxing-dev")
+
+struct Sample {
+    let url: URL
+    let format: BarcodeFormat
+    let expected: String
+}
+
+var samples: [Sample] = []
+for entry in folders {
+    let folder = dataDirectory.appendingPathComponent(entry.folder)
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
+    for name in names.sorted() where name.hasSuffix(".png") || name.hasSuffix(".jpg") || name.hasSuffix(".jpeg") {
+        let base = String(name[..<name.lastIndex(of: ".")!])
+        let label = folder.appendingPathComponent(base + ".txt")
+        guard let expected = try? String(contentsOf: label, encoding: .utf8) else { continue }
+        samples.append(Sample(url: folder.appendingPathComponent(name), format: entry.format, expected: expected))
+    }
+}
+guard !samples.isEmpty else {
+    FileHandle.standardError.write(Data("No labelled images under \(dataDirectory.path) (folders: \(folders.map(\.folder).joined(separator: ", "))).\n".utf8))
+    exit(1)
+}
+
+enum Outcome { case decoded, wrong, missed }
+
+/// Scores every code a decoder returned for one image.
+func score(_ sample: Sample, _ codes: [(format: BarcodeFormat?, text: String)]) -> Outcome {
+    if codes.isEmpty { return .missed }
+    return codes.contains { matches(sample, format: $0.format, text: $0.text) } ? .decoded : .wrong
+}
+
+/// Compares one code with the label: product codes by GTIN key, anything else exactly.
+func matches(_ sample: Sample, format: BarcodeFormat?, text: String) -> Bool {
+    if let gtinFormat = sample.format.gtinFormat, let expected = GTIN(sample.expected, format: gtinFormat) {
+        let hint = format?.gtinFormat ?? (text.count == 8 ? gtinFormat : nil)
+        guard let actual = GTIN(text, format: hint) else { return false }
+        return actual.key == expected.key
+    }
+    return text == sample.expected
+}
+
+struct Tally {
+    var total = 0, decoded = 0, wrong = 0
+    mutating func add(_ outcome: Outcome) {
+        total += 1
+        if outcome == .decoded { decoded += 1 }
+        if outcome == .wrong { wrong += 1 }
+    }
+}
+
+// MARK: Nestory
+
+let reader = BarcodeReader(options: options)
+var ours: [BarcodeFormat: Tally] = [:]
+var ourTimes: [Double] = []
+var ourCPUTimes: [Double] = []
+/// CPU time of the whole process (libvips' worker threads included), which a busy machine does not inflate.
+func processCPUMilliseconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
+}
+var passCounts: [String: Int] = [:]
+var confidenceOutcomes: [String: Int] = [:]
+let images = samples.map { try? Data(contentsOf: $0.url) }
+// One warm-up decode so libvips' start-up is not billed to the first image.
+if let first = images.compactMap({ $0 }).first { _ = try? reader.decode(imageData: first) }
+for (sample, data) in zip(samples, images) {
+    var outcome = Outcome.missed
+    var best: DecodedBarcode?
+    if let data {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = processCPUMilliseconds()
+        let results = try? reader.decode(imageData: data)
+        ourCPUTimes.append(processCPUMilliseconds() - cpuStart)
+        ourTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        best = results?.first { matches(sample, format: $0.format, text: $0.text) } ?? results?.first
+        outcome = score(sample, (results ?? []).map { ($0.format, $0.text) })
+    }
+    ours[sample.format, default: Tally()].add(outcome)
+    if let best {
+        passCounts[best.pass, default: 0] += 1
+        confidenceOutcomes["\(best.confidence.rawValue) \(outcome == .decoded ? "right" : "wrong")", default: 0] += 1
+    }
+    if verbose, outcome != .decoded {
+        let expectedText = sample.expected.replacingOccurrences(of: "\n", with: "⏎")
+        print("ours  \(outcome == .wrong ? "WRONG" : "miss ") \(sample.url.lastPathComponent) expected \(expectedText) got \(best.map { "\($0.format.rawValue) \($0.text) [\($0.confidence.rawValue), \($0.pass), \($0.agreeingPasses)]" } ?? "-")")
+    }
+}
+
+// MARK: zbarimg
+
+struct ZbarimgSymbol { let type: String; let text: String }
+
+/// Parses `zbarimg --xml`: each symbol's type and data (CDATA, or base64 for binary data).
+func parseZbarimgXML(_ xml: String) -> [ZbarimgSymbol] {
+    var symbols: [ZbarimgSymbol] = []
+    var rest = Substring(xml)
+    while let start = rest.range(of: "<symbol type='") {
+        rest = rest[start.upperBound...]
+        guard let typeEnd = rest.firstIndex(of: "'") else { break }
+        let type = String(rest[..<typeEnd])
+        guard let dataStart = rest.range(of: "<data"), let cdata = rest.range(of: "<![CDATA[", range: dataStart.upperBound..<rest.endIndex),
+              let cdataEnd = rest.range(of: "]]></data>", range: cdata.upperBound..<rest.endIndex)
+        else { break }
+        var text = String(rest[cdata.upperBound..<cdataEnd.lowerBound])
+        if rest[dataStart.upperBound..<cdata.lowerBound].contains("base64"), let bytes = Data(base64Encoded: text.filter { !$0.isWhitespace }) {
+            text = String(decoding: bytes, as: UTF8.self)
+        }
+        symbols.append(ZbarimgSymbol(type: type, text: text))
+        rest = rest[cdataEnd.upperBound...]
+    }
+    return symbols
+}
+
+func zbarimgFormat(_ type: String) -> BarcodeFormat? {
+    switch type {
+    case "EAN-13", "ISBN-13": return .ean13
+    case "EAN-8": return .ean8
+    case "UPC-A": return .upcA
+    case "UPC-E": return .upcE
+    case "CODE-128": return .code128
+    case "QR-Code": return .qr
+    default: return nil
+    }
+}
+
+var theirs: [BarcodeFormat: Tally] = [:]
+var theirTimes: [Double] = []
+let zbarimgPath = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { FileManager.default.isExecutableFile(atPath: $0) }
+if runZbarimg, let zbarimgPath {
+    for sample in samples {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: zbarimgPath)
+        process.arguments = ["-q", "--xml", sample.url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let start = DispatchTime.now().uptimeNanoseconds
+        var symbols: [ZbarimgSymbol] = []
+        if (try? process.run()) != nil {
+            let bytes = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            symbols = parseZbarimgXML(String(decoding: bytes, as: UTF8.self))
+        }
+        theirTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        let first = symbols.first
+        let outcome = score(sample, symbols.map { (zbarimgFormat($0.type), $0.text) })
+        theirs[sample.format, default: Tally()].add(outcome)
+        if verbose, outcome == .wrong {
+            print("zbarimg WRONG \(sample.url.lastPathComponent) expected \(sample.expected) got \(first.map { "\($0.type) \($0.text)" } ?? "-")")
+        }
+    }
+}
+
+// MARK: Report
+
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+
+func percent(_ part: Int, _ whole: Int) -> String {
+    whole == 0 ? "—" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
+}
+func percentile(_ values: [Double], _ p: Double) -> String {
+    guard !values.isEmpty else { return "—" }
+    let sorted = values.sorted()
+    let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))
+    return String(format: "%.1f", sorted[index])
+}
+func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
+func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text : String(repeating: " ", count: width - text.count) + text }
+
+let haveZbarimg = !theirs.isEmpty
+print("Barcodes: \(samples.count) images in \(dataDirectory.path)")
+print("")
+var header = "| \(pad("Format", 9)) | \(lpad("Images", 6)) | \(lpad("Nestory decoded", 15)) | \(lpad("Nestory wrong", 13)) |"
+var rule = "|-\(String(repeating: "-", count: 9))-|-\(String(repeating: "-", count: 6))-|-\(String(repeating: "-", count: 15))-|-\(String(repeating: "-", count: 13))-|"
+if haveZbarimg {
+    header += " \(lpad("zbarimg decoded", 15)) | \(lpad("zbarimg wrong", 13)) |"
+    rule += "-\(String(repeating: "-", count: 15))-|-\(String(repeating: "-", count: 13))-|"
+}
+print(header)
+print(rule)
+func row(_ label: String, _ a: Tally, _ b: Tally) {
+    var line = "| \(pad(label, 9)) | \(lpad(String(a.total), 6)) | \(lpad("\(a.decoded) (\(percent(a.decoded, a.total)))", 15)) | \(lpad("\(a.wrong) (\(percent(a.wrong, a.total)))", 13)) |"
+    if haveZbarimg {
+        line += " \(lpad("\(b.decoded) (\(percent(b.decoded, b.total)))", 15)) | \(lpad("\(b.wrong) (\(percent(b.wrong, b.total)))", 13)) |"
+    }
+    print(line)
+}
+var ourTotal = Tally(), theirTotal = Tally()
+for entry in folders {
+    guard let a = ours[entry.format] else { continue }
+    let b = theirs[entry.format] ?? Tally()
+    row(entry.label, a, b)
+    ourTotal.total += a.total; ourTotal.decoded += a.decoded; ourTotal.wrong += a.wrong
+    theirTotal.total += b.total; theirTotal.decoded += b.decoded; theirTotal.wrong += b.wrong
+}
+row("**All**", ourTotal, theirTotal)
+print("")
+print("ms per image (p50 / p95 / mean): Nestory \(percentile(ourTimes, 0.5)) / \(percentile(ourTimes, 0.95)) / \(String(format: "%.1f", ourTimes.reduce(0, +) / Double(max(1, ourTimes.count))))"
+    + (haveZbarimg ? "; zbarimg \(percentile(theirTimes, 0.5)) / \(percentile(theirTimes, 0.95)) / \(String(format: "%.1f", theirTimes.reduce(0, +) / Double(max(1, theirTimes.count)))) (a process per image, start-up included)" : ""))
+print("Nestory CPU ms per image (p50 / p95 / mean): \(percentile(ourCPUTimes, 0.5)) / \(percentile(ourCPUTimes, 0.95)) / \(String(format: "%.1f", ourCPUTimes.reduce(0, +) / Double(max(1, ourCPUTimes.count)))); load average at the end: \(loadAverage())")
+print("Nestory: image bytes to results (libvips load included), one thread, release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
+print("First code found by pass: " + passCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+print("By confidence: " + confidenceOutcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))

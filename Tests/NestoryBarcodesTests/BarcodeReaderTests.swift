@@ -1,0 +1,222 @@
+import Foundation
+import NestoryBarcodes
+import NestoryDomain
+import Testing
+
+/// Decoding barcodes the tests draw themselves (never the shared dataset).
+@Suite struct BarcodeReaderTests {
+    let reader = BarcodeReader()
+
+    /// One sample per 1D format: the modules, what the reader must report, and the GTIN key for product codes.
+    static let samples: [(name: String, format: BarcodeFormat, text: String, modules: String, key: String?)] = [
+        ("EAN-13", .ean13, "5901234123457", BarcodeRendering.ean13("5901234123457"), "05901234123457"),
+        ("EAN-8", .ean8, "96385074", BarcodeRendering.ean8("96385074"), "00000096385074"),
+        ("UPC-A", .upcA, "036000291452", BarcodeRendering.upcA("036000291452"), "00036000291452"),
+        ("UPC-E", .upcE, "04252614", BarcodeRendering.upcE("04252614"), "00042100005264"),
+        ("Code 128", .code128, "Nestory-128 ok", BarcodeRendering.code128("Nestory-128 ok"), nil),
+    ]
+
+    func decodeOne(_ image: GrayImage, _ sample: (name: String, format: BarcodeFormat, text: String, modules: String, key: String?)) throws {
+        let codes = try reader.decode(imageData: BarcodeRendering.png(image))
+        #expect(codes.count == 1, "\(sample.name): \(codes)")
+        let code = try #require(codes.first, "\(sample.name): nothing decoded")
+        #expect(code.format == sample.format, "\(sample.name)")
+        #expect(code.text == sample.text, "\(sample.name)")
+        #expect(code.gtin?.key == sample.key, "\(sample.name)")
+        #expect(code.confidence >= .medium, "\(sample.name)")
+    }
+
+    @Test func decodesEachLinearFormat() throws {
+        for sample in Self.samples {
+            try decodeOne(BarcodeRendering.picture(sample.modules), sample)
+        }
+    }
+
+    @Test func decodesRotatedAQuarterTurn() throws {
+        for sample in Self.samples {
+            try decodeOne(BarcodeRendering.rotatedClockwise(BarcodeRendering.picture(sample.modules)), sample)
+        }
+    }
+
+    @Test func decodesSmallCodes() throws {
+        // 1.6 pixels per module: a code far from the camera.
+        for sample in Self.samples {
+            try decodeOne(BarcodeRendering.scaled(BarcodeRendering.picture(sample.modules, moduleWidth: 4), by: 0.4), sample)
+        }
+    }
+
+    @Test func decodesSlightlyBlurredCodes() throws {
+        for sample in Self.samples {
+            // A 5-pixel box blur over 4-pixel modules.
+            try decodeOne(BarcodeRendering.blurred(BarcodeRendering.picture(sample.modules, moduleWidth: 4), radius: 2), sample)
+        }
+    }
+
+    @Test func decodesLightBarsOnADarkGround() throws {
+        for sample in Self.samples {
+            let picture = BarcodeRendering.picture(sample.modules)
+            try decodeOne(GrayImage(width: picture.width, height: picture.height, pixels: picture.pixels.map { 255 - $0 }), sample)
+        }
+    }
+
+    @Test func decodesNoisyCodes() throws {
+        for sample in Self.samples {
+            try decodeOne(BarcodeRendering.noisy(BarcodeRendering.picture(sample.modules), amount: 40), sample)
+        }
+    }
+
+    @Test func laterPassesRescueWhatTheFirstMisses() throws {
+        // Heavy sensor noise on a Code 128: zbar alone reads nothing; a smoothing pass does.
+        let noisy = BarcodeRendering.png(BarcodeRendering.noisy(BarcodeRendering.picture(BarcodeRendering.code128("Nestory-128 ok")), amount: 40))
+        let plain = BarcodeReader(options: .init(passes: [.original]))
+        #expect(try plain.decode(imageData: noisy).isEmpty)
+        let codes = try reader.decode(imageData: noisy)
+        #expect(codes.map(\.text) == ["Nestory-128 ok"])
+        #expect(codes.first?.pass != "original")
+    }
+
+    @Test func aCleanCodeIsConfirmedBySeveralPasses() throws {
+        let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
+        let code = try #require(try reader.decode(imageData: png).first)
+        #expect(code.pass == "original")
+        #expect(code.agreeingPasses >= 2)
+        #expect(code.confidence == .high)
+        // Stopping when sure: a clean code does not run every pass.
+        let everyPass = BarcodeReader(options: .init(stopWhenSure: false))
+        #expect(try everyPass.decode(imageData: png).first?.agreeingPasses ?? 0 > code.agreeingPasses)
+    }
+
+    @Test func decodesAQRCodeMadeByQrencode() throws {
+        let text = "https://nestory.example/items/42?ünïcode=✓"
+        let modules = try qrModules(text)
+        for (name, image) in [
+            ("upright", BarcodeRendering.qrPicture(modules, moduleSize: 4)),
+            ("rotated", BarcodeRendering.rotatedClockwise(BarcodeRendering.qrPicture(modules, moduleSize: 4))),
+            ("small", BarcodeRendering.scaled(BarcodeRendering.qrPicture(modules, moduleSize: 6), by: 0.4)),
+            ("blurred", BarcodeRendering.blurred(BarcodeRendering.qrPicture(modules, moduleSize: 5), radius: 1)),
+            ("noisy", BarcodeRendering.noisy(BarcodeRendering.qrPicture(modules, moduleSize: 4), amount: 60)),
+        ] {
+            let codes = try reader.decode(imageData: BarcodeRendering.png(image))
+            #expect(codes.map(\.format) == [.qr], "\(name)")
+            #expect(codes.first?.text == text, "\(name)")
+            #expect(codes.first?.gtin == nil, "\(name)")
+            #expect(codes.first?.confidence == .high, "\(name)")
+        }
+    }
+
+    @Test func findsTwoCodesInOnePicture() throws {
+        let ean = BarcodeRendering.samplesModules(.ean13)
+        let code128 = BarcodeRendering.code128("BOX-0042")
+        var image = BarcodeRendering.blank(width: 600, height: 320)
+        BarcodeRendering.draw(ean, into: &image, x: 40, y: 20, moduleWidth: 3, barHeight: 100)
+        BarcodeRendering.draw(code128, into: &image, x: 40, y: 190, moduleWidth: 3, barHeight: 100)
+        let codes = try reader.decode(imageData: BarcodeRendering.png(image))
+        #expect(Set(codes.map(\.text)) == ["5901234123457", "BOX-0042"])
+
+        // A region aimed at the lower half finds only the Code 128, and reports where in the whole picture.
+        let lower = try #require(BarcodeRegion(x: 0, y: 0.5, width: 1, height: 0.5))
+        let inRegion = try reader.decode(imageData: BarcodeRendering.png(image), region: lower)
+        #expect(inRegion.map(\.text) == ["BOX-0042"])
+        let bounds = try #require(inRegion.first?.bounds)
+        #expect(bounds.y >= 160 && bounds.y + bounds.height <= 320, "\(bounds)")
+    }
+
+    @Test func bigNoisyPhotosAreSearchedOnAShrunkCopy() throws {
+        // A 6-megapixel "phone photo": passes after the first work on a copy shrunk to at most 1600 pixels,
+        // and positions still come back in the photo's own pixels.
+        var photo = BarcodeRendering.blank(width: 3300, height: 1800, grey: 200)
+        BarcodeRendering.draw(BarcodeRendering.code128("Nestory-128 ok"), into: &photo, x: 1900, y: 1200, moduleWidth: 5, barHeight: 300)
+        photo = BarcodeRendering.noisy(photo, amount: 90)
+        let codes = try reader.decode(imageData: BarcodeRendering.png(photo))
+        #expect(codes.map(\.text) == ["Nestory-128 ok"])
+        #expect(codes.first?.pass != "original")
+        let bounds = try #require(codes.first?.bounds)
+        #expect(bounds.x >= 1850 && bounds.x < 2100, "\(bounds)")
+        #expect(bounds.y >= 1150 && bounds.y + bounds.height <= 1560, "\(bounds)")
+    }
+
+    @Test func aBlankPictureHasNoCodes() throws {
+        #expect(try reader.decode(imageData: BarcodeRendering.png(BarcodeRendering.blank(width: 320, height: 240))).isEmpty)
+        #expect(try reader.decode(imageData: BarcodeRendering.png(BarcodeRendering.noisy(BarcodeRendering.blank(width: 320, height: 240, grey: 128), amount: 80))).isEmpty)
+    }
+
+    @Test func badInputIsAnError() throws {
+        var generator = SystemRandomNumberGenerator()
+        let random = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        #expect(throws: BarcodeReaderError.notAnImage) { try reader.decode(imageData: random) }
+        #expect(throws: BarcodeReaderError.emptyFile) { try reader.decode(imageData: Data()) }
+        #expect(throws: BarcodeReaderError.notAnImage) { try reader.decode(imageData: Data("not a picture at all".utf8)) }
+
+        // A PNG cut short: recognised as an image, but unreadable.
+        let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
+        do {
+            _ = try reader.decode(imageData: png.prefix(png.count / 2))
+            Issue.record("a truncated PNG decoded")
+        } catch let error {
+            guard case .unreadableImage = error else { Issue.record("expected unreadableImage, got \(error)"); return }
+        }
+    }
+
+    @Test func aWrongCheckDigitIsNotReportedAsAProduct() throws {
+        // Bars that spell 5901234123458 (check digit off by one): no decoder may call that a product.
+        let bits = BarcodeRendering.ean13("5901234123458")
+        let codes = try reader.decode(imageData: BarcodeRendering.png(BarcodeRendering.picture(bits)))
+        #expect(codes.isEmpty, "\(codes)")
+    }
+
+    @Test func concurrentCallsAgree() async throws {
+        let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
+        let reader = self.reader
+        let texts = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 { group.addTask { (try? reader.decode(imageData: png).map(\.text)) ?? [] } }
+            return await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(texts.count == 8)
+        #expect(texts.allSatisfy { $0 == ["5901234123457"] })
+    }
+
+    /// A QR code's modules (true = dark) from Debian's `qrencode` (in TEST_PACKAGES), through its text output.
+    func qrModules(_ text: String) throws -> [[Bool]] {
+        let tool = try #require(["/usr/bin/qrencode", "/usr/local/bin/qrencode"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                "qrencode is missing: run `make test-deps`")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["-t", "ASCII", "-m", "0", "-8", text]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        // Two characters per module: "##" dark, "  " light.
+        let rows = String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+            stride(from: 0, to: line.count, by: 2).map { line[line.index(line.startIndex, offsetBy: $0)] == "#" }
+        }
+        try #require(rows.count >= 21 && rows.allSatisfy { $0.count == rows.count }, "unexpected qrencode output")
+        return rows
+    }
+}
+
+extension BarcodeRendering {
+    static func samplesModules(_ format: BarcodeFormat) -> String {
+        BarcodeReaderTests.samples.first { $0.format == format }!.modules
+    }
+
+    /// A QR code drawn `moduleSize` pixels per module with a four-module quiet zone.
+    static func qrPicture(_ modules: [[Bool]], moduleSize: Int) -> GrayImage {
+        let side = (modules.count + 8) * moduleSize
+        var image = blank(width: side, height: side)
+        for (row, line) in modules.enumerated() {
+            for (col, dark) in line.enumerated() where dark {
+                for y in 0..<moduleSize {
+                    for x in 0..<moduleSize {
+                        image.pixels[((row + 4) * moduleSize + y) * side + (col + 4) * moduleSize + x] = 0
+                    }
+                }
+            }
+        }
+        return image
+    }
+}
+
+
