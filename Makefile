@@ -1,7 +1,9 @@
 # Nestory: `make run` and `make test` do all the set-up on a fresh Debian machine.
 SWIFT ?= swift
 export PATH := $(PATH):/opt/swift/usr/bin
-DATA ?= ./nestory-data
+# The server's data folder (make run); DATA is for benchmark datasets (make bench-receipts DATA=DIR).
+NESTORY_DATA ?= ./nestory-data
+DATA ?=
 HOST ?= 127.0.0.1
 PORT ?= 8080
 ITEMS ?= 100000
@@ -11,7 +13,7 @@ ITEMS ?= 100000
 ## Install what is missing, build, and start the server on the embedded SQLite default.
 run: deps
 	$(SWIFT) build --product nestory
-	./.build/debug/nestory serve --data $(DATA) --host $(HOST) --port $(PORT)
+	./.build/debug/nestory serve --data $(NESTORY_DATA) --host $(HOST) --port $(PORT)
 
 build: deps
 	$(SWIFT) build

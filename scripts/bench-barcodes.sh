@@ -9,8 +9,6 @@ export PATH="$PATH:/opt/swift/usr/bin"
 DEFAULT_DATA=../shared/datasets/barcodes-zxing-dev
 DATA="${1:-$DEFAULT_DATA}"
 shift || true
-# The Makefile's DATA also names the app's data folder (./nestory-data by default): that is not a dataset.
-case "$DATA" in ./nestory-data|nestory-data|./nestory-data/) DATA="$DEFAULT_DATA" ;; esac
 if [ ! -d "$DATA" ]; then
   echo "No dataset folder at $DATA (pass DATA=DIR to make bench-barcodes)." >&2
   exit 1
