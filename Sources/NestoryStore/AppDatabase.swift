@@ -81,7 +81,13 @@ public final class AppDatabase: Sendable {
             guard migrate else {
                 throw StoreError.schemaOutdated(path: folder.path, pendingMigrations: migrator.migrations.filter { !applied.contains($0) })
             }
-            try migrator.migrate(writer)
+            do {
+                try migrator.migrate(writer)
+            } catch {
+                // Another process may have been migrating the same new database at the same moment:
+                // its migration committed first and ours rolled back. That is fine if the schema is now complete.
+                guard try writer.read({ db in try migrator.hasCompletedMigrations(db) }) else { throw error }
+            }
         }
     }
 

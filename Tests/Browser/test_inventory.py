@@ -126,3 +126,18 @@ def test_layout_has_no_horizontal_scroll_and_big_tap_targets(server, phone):
         .map(e => [e.textContent.trim() || e.name || e.id, e.getBoundingClientRect().height])
         .filter(([, h]) => h < 44)""")
     assert small == [], f"tap targets under 44px: {small}"
+
+
+def test_dark_mode_and_large_text_stay_readable(server, browser):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme="dark", device_scale_factor=2)
+    page = context.new_page()
+    sign_in(page, server)
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    text = page.evaluate("getComputedStyle(document.querySelector('h1')).color")
+    assert background == "rgb(11, 15, 20)" and text == "rgb(229, 231, 235)", (background, text)
+    screenshot(page, "07-inventory-dark")
+    # Text scaled to 200% (browser zoom of the root font size) still fits the phone's width.
+    page.evaluate("document.documentElement.style.fontSize = '200%'")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375 + 1, f"page is {width}px wide with large text"
+    context.close()

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "3"
+    static let version = "4"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -68,8 +68,9 @@ enum Assets {
     .bars svg { width:100%; height:auto; color:var(--text); }
     .bar { fill:var(--accent); }
     .bar-label, .bar-value { font-size:12px; fill:currentColor; }
-    .search { display:grid; grid-template-columns:1fr auto auto; gap:8px; margin:16px 0 8px; }
-    .search select { width:auto; }
+    .search { display:flex; flex-wrap:wrap; gap:8px; margin:16px 0 8px; }
+    .search input { flex:1 1 12rem; min-width:0; }
+    .search select { width:auto; flex:1 1 auto; }
     .chips { display:flex; gap:8px; overflow-x:auto; padding:4px 0; }
     .chip { white-space:nowrap; border:1px solid var(--line); border-radius:999px; padding:0 14px; min-height:44px; display:inline-flex;
       align-items:center; text-decoration:none; color:var(--text); background:var(--card); }
