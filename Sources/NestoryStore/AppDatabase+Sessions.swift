@@ -21,6 +21,25 @@ extension AppDatabase {
         }
     }
 
+    /// The live session, its user's first household and role, in one query (every request asks).
+    public func sessionWithMembership(tokenHash: String, now: Date) throws -> (session: SessionRecord, household: Household, role: MemberRole)? {
+        try read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT s.csrf_token, s.created_at, s.last_seen_at, s.expires_at,
+                       u.id AS user_id, u.email, u.display_name, u.created_at AS user_created_at,
+                       m.role, h.*
+                FROM session s JOIN user u ON u.id = s.user_id
+                JOIN membership m ON m.user_id = u.id JOIN household h ON h.id = m.household_id
+                WHERE s.token_hash = ? AND s.expires_at > ?
+                ORDER BY h.created_at LIMIT 1
+                """), arguments: [tokenHash, now.millis]) else { return nil }
+            let user = User(id: row.id("user_id"), email: row["email"], displayName: row["display_name"], createdAt: row.date("user_created_at"))
+            let session = SessionRecord(user: user, csrfToken: row["csrf_token"], createdAt: row.date("created_at"),
+                                        lastSeenAt: row.date("last_seen_at"), expiresAt: row.date("expires_at"))
+            return (session, Self.householdFrom(row), MemberRole(rawValue: row["role"]) ?? .member)
+        }
+    }
+
     /// The live session for a token hash, or nil when unknown or expired.
     public func session(tokenHash: String, now: Date) throws -> SessionRecord? {
         try read { db in

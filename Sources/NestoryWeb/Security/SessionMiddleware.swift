@@ -48,9 +48,8 @@ struct SessionMiddleware: RouterMiddleware {
         if let token = request.cookies[CookiePolicy.sessionCookie]?.value, !token.isEmpty {
             let hash = SessionToken.hash(token)
             let at = now()
-            if let session = try database.session(tokenHash: hash, now: at),
-               let membership = try database.memberships(of: session.user.id).first {
-                context.viewer = Viewer(user: session.user, household: membership.household, role: membership.role,
+            if let (session, household, role) = try database.sessionWithMembership(tokenHash: hash, now: at) {
+                context.viewer = Viewer(user: session.user, household: household, role: role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash)
                 if at.timeIntervalSince(session.lastSeenAt) > 60 {
                     try database.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
