@@ -70,6 +70,7 @@ let package = Package(
                 "NestoryDemo",
                 "NestoryAuth",
                 "NestoryWeb",
+                "NestoryReceipts", "NestoryOCR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -83,6 +84,22 @@ let package = Package(
         // END Barcodes
 
         // MARK: Receipts (tesseract): OCR and field extraction.
+        // Field extraction from recognised text (pure Swift), and the recogniser interface.
+        .target(name: "NestoryReceipts", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // tesseract's C API and leptonica (tesseract.pc omits leptonica: the module map links it).
+        .systemLibrary(
+            name: "CTesseract",
+            pkgConfig: "tesseract",
+            providers: [.apt(["libtesseract-dev", "libleptonica-dev", "tesseract-ocr-eng"])]
+        ),
+        // OCR with a pool of warm tesseract engines and bounded concurrency.
+        .target(name: "NestoryOCR", dependencies: ["CTesseract", "NestoryReceipts"], swiftSettings: swiftSettings),
+        // Accuracy benchmark on a folder of labelled receipts (`make bench-receipts`).
+        .executableTarget(
+            name: "nestory-receipts-bench",
+            dependencies: ["NestoryReceipts", "NestoryOCR", "NestoryDomain"],
+            swiftSettings: swiftSettings
+        ),
         // END Receipts
 
         // Thin executables.
@@ -121,6 +138,8 @@ let package = Package(
         // END Barcodes tests
 
         // MARK: Receipts tests
+        .testTarget(name: "NestoryReceiptsTests", dependencies: ["NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Receipts tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain"], swiftSettings: swiftSettings),

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Receipt field accuracy: vendor, address, date and total read from each image (tesseract + extraction)
+# and from the dataset's perfect text (extraction alone), with seconds per receipt and peak memory.
+#   scripts/bench-receipts.sh [DATA_DIR] [extra options for nestory-receipts-bench]
+# DATA_DIR defaults to ../shared/datasets/receipts-sroie-dev (a folder of NAME.jpg, NAME.json, NAME.ocr.txt).
+# Options: --workers N, --psm 3|4|6|11, --upscale WIDTH, --otsu, --deskew, --darkest, --threshold 0|1|2,
+#          --cache DIR (reuse OCR output while tuning extraction; never for reported numbers), --limit N,
+#          --misses FILE (every wrong field, for reading).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+
+DATA="${1:-../shared/datasets/receipts-sroie-dev}"
+shift || true
+if [ ! -d "$DATA" ]; then
+  echo "No receipts folder at $DATA (pass DATA=DIR to make bench-receipts)." >&2
+  exit 1
+fi
+
+swift build -c release --product nestory-receipts-bench >&2
+# Each tesseract engine runs on one worker thread; OpenMP threads inside it only contend with the others.
+export OMP_THREAD_LIMIT=1
+./.build/release/nestory-receipts-bench "$DATA" "$@"
