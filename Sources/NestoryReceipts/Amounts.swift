@@ -129,6 +129,8 @@ enum AmountScanner {
             if q > 0, chars[q - 1] == "-" || chars[q - 1] == "−" { negative = true; start = q - 1 }
             if !negative, j < n, chars[j] == "-" { negative = true }
             if !negative, start > 0, chars[start - 1] == "(", j < n, chars[j] == ")" { negative = true }
+            // One decimal (`12.5`) is rare on receipts and common in sizes and codes: only with a currency.
+            if hasDecimals, currency == nil, let last = separators.last, token.count - (last.1 - i) - 1 == 1 { continue }
             // Whole numbers count only with a currency beside them (`$12`), never bare (`2`, `050100035279`).
             if !hasDecimals && currency == nil { continue }
             if !hasDecimals && token.count > 9 { continue }

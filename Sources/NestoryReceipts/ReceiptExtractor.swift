@@ -47,6 +47,8 @@ public struct ReceiptExtractor: Sendable {
         /// Line height relative to the receipt's median (1 = ordinary); 1 without layout.
         var prominence: Double
         var amountOnly: Bool
+        /// The recogniser's confidence in this line (0–1); nil for plain text.
+        var confidence: Double?
     }
 
     /// Lines in reading order, with fragments on the same row joined left to right.
@@ -92,7 +94,7 @@ public struct ReceiptExtractor: Sendable {
         return lines.enumerated().map { index, original in
             var line = original
             // OCR sometimes splits the cents off as their own word: `161. 84` is `161.84`.
-            line.text = line.text.replacingOccurrences(of: #"([0-9])([.,]) ([0-9]{2})(?![0-9])"#, with: "$1$2$3", options: .regularExpression)
+            line.text = line.text.replacingOccurrences(of: #"([0-9])\. ([0-9]{2})(?![0-9])"#, with: "$1.$2", options: .regularExpression)
             let upper = line.text.uppercased()
             let amounts = AmountScanner.scan(line.text)
             var rest = Array(upper)
@@ -108,8 +110,14 @@ public struct ReceiptExtractor: Sendable {
             return Line(index: index, text: line.text, upper: upper, words: words(upper),
                         letters: upper.filter(\.isLetter), amounts: amounts, dates: DateScanner.scan(line.text),
                         prominence: prominence,
-                        amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)))
+                        amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
+                        confidence: line.confidence ?? wordConfidence(line))
         }
+    }
+
+    static func wordConfidence(_ line: RecognizedLine) -> Double? {
+        let values = line.words.compactMap(\.confidence)
+        return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
     }
 
     static func words(_ upper: String) -> [String] {
@@ -138,6 +146,11 @@ public struct ReceiptExtractor: Sendable {
                 counts[currency, default: 0] += 1
                 source[currency] = source[currency] ?? line.text
             }
+        }
+        // A currency without decimals (`¥`, often a misread `Y`) cannot be right when the amounts print cents.
+        let amountsWithCents = lines.flatMap(\.amounts).filter { $0.hasDecimals && $0.cents % 100 != 0 }.count
+        if amountsWithCents >= 2 {
+            for code in counts.keys where code.minorUnitDigits == 0 { counts[code] = nil }
         }
         // `$` alone is the household's dollar when it has one.
         let dollars: Set<String> = ["CAD", "AUD", "NZD", "SGD", "HKD", "MXN", "TWD", "BND", "FJD", "JMD", "TTD", "BSD", "BBD", "LRD", "NAD", "SBD", "XCD"]
@@ -177,6 +190,10 @@ public struct ReceiptExtractor: Sendable {
         let hasTotal = j.contains("TOTAL") || j.contains("TTL") || w.contains("JUMLAH") || w.contains("SUMME")
             || w.contains("TOTAAL") || w.contains("TOTALE") || w.contains("GESAMT") || w.contains("MONTANT")
         let inclusive = !w.isDisjoint(with: ["INCL", "INCLUSIVE", "INC", "INCLUDING", "INCLUDES", "WITH", "AFTER"])
+        // Document numbers (`TAX INV NO. 1`, `RECEIPT #`) label no amount.
+        if j.contains("INVNO") || j.contains("INVOICENO") || j.contains("RECEIPTNO") || j.hasPrefix("INV") || w.contains("INVOICE") || w.contains("RECEIPT") {
+            return (.other, 0)
+        }
         if j.contains("CHANGE") || !w.isDisjoint(with: ["CHG", "BAKI", "KEMBALI", "KEMBALIAN", "RENDU", "WECHSELGELD", "RÜCKGELD"])
             || (w.contains("BALANCE") && !w.contains("DUE")) {
             return (.change, 1)
@@ -193,13 +210,19 @@ public struct ReceiptExtractor: Sendable {
         let percent = label.range(of: #"[0-9] ?%"#, options: .regularExpression) != nil
         if hasTotal, percent, !inclusive { return (.subtotal, 1) }
         if j.contains("SUBTOTAL") || j.contains("SUBTTL") || w.contains("SUB") || j.hasPrefix("SUBT")
-            || (!w.isDisjoint(with: ["EXCL", "EXCLUDING", "EXCLUSIVE", "EXC", "BEFORE", "NET", "NETT"]) && (hasTotal || w.contains("AMOUNT")) && !inclusive
+            || (!w.isDisjoint(with: ["EXCL", "EXCLUDING", "EXCLUSIVE", "EXC", "BEFORE", "NET", "NETT"]) && (hasTotal || w.contains("AMOUNT") || w.contains("AMT")) && !inclusive
                 && !w.isDisjoint(with: ["GST", "VAT", "TAX", "SST", "EXCL", "EXCLUDING", "EXCLUSIVE", "BEFORE"])) {
             return (.subtotal, 1)
         }
         let taxWords: Set<String> = ["GST", "VAT", "TAX", "SST", "MWST", "TVA", "IVA", "HST", "PST", "QST", "UST", "BTW", "MOMS"]
         if !w.isDisjoint(with: taxWords) || j.hasPrefix("GST") || j.hasPrefix("TAX") {
             if hasTotal && inclusive { return (.total, percent ? 8 : 12) }
+            if inclusive, !w.isDisjoint(with: ["AMT", "AMOUNT", "PAID", "PAYABLE"]) { return (.total, 11) }
+            // `TOTAL SALES (INCLUSLVE OF GST)`: a total that names the tax, even when a word is misread.
+            if hasTotal, !w.isDisjoint(with: ["SALES", "AMOUNT", "AMT", "PAYABLE", "DUE", "NETT", "GRAND", "BILL"]),
+               w.isDisjoint(with: ["EXCL", "EXCLUDING", "EXCLUSIVE", "EXC", "BEFORE"]) {
+                return (.total, percent ? 8 : 11)
+            }
             if hasTotal && !w.isDisjoint(with: ["SALES", "AMOUNT", "AMT", "PAYABLE"]) && inclusive { return (.total, 12) }
             return (.tax, 1)
         }
@@ -232,9 +255,18 @@ public struct ReceiptExtractor: Sendable {
         // Amounts, and bare counts (`22`, `1`) that take a label's place in a column without being money.
         var valueRun: [(Line, PrintedAmount?)] = []
         var inSummary = false
+        // Keyword labels whose values are printed further down (after a tax summary, say), in order.
+        var orphans: [Line] = []
 
         func flushValues() {
             guard !valueRun.isEmpty else { return }
+            let runHasKeyword = pendingLabels.contains { classify($0.text).0 != .other }
+            var summary = inSummary
+            if !runHasKeyword, !orphans.isEmpty, orphans.count >= valueRun.count {
+                pendingLabels = Array(orphans.prefix(valueRun.count))
+                orphans = Array(orphans.dropFirst(valueRun.count))
+                summary = false
+            }
             // Column layouts print labels, then their values in the same order. Equal counts pair one to
             // one; more labels than values pair from the first keyword label; more values than keyword
             // labels pair the keyword labels with the last values (the earlier ones are item prices).
@@ -246,6 +278,7 @@ public struct ReceiptExtractor: Sendable {
                 let keywords = Array(pendingLabels[keywordStart...])
                 if keywords.count >= valueRun.count {
                     for offset in valueRun.indices { pairs[offset] = keywords[offset] }
+                    orphans += keywords.dropFirst(valueRun.count).filter { classify($0.text).0 != .other }
                 } else {
                     let skip = valueRun.count - keywords.count
                     for (offset, label) in keywords.enumerated() { pairs[skip + offset] = label }
@@ -259,7 +292,7 @@ public struct ReceiptExtractor: Sendable {
                 if let label = pairs[offset] {
                     let (kind, strength) = classify(label.text)
                     result.append(Labelled(cents: amount.cents, kind: kind, strength: strength, line: line.index,
-                                           secondary: false, inSummary: inSummary, source: label.text + " " + line.text))
+                                           secondary: false, inSummary: summary, source: label.text + " " + line.text))
                 } else {
                     result.append(Labelled(cents: amount.cents, kind: .other, strength: 0, line: line.index,
                                            secondary: true, inSummary: inSummary, source: line.text))
@@ -270,7 +303,13 @@ public struct ReceiptExtractor: Sendable {
         }
 
         for line in lines {
-            if line.upper.contains("SUMMARY") || line.upper.contains("ANALYSIS") { inSummary = true }
+            if line.upper.contains("SUMMARY") || line.upper.contains("ANALYSIS") {
+                if !inSummary, valueRun.isEmpty {
+                    orphans += pendingLabels.filter { classify($0.text).0 != .other }
+                    pendingLabels = []
+                }
+                inSummary = true
+            }
             let bareCount = line.amounts.isEmpty && line.dates.isEmpty && line.letters.isEmpty
                 && line.text.range(of: #"^[0-9]{1,4} ?%?$"#, options: .regularExpression) != nil
             if bareCount {
@@ -450,7 +489,8 @@ public struct ReceiptExtractor: Sendable {
         if !w.isDisjoint(with: Lexicon.idWords) { return true }
         if line.upper.contains("CO.REG") || line.upper.contains("CO. REG") || line.upper.contains("CO NO")
             || line.upper.contains("CO. NO") || line.upper.contains("COMPANY NO") || line.upper.contains("COMPANY REG")
-            || line.upper.contains("@") || line.upper.contains(".COM") || line.upper.contains("WWW.") {
+            || line.upper.contains("@") || line.upper.contains(".COM") || line.upper.contains("WWW.")
+            || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil {
             return true
         }
         // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
@@ -463,6 +503,10 @@ public struct ReceiptExtractor: Sendable {
     static func isAddressLine(_ line: Line) -> Bool {
         let w = Set(line.words)
         if !w.isDisjoint(with: Lexicon.addressWords) { return true }
+        // Street names written as one word: `HAUPTSTRASSE`, `LINDENALLEE`, `KERKSTRAAT`.
+        if line.words.contains(where: { word in ["STRASSE", "STRAẞE", "GASSE", "ALLEE", "PLATZ", "STRAAT", "GATAN", "VEJ"].contains { word.count > $0.count && word.hasSuffix($0) } }) {
+            return true
+        }
         if !w.isDisjoint(with: Lexicon.placeWords), !hasSuffix(line), !hasBusinessWord(line) { return true }
         // A postcode: five digits, not a registration number such as `(81497-P)`.
         if line.upper.range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) != nil { return true }
@@ -525,6 +569,10 @@ public struct ReceiptExtractor: Sendable {
             }
             let letterShare = Double(line.letters.count) / Double(max(line.text.filter { !$0.isWhitespace }.count, 1))
             if letterShare < 0.6 { score -= 1.5 }
+            // Logos and stamps read as noise (`Noon dig`): the recogniser itself is unsure of them.
+            if let confidence = line.confidence {
+                if confidence < 0.5 { score -= 4 } else if confidence < 0.7 { score -= 1.5 }
+            }
             if best == nil || score > best!.score { best = (score, line) }
         }
         guard let chosen = best?.line else { return nil }
@@ -617,7 +665,11 @@ public struct ReceiptExtractor: Sendable {
             }
             if !line.dates.isEmpty || !line.amounts.isEmpty || isHeaderNoise(line) { break }
             if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) { break }
-            if collected.isEmpty, !isAddressLine(line), index - 1 > vendorLine + 2 { break }
+            // Lines between the name and the address (a branch name, `FORMERLY KNOWN AS …`) are skipped.
+            if collected.isEmpty, !isAddressLine(line) {
+                if index - 1 > vendorLine + 3 { break }
+                continue
+            }
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }

@@ -22,6 +22,9 @@ struct Options {
     var textOnly = false
     var misses: String?
     var dateOrder = DateOrder.dayFirst
+    /// `tesseract` (the default) or `rapidocr` (needs `--python` with rapidocr-onnxruntime installed).
+    var engine = "tesseract"
+    var python = "python3"
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -39,13 +42,16 @@ struct Options {
             case "--text-only": textOnly = true
             case "--misses": misses = iterator.next()
             case "--date-order": dateOrder = DateOrder(rawValue: iterator.next() ?? "") ?? .dayFirst
+            case "--engine": engine = iterator.next() ?? engine
+            case "--python": python = iterator.next() ?? python
             default: folder = argument
             }
         }
     }
 
     var configurationKey: String {
-        "psm\(psm.rawValue)-up\(preparation.minimumWidth)\(preparation.adaptiveThreshold ? "-otsu" : "")\(preparation.deskew ? "-deskew" : "")\(preparation.darkestChannel ? "-darkest" : "")\(preparation.thresholdingMethod != 0 ? "-th\(preparation.thresholdingMethod)" : "")"
+        if engine == "rapidocr" { return "rapidocr" }
+        return "psm\(psm.rawValue)-up\(preparation.minimumWidth)\(preparation.adaptiveThreshold ? "-otsu" : "")\(preparation.deskew ? "-deskew" : "")\(preparation.darkestChannel ? "-darkest" : "")\(preparation.thresholdingMethod != 0 ? "-th\(preparation.thresholdingMethod)" : "")"
     }
 }
 
@@ -99,6 +105,12 @@ enum ReceiptExtractorBench {
 func peakMemoryMiB() -> Double {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func childrenPeakMemoryMiB() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
     return Double(usage.ru_maxrss) / 1024
 }
 
@@ -173,8 +185,18 @@ var failures = 0
 var meanConfidence: [Double] = []
 let started = Date()
 if !options.textOnly {
-    let recognizer = TesseractRecognizer(configuration: .init(workers: options.workers, pageSegmentation: options.psm,
-                                                              preparation: options.preparation))
+    let recognizer: any TextRecognizer
+    let shutdown: () -> Void
+    if options.engine == "rapidocr" {
+        let rapid = RapidOCRRecognizer(configuration: .init(workers: options.workers, python: options.python))
+        recognizer = rapid
+        shutdown = rapid.shutdown
+    } else {
+        let tesseract = TesseractRecognizer(configuration: .init(workers: options.workers, pageSegmentation: options.psm,
+                                                                 preparation: options.preparation))
+        recognizer = tesseract
+        shutdown = tesseract.shutdown
+    }
     let cacheFolder = options.cache.map { URL(fileURLWithPath: $0).appendingPathComponent(options.configurationKey) }
     if let cacheFolder { try? FileManager.default.createDirectory(at: cacheFolder, withIntermediateDirectories: true) }
 
@@ -237,7 +259,11 @@ if !options.textOnly {
             }
         }
     }
-    recognizer.shutdown()
+    shutdown()
+    if options.engine == "rapidocr" {
+        // Let the worker processes exit so their peak memory is counted below.
+        try? await Task.sleep(for: .seconds(2))
+    }
 }
 let wall = Date().timeIntervalSince(started)
 
@@ -247,7 +273,11 @@ func percent(_ count: Int?, _ total: Int) -> String {
 let targets: [Field: (String, String)] = [.date: ("≥ 95%", "≥ 98%"), .total: ("≥ 90%", "≥ 97%"), .vendor: ("≥ 80%", "≥ 90%"), .address: ("—", "—")]
 let n = samples.count
 print("Receipts: \(n) in \(options.folder)")
-print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
+if options.engine == "rapidocr" {
+    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es)")
+} else {
+    print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
+}
 print("")
 print("| Field   | From the image | Target | From perfect text | Target |")
 print("|---------|---------------:|-------:|------------------:|-------:|")
@@ -268,5 +298,7 @@ if !options.textOnly {
     }
     print(String(format: "Peak memory (max RSS of the process): %.0f MiB; unreadable images: %d; mean word confidence %.2f",
                  peakMemoryMiB(), failures, meanConfidence.isEmpty ? 0 : meanConfidence.reduce(0, +) / Double(meanConfidence.count)))
+    let children = childrenPeakMemoryMiB()
+    if children > 0 { print(String(format: "Peak memory of one worker process (max RSS of the children): %.0f MiB", children)) }
 }
 if let path = options.misses { try? missLog.write(toFile: path, atomically: true, encoding: .utf8) }
