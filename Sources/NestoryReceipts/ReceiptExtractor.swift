@@ -94,7 +94,7 @@ public struct ReceiptExtractor: Sendable {
         return lines.enumerated().map { index, original in
             var line = original
             // OCR sometimes splits the cents off as their own word: `161. 84` is `161.84`.
-            line.text = line.text.replacingOccurrences(of: #"([0-9])\. ([0-9]{2})(?![0-9])"#, with: "$1.$2", options: .regularExpression)
+            line.text = line.text.replacingOccurrences(of: #"([0-9])(?:\. | \.)([0-9]{2})(?![0-9])"#, with: "$1.$2", options: .regularExpression)
             let upper = line.text.uppercased()
             let amounts = AmountScanner.scan(line.text)
             var rest = Array(upper)

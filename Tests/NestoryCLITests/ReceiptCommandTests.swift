@@ -77,10 +77,10 @@ private func runNestory(_ arguments: [String]) throws -> Outcome {
 
 /// A Malaysian receipt rendered with `vips text` (libvips-tools), black on white.
 private func fixtureReceiptPNG() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-receipt-\(getpid())")
+    // One folder per call: the tests run in parallel.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-receipt-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let png = folder.appendingPathComponent("receipt.png")
-    if FileManager.default.fileExists(atPath: png.path) { return png }
     let text = """
         SINAR JAYA TRADING SDN BHD
         (654321-K)
