@@ -3,7 +3,9 @@
 # and from the dataset's perfect text (extraction alone), with seconds per receipt and peak memory.
 #   scripts/bench-receipts.sh [DATA_DIR] [extra options for nestory-receipts-bench]
 # DATA_DIR defaults to ../shared/datasets/receipts-sroie-dev (a folder of NAME.jpg, NAME.json, NAME.ocr.txt).
-# Options: --workers N, --psm 3|4|6|11, --upscale WIDTH, --otsu, --deskew, --darkest, --threshold 0|1|2,
+# Options: --workers N, --psm 3|4|6|11, --upscale WIDTH (0: never), --otsu, --deskew, --luminance (grey by
+#          luminance rather than the darkest channel), --threshold 0|1|2 (tesseract's own binarisation),
+#          --engine rapidocr --python VENV/bin/python (the optional second engine),
 #          --cache DIR (reuse OCR output while tuning extraction; never for reported numbers), --limit N,
 #          --misses FILE (every wrong field, for reading).
 set -euo pipefail

@@ -51,6 +51,9 @@ enum DateScanner {
         pattern: #"(?<![0-9])([0-9]{1,2})(?:ST|ND|RD|TH)?[ \-./,]*([A-ZÄ]{3,9})\.?[ \-./,']*([0-9]{4}|[0-9]{2})(?![0-9])"#)
     static let monthNameDay = try! NSRegularExpression(
         pattern: #"(?<![A-Z])([A-ZÄ]{3,9})\.?[ \-./]*([0-9]{1,2})(?:ST|ND|RD|TH)?[ ,.\-/]+([0-9]{4}|[0-9]{2})(?![0-9])"#)
+    /// `25032018` beside a time, as some tills print it.
+    static let compactDayFirst = try! NSRegularExpression(
+        pattern: #"(?<![0-9])(0[1-9]|[12][0-9]|3[01])(0[1-9]|1[0-2])(20[0-9]{2})(?![0-9]) +[0-9]{1,2}:[0-9]{2}"#)
     static let compact = try! NSRegularExpression(
         pattern: #"(?<![0-9])(20[0-9]{2})(0[1-9]|1[0-2])([0-2][0-9]|3[01])(?![0-9])"#)
 
@@ -86,7 +89,10 @@ enum DateScanner {
 
         for match in numeric.matches(in: text, range: whole) {
             let a = group(match, 1), b = group(match, 3), c = group(match, 4)
-            guard let first = Int(a), let second = Int(b) else { continue }
+            guard var first = Int(a), var second = Int(b) else { continue }
+            // A misread digit makes a day or month impossible (`92/02/2018`, `61/03/18`): try the usual confusions.
+            if a.count <= 2, first > 31, let repaired = repairedNumber(a, within: 1...31) { first = repaired }
+            if a.count <= 2, second > 31, let repaired = repairedNumber(b, within: 1...31) { second = repaired }
             if a.count == 4 {
                 // 2018-10-19 (year, month, day).
                 guard let day = Int(c), c.count <= 2, let date = try? CalendarDate(year: first, month: second, day: day) else { continue }
@@ -107,12 +113,38 @@ enum DateScanner {
                   let year = fullYear(group(match, 3)), let date = try? CalendarDate(year: year, month: month, day: day) else { continue }
             add(.unambiguous(date), match.range)
         }
+        for match in compactDayFirst.matches(in: text, range: whole) {
+            guard let day = Int(group(match, 1)), let month = Int(group(match, 2)), let year = Int(group(match, 3)),
+                  let date = try? CalendarDate(year: year, month: month, day: day) else { continue }
+            add(.unambiguous(date), match.range)
+        }
         for match in compact.matches(in: text, range: whole) {
             guard let year = Int(group(match, 1)), let month = Int(group(match, 2)), let day = Int(group(match, 3)),
                   let date = try? CalendarDate(year: year, month: month, day: day) else { continue }
             add(.unambiguous(date), match.range)
         }
         return found.sorted { $0.start < $1.start }
+    }
+
+    /// Digits recognisers confuse with one another, most likely first.
+    static let confusions: [Character: [Character]] = [
+        "7": ["1"], "1": ["7", "4"], "6": ["0", "8", "5"], "0": ["6", "8", "9"], "8": ["0", "6", "3"], "9": ["0", "8"],
+        "2": ["1"], "3": ["8"], "5": ["6", "3"], "4": ["1"],
+    ]
+
+    /// The number with one digit swapped for a look-alike so that it falls in `range`, if any does.
+    static func repairedNumber(_ digits: String, within range: ClosedRange<Int>, preferring target: Int? = nil) -> Int? {
+        var candidates: [Int] = []
+        let chars = Array(digits)
+        for index in chars.indices {
+            for replacement in confusions[chars[index]] ?? [] {
+                var copy = chars
+                copy[index] = replacement
+                if let value = Int(String(copy)), range.contains(value) { candidates.append(value) }
+            }
+        }
+        guard let target else { return candidates.first }
+        return candidates.min { abs($0 - target) < abs($1 - target) }
     }
 
     /// Letters OCR often reads in place of digits inside numbers (`2O18`, `1O/1O/2018`, `l9`).

@@ -404,7 +404,17 @@ public struct ReceiptExtractor: Sendable {
                 best = (score, cents, first.line, first.source)
             }
         }
-        guard let best, let money = PrintedAmount(cents: best.cents, hasDecimals: true, start: 0, end: 0).money(currency) else { return nil }
+        guard var best else { return nil }
+        // Cash rounding (to 5 cents: Malaysia, Switzerland, …): when the receipt rounds and the chosen total
+        // is not rounded, a printed amount within two cents that is rounded is what was paid.
+        let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") }
+        if rounds, best.cents % 5 != 0,
+           let rounded = positive.filter({ p in p.cents % 5 == 0 && abs(p.cents - best.cents) <= 2
+               && (rounding.contains(p.cents - best.cents) || p.kind == .cash || p.kind == .total) })
+            .max(by: { $0.line < $1.line }) {
+            best = (best.score, rounded.cents, rounded.line, rounded.source)
+        }
+        guard let money = PrintedAmount(cents: best.cents, hasDecimals: true, start: 0, end: 0).money(currency) else { return nil }
         let confidence = best.score >= 3 ? 0.35 + 0.04 * best.score : 0.25
         return ReadField(value: money, confidence: min(confidence, 0.97), sourceText: best.source)
     }
@@ -455,8 +465,20 @@ public struct ReceiptExtractor: Sendable {
         let order = decided ?? hints.dateOrder ?? .dayFirst
         var best: (score: Double, date: CalendarDate, printed: PrintedDate, line: Line)?
         for (index, (printed, line)) in found.enumerated() {
-            guard let date = printed.date(order) ?? printed.date(order == .dayFirst ? .monthFirst : .dayFirst) else { continue }
+            guard var date = printed.date(order) ?? printed.date(order == .dayFirst ? .monthFirst : .dayFirst) else { continue }
             var score = 1.0
+            // A date after the receipt was captured is a misread year (`2078`): repair one digit, or pass over it.
+            if let captured = hints.capturedOn, date > captured {
+                let latest = captured.year
+                if let year = DateScanner.repairedNumber(String(date.year), within: (latest - 15)...latest, preferring: latest),
+                   let repaired = try? CalendarDate(year: year, month: date.month, day: min(date.day, CalendarDate.daysIn(month: date.month, year: year))),
+                   repaired <= captured {
+                    date = repaired
+                    score -= 0.5
+                } else {
+                    score -= 5
+                }
+            }
             let w = Set(line.words)
             let previous = line.index > 0 ? lines[line.index - 1] : nil
             if !w.isDisjoint(with: ["DATE", "TARIKH", "DATUM", "FECHA", "DATA", "DTE", "DATED"]) || line.upper.contains("DATE") { score += 3 }
@@ -549,7 +571,8 @@ public struct ReceiptExtractor: Sendable {
             }
             return !isIdentityLine(line) && !isAddressLine(line)
         }
-        let candidates = header.filter(eligible)
+        // Lines the recogniser itself barely believes (logos, stamps) are not names.
+        let candidates = header.filter { eligible($0) && ($0.confidence ?? 1) >= 0.3 }
         guard !candidates.isEmpty else { return nil }
         // The name comes before the address and the contact lines; what follows them is rarely the vendor.
         let firstAddress = header.first(where: { isAddressLine($0) || isIdentityLine($0) })?.index ?? Int.max
@@ -564,7 +587,7 @@ public struct ReceiptExtractor: Sendable {
             // A short run of plain words with no business word, above a line that has one: a person's name.
             let plainWords = line.words.allSatisfy { $0.allSatisfy(\.isLetter) }
             if plainWords, (2...3).contains(line.words.count), !hasSuffix(line), !hasBusinessWord(line),
-               candidates.dropFirst(rank + 1).prefix(2).contains(where: { hasSuffix($0) || hasBusinessWord($0) }) {
+               candidates.dropFirst(rank + 1).prefix(2).contains(where: { $0.index < firstAddress && (hasSuffix($0) || hasBusinessWord($0)) }) {
                 score -= 3
             }
             let letterShare = Double(line.letters.count) / Double(max(line.text.filter { !$0.isWhitespace }.count, 1))
@@ -633,6 +656,15 @@ public struct ReceiptExtractor: Sendable {
     /// Drops registration numbers and what follows the legal form: `99 SPEED MART S/B (519537-X)` → `99 SPEED MART S/B`.
     static func cleanVendor(_ text: String) -> String {
         var value = text.trimmingCharacters(in: .whitespaces)
+        // Recognisers print `¥` for a `Y` and mangle the legal form (`SON BHD`, `$/8`): legal forms are a
+        // small closed vocabulary, so a near miss at the end of the name is put right.
+        value = value.replacingOccurrences(of: "¥", with: "Y")
+        value = value.replacingOccurrences(of: #"(?i)\b(S[O0D]N|SDN)\.? ?(BHD|B[HN][DO0]|BAD|8HD|iti)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
+        // Stray marks before the name: `~ AEON`, `| SHOP`.
+        value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
+        // An id whose closing bracket was lost: `99 SPEED MART S/B (SI9537-x3`.
+        value = value.replacingOccurrences(of: #"\s*\([^()]*[0-9]{3,}[^()]*$"#, with: "", options: .regularExpression)
         // A leading number (a branch or document code): `000002 BAIFU (M) SDN BHD`.
         value = value.replacingOccurrences(of: #"^[0-9\-]{4,}\s+"#, with: "", options: .regularExpression)
         // Parenthesised ids: `(519537-X)`, `(CO. NO. 113825-W)`.

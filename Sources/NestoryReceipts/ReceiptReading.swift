@@ -15,10 +15,14 @@ public struct ReceiptHints: Hashable, Sendable {
     public var dateOrder: DateOrder?
     /// The household's currency, used when no symbol or code is printed.
     public var currency: CurrencyCode?
+    /// The day the receipt was photographed or uploaded: a purchase date after it is a misread digit
+    /// (`2078` for `2018`), and is repaired or passed over.
+    public var capturedOn: CalendarDate?
 
-    public init(dateOrder: DateOrder? = nil, currency: CurrencyCode? = nil) {
+    public init(dateOrder: DateOrder? = nil, currency: CurrencyCode? = nil, capturedOn: CalendarDate? = nil) {
         self.dateOrder = dateOrder
         self.currency = currency
+        self.capturedOn = capturedOn
     }
 }
 

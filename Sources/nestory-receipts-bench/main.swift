@@ -1,7 +1,7 @@
 // Receipt field accuracy on a folder of labelled receipts (the SROIE layout: NAME.jpg, NAME.json with
 // `vendor`, `address`, `date_iso`, `total_amount`, and NAME.ocr.txt with the printed lines).
 //
-//   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew]
+//   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
 //                              [--cache DIR] [--limit N] [--text-only] [--misses FILE] [--date-order dmy|mdy]
 //
 // Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
@@ -36,6 +36,7 @@ struct Options {
             case "--otsu": preparation.adaptiveThreshold = true
             case "--deskew": preparation.deskew = true
             case "--darkest": preparation.darkestChannel = true
+            case "--luminance": preparation.darkestChannel = false
             case "--threshold": preparation.thresholdingMethod = Int(iterator.next() ?? "") ?? 0
             case "--cache": cache = iterator.next()
             case "--limit": limit = Int(iterator.next() ?? "") ?? limit
@@ -151,7 +152,8 @@ guard !samples.isEmpty else {
 }
 
 let extractor = ReceiptExtractor()
-let hints = ReceiptHints(dateOrder: options.dateOrder)
+// As the app would: the household's date order, and today as the day the receipts were captured.
+let hints = ReceiptHints(dateOrder: options.dateOrder, capturedOn: CalendarDate(Date(), in: .current))
 var missLog = ""
 
 // From the perfect text: extraction alone.
