@@ -10,7 +10,11 @@ public struct ReceiptExtractor: Sendable {
 
     /// Extracts the fields of one receipt.
     public func extract(_ recognized: RecognizedText, hints: ReceiptHints = ReceiptHints()) -> ReceiptReading {
-        let lines = Self.analyse(Self.rows(recognized.lines))
+        var lines = Self.analyse(Self.rows(recognized.lines))
+        // On a receipt that prints cents, a whole number beside a currency (`RM 1802034`) is a misread code.
+        if lines.flatMap(\.amounts).filter(\.hasDecimals).count >= 2 {
+            for index in lines.indices { lines[index].amounts.removeAll { !$0.hasDecimals } }
+        }
         let currency = Self.currency(lines, hints: hints)
         let money = currency?.value ?? hints.currency ?? (try! CurrencyCode("XXX"))
         let amounts = Self.labelledAmounts(lines)
@@ -148,8 +152,8 @@ public struct ReceiptExtractor: Sendable {
             }
         }
         // A currency without decimals (`¥`, often a misread `Y`) cannot be right when the amounts print cents.
-        let amountsWithCents = lines.flatMap(\.amounts).filter { $0.hasDecimals && $0.cents % 100 != 0 }.count
-        if amountsWithCents >= 2 {
+        let amountsWithCents = lines.flatMap(\.amounts).filter(\.hasDecimals).count
+        if amountsWithCents >= 1 {
             for code in counts.keys where code.minorUnitDigits == 0 { counts[code] = nil }
         }
         // `$` alone is the household's dollar when it has one.
@@ -187,9 +191,10 @@ public struct ReceiptExtractor: Sendable {
         let w = Set(words(label.uppercased()))
         let j = label.uppercased().filter(\.isLetter)
         guard !j.isEmpty else { return (.other, 0) }
-        let hasTotal = j.contains("TOTAL") || j.contains("TTL") || w.contains("JUMLAH") || w.contains("SUMME")
+        // Letters only, so `TotaAmt`, `Tota! Incl` and `T0TAL` still read as total (`!`, `0` are dropped).
+        let hasTotal = j.contains("TOTAL") || j.contains("TTL") || j.hasPrefix("TOTA") || j.contains("OTAL") || w.contains("JUMLAH") || w.contains("SUMME")
             || w.contains("TOTAAL") || w.contains("TOTALE") || w.contains("GESAMT") || w.contains("MONTANT")
-        let inclusive = !w.isDisjoint(with: ["INCL", "INCLUSIVE", "INC", "INCLUDING", "INCLUDES", "WITH", "AFTER"])
+        let inclusive = !w.isDisjoint(with: ["INCL", "INCLUSIVE", "INC", "INCLUDING", "INCLUDES", "WITH", "AFTER"]) || j.contains("INCL")
         // Document numbers (`TAX INV NO. 1`, `RECEIPT #`) label no amount.
         if j.contains("INVNO") || j.contains("INVOICENO") || j.contains("RECEIPTNO") || j.hasPrefix("INV") || w.contains("INVOICE") || w.contains("RECEIPT") {
             return (.other, 0)
@@ -209,12 +214,19 @@ public struct ReceiptExtractor: Sendable {
         }
         let percent = label.range(of: #"[0-9] ?%"#, options: .regularExpression) != nil
         if hasTotal, percent, !inclusive { return (.subtotal, 1) }
+        // Totals per tax class (`TOTAL 0% SUPPLIES`) add up to the total.
+        if hasTotal, j.contains("SUPPL") { return (.subtotal, 1) }
+        // `AMOUNT TO BE PAID`, `TO PAY`: the total, though it says paid.
+        if (w.contains("BE") && (w.contains("PAID") || w.contains("PAY"))) || (w.contains("TO") && w.contains("PAY")) { return (.total, 13) }
         if j.contains("SUBTOTAL") || j.contains("SUBTTL") || w.contains("SUB") || j.hasPrefix("SUBT")
+            || (hasTotal && j.contains("EXCL") && !inclusive)
             || (!w.isDisjoint(with: ["EXCL", "EXCLUDING", "EXCLUSIVE", "EXC", "BEFORE", "NET", "NETT"]) && (hasTotal || w.contains("AMOUNT") || w.contains("AMT")) && !inclusive
                 && !w.isDisjoint(with: ["GST", "VAT", "TAX", "SST", "EXCL", "EXCLUDING", "EXCLUSIVE", "BEFORE"])) {
             return (.subtotal, 1)
         }
         let taxWords: Set<String> = ["GST", "VAT", "TAX", "SST", "MWST", "TVA", "IVA", "HST", "PST", "QST", "UST", "BTW", "MOMS"]
+        // `TotalGST`, `TOTAL TAX`: the tax, however it is spaced.
+        if hasTotal, taxWords.contains(j.replacingOccurrences(of: "TOTAL", with: "")) { return (.tax, 1) }
         if !w.isDisjoint(with: taxWords) || j.hasPrefix("GST") || j.hasPrefix("TAX") {
             if hasTotal && inclusive { return (.total, percent ? 8 : 12) }
             if inclusive, !w.isDisjoint(with: ["AMT", "AMOUNT", "PAID", "PAYABLE"]) { return (.total, 11) }
@@ -235,7 +247,11 @@ public struct ReceiptExtractor: Sendable {
             return (.discount, 1)
         }
         if hasTotal {
-            if !w.isDisjoint(with: ["GRAND", "NETT", "NET", "DUE", "PAYABLE", "PAY", "AMOUNT", "AMT", "ROUNDED"]) || j.contains("GRANDTOTAL") || inclusive {
+            // The words that mean "this is what is owed", above any other total on the receipt.
+            if !w.isDisjoint(with: ["GRAND", "DUE", "PAYABLE", "ROUNDED"]) || j.contains("GRANDTOTAL") || j.contains("PAYABLE") {
+                return (.total, 14)
+            }
+            if !w.isDisjoint(with: ["NETT", "NET", "PAY", "AMOUNT", "AMT"]) || inclusive {
                 return (.total, 12)
             }
             return (.total, 10)
@@ -358,7 +374,8 @@ public struct ReceiptExtractor: Sendable {
     static func total(_ amounts: [Labelled], lines: [Line], currency: CurrencyCode) -> ReadField<Money>? {
         // A "rounding" figure of ten cents or more is the rounded total, not the adjustment.
         let amounts = amounts.map { a -> Labelled in
-            guard a.kind == .rounding, abs(a.cents) >= 10 else { return a }
+            guard a.kind == .rounding, abs(a.cents) >= 10,
+                  amounts.contains(where: { $0.line != a.line && $0.cents != a.cents && abs($0.cents - a.cents) <= 5 }) else { return a }
             var copy = a
             copy.kind = .total
             copy.strength = 9
@@ -391,7 +408,10 @@ public struct ReceiptExtractor: Sendable {
             var score = labelScore + 1.5 * Double(min(max(totalCount - 1, 0), 3))
             let otherKinds = Set(occurrences.map(\.kind)).subtracting([.total, .other, .subtotal])
             if totalCount == 0 { score -= 3 * Double(otherKinds.count) }
-            if occurrences.contains(where: { $0.kind == .subtotal }) && totalCount == 0 { score -= 1 }
+            if occurrences.contains(where: { $0.kind == .subtotal }) && totalCount == 0 {
+                // With no total printed (or none read), the subtotal is the best evidence there is.
+                score += totalLabelled.isEmpty ? 5 : -1
+            }
             score += 0.5 * Double(min(occurrences.count - 1, 2))
             if cash.contains(where: { c in change.contains(where: { c - $0 == cents && $0 > 0 }) }) { score += 6 }
             if cash.contains(cents) && (change.isEmpty || change == [0]) { score += 2 }
@@ -583,7 +603,10 @@ public struct ReceiptExtractor: Sendable {
             if line.index > firstAddress { score -= 4 }
             if hasSuffix(line) { score += 3 }
             if hasBusinessWord(line) { score += 1.5 }
-            if maxProminence > 1.15 { score += 2.5 * (line.prominence - 1) / (maxProminence - 1) }
+            // Large print marks the name, unless the recogniser could not read it (a logo): weigh size by confidence.
+            let legibility = line.confidence.map { min(max(($0 - 0.6) / 0.3, 0), 1) } ?? 1
+            if maxProminence > 1.15 { score += 1.5 * legibility * (line.prominence - 1) / (maxProminence - 1) }
+            if let confidence = line.confidence, confidence >= 0.9 { score += 0.5 }
             // A short run of plain words with no business word, above a line that has one: a person's name.
             let plainWords = line.words.allSatisfy { $0.allSatisfy(\.isLetter) }
             if plainWords, (2...3).contains(line.words.count), !hasSuffix(line), !hasBusinessWord(line),
@@ -663,6 +686,8 @@ public struct ReceiptExtractor: Sendable {
         value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
         value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
+        // A registration or contact line read onto the same row: `HASHA PETROKIOSK Company No: …`.
+        value = value.replacingOccurrences(of: #"(?i)\s+(Company\s*(No|Reg)|Co\.?\s?No|Co\.?\s?Reg|GST|Tel|Fax|ROC)\b.*$"#, with: "", options: .regularExpression)
         // An id whose closing bracket was lost: `99 SPEED MART S/B (SI9537-x3`.
         value = value.replacingOccurrences(of: #"\s*\([^()]*[0-9]{3,}[^()]*$"#, with: "", options: .regularExpression)
         // A leading number (a branch or document code): `000002 BAIFU (M) SDN BHD`.
