@@ -12,8 +12,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 
-DATA="${1:-../shared/datasets/receipts-sroie-dev}"
+DEFAULT_DATA=../shared/datasets/receipts-sroie-dev
+DATA="${1:-$DEFAULT_DATA}"
 shift || true
+# The Makefile's DATA also names the server's data folder (default ./nestory-data): that is not receipts.
+case "$DATA" in
+  ./nestory-data|nestory-data|./nestory-data/) DATA="$DEFAULT_DATA" ;;
+esac
 if [ ! -d "$DATA" ]; then
   echo "No receipts folder at $DATA (pass DATA=DIR to make bench-receipts)." >&2
   exit 1
