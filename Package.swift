@@ -92,7 +92,7 @@ let package = Package(
             pkgConfig: "tesseract",
             providers: [.apt(["libtesseract-dev", "libleptonica-dev", "tesseract-ocr-eng"])]
         ),
-        // OCR with a pool of warm tesseract engines and bounded concurrency.
+        // OCR: warm tesseract engines (and optional RapidOCR workers) on a bounded pool of threads.
         .target(name: "NestoryOCR", dependencies: ["CTesseract", "NestoryReceipts"], swiftSettings: swiftSettings),
         // Accuracy benchmark on a folder of labelled receipts (`make bench-receipts`).
         .executableTarget(
