@@ -74,6 +74,8 @@ let package = Package(
                 "NestoryWeb",
                 "NestoryImagingLive",
                 "NestoryBarcodes",
+                "NestoryReceipts",
+                "NestoryOCR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -111,6 +113,22 @@ let package = Package(
         // END Barcodes
 
         // MARK: Receipts (tesseract): OCR and field extraction.
+        // Field extraction from recognised text (pure Swift), and the recogniser interface.
+        .target(name: "NestoryReceipts", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // tesseract's C API and leptonica (tesseract.pc omits leptonica: the module map links it).
+        .systemLibrary(
+            name: "CTesseract",
+            pkgConfig: "tesseract",
+            providers: [.apt(["libtesseract-dev", "libleptonica-dev", "tesseract-ocr-eng"])]
+        ),
+        // OCR: warm tesseract engines (and optional RapidOCR workers) on a bounded pool of threads.
+        .target(name: "NestoryOCR", dependencies: ["CTesseract", "NestoryReceipts"], swiftSettings: swiftSettings),
+        // Accuracy benchmark on a folder of labelled receipts (`make bench-receipts`).
+        .executableTarget(
+            name: "nestory-receipts-bench",
+            dependencies: ["NestoryReceipts", "NestoryOCR", "NestoryDomain"],
+            swiftSettings: swiftSettings
+        ),
         // END Receipts
 
         // Thin executables.
@@ -161,6 +179,8 @@ let package = Package(
         // END Barcodes tests
 
         // MARK: Receipts tests
+        .testTarget(name: "NestoryReceiptsTests", dependencies: ["NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Receipts tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain"], swiftSettings: swiftSettings),

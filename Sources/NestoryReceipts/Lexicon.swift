@@ -1,0 +1,48 @@
+/// Words receipts print around their fields, in general use (no store names).
+enum Lexicon {
+    /// Legal forms and business words that end or mark a trading name.
+    static let companySuffixes: Set<String> = [
+        "SDN", "BHD", "S/B", "SB", "BERHAD", "LTD", "LIMITED", "LLC", "LLP", "INC", "INCORPORATED", "CORP",
+        "CORPORATION", "PLC", "GMBH", "AG", "SA", "SARL", "SAS", "SRL", "SPA", "BV", "NV", "PTY", "PTE", "CO",
+        "COMPANY", "ENTERPRISE", "ENTERPRISES", "TRADING", "OY", "KK", "PVT",
+    ]
+    /// Words that say a line names a shop rather than a person or a place.
+    static let businessWords: Set<String> = [
+        "SHOP", "STORE", "STORES", "MART", "MARKET", "SUPERMARKET", "HYPERMARKET", "MINIMARKET", "RESTAURANT",
+        "RESTORAN", "RESTAURANTS", "CAFE", "CAFÉ", "COFFEE", "BAKERY", "BAKERIES", "KITCHEN", "FOOD", "FOODS",
+        "SEAFOOD", "BAR", "GRILL", "PIZZA", "BURGER", "HARDWARE", "STATIONERY", "BOOK", "BOOKS", "BOOKSTORE",
+        "PHARMACY", "FARMASI", "CHEMIST", "KEDAI", "GIFT", "GIFTS", "HOME", "DECO", "FURNITURE", "ELECTRICAL",
+        "ELECTRONICS", "TRADERS", "TRADER", "HOLDINGS", "GROUP", "INDUSTRIES", "SERVICES", "SERVICE", "AUTO",
+        "MOTOR", "MOTORS", "PETROL", "STATION", "OUTLET", "BOUTIQUE", "FASHION", "BEAUTY", "HEALTH", "OPTICAL",
+        "CLINIC", "HOTEL", "DELI", "MAKAN", "NASI", "MEE", "KOPITIAM", "TEA", "DINER", "EATERY", "STEAKHOUSE",
+        "CONFECTIONERY", "BISTRO", "PUB", "SALON", "LAUNDRY", "PRINTING", "MARKETING", "SUPPLY", "SUPPLIES",
+        "CENTRE", "CENTER", "EMPORIUM", "GALLERY", "WAREHOUSE", "WHOLESALE", "DEPOT", "PHOTO", "TOYS", "SPORTS",
+        "GARDEN", "NURSERY", "PET", "PETS", "FLORIST", "BUTCHER", "GROCER", "GROCERY", "GROCERIES", "LIQUOR",
+    ]
+    /// Words that make a line part of an address.
+    static let addressWords: Set<String> = [
+        "JALAN", "JLN", "JL", "LOT", "TAMAN", "TMN", "LORONG", "LRG", "PERSIARAN", "KAWASAN", "BANDAR", "SEKSYEN",
+        "KAMPUNG", "KG", "BATU", "PUSAT", "KOMPLEKS", "WISMA", "MENARA", "PLAZA", "MALL", "PARK", "SQUARE",
+        "STREET", "ST", "ROAD", "RD", "AVENUE", "AVE", "BOULEVARD", "BLVD", "LANE", "LN", "DRIVE", "DR", "WAY",
+        "HIGHWAY", "HWY", "FLOOR", "FLR", "LEVEL", "LVL", "SUITE", "STE", "UNIT", "BLOCK", "BLK", "BUILDING",
+        "BLDG", "TOWER", "STRASSE", "STR", "RUE", "VIA", "CALLE", "PLATZ", "WEG", "GROUND", "NO",
+        "INDUSTRI", "PERINDUSTRIAN",
+    ]
+    /// Regions and countries: address words when nothing says the line is a trading name.
+    static let placeWords: Set<String> = [
+        "JOHOR", "SELANGOR", "KUALA", "LUMPUR", "PENANG", "PERAK", "KEDAH", "MELAKA", "PAHANG", "SABAH",
+        "SARAWAK", "MALAYSIA", "SINGAPORE", "USA", "DARUL", "EHSAN", "TAKZIM", "KL",
+    ]
+    /// Words of the header lines that are not the vendor.
+    static let headerNoise: Set<String> = [
+        "RECEIPT", "INVOICE", "TAX", "SIMPLIFIED", "OFFICIAL", "COPY", "WELCOME", "CASHIER", "BILL", "ORDER",
+        "TABLE", "THANK", "THANKS", "CUSTOMER", "MEMBER", "DUPLICATE", "REPRINT", "TERMINAL", "SALES", "CASH",
+        "SALE", "DOCKET", "QUOTATION", "CHECK", "RESIT", "TRANSACTION", "TRANS", "SLIP", "POS",
+    ]
+    /// Words of registration, tax id and contact lines.
+    static let idWords: Set<String> = [
+        "GST", "SST", "VAT", "REG", "REGISTRATION", "ROC", "TEL", "TELEPHONE", "PHONE",
+        "FAX", "HP", "EMAIL", "E-MAIL", "WWW", "HTTP", "HTTPS", "ABN", "ACN", "EIN", "TIN", "UST", "USTID",
+        "SIRET", "NIF", "CIF", "MOBILE", "WHATSAPP", "WEBSITE", "ID", "BRN",
+    ]
+}

@@ -1,0 +1,736 @@
+import Foundation
+import NestoryDomain
+
+/// Reads vendor, address, purchase date, total, subtotal, tax and currency from a receipt's text.
+///
+/// Pure and deterministic: the same text and hints always give the same reading. Works on plain text
+/// (lines only) and uses the layout (boxes, line heights) when the recogniser provides it.
+public struct ReceiptExtractor: Sendable {
+    public init() {}
+
+    /// Extracts the fields of one receipt.
+    public func extract(_ recognized: RecognizedText, hints: ReceiptHints = ReceiptHints()) -> ReceiptReading {
+        var lines = Self.analyse(Self.rows(recognized.lines))
+        // On a receipt that prints cents, a whole number beside a currency (`RM 1802034`) is a misread code.
+        if lines.flatMap(\.amounts).filter(\.hasDecimals).count >= 2 {
+            for index in lines.indices { lines[index].amounts.removeAll { !$0.hasDecimals } }
+        }
+        let currency = Self.currency(lines, hints: hints)
+        let money = currency?.value ?? hints.currency ?? (try! CurrencyCode("XXX"))
+        let amounts = Self.labelledAmounts(lines)
+        let total = Self.total(amounts, lines: lines, currency: money)
+        let vendor = Self.vendor(lines)
+        return ReceiptReading(
+            vendor: vendor?.field,
+            address: Self.address(lines, after: vendor?.lastLine ?? -1),
+            purchaseDate: Self.date(lines, hints: hints),
+            total: total,
+            subtotal: Self.subtotal(amounts, total: total, currency: money),
+            tax: Self.tax(amounts, total: total, currency: money),
+            currency: currency,
+            rawText: recognized.text,
+            textConfidence: recognized.confidence
+        )
+    }
+
+    /// Extracts from plain text (one printed line per line of text).
+    public func extract(text: String, hints: ReceiptHints = ReceiptHints()) -> ReceiptReading {
+        extract(RecognizedText(plainText: text), hints: hints)
+    }
+
+    // MARK: Lines
+
+    struct Line {
+        var index: Int
+        var text: String
+        var upper: String
+        var words: [String]
+        var letters: String
+        var amounts: [PrintedAmount]
+        var dates: [PrintedDate]
+        /// Line height relative to the receipt's median (1 = ordinary); 1 without layout.
+        var prominence: Double
+        var amountOnly: Bool
+        /// The recogniser's confidence in this line (0–1); nil for plain text.
+        var confidence: Double?
+    }
+
+    /// Lines in reading order, with fragments on the same row joined left to right.
+    static func rows(_ lines: [RecognizedLine]) -> [RecognizedLine] {
+        let cleaned = lines.map { line -> RecognizedLine in
+            var copy = line
+            copy.text = line.text.trimmingCharacters(in: .whitespaces)
+            return copy
+        }
+        guard !cleaned.isEmpty, cleaned.allSatisfy({ $0.box != nil }) else { return cleaned }
+        let sorted = cleaned.enumerated().sorted { a, b in
+            let (ba, bb) = (a.element.box!, b.element.box!)
+            return ba.midY == bb.midY ? a.offset < b.offset : ba.midY < bb.midY
+        }.map(\.element)
+        var rows: [[RecognizedLine]] = []
+        for line in sorted {
+            let box = line.box!
+            if var row = rows.last, let last = row.last?.box {
+                let overlap = min(box.maxY, last.maxY) - max(box.y, last.y)
+                let noHorizontalOverlap = row.allSatisfy { $0.box!.maxX <= box.x || box.maxX <= $0.box!.x }
+                if overlap * 2 > min(box.height, last.height), noHorizontalOverlap {
+                    row.append(line)
+                    rows[rows.count - 1] = row
+                    continue
+                }
+            }
+            rows.append([line])
+        }
+        return rows.map { row in
+            guard row.count > 1 else { return row[0] }
+            let ordered = row.sorted { $0.box!.x < $1.box!.x }
+            let box = ordered.dropFirst().reduce(ordered[0].box!) { $0.union($1.box!) }
+            let confidences = ordered.compactMap(\.confidence)
+            return RecognizedLine(text: ordered.map(\.text).joined(separator: " "), box: box,
+                                  confidence: confidences.isEmpty ? nil : confidences.reduce(0, +) / Double(confidences.count),
+                                  words: ordered.flatMap(\.words))
+        }
+    }
+
+    static func analyse(_ lines: [RecognizedLine]) -> [Line] {
+        let heights = lines.compactMap { $0.box?.height }.filter { $0 > 0 }.sorted()
+        let median = heights.isEmpty ? 0 : Double(heights[heights.count / 2])
+        return lines.enumerated().map { index, original in
+            var line = original
+            // OCR sometimes splits the cents off as their own word: `161. 84` is `161.84`.
+            line.text = line.text.replacingOccurrences(of: #"([0-9])(?:\. | \.)([0-9]{2})(?![0-9])"#, with: "$1.$2", options: .regularExpression)
+            let upper = line.text.uppercased()
+            let amounts = AmountScanner.scan(line.text)
+            var rest = Array(upper)
+            for amount in amounts.reversed() { rest.removeSubrange(amount.start..<amount.end) }
+            let leftover = String(rest).filter { $0.isLetter || $0.isNumber }
+            var prominence = 1.0
+            if median > 0, let box = line.box {
+                // A line's box height grows with its text size; tall short lines are headings.
+                let wordHeights = line.words.compactMap { $0.box?.height }.sorted()
+                let height = wordHeights.isEmpty ? Double(box.height) : Double(wordHeights[wordHeights.count / 2])
+                prominence = height / median
+            }
+            return Line(index: index, text: line.text, upper: upper, words: words(upper),
+                        letters: upper.filter(\.isLetter), amounts: amounts, dates: DateScanner.scan(line.text),
+                        prominence: prominence,
+                        amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
+                        confidence: line.confidence ?? wordConfidence(line))
+        }
+    }
+
+    static func wordConfidence(_ line: RecognizedLine) -> Double? {
+        let values = line.words.compactMap(\.confidence)
+        return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    static func words(_ upper: String) -> [String] {
+        upper.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "/" || $0 == "'") }).map(String.init)
+    }
+
+    // MARK: Currency
+
+    static func currency(_ lines: [Line], hints: ReceiptHints) -> ReadField<CurrencyCode>? {
+        var counts: [CurrencyCode: Int] = [:]
+        var source: [CurrencyCode: String] = [:]
+        for line in lines {
+            for amount in line.amounts {
+                if let code = amount.currency { counts[code, default: 0] += 2; source[code] = source[code] ?? line.text }
+            }
+            for word in line.words {
+                let code: String? = switch word {
+                case "RM", "MYR": "MYR"
+                case "USD", "EUR", "GBP", "SGD", "AUD", "CAD", "CHF", "JPY", "NZD", "INR", "HKD": word
+                default: nil
+                }
+                if let code, let currency = try? CurrencyCode(code) { counts[currency, default: 0] += 1; source[currency] = source[currency] ?? line.text }
+            }
+            for (symbol, code) in [("€", "EUR"), ("£", "GBP"), ("¥", "JPY")] where line.text.contains(symbol) {
+                let currency = try! CurrencyCode(code)
+                counts[currency, default: 0] += 1
+                source[currency] = source[currency] ?? line.text
+            }
+        }
+        // A currency without decimals (`¥`, often a misread `Y`) cannot be right when the amounts print cents.
+        let amountsWithCents = lines.flatMap(\.amounts).filter(\.hasDecimals).count
+        if amountsWithCents >= 1 {
+            for code in counts.keys where code.minorUnitDigits == 0 { counts[code] = nil }
+        }
+        // `$` alone is the household's dollar when it has one.
+        let dollars: Set<String> = ["CAD", "AUD", "NZD", "SGD", "HKD", "MXN", "TWD", "BND", "FJD", "JMD", "TTD", "BSD", "BBD", "LRD", "NAD", "SBD", "XCD"]
+        if let usd = counts[.usd], let hinted = hints.currency, dollars.contains(hinted.code) {
+            counts[.usd] = nil
+            counts[hinted, default: 0] += usd
+        }
+        guard let best = counts.max(by: { $0.value == $1.value ? $0.key > $1.key : $0.value < $1.value }) else {
+            return hints.currency.map { ReadField(value: $0, confidence: 0.4, sourceText: "") }
+        }
+        let confidence = min(0.6 + 0.1 * Double(best.value), 0.97)
+        return ReadField(value: best.key, confidence: confidence, sourceText: source[best.key] ?? "")
+    }
+
+    // MARK: Amounts and their labels
+
+    enum Kind: Hashable { case total, subtotal, tax, cash, change, rounding, discount, quantity, other }
+
+    struct Labelled {
+        var cents: Int64
+        var kind: Kind
+        /// How strongly the label says `kind` (for totals: `GRAND TOTAL` beats `AMOUNT`).
+        var strength: Double
+        var line: Int
+        /// The label came from another amount on the same line, not right before this one.
+        var secondary: Bool
+        /// Below a `GST SUMMARY` heading (tax tables repeat `TOTAL` for the net amount).
+        var inSummary: Bool
+        var source: String
+    }
+
+    /// Classifies a label such as `TOTAL AMT....RM` or `CHANGE DUE`.
+    static func classify(_ label: String) -> (Kind, Double) {
+        let w = Set(words(label.uppercased()))
+        let j = label.uppercased().filter(\.isLetter)
+        guard !j.isEmpty else { return (.other, 0) }
+        // Letters only, so `TotaAmt`, `Tota! Incl` and `T0TAL` still read as total (`!`, `0` are dropped).
+        let hasTotal = j.contains("TOTAL") || j.contains("TTL") || j.hasPrefix("TOTA") || j.contains("OTAL") || w.contains("JUMLAH") || w.contains("SUMME")
+            || w.contains("TOTAAL") || w.contains("TOTALE") || w.contains("GESAMT") || w.contains("MONTANT")
+        let inclusive = !w.isDisjoint(with: ["INCL", "INCLUSIVE", "INC", "INCLUDING", "INCLUDES", "WITH", "AFTER"]) || j.contains("INCL")
+        // Document numbers (`TAX INV NO. 1`, `RECEIPT #`) label no amount.
+        if j.contains("INVNO") || j.contains("INVOICENO") || j.contains("RECEIPTNO") || j.hasPrefix("INV") || w.contains("INVOICE") || w.contains("RECEIPT") {
+            return (.other, 0)
+        }
+        if j.contains("CHANGE") || !w.isDisjoint(with: ["CHG", "BAKI", "KEMBALI", "KEMBALIAN", "RENDU", "WECHSELGELD", "RÜCKGELD"])
+            || (w.contains("BALANCE") && !w.contains("DUE")) {
+            return (.change, 1)
+        }
+        let orderedWords = words(label.uppercased())
+        if let lastWord = orderedWords.last, ["QTY", "QUANTITY", "ITEMS", "ITEM", "ITEM/S", "PCS", "UNITS", "COUNT", "S"].contains(lastWord),
+           !j.hasPrefix("SUBTOTAL") {
+            return (.quantity, 1)
+        }
+        if j.contains("ROUND") || (w.contains("ADJ") && !hasTotal) || w.contains("ADJUSTMENT") {
+            if hasTotal, j.contains("ROUNDED") || w.contains("AFTER") { return (.total, 13) }
+            return (.rounding, 1)
+        }
+        let percent = label.range(of: #"[0-9] ?%"#, options: .regularExpression) != nil
+        if hasTotal, percent, !inclusive { return (.subtotal, 1) }
+        // Totals per tax class (`TOTAL 0% SUPPLIES`) add up to the total.
+        if hasTotal, j.contains("SUPPL") { return (.subtotal, 1) }
+        // `AMOUNT TO BE PAID`, `TO PAY`: the total, though it says paid.
+        if (w.contains("BE") && (w.contains("PAID") || w.contains("PAY"))) || (w.contains("TO") && w.contains("PAY")) { return (.total, 13) }
+        if j.contains("SUBTOTAL") || j.contains("SUBTTL") || w.contains("SUB") || j.hasPrefix("SUBT")
+            || (hasTotal && j.contains("EXCL") && !inclusive)
+            || (!w.isDisjoint(with: ["EXCL", "EXCLUDING", "EXCLUSIVE", "EXC", "BEFORE", "NET", "NETT"]) && (hasTotal || w.contains("AMOUNT") || w.contains("AMT")) && !inclusive
+                && !w.isDisjoint(with: ["GST", "VAT", "TAX", "SST", "EXCL", "EXCLUDING", "EXCLUSIVE", "BEFORE"])) {
+            return (.subtotal, 1)
+        }
+        let taxWords: Set<String> = ["GST", "VAT", "TAX", "SST", "MWST", "TVA", "IVA", "HST", "PST", "QST", "UST", "BTW", "MOMS"]
+        // `TotalGST`, `TOTAL TAX`: the tax, however it is spaced.
+        if hasTotal, taxWords.contains(j.replacingOccurrences(of: "TOTAL", with: "")) { return (.tax, 1) }
+        if !w.isDisjoint(with: taxWords) || j.hasPrefix("GST") || j.hasPrefix("TAX") {
+            if hasTotal && inclusive { return (.total, percent ? 8 : 12) }
+            if inclusive, !w.isDisjoint(with: ["AMT", "AMOUNT", "PAID", "PAYABLE"]) { return (.total, 11) }
+            // `TOTAL SALES (INCLUSLVE OF GST)`: a total that names the tax, even when a word is misread.
+            if hasTotal, !w.isDisjoint(with: ["SALES", "AMOUNT", "AMT", "PAYABLE", "DUE", "NETT", "GRAND", "BILL"]),
+               w.isDisjoint(with: ["EXCL", "EXCLUDING", "EXCLUSIVE", "EXC", "BEFORE"]) {
+                return (.total, percent ? 8 : 11)
+            }
+            if hasTotal && !w.isDisjoint(with: ["SALES", "AMOUNT", "AMT", "PAYABLE"]) && inclusive { return (.total, 12) }
+            return (.tax, 1)
+        }
+        if !w.isDisjoint(with: ["CASH", "TUNAI", "TENDER", "TENDERED", "PAID", "PAYMENT", "VISA", "MASTERCARD", "MASTER",
+                                "CARD", "CREDIT", "DEBIT", "AMEX", "EFTPOS", "RECEIVED", "NETS", "CHEQUE", "BAYAR",
+                                "ESPECES", "BAR", "BARGELD", "EC", "KARTE", "GIVEN", "CC"]) {
+            return (.cash, 1)
+        }
+        if !w.isDisjoint(with: ["DISC", "DISCOUNT", "SAVING", "SAVINGS", "LESS", "PROMO", "COUPON", "VOUCHER", "REBATE"]) || j.hasPrefix("DISC") {
+            return (.discount, 1)
+        }
+        if hasTotal {
+            // The words that mean "this is what is owed", above any other total on the receipt.
+            if !w.isDisjoint(with: ["GRAND", "DUE", "PAYABLE", "ROUNDED"]) || j.contains("GRANDTOTAL") || j.contains("PAYABLE") {
+                return (.total, 14)
+            }
+            if !w.isDisjoint(with: ["NETT", "NET", "PAY", "AMOUNT", "AMT"]) || inclusive {
+                return (.total, 12)
+            }
+            return (.total, 10)
+        }
+        if (w.contains("AMOUNT") || w.contains("AMT")) && (w.contains("DUE") || w.contains("PAYABLE")) { return (.total, 11) }
+        if w.contains("BALANCE") && w.contains("DUE") { return (.total, 11) }
+        if w == ["DUE"] || w == ["TOTAL", "DUE"] { return (.total, 10) }
+        if w.contains("PAYABLE") || w.contains("AMOUNT") || w.contains("AMT") { return (.total, 5) }
+        return (.other, 0)
+    }
+
+    /// Every amount on the receipt with the label that names it: the text before it on its line, or for
+    /// lines holding only amounts, the label lines just above (paired in order, for column layouts).
+    static func labelledAmounts(_ lines: [Line]) -> [Labelled] {
+        var result: [Labelled] = []
+        var pendingLabels: [Line] = []
+        // Amounts, and bare counts (`22`, `1`) that take a label's place in a column without being money.
+        var valueRun: [(Line, PrintedAmount?)] = []
+        var inSummary = false
+        // Keyword labels whose values are printed further down (after a tax summary, say), in order.
+        var orphans: [Line] = []
+
+        func flushValues() {
+            guard !valueRun.isEmpty else { return }
+            let runHasKeyword = pendingLabels.contains { classify($0.text).0 != .other }
+            var summary = inSummary
+            if !runHasKeyword, !orphans.isEmpty, orphans.count >= valueRun.count {
+                pendingLabels = Array(orphans.prefix(valueRun.count))
+                orphans = Array(orphans.dropFirst(valueRun.count))
+                summary = false
+            }
+            // Column layouts print labels, then their values in the same order. Equal counts pair one to
+            // one; more labels than values pair from the first keyword label; more values than keyword
+            // labels pair the keyword labels with the last values (the earlier ones are item prices).
+            var pairs: [Int: Line] = [:]
+            let keywordStart = pendingLabels.firstIndex { classify($0.text).0 != .other }
+            if pendingLabels.count == valueRun.count {
+                for (offset, label) in pendingLabels.enumerated() { pairs[offset] = label }
+            } else if let keywordStart {
+                let keywords = Array(pendingLabels[keywordStart...])
+                if keywords.count >= valueRun.count {
+                    for offset in valueRun.indices { pairs[offset] = keywords[offset] }
+                    orphans += keywords.dropFirst(valueRun.count).filter { classify($0.text).0 != .other }
+                } else {
+                    let skip = valueRun.count - keywords.count
+                    for (offset, label) in keywords.enumerated() { pairs[skip + offset] = label }
+                }
+            } else {
+                let count = min(pendingLabels.count, valueRun.count)
+                for (offset, label) in pendingLabels.suffix(count).enumerated() { pairs[offset] = label }
+            }
+            for (offset, (line, printed)) in valueRun.enumerated() {
+                guard let amount = printed else { continue }
+                if let label = pairs[offset] {
+                    let (kind, strength) = classify(label.text)
+                    result.append(Labelled(cents: amount.cents, kind: kind, strength: strength, line: line.index,
+                                           secondary: false, inSummary: summary, source: label.text + " " + line.text))
+                } else {
+                    result.append(Labelled(cents: amount.cents, kind: .other, strength: 0, line: line.index,
+                                           secondary: true, inSummary: inSummary, source: line.text))
+                }
+            }
+            valueRun = []
+            pendingLabels = []
+        }
+
+        for line in lines {
+            if line.upper.contains("SUMMARY") || line.upper.contains("ANALYSIS") {
+                if !inSummary, valueRun.isEmpty {
+                    orphans += pendingLabels.filter { classify($0.text).0 != .other }
+                    pendingLabels = []
+                }
+                inSummary = true
+            }
+            let bareCount = line.amounts.isEmpty && line.dates.isEmpty && line.letters.isEmpty
+                && line.text.range(of: #"^[0-9]{1,4} ?%?$"#, options: .regularExpression) != nil
+            if bareCount {
+                valueRun.append((line, nil))
+                continue
+            }
+            if line.amounts.isEmpty {
+                flushValues()
+                let currencyOnly = ["RM", "MYR", "USD", "EUR", "GBP", "SGD", "$", "€", "£"].contains(line.upper.filter { !$0.isWhitespace && !".:()".contains($0) })
+                let meaningful = line.letters.count >= 2 || line.text.contains(where: { $0.isNumber })
+                if meaningful, !currencyOnly { pendingLabels.append(line) }
+                continue
+            }
+            if line.amountOnly {
+                for amount in line.amounts { valueRun.append((line, amount)) }
+                continue
+            }
+            flushValues()
+            let chars = Array(line.text)
+            var previousEnd = 0
+            var previousLabel: (Kind, Double)?
+            for amount in line.amounts {
+                let label = String(chars[min(previousEnd, amount.start)..<amount.start])
+                previousEnd = amount.end
+                if label.filter(\.isLetter).count >= 2 {
+                    let classified = classify(label)
+                    previousLabel = classified
+                    result.append(Labelled(cents: amount.cents, kind: classified.0, strength: classified.1, line: line.index,
+                                           secondary: false, inSummary: inSummary, source: line.text))
+                } else if let previousLabel {
+                    result.append(Labelled(cents: amount.cents, kind: previousLabel.0, strength: previousLabel.1, line: line.index,
+                                           secondary: true, inSummary: inSummary, source: line.text))
+                } else {
+                    result.append(Labelled(cents: amount.cents, kind: .other, strength: 0, line: line.index,
+                                           secondary: true, inSummary: inSummary, source: line.text))
+                }
+            }
+            pendingLabels = []
+        }
+        flushValues()
+        return result
+    }
+
+    // MARK: Total, subtotal, tax
+
+    static func total(_ amounts: [Labelled], lines: [Line], currency: CurrencyCode) -> ReadField<Money>? {
+        // A "rounding" figure of ten cents or more is the rounded total, not the adjustment.
+        let amounts = amounts.map { a -> Labelled in
+            guard a.kind == .rounding, abs(a.cents) >= 10,
+                  amounts.contains(where: { $0.line != a.line && $0.cents != a.cents && abs($0.cents - a.cents) <= 5 }) else { return a }
+            var copy = a
+            copy.kind = .total
+            copy.strength = 9
+            return copy
+        }
+        let positive = amounts.filter { $0.cents > 0 }
+        guard !positive.isEmpty else { return nil }
+        let cash = Set(positive.filter { $0.kind == .cash }.map(\.cents))
+        let change = Set(amounts.filter { $0.kind == .change }.map(\.cents))
+        let rounding = Set(amounts.filter { $0.kind == .rounding && $0.cents != 0 && abs($0.cents) < 100 }.map(\.cents))
+        let subtotals = Set(positive.filter { $0.kind == .subtotal }.map(\.cents))
+        let taxes = Set(positive.filter { $0.kind == .tax }.map(\.cents))
+        let totalLabelled = positive.filter { $0.kind == .total && !$0.inSummary }
+        let totalValues = Set(totalLabelled.map(\.cents))
+        let uncommitted = positive.filter { ![.cash, .change, .quantity, .rounding, .discount].contains($0.kind) }.map(\.cents)
+        let largest = uncommitted.max()
+
+        var best: (score: Double, cents: Int64, line: Int, source: String)?
+        for cents in Set(positive.map(\.cents)) {
+            let occurrences = positive.filter { $0.cents == cents }
+            var labelScore = 0.0
+            var totalCount = 0
+            for occurrence in occurrences where occurrence.kind == .total {
+                var s = occurrence.strength
+                if occurrence.inSummary { s -= 5 }
+                if occurrence.secondary { s -= 3 }
+                labelScore = max(labelScore, s)
+                totalCount += 1
+            }
+            var score = labelScore + 1.5 * Double(min(max(totalCount - 1, 0), 3))
+            let otherKinds = Set(occurrences.map(\.kind)).subtracting([.total, .other, .subtotal])
+            if totalCount == 0 { score -= 3 * Double(otherKinds.count) }
+            if occurrences.contains(where: { $0.kind == .subtotal }) && totalCount == 0 {
+                // With no total printed (or none read), the subtotal is the best evidence there is.
+                score += totalLabelled.isEmpty ? 5 : -1
+            }
+            score += 0.5 * Double(min(occurrences.count - 1, 2))
+            if cash.contains(where: { c in change.contains(where: { c - $0 == cents && $0 > 0 }) }) { score += 6 }
+            if cash.contains(cents) && (change.isEmpty || change == [0]) { score += 2 }
+            if subtotals.contains(where: { s in taxes.contains(where: { s + $0 == cents }) || rounding.contains(where: { r in taxes.contains { s + $0 + r == cents } }) }) { score += 4 }
+            if totalValues.contains(where: { t in rounding.contains { t + $0 == cents } }) { score += 5 }
+            if totalValues.contains(cents), rounding.contains(where: { r in positive.contains { $0.cents == cents + r && $0.kind != .rounding } }) { score -= 3 }
+            if cents == largest { score += 1 }
+            let first = occurrences.filter { $0.kind == .total }.max(by: { $0.strength < $1.strength }) ?? occurrences[0]
+            if best == nil || score > best!.score || (score == best!.score && first.line > best!.line) {
+                best = (score, cents, first.line, first.source)
+            }
+        }
+        guard var best else { return nil }
+        // Cash rounding (to 5 cents: Malaysia, Switzerland, …): when the receipt rounds and the chosen total
+        // is not rounded, a printed amount within two cents that is rounded is what was paid.
+        let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") }
+        if rounds, best.cents % 5 != 0,
+           let rounded = positive.filter({ p in p.cents % 5 == 0 && abs(p.cents - best.cents) <= 2
+               && (rounding.contains(p.cents - best.cents) || p.kind == .cash || p.kind == .total) })
+            .max(by: { $0.line < $1.line }) {
+            best = (best.score, rounded.cents, rounded.line, rounded.source)
+        }
+        guard let money = PrintedAmount(cents: best.cents, hasDecimals: true, start: 0, end: 0).money(currency) else { return nil }
+        let confidence = best.score >= 3 ? 0.35 + 0.04 * best.score : 0.25
+        return ReadField(value: money, confidence: min(confidence, 0.97), sourceText: best.source)
+    }
+
+    static func subtotal(_ amounts: [Labelled], total: ReadField<Money>?, currency: CurrencyCode) -> ReadField<Money>? {
+        // A subtotal may exceed the total (after a discount), so no bound here.
+        guard let found = amounts.first(where: { $0.kind == .subtotal && $0.cents > 0 && !$0.inSummary }),
+              let money = PrintedAmount(cents: found.cents, hasDecimals: true, start: 0, end: 0).money(currency) else { return nil }
+        return ReadField(value: money, confidence: 0.8, sourceText: found.source)
+    }
+
+    static func tax(_ amounts: [Labelled], total: ReadField<Money>?, currency: CurrencyCode) -> ReadField<Money>? {
+        let totalCents = total.map { centsOf($0.value.minorUnits, currency) }
+        let candidates = amounts.filter { $0.kind == .tax && $0.cents > 0 && !$0.secondary && (totalCents == nil || $0.cents * 2 < totalCents!) }
+        guard !candidates.isEmpty else { return nil }
+        let values = Set(amounts.map(\.cents))
+        // Best: the tax that, added to another printed amount, makes the total.
+        let consistent = candidates.first { c in totalCents.map { values.contains($0 - c.cents) } ?? false }
+        let chosen = consistent ?? candidates[0]
+        guard let money = PrintedAmount(cents: chosen.cents, hasDecimals: true, start: 0, end: 0).money(currency) else { return nil }
+        return ReadField(value: money, confidence: consistent != nil ? 0.9 : 0.6, sourceText: chosen.source)
+    }
+
+    static func centsOf(_ minorUnits: Int64, _ currency: CurrencyCode) -> Int64 {
+        switch currency.minorUnitDigits {
+        case 0: return minorUnits * 100
+        case 1: return minorUnits * 10
+        case 2: return minorUnits
+        default: return minorUnits / 10
+        }
+    }
+
+    // MARK: Date
+
+    static func date(_ lines: [Line], hints: ReceiptHints) -> ReadField<CalendarDate>? {
+        var found: [(PrintedDate, Line)] = []
+        for line in lines { for date in line.dates { found.append((date, line)) } }
+        guard !found.isEmpty else { return nil }
+        var dayFirstVotes = 0, monthFirstVotes = 0
+        for (date, _) in found {
+            switch date.impliedOrder {
+            case .dayFirst: dayFirstVotes += 1
+            case .monthFirst: monthFirstVotes += 1
+            case nil: break
+            }
+        }
+        let decided: DateOrder? = dayFirstVotes > monthFirstVotes ? .dayFirst : monthFirstVotes > dayFirstVotes ? .monthFirst : nil
+        let order = decided ?? hints.dateOrder ?? .dayFirst
+        var best: (score: Double, date: CalendarDate, printed: PrintedDate, line: Line)?
+        for (index, (printed, line)) in found.enumerated() {
+            guard var date = printed.date(order) ?? printed.date(order == .dayFirst ? .monthFirst : .dayFirst) else { continue }
+            var score = 1.0
+            // A date after the receipt was captured is a misread year (`2078`): repair one digit, or pass over it.
+            if let captured = hints.capturedOn, date > captured {
+                let latest = captured.year
+                if let year = DateScanner.repairedNumber(String(date.year), within: (latest - 15)...latest, preferring: latest),
+                   let repaired = try? CalendarDate(year: year, month: date.month, day: min(date.day, CalendarDate.daysIn(month: date.month, year: year))),
+                   repaired <= captured {
+                    date = repaired
+                    score -= 0.5
+                } else {
+                    score -= 5
+                }
+            }
+            let w = Set(line.words)
+            let previous = line.index > 0 ? lines[line.index - 1] : nil
+            if !w.isDisjoint(with: ["DATE", "TARIKH", "DATUM", "FECHA", "DATA", "DTE", "DATED"]) || line.upper.contains("DATE") { score += 3 }
+            else if let previous, previous.upper.contains("DATE") || previous.upper.contains("TARIKH"), previous.dates.isEmpty { score += 2 }
+            if line.upper.range(of: #"[0-9]{1,2} ?: ?[0-9]{2}"#, options: .regularExpression) != nil { score += 2 }
+            if !w.isDisjoint(with: ["EXP", "EXPIRY", "EXPIRES", "VALID", "UNTIL", "TILL", "BEFORE", "DUE", "BIRTH", "DOB", "WARRANTY", "REFUND", "RETURN", "RETURNS"]) { score -= 4 }
+            if !(2000...2099).contains(date.year) { score -= 3 }
+            if printed.date(order) == nil { score -= 2 }
+            score -= Double(index) * 0.01
+            if best == nil || score > best!.score { best = (score, date, printed, line) }
+        }
+        guard let best else { return nil }
+        var confidence = 0.55
+        if case .unambiguous = best.printed.form { confidence += 0.2 } else if decided != nil { confidence += 0.15 } else if hints.dateOrder != nil { confidence += 0.1 } else {
+            if case let .numeric(first, second, _) = best.printed.form, first == second { confidence += 0.15 } else { confidence -= 0.1 }
+        }
+        if best.score >= 3 { confidence += 0.1 }
+        if best.score >= 5 { confidence += 0.05 }
+        if found.filter({ $0.0.date(order) == best.date }).count > 1 { confidence += 0.05 }
+        return ReadField(value: best.date, confidence: min(confidence, 0.97), sourceText: best.line.text)
+    }
+
+    // MARK: Vendor and address
+
+    static let phonePattern = #"(\+?[0-9]{1,4}[ \-.)]*)?\(?[0-9]{2,4}\)?[ \-.]?[0-9]{3,4}[ \-.]?[0-9]{3,5}"#
+
+    /// Registration numbers, tax ids, phones, mails and web addresses.
+    static func isIdentityLine(_ line: Line) -> Bool {
+        let w = Set(line.words)
+        if !w.isDisjoint(with: Lexicon.idWords) { return true }
+        if line.upper.contains("CO.REG") || line.upper.contains("CO. REG") || line.upper.contains("CO NO")
+            || line.upper.contains("CO. NO") || line.upper.contains("COMPANY NO") || line.upper.contains("COMPANY REG")
+            || line.upper.contains("@") || line.upper.contains(".COM") || line.upper.contains("WWW.")
+            || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil {
+            return true
+        }
+        // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
+        let stripped = line.upper.filter { !" ()[]:.#".contains($0) }
+        if stripped.range(of: #"^[0-9]{4,}-?[A-Z]?(-[A-Z0-9]+)?$"#, options: .regularExpression) != nil { return true }
+        if line.letters.count <= 3, line.upper.filter(\.isNumber).count >= 6 { return true }
+        return false
+    }
+
+    static func isAddressLine(_ line: Line) -> Bool {
+        let w = Set(line.words)
+        if !w.isDisjoint(with: Lexicon.addressWords) { return true }
+        // Street names written as one word: `HAUPTSTRASSE`, `LINDENALLEE`, `KERKSTRAAT`.
+        if line.words.contains(where: { word in ["STRASSE", "STRAẞE", "GASSE", "ALLEE", "PLATZ", "STRAAT", "GATAN", "VEJ"].contains { word.count > $0.count && word.hasSuffix($0) } }) {
+            return true
+        }
+        if !w.isDisjoint(with: Lexicon.placeWords), !hasSuffix(line), !hasBusinessWord(line) { return true }
+        // A postcode: five digits, not a registration number such as `(81497-P)`.
+        if line.upper.range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) != nil { return true }
+        if line.upper.range(of: #"^(NO\.? ?)?[0-9]+[A-Z]?(-[0-9A-Z]+)?,"#, options: .regularExpression) != nil { return true }
+        return false
+    }
+
+    static func isHeaderNoise(_ line: Line) -> Bool {
+        let w = line.words.filter { $0.contains(where: \.isLetter) }
+        guard !w.isEmpty else { return true }
+        let noise = w.filter { Lexicon.headerNoise.contains($0) }.count
+        return noise * 2 >= w.count
+    }
+
+    static func hasSuffix(_ line: Line) -> Bool {
+        line.words.contains { Lexicon.companySuffixes.contains($0) } || line.upper.contains("S/B") || line.upper.contains("SDN.")
+    }
+
+    static func hasBusinessWord(_ line: Line) -> Bool {
+        line.words.contains { Lexicon.businessWords.contains($0) }
+    }
+
+    /// The vendor: the first prominent line(s) of the header that are not an address, an id, a date
+    /// or a person's name, joined when a trading name runs over two or three lines.
+    static func vendor(_ lines: [Line]) -> (field: ReadField<String>, lastLine: Int)? {
+        var header: [Line] = []
+        for line in lines.prefix(14) {
+            if !line.dates.isEmpty || (!line.amounts.isEmpty && header.count >= 1) { break }
+            header.append(line)
+        }
+        if header.isEmpty { header = Array(lines.prefix(3)) }
+        func eligible(_ line: Line) -> Bool {
+            guard line.letters.count >= 3, line.dates.isEmpty, line.amounts.isEmpty, !isHeaderNoise(line),
+                  line.words.allSatisfy({ !["THANK", "THANKS", "RETURNABLE", "REFUND", "EXCHANGE", "WELCOME"].contains($0) }) else { return false }
+            // A legal form (`SDN BHD`, `LTD`) outweighs a street word or a web address in the same line.
+            if hasSuffix(line), line.words.filter({ Lexicon.companySuffixes.contains($0) }).count >= 1,
+               line.upper.range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) == nil,
+               !line.words.contains(where: { ["TEL", "FAX", "GST", "REG", "PHONE"].contains($0) }) {
+                return true
+            }
+            return !isIdentityLine(line) && !isAddressLine(line)
+        }
+        // Lines the recogniser itself barely believes (logos, stamps) are not names.
+        let candidates = header.filter { eligible($0) && ($0.confidence ?? 1) >= 0.3 }
+        guard !candidates.isEmpty else { return nil }
+        // The name comes before the address and the contact lines; what follows them is rarely the vendor.
+        let firstAddress = header.first(where: { isAddressLine($0) || isIdentityLine($0) })?.index ?? Int.max
+        let maxProminence = candidates.map(\.prominence).max() ?? 1
+        var best: (score: Double, line: Line)?
+        for (rank, line) in candidates.enumerated() {
+            var score = 2.0 - Double(rank) * 0.6 - Double(line.index) * 0.15
+            if line.index > firstAddress { score -= 4 }
+            if hasSuffix(line) { score += 3 }
+            if hasBusinessWord(line) { score += 1.5 }
+            // Large print marks the name, unless the recogniser could not read it (a logo): weigh size by confidence.
+            let legibility = line.confidence.map { min(max(($0 - 0.6) / 0.3, 0), 1) } ?? 1
+            if maxProminence > 1.15 { score += 1.5 * legibility * (line.prominence - 1) / (maxProminence - 1) }
+            if let confidence = line.confidence, confidence >= 0.9 { score += 0.5 }
+            // A short run of plain words with no business word, above a line that has one: a person's name.
+            let plainWords = line.words.allSatisfy { $0.allSatisfy(\.isLetter) }
+            if plainWords, (2...3).contains(line.words.count), !hasSuffix(line), !hasBusinessWord(line),
+               candidates.dropFirst(rank + 1).prefix(2).contains(where: { $0.index < firstAddress && (hasSuffix($0) || hasBusinessWord($0)) }) {
+                score -= 3
+            }
+            let letterShare = Double(line.letters.count) / Double(max(line.text.filter { !$0.isWhitespace }.count, 1))
+            if letterShare < 0.6 { score -= 1.5 }
+            // Logos and stamps read as noise (`Noon dig`): the recogniser itself is unsure of them.
+            if let confidence = line.confidence {
+                if confidence < 0.5 { score -= 4 } else if confidence < 0.7 { score -= 1.5 }
+            }
+            if best == nil || score > best!.score { best = (score, line) }
+        }
+        guard let chosen = best?.line else { return nil }
+
+        // Join a name that runs over lines: `AIK HUAT HARDWARE` / `ENTERPRISE (SETIA` / `ALAM) SDN BHD`.
+        var first = chosen.index, last = chosen.index
+        func joinable(_ index: Int) -> Bool {
+            guard index >= 0, index < lines.count else { return false }
+            let line = lines[index]
+            return eligible(line) && header.contains { $0.index == index }
+        }
+        func continues(_ text: String) -> Bool {
+            let upper = text.uppercased()
+            let ws = words(upper)
+            guard let head = ws.first else { return false }
+            if Lexicon.companySuffixes.contains(head) || upper.hasPrefix("(") || upper.hasPrefix("&") || head == "AND" { return true }
+            if let close = upper.firstIndex(of: ")"), upper.firstIndex(of: "(").map({ $0 > close }) ?? true { return true }
+            return false
+        }
+        func dangling(_ text: String) -> Bool {
+            let upper = text.uppercased().trimmingCharacters(in: .whitespaces)
+            return upper.hasSuffix("&") || upper.hasSuffix(" AND") || upper.filter({ $0 == "(" }).count > upper.filter({ $0 == ")" }).count
+        }
+        // `POPULAR BOOK` / `CO. (M) SDN BHD`: a legal form with at most one word of name before it.
+        func genericName(_ line: Line) -> Bool {
+            var name: [String] = []
+            for word in line.words {
+                if Lexicon.companySuffixes.contains(word) || word == "S/B" { break }
+                if word.count >= 2 { name.append(word) }
+            }
+            return name.count == 1 && (Lexicon.businessWords.contains(name[0]) || name[0].count <= 3)
+        }
+        while first > 0, joinable(first - 1), first > chosen.index - 2,
+              continues(lines[first].text) || dangling(lines[first - 1].text)
+                || (first == chosen.index && hasSuffix(chosen) && genericName(chosen) && !hasSuffix(lines[first - 1])) {
+            first -= 1
+        }
+        var probe = last
+        while probe + 1 < lines.count, probe < chosen.index + 2, joinable(probe + 1) {
+            probe += 1
+            let joinedSoFar = lines[first...last].map(\.text).joined(separator: " ")
+            if continues(lines[probe].text) || dangling(joinedSoFar)
+                || (!hasSuffix(chosen) && hasSuffix(lines[probe]) && lines[probe].words.count <= 3) {
+                last = probe
+            } else { break }
+        }
+        let joined = lines[first...last].map(\.text).joined(separator: " ")
+        let name = cleanVendor(joined)
+        guard name.filter(\.isLetter).count >= 2 else { return nil }
+        var confidence = 0.45
+        if hasSuffix(chosen) { confidence += 0.25 }
+        if hasBusinessWord(chosen) { confidence += 0.1 }
+        if chosen.prominence > 1.2 { confidence += 0.1 }
+        if candidates.count == 1 { confidence += 0.1 }
+        return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
+    }
+
+    /// Drops registration numbers and what follows the legal form: `99 SPEED MART S/B (519537-X)` → `99 SPEED MART S/B`.
+    static func cleanVendor(_ text: String) -> String {
+        var value = text.trimmingCharacters(in: .whitespaces)
+        // Recognisers print `¥` for a `Y` and mangle the legal form (`SON BHD`, `$/8`): legal forms are a
+        // small closed vocabulary, so a near miss at the end of the name is put right.
+        value = value.replacingOccurrences(of: "¥", with: "Y")
+        value = value.replacingOccurrences(of: #"(?i)\b(S[O0D]N|SDN)\.? ?(BHD|B[HN][DO0]|BAD|8HD|iti)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
+        // Stray marks before the name: `~ AEON`, `| SHOP`.
+        value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
+        // A registration or contact line read onto the same row: `HASHA PETROKIOSK Company No: …`.
+        value = value.replacingOccurrences(of: #"(?i)\s+(Company\s*(No|Reg)|Co\.?\s?No|Co\.?\s?Reg|GST|Tel|Fax|ROC)\b.*$"#, with: "", options: .regularExpression)
+        // An id whose closing bracket was lost: `99 SPEED MART S/B (SI9537-x3`.
+        value = value.replacingOccurrences(of: #"\s*\([^()]*[0-9]{3,}[^()]*$"#, with: "", options: .regularExpression)
+        // A leading number (a branch or document code): `000002 BAIFU (M) SDN BHD`.
+        value = value.replacingOccurrences(of: #"^[0-9\-]{4,}\s+"#, with: "", options: .regularExpression)
+        // Parenthesised ids: `(519537-X)`, `(CO. NO. 113825-W)`.
+        value = value.replacingOccurrences(of: #"\s*\([^()]*[0-9]{3,}[^()]*\)"#, with: "", options: .regularExpression)
+        // Bare ids after the name: `273500-U (KSB)`, `822737-X`.
+        value = value.replacingOccurrences(of: #"\s+[0-9]{4,}-?[A-Z]?\b.*$"#, with: "", options: .regularExpression)
+        let upper = value.uppercased()
+        for suffix in [" SDN BHD", " SDN. BHD.", " SDN. BHD", " SDN BHD.", " BHD.", " BHD", " S/B", " LTD.", " LTD", " LIMITED", " INC.", " INC", " LLC", " GMBH", " PLC"] {
+            if let range = upper.range(of: suffix, options: .backwards) {
+                let end = upper.distance(from: upper.startIndex, to: range.upperBound)
+                value = String(value.prefix(end))
+                break
+            }
+        }
+        return value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#")))
+    }
+
+    /// The address: header lines after the vendor, up to the first contact, id, date or amount line.
+    static func address(_ lines: [Line], after vendorLine: Int) -> ReadField<String>? {
+        guard vendorLine >= 0 else { return nil }
+        var collected: [Line] = []
+        var index = vendorLine + 1
+        while index < lines.count, collected.count < 6 {
+            let line = lines[index]
+            index += 1
+            if isIdentityLine(line) {
+                if collected.isEmpty { continue }
+                // `TEL: ...` ends the address; an id printed inside it (rare) is skipped.
+                break
+            }
+            if !line.dates.isEmpty || !line.amounts.isEmpty || isHeaderNoise(line) { break }
+            if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) { break }
+            // Lines between the name and the address (a branch name, `FORMERLY KNOWN AS …`) are skipped.
+            if collected.isEmpty, !isAddressLine(line) {
+                if index - 1 > vendorLine + 3 { break }
+                continue
+            }
+            collected.append(line)
+        }
+        guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }
+        let text = collected.map(\.text).joined(separator: " ")
+        return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
+    }
+}

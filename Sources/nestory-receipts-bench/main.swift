@@ -1,0 +1,306 @@
+// Receipt field accuracy on a folder of labelled receipts (the SROIE layout: NAME.jpg, NAME.json with
+// `vendor`, `address`, `date_iso`, `total_amount`, and NAME.ocr.txt with the printed lines).
+//
+//   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
+//                              [--cache DIR] [--limit N] [--text-only] [--misses FILE] [--date-order dmy|mdy]
+//
+// Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
+// image (tesseract + extraction) and from the dataset's perfect text (extraction alone), plus seconds per
+// receipt and peak memory.
+import Foundation
+import NestoryDomain
+import NestoryOCR
+import NestoryReceipts
+
+struct Options {
+    var folder = ""
+    var workers = ProcessInfo.processInfo.activeProcessorCount
+    var psm = PageSegmentation.singleColumn
+    var preparation = ImagePreparation.standard
+    var cache: String?
+    var limit = Int.max
+    var textOnly = false
+    var misses: String?
+    var dateOrder = DateOrder.dayFirst
+    /// `tesseract` (the default) or `rapidocr` (needs `--python` with rapidocr-onnxruntime installed).
+    var engine = "tesseract"
+    var python = "python3"
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--workers": workers = Int(iterator.next() ?? "") ?? workers
+            case "--psm": psm = PageSegmentation(rawValue: UInt32(iterator.next() ?? "") ?? 4) ?? .singleColumn
+            case "--upscale": preparation.minimumWidth = Int(iterator.next() ?? "") ?? 0
+            case "--otsu": preparation.adaptiveThreshold = true
+            case "--deskew": preparation.deskew = true
+            case "--darkest": preparation.darkestChannel = true
+            case "--luminance": preparation.darkestChannel = false
+            case "--threshold": preparation.thresholdingMethod = Int(iterator.next() ?? "") ?? 0
+            case "--cache": cache = iterator.next()
+            case "--limit": limit = Int(iterator.next() ?? "") ?? limit
+            case "--text-only": textOnly = true
+            case "--misses": misses = iterator.next()
+            case "--date-order": dateOrder = DateOrder(rawValue: iterator.next() ?? "") ?? .dayFirst
+            case "--engine": engine = iterator.next() ?? engine
+            case "--python": python = iterator.next() ?? python
+            default: folder = argument
+            }
+        }
+    }
+
+    var configurationKey: String {
+        if engine == "rapidocr" { return "rapidocr" }
+        return "psm\(psm.rawValue)-up\(preparation.minimumWidth)\(preparation.adaptiveThreshold ? "-otsu" : "")\(preparation.deskew ? "-deskew" : "")\(preparation.darkestChannel ? "-darkest" : "")\(preparation.thresholdingMethod != 0 ? "-th\(preparation.thresholdingMethod)" : "")"
+    }
+}
+
+struct Labels: Decodable {
+    let vendor: String?
+    let address: String?
+    let date_iso: String?
+    let total_amount: String?
+}
+
+struct Sample {
+    let name: String
+    let image: URL
+    let text: URL
+    let labels: Labels
+}
+
+enum Field: String, CaseIterable { case vendor, address, date, total }
+
+/// Upper-case letters and digits only: case, spaces and punctuation ignored.
+func normalized(_ text: String?) -> String {
+    (text ?? "").uppercased().filter { ($0.isLetter || $0.isNumber) && $0.isASCII }
+}
+
+func cents(_ text: String?) -> Int64? {
+    guard let text, let money = try? Money.parse(text.replacingOccurrences(of: ",", with: ""), currency: .usd) else { return nil }
+    return money.minorUnits
+}
+
+func correct(_ field: Field, _ reading: ReceiptReading, _ labels: Labels) -> Bool {
+    switch field {
+    case .vendor: return !normalized(labels.vendor).isEmpty && normalized(reading.vendor?.value) == normalized(labels.vendor)
+    case .address: return !normalized(labels.address).isEmpty && normalized(reading.address?.value) == normalized(labels.address)
+    case .date: return reading.purchaseDate?.value.iso == labels.date_iso
+    case .total:
+        guard let expected = cents(labels.total_amount), let total = reading.total?.value else { return false }
+        return ReceiptExtractorBench.cents(total) == expected
+    }
+}
+
+enum ReceiptExtractorBench {
+    static func cents(_ money: Money) -> Int64 {
+        switch money.currency.minorUnitDigits {
+        case 0: return money.minorUnits * 100
+        case 1: return money.minorUnits * 10
+        default: return money.minorUnits
+        }
+    }
+}
+
+func peakMemoryMiB() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func childrenPeakMemoryMiB() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    let index = min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))
+    return sorted[index]
+}
+
+func loadSamples(_ folder: String, limit: Int) throws -> [Sample] {
+    let url = URL(fileURLWithPath: folder)
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
+    var samples: [Sample] = []
+    for name in names.prefix(limit) {
+        let base = String(name.dropLast(5))
+        let labels = try JSONDecoder().decode(Labels.self, from: Data(contentsOf: url.appendingPathComponent(name)))
+        let image = ["jpg", "jpeg", "png"].map { url.appendingPathComponent(base + "." + $0) }
+            .first { FileManager.default.fileExists(atPath: $0.path) } ?? url.appendingPathComponent(base + ".jpg")
+        samples.append(Sample(name: base, image: image, text: url.appendingPathComponent(base + ".ocr.txt"), labels: labels))
+    }
+    return samples
+}
+
+let options = Options(CommandLine.arguments)
+guard !options.folder.isEmpty else {
+    FileHandle.standardError.write(Data("usage: nestory-receipts-bench DIR [--workers N] [--psm N] [--upscale W] [--otsu] [--deskew] [--cache DIR] [--limit N] [--text-only]\n".utf8))
+    exit(2)
+}
+let samples: [Sample]
+do { samples = try loadSamples(options.folder, limit: options.limit) } catch {
+    FileHandle.standardError.write(Data("cannot read \(options.folder): \(error)\n".utf8))
+    exit(1)
+}
+guard !samples.isEmpty else {
+    FileHandle.standardError.write(Data("no labelled receipts (NAME.json) in \(options.folder)\n".utf8))
+    exit(1)
+}
+
+let extractor = ReceiptExtractor()
+// As the app would: the household's date order, and today as the day the receipts were captured.
+let hints = ReceiptHints(dateOrder: options.dateOrder, capturedOn: CalendarDate(Date(), in: .current))
+var missLog = ""
+
+// From the perfect text: extraction alone.
+var textScores: [Field: Int] = [:]
+for sample in samples {
+    guard let text = try? String(contentsOf: sample.text, encoding: .utf8) else { continue }
+    let reading = extractor.extract(text: text, hints: hints)
+    for field in Field.allCases {
+        if correct(field, reading, sample.labels) { textScores[field, default: 0] += 1 } else {
+            let got: String = switch field {
+            case .vendor: reading.vendor?.value ?? "-"
+            case .address: reading.address?.value ?? "-"
+            case .date: reading.purchaseDate?.value.iso ?? "-"
+            case .total: reading.total?.value.plainAmount ?? "-"
+            }
+            let want: String = switch field {
+            case .vendor: sample.labels.vendor ?? ""
+            case .address: sample.labels.address ?? ""
+            case .date: sample.labels.date_iso ?? ""
+            case .total: sample.labels.total_amount ?? ""
+            }
+            missLog += "text\t\(sample.name)\t\(field.rawValue)\tgot: \(got)\twant: \(want)\n"
+        }
+    }
+}
+
+// From the image: OCR (cached per configuration when --cache is given) and extraction.
+var imageScores: [Field: Int] = [:]
+var seconds: [Double] = []
+var failures = 0
+var meanConfidence: [Double] = []
+let started = Date()
+if !options.textOnly {
+    let recognizer: any TextRecognizer
+    let shutdown: () -> Void
+    if options.engine == "rapidocr" {
+        let rapid = RapidOCRRecognizer(configuration: .init(workers: options.workers, python: options.python))
+        recognizer = rapid
+        shutdown = rapid.shutdown
+    } else {
+        let tesseract = TesseractRecognizer(configuration: .init(workers: options.workers, pageSegmentation: options.psm,
+                                                                 preparation: options.preparation))
+        recognizer = tesseract
+        shutdown = tesseract.shutdown
+    }
+    let cacheFolder = options.cache.map { URL(fileURLWithPath: $0).appendingPathComponent(options.configurationKey) }
+    if let cacheFolder { try? FileManager.default.createDirectory(at: cacheFolder, withIntermediateDirectories: true) }
+
+    struct Outcome: Sendable { let index: Int; let text: RecognizedText?; let seconds: Double?; let error: String? }
+    let outcomes: [Outcome] = await withTaskGroup(of: Outcome.self) { group in
+        var results: [Outcome] = []
+        var next = 0
+        func submit(_ index: Int) {
+            let sample = samples[index]
+            group.addTask {
+                let cached = cacheFolder?.appendingPathComponent(sample.name + ".json")
+                if let cached, let data = try? Data(contentsOf: cached),
+                   let text = try? JSONDecoder().decode(RecognizedText.self, from: data) {
+                    return Outcome(index: index, text: text, seconds: nil, error: nil)
+                }
+                guard let data = try? Data(contentsOf: sample.image) else {
+                    return Outcome(index: index, text: nil, seconds: nil, error: "missing image")
+                }
+                let clock = ContinuousClock.now
+                do {
+                    let text = try await recognizer.recognize(imageData: data)
+                    _ = extractor.extract(text, hints: hints)
+                    let elapsed = ContinuousClock.now - clock
+                    if let cached, let encoded = try? JSONEncoder().encode(text) { try? encoded.write(to: cached) }
+                    return Outcome(index: index, text: text,
+                                   seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, error: nil)
+                } catch {
+                    return Outcome(index: index, text: nil, seconds: nil, error: "\(error)")
+                }
+            }
+        }
+        // Keep exactly as many images in flight as there are workers, so each time is one receipt's own.
+        while next < min(options.workers, samples.count) { submit(next); next += 1 }
+        while let outcome = await group.next() {
+            results.append(outcome)
+            if next < samples.count { submit(next); next += 1 }
+            if results.count % 50 == 0 { FileHandle.standardError.write(Data("  \(results.count)/\(samples.count) images\n".utf8)) }
+        }
+        return results
+    }
+    for outcome in outcomes.sorted(by: { $0.index < $1.index }) {
+        let sample = samples[outcome.index]
+        if let time = outcome.seconds { seconds.append(time) }
+        guard let text = outcome.text else {
+            failures += 1
+            missLog += "image\t\(sample.name)\terror\t\(outcome.error ?? "")\n"
+            continue
+        }
+        if let confidence = text.confidence { meanConfidence.append(confidence) }
+        let reading = extractor.extract(text, hints: hints)
+        for field in Field.allCases {
+            if correct(field, reading, sample.labels) { imageScores[field, default: 0] += 1 } else {
+                let got: String = switch field {
+                case .vendor: reading.vendor?.value ?? "-"
+                case .address: reading.address?.value ?? "-"
+                case .date: reading.purchaseDate?.value.iso ?? "-"
+                case .total: reading.total?.value.plainAmount ?? "-"
+                }
+                missLog += "image\t\(sample.name)\t\(field.rawValue)\tgot: \(got)\n"
+            }
+        }
+    }
+    shutdown()
+    if options.engine == "rapidocr" {
+        // Let the worker processes exit so their peak memory is counted below.
+        try? await Task.sleep(for: .seconds(2))
+    }
+}
+let wall = Date().timeIntervalSince(started)
+
+func percent(_ count: Int?, _ total: Int) -> String {
+    String(format: "%5.1f%%", 100 * Double(count ?? 0) / Double(max(total, 1)))
+}
+let targets: [Field: (String, String)] = [.date: ("≥ 95%", "≥ 98%"), .total: ("≥ 90%", "≥ 97%"), .vendor: ("≥ 80%", "≥ 90%"), .address: ("—", "—")]
+let n = samples.count
+print("Receipts: \(n) in \(options.folder)")
+if options.engine == "rapidocr" {
+    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es)")
+} else {
+    print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
+}
+print("")
+print("| Field   | From the image | Target | From perfect text | Target |")
+print("|---------|---------------:|-------:|------------------:|-------:|")
+for field in [Field.date, .total, .vendor, .address] {
+    let image = options.textOnly ? "     —" : percent(imageScores[field], n)
+    print("| \(field.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) | \(image.padding(toLength: 14, withPad: " ", startingAt: 0)) | \(targets[field]!.0.padding(toLength: 6, withPad: " ", startingAt: 0)) | \(percent(textScores[field], n).padding(toLength: 17, withPad: " ", startingAt: 0)) | \(targets[field]!.1.padding(toLength: 6, withPad: " ", startingAt: 0)) |")
+}
+if !options.textOnly {
+    let fieldMean = Field.allCases.map { Double(imageScores[$0] ?? 0) }.reduce(0, +) / Double(4 * n)
+    let textMean = Field.allCases.map { Double(textScores[$0] ?? 0) }.reduce(0, +) / Double(4 * n)
+    print(String(format: "| mean of 4 | %13.1f%% |        | %16.1f%% |        |", 100 * fieldMean, 100 * textMean))
+    print("")
+    if seconds.isEmpty {
+        print("Seconds per receipt: all \(n) read from the OCR cache (run without --cache for timings).")
+    } else {
+        print(String(format: "Seconds per receipt (OCR + extraction, %d freshly read): p50 %.2f s, p95 %.2f s, max %.2f s; wall %.0f s with %d worker(s)",
+                     seconds.count, percentile(seconds, 0.5), percentile(seconds, 0.95), seconds.max() ?? 0, wall, options.workers))
+    }
+    print(String(format: "Peak memory (max RSS of the process): %.0f MiB; unreadable images: %d; mean word confidence %.2f",
+                 peakMemoryMiB(), failures, meanConfidence.isEmpty ? 0 : meanConfidence.reduce(0, +) / Double(meanConfidence.count)))
+    let children = childrenPeakMemoryMiB()
+    if children > 0 { print(String(format: "Peak memory of one worker process (max RSS of the children): %.0f MiB", children)) }
+}
+if let path = options.misses { try? missLog.write(toFile: path, atomically: true, encoding: .utf8) }

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// `nestory receipt read IMAGE`, run as a person would: the built binary, beside the test bundle.
+@Suite struct ReceiptCommandTests {
+    @Test func printsTheFieldsAsJSON() throws {
+        let image = try fixtureReceiptPNG()
+        let result = try runNestory(["receipt", "read", image.path, "--date-order", "dmy"])
+        #expect(result.status == 0, "stderr: \(result.errors)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let total = try #require(json["total"] as? [String: Any])
+        #expect(total["amount"] as? String == "23.50")
+        #expect(total["currency"] as? String == "MYR")
+        #expect((total["confidence"] as? Double).map { (0...1).contains($0) } == true)
+        let date = try #require(json["purchaseDate"] as? [String: Any])
+        #expect(date["value"] as? String == "2018-05-03")
+        let vendor = try #require(json["vendor"] as? [String: Any])
+        #expect(vendor["value"] as? String == "SINAR JAYA TRADING SDN BHD")
+        #expect((json["rawText"] as? String)?.contains("TOTAL") == true)
+        #expect(json.keys.contains("tax"))
+    }
+
+    @Test func theDateOrderFlagDecidesAnAmbiguousDate() throws {
+        let image = try fixtureReceiptPNG()
+        let result = try runNestory(["receipt", "read", image.path, "--date-order", "mdy"])
+        #expect(result.status == 0, "stderr: \(result.errors)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect((json["purchaseDate"] as? [String: Any])?["value"] as? String == "2018-03-05")
+    }
+
+    @Test func aMissingOrUnreadableFileIsAClearError() throws {
+        let missing = try runNestory(["receipt", "read", "/nonexistent/receipt.jpg"])
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("There is no file"))
+
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-not-an-image-\(getpid()).jpg")
+        try Data("this is not an image".utf8).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        let unreadable = try runNestory(["receipt", "read", garbage.path])
+        #expect(unreadable.status != 0)
+        #expect(unreadable.errors.contains("not an image"))
+    }
+
+    @Test func aBadDateOrderIsRefused() throws {
+        let result = try runNestory(["receipt", "read", "x.png", "--date-order", "ymd"])
+        #expect(result.status != 0)
+        #expect(result.errors.contains("dmy or mdy"))
+    }
+}
+
+private struct Outcome {
+    let status: Int32
+    let output: String
+    let errors: String
+}
+
+/// Runs the `nestory` binary built next to this test bundle.
+private func runNestory(_ arguments: [String]) throws -> Outcome {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var folder = executable.deletingLastPathComponent()
+    // The test runner may live inside `nestoryPackageTests.xctest/`; the products sit beside it.
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("nestory").path), folder.path != "/" {
+        folder = folder.deletingLastPathComponent()
+    }
+    let process = Process()
+    process.executableURL = folder.appendingPathComponent("nestory")
+    process.arguments = arguments
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Outcome(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+}
+
+/// A Malaysian receipt rendered with `vips text` (libvips-tools), black on white.
+private func fixtureReceiptPNG() throws -> URL {
+    // One folder per call: the tests run in parallel.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-receipt-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let png = folder.appendingPathComponent("receipt.png")
+    let text = """
+        SINAR JAYA TRADING SDN BHD
+        (654321-K)
+        LOT 5, JALAN BUNGA RAYA,
+        50000 KUALA LUMPUR
+        TEL: 03-2222 3333
+        03/05/2018 10:15
+        RICE 5KG                18.50
+        COOKING OIL              5.00
+        TOTAL               RM 23.50
+        CASH                RM 30.00
+        CHANGE               RM 6.50
+        """
+    let raw = folder.appendingPathComponent("text.v").path, framed = folder.appendingPathComponent("framed.v").path
+    for arguments in [["text", raw, text, "--font", "DejaVu Sans Mono 10", "--dpi", "300"],
+                      ["embed", raw, framed, "60", "60", "1400", "1600"],
+                      ["invert", framed, png.path]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["vips"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+    return png
+}

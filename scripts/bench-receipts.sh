@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Receipt field accuracy: vendor, address, date and total read from each image (tesseract + extraction)
+# and from the dataset's perfect text (extraction alone), with seconds per receipt and peak memory.
+#   scripts/bench-receipts.sh [DATA_DIR] [extra options for nestory-receipts-bench]
+# DATA_DIR defaults to ../shared/datasets/receipts-sroie-dev (a folder of NAME.jpg, NAME.json, NAME.ocr.txt).
+# Options: --workers N, --psm 3|4|6|11, --upscale WIDTH (0: never), --otsu, --deskew, --luminance (grey by
+#          luminance rather than the darkest channel), --threshold 0|1|2 (tesseract's own binarisation),
+#          --engine rapidocr --python VENV/bin/python (the optional second engine),
+#          --cache DIR (reuse OCR output while tuning extraction; never for reported numbers), --limit N,
+#          --misses FILE (every wrong field, for reading).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+
+DEFAULT_DATA=../shared/datasets/receipts-sroie-dev
+DATA="${1:-$DEFAULT_DATA}"
+shift || true
+# The Makefile's DATA also names the server's data folder (default ./nestory-data): that is not receipts.
+case "$DATA" in
+  ./nestory-data|nestory-data|./nestory-data/) DATA="$DEFAULT_DATA" ;;
+esac
+if [ ! -d "$DATA" ]; then
+  echo "No receipts folder at $DATA (pass DATA=DIR to make bench-receipts)." >&2
+  exit 1
+fi
+
+swift build -c release --product nestory-receipts-bench >&2
+# Each tesseract engine runs on one worker thread; OpenMP threads inside it only contend with the others.
+export OMP_THREAD_LIMIT=1
+./.build/release/nestory-receipts-bench "$DATA" "$@"
