@@ -141,3 +141,21 @@ def test_dark_mode_and_large_text_stay_readable(server, browser):
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375 + 1, f"page is {width}px wide with large text"
     context.close()
+
+
+def test_quick_add_photo_first(server, phone, tmp_path):
+    page = phone
+    sign_in(page, server)
+    page.click("text=Quick add")
+    photo = tmp_path / "vase.png"
+    photo.write_bytes(png(40, 60, (30, 90, 200)))
+    page.set_input_files("#f-photo", str(photo))
+    expect(page.locator(".photo-pick .preview")).to_be_visible()
+    page.fill("#f-name", "Blue vase")
+    page.select_option("#f-roomID", label="Dining Room")
+    page.select_option("#f-categoryID", label="Art & Decor")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("Blue vase")
+    expect(page.locator(".carousel img")).to_have_count(1)
+    expect(page.locator(".pills")).to_contain_text("Dining Room")
+    screenshot(page, "08-quick-add-result")

@@ -12,6 +12,7 @@ struct InventoryController {
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/", use: inventory)
         router.get("items/new", use: newItem)
+        router.get("items/quick", use: quickAdd)
         router.post("items", use: create)
         router.get("items/:id", use: show)
         router.get("items/:id/edit", use: edit)
@@ -43,6 +44,12 @@ struct InventoryController {
         var values = ItemFormValues(["currency": viewer.household.currency.code, "quantity": "1", "condition": "good"])
         values.values["roomID"] = request.uri.queryParameters["room"].map(String.init) ?? ""
         return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: []))
+    }
+
+    @Sendable func quickAdd(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(ItemViews.quickAdd(viewer: viewer, rooms: try database.rooms(viewer.household.id),
+                                                    categories: try database.categories(viewer.household.id)))
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "4"
+    static let version = "5"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -119,6 +119,10 @@ enum Assets {
       background:var(--bg); padding:8px 0; }
     .quick-actions .button { padding:0 6px; font-size:.85rem; text-align:center; }
     .upload-progress { width:100%; }
+    .actions { display:flex; gap:8px; }
+    .photo-pick { display:flex; flex-direction:column; align-items:center; justify-content:center; min-height:180px; border:2px dashed var(--line);
+      border-radius:var(--radius); margin-bottom:14px; cursor:pointer; color:var(--accent); font-weight:600; overflow:hidden; }
+    .photo-pick .preview { width:100%; max-height:50vh; object-fit:contain; }
     .place-form { display:grid; grid-template-columns:auto 1fr auto; gap:6px; align-items:center; padding:8px 0; border-bottom:1px solid var(--line); }
     .place-form input[name=name] { grid-column: span 2; }
     .place-form input[type=color] { width:44px; padding:2px; }
@@ -171,6 +175,42 @@ enum Assets {
         observer.observe(link);
       };
       observe();
+      // Quick add: photo first; the item and its photo are saved through the API, then its page opens.
+      document.querySelectorAll("form[data-quick-add]").forEach((form) => {
+        const file = form.querySelector("input[type=file]");
+        const preview = form.querySelector(".preview");
+        const status = form.querySelector(".upload-status");
+        file.addEventListener("change", () => {
+          if (!file.files?.length) return;
+          preview.src = URL.createObjectURL(file.files[0]);
+          preview.hidden = false;
+          form.querySelector(".photo-pick span").textContent = "Change photo";
+          form.querySelector("[name=name]").focus();
+        });
+        form.addEventListener("submit", async (event) => {
+          event.preventDefault();
+          const data = Object.fromEntries(new FormData(form));
+          const headers = { "Content-Type": "application/json", "X-CSRF-Token": data._csrf };
+          status.textContent = "Saving…";
+          const body = { name: data.name, roomID: data.roomID || null, categoryID: data.categoryID || null, price: data.price || null };
+          const created = await fetch("/api/v1/items", { method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin" });
+          const result = await created.json().catch(() => ({}));
+          if (!created.ok) { status.textContent = result.error?.message || "Could not save. Nothing was lost; try again."; return; }
+          if (file.files?.length) {
+            status.textContent = "Uploading the photo…";
+            const photo = file.files[0];
+            const uploaded = await fetch(`/api/v1/items/${result.id}/photos`, { method: "POST", body: photo, credentials: "same-origin",
+              headers: { "X-CSRF-Token": data._csrf, "Content-Type": photo.type || "application/octet-stream" } });
+            if (!uploaded.ok) {
+              const problem = await uploaded.json().catch(() => ({}));
+              alert((problem.error?.message || "The photo could not be added.") + " The item was saved; add the photo from its page.");
+              window.location.href = `/items/${result.id}?notice=added`;
+              return;
+            }
+          }
+          window.location.href = `/items/${result.id}?notice=added`;
+        });
+      });
       // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.
       document.querySelectorAll("input[type=file][data-upload]").forEach((input) => {
         input.addEventListener("change", async () => {

@@ -142,7 +142,10 @@ enum InventoryViews {
                 ? "<div class=\"empty\"><h2>Start with what matters most</h2><p>Start by taking photos of your most valuable items: TVs, laptops, jewelry, and instruments. You can fill in the details later.</p><a class=\"primary button\" href=\"/items/new\">Add your first item</a></div>"
                 : "<div class=\"empty\"><p>No items match. <a href=\"/\">Show all items</a></p></div>")
             : .empty
-        let add: HTML = "<a class=\"primary button icon\" href=\"/items/new\" aria-label=\"Add item\">+</a>"
+        let add: HTML = """
+            <a class="button" href="/items/quick">Quick add</a>
+            <a class="primary button icon" href="/items/new" aria-label="Add item">+</a>
+            """
         return Layout.page(title: "Inventory", viewer: model.viewer, section: .inventory, actions: add, body: """
             \(strip)
             \(charts)

@@ -91,6 +91,32 @@ enum ItemViews {
             """)
     }
 
+    /// The spec's quick add: the photo first, then name, room and category. With script, the item and its
+    /// photo are saved in one go through the API; without it, the form still adds the item.
+    static func quickAdd(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category]) -> HTML {
+        func options(_ list: [(String, String)], none: String) -> HTML {
+            "<option value=\"\">\(none)</option>\(list.map { HTML("<option value=\"\($0.0)\">\($0.1)</option>") })"
+        }
+        return Layout.page(title: "Quick add", viewer: viewer, section: .inventory, body: """
+            <form class="card item-form" method="post" action="/items" data-quick-add novalidate>
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <label class="photo-pick" for="f-photo">
+                <img class="preview" alt="" hidden>
+                <span>Take or choose a photo</span>
+              </label>
+              <input id="f-photo" class="visually-hidden" type="file" accept="image/*" capture="environment">
+              \(Layout.field("name", label: "Name", value: nil, errors: [], attributes: "required maxlength=\"200\""))
+              <div class="two">
+                <div class="field"><label for="f-roomID">Room</label><select id="f-roomID" name="roomID">\(options(rooms.map { ($0.id.description, $0.name) }, none: "No room"))</select></div>
+                <div class="field"><label for="f-categoryID">Category</label><select id="f-categoryID" name="categoryID">\(options(categories.map { ($0.id.description, $0.name) }, none: "No category"))</select></div>
+              </div>
+              \(Layout.field("price", label: "Value (optional)", value: nil, errors: [], attributes: "inputmode=\"decimal\" autocomplete=\"off\""))
+              <p class="upload-status" role="status" aria-live="polite"></p>
+              <div class="form-actions"><a class="button" href="/">Cancel</a><button type="submit" class="primary">Save</button></div>
+            </form>
+            """)
+    }
+
     static func form(viewer: Viewer, values: ItemFormValues, item: Item?, rooms: [Room], categories: [NestoryDomain.Category],
                      errors: [FieldError]) -> HTML {
         func select(_ name: String, label: String, options: [(String, String)], none: String) -> HTML {
