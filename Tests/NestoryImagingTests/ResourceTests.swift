@@ -17,22 +17,24 @@ extension ImagingTests {
         let resident = Fixtures.residentBytes()
 
         var outputBytes = 0
-        for _ in 0..<40 {
+        for _ in 0..<100 {
             let derived = try imaging.deriveBlocking(from: photo)
             outputBytes += derived.display.data.count + derived.thumbnail.data.count
             #expect(throws: ImagingError.self) { try imaging.deriveBlocking(from: truncated) }
         }
 
         // libvips keeps a few pixel buffers per worker thread and frees them lazily, so the counters
-        // move a little either way; a leak per image would move them by 40 images' worth (the decoded
+        // move a little either way; a leak per image would move them by 100 images' worth (the decoded
         // display image alone is 4 MB, and each image makes dozens of objects).
         #expect(nv_live_objects() <= objects + 8, "libvips objects leaked: \(objects) → \(nv_live_objects())")
         #expect(nv_tracked_mem() <= tracked + 16_000_000, "libvips-tracked memory leaked: \(tracked) → \(nv_tracked_mem())")
         #expect(nv_tracked_allocs() <= allocations + 64)
-        // Had the encoded buffers leaked, resident memory would have grown by all of them.
-        #expect(outputBytes > 6_000_000)
+        // Had the encoded buffers leaked, resident memory would have grown by all of them. Resident memory
+        // is process-wide and other suites run beside this one (their allocations moved it by up to ~6 MB
+        // in CI), so the run is long enough that a leak (≈40 MB) stands far above that noise.
+        #expect(outputBytes > 30_000_000)
         let growth = Fixtures.residentBytes() - resident
-        #expect(growth < outputBytes / 3, "resident memory grew by \(growth) bytes over \(outputBytes) bytes of output")
+        #expect(growth < outputBytes / 2, "resident memory grew by \(growth) bytes over \(outputBytes) bytes of output")
     }
 
     @Test func concurrentUploadsGetTheirOwnImages() async throws {
