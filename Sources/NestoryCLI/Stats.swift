@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryWeb
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print a household's summary figures.")
@@ -44,44 +45,18 @@ struct Stats: ParsableCommand {
             """
     }
 
+    /// `{"household": {"id", "name"}, "summary": {…the API's /summary…}}`.
     struct StatsJSON: Encodable {
-        let householdID: String
-        let household: String
-        let itemCount: Int
-        let roomsInUse: Int
-        let estimatedValue: [Amount]
-        let documentedCount: Int
-        let documentationScorePercent: Int?
-        let needsPhoto: Int
-        let needsReceipt: Int
-        let needsValue: Int
-        let highValueCount: Int
-        let highValueThreshold: Amount
-
-        struct Amount: Encodable {
-            let currency: String
-            let amount: String
-            let minorUnits: Int64
-            init(_ money: Money) {
-                currency = money.currency.code
-                amount = money.plainAmount
-                minorUnits = money.minorUnits
-            }
+        struct HouseholdJSON: Encodable {
+            let id: String
+            let name: String
         }
+        let household: HouseholdJSON
+        let summary: SummaryJSON
 
         init(household h: Household, summary s: InventorySummary) {
-            householdID = h.id.description
-            household = h.name
-            itemCount = s.itemCount
-            roomsInUse = s.roomsInUse
-            estimatedValue = s.estimatedValue.map(Amount.init)
-            documentedCount = s.score.documented
-            documentationScorePercent = s.score.percent
-            needsPhoto = s.needsPhoto
-            needsReceipt = s.needsReceipt
-            needsValue = s.needsValue
-            highValueCount = s.highValueCount
-            highValueThreshold = Amount(s.highValueThreshold)
+            household = HouseholdJSON(id: h.id.description, name: h.name)
+            summary = SummaryJSON(s)
         }
     }
 }

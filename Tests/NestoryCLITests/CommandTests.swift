@@ -33,7 +33,9 @@ import Testing
         #expect(stats.stdout.contains("300 across"))
         #expect(stats.stdout.contains("Documentation score"))
         let json = try CLI.run(["stats", "--data", folder.path, "--json"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((root["household"] as? [String: Any])?["name"] as? String == "Demo Household")
+        let object = try #require(root["summary"] as? [String: Any])
         #expect(object["itemCount"] as? Int == 300)
         let documented = try #require(object["documentedCount"] as? Int)
         #expect(object["documentationScorePercent"] as? Int == documented * 100 / 300)
@@ -44,7 +46,7 @@ import Testing
         for folder in [a, b] { #expect(try CLI.run(["demo", "--data", folder.path, "--items", "120", "--seed", "9"]).status == 0) }
         let statsA = try CLI.run(["stats", "--data", a.path, "--json"]).stdout
         let statsB = try CLI.run(["stats", "--data", b.path, "--json"]).stdout
-        let strip = { (s: String) in s.split(separator: "\n").filter { !$0.contains("householdID") }.joined(separator: "\n") }
+        let strip = { (s: String) in s.split(separator: "\n").filter { !$0.contains("\"id\"") }.joined(separator: "\n") }
         #expect(strip(statsA) == strip(statsB))
         let other = CLI.Folder()
         #expect(try CLI.run(["demo", "--data", other.path, "--items", "120", "--seed", "10"]).status == 0)

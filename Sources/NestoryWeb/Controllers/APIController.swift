@@ -159,11 +159,12 @@ struct ItemInput: Decodable {
     }
 }
 
-struct MoneyJSON: Encodable {
-    let amount: String
-    let currency: String
-    let minorUnits: Int64
-    init(_ money: Money) {
+/// Money in JSON: the exact amount as text, the currency, and the integer minor units.
+public struct MoneyJSON: Encodable, Sendable {
+    public let amount: String
+    public let currency: String
+    public let minorUnits: Int64
+    public init(_ money: Money) {
         amount = money.plainAmount
         currency = money.currency.code
         minorUnits = money.minorUnits
@@ -257,19 +258,20 @@ struct ListJSON<T: Encodable & Sendable>: ResponseEncodable {
     let items: [T]
 }
 
-struct SummaryJSON: ResponseEncodable {
-    let itemCount: Int
-    let roomsInUse: Int
-    let estimatedValue: [MoneyJSON]
-    let documentedCount: Int
-    let documentationScorePercent: Int?
-    let needsPhoto: Int
-    let needsReceipt: Int
-    let needsValue: Int
-    let highValueCount: Int
-    let highValueThreshold: MoneyJSON
+/// The summary figures in JSON, for the API and `nestory stats --json`.
+public struct SummaryJSON: ResponseEncodable, Sendable {
+    public let itemCount: Int
+    public let roomsInUse: Int
+    public let estimatedValue: [MoneyJSON]
+    public let documentedCount: Int
+    public let documentationScorePercent: Int?
+    public let needsPhoto: Int
+    public let needsReceipt: Int
+    public let needsValue: Int
+    public let highValueCount: Int
+    public let highValueThreshold: MoneyJSON
 
-    init(_ s: InventorySummary) {
+    public init(_ s: InventorySummary) {
         itemCount = s.itemCount
         roomsInUse = s.roomsInUse
         estimatedValue = s.estimatedValue.map(MoneyJSON.init)
