@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive",
+                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
@@ -175,7 +175,7 @@ let package = Package(
         // END Imaging tests
 
         // MARK: Barcodes tests
-        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodes", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
         // END Barcodes tests
 
         // MARK: Receipts tests

@@ -39,8 +39,9 @@ public enum DemoImages {
         return (UInt8(60 + r * 170), UInt8(60 + g * 170), UInt8(60 + b * 170))
     }
 
-    /// A valid PNG whose zlib stream uses stored (uncompressed) blocks.
-    static func png(width: Int, height: Int, colorType: UInt8, rawScanlines: [UInt8]) -> Data {
+    /// A valid 8-bit PNG whose zlib stream uses stored (uncompressed) blocks. `rawScanlines` holds each
+    /// row preceded by its filter byte (0); `colorType` 0 is grey, 2 is RGB. Tests use it for fixtures.
+    public static func png(width: Int, height: Int, colorType: UInt8, rawScanlines: [UInt8]) -> Data {
         var out = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = Data()
         header.append(bigEndian: UInt32(width))
@@ -80,7 +81,8 @@ public enum DemoImages {
         return c
     }
 
-    static func crc32(_ data: Data) -> UInt32 {
+    /// CRC-32 as PNG chunks use it.
+    public static func crc32(_ data: Data) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in data { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF

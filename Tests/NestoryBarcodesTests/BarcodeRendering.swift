@@ -1,5 +1,6 @@
 import Foundation
 import NestoryBarcodes
+import NestoryDemo
 
 /// Barcodes the tests draw themselves: modules (narrowest bars) as runs of black and white pixels.
 enum BarcodeRendering {
@@ -168,7 +169,7 @@ enum BarcodeRendering {
 
     // MARK: PNG
 
-    /// A valid greyscale PNG whose zlib stream uses stored (uncompressed) blocks.
+    /// A greyscale PNG of the image (the demo module's encoder).
     static func png(_ image: GrayImage) -> Data {
         var raw: [UInt8] = []
         raw.reserveCapacity((image.width + 1) * image.height)
@@ -176,51 +177,6 @@ enum BarcodeRendering {
             raw.append(0)
             raw.append(contentsOf: image.pixels[y * image.width..<(y + 1) * image.width])
         }
-        var out = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        var header = Data()
-        header.appendBigEndian(UInt32(image.width))
-        header.appendBigEndian(UInt32(image.height))
-        header.append(contentsOf: [8, 0, 0, 0, 0])
-        out.appendChunk("IHDR", header)
-        var zlib = Data([0x78, 0x01])
-        var offset = 0
-        repeat {
-            let length = min(65_535, raw.count - offset)
-            zlib.append(offset + length >= raw.count ? 1 : 0)
-            zlib.append(contentsOf: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)])
-            zlib.append(contentsOf: raw[offset..<offset + length])
-            offset += length
-        } while offset < raw.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in raw { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
-        zlib.appendBigEndian((b << 16) | a)
-        out.appendChunk("IDAT", zlib)
-        out.appendChunk("IEND", Data())
-        return out
-    }
-
-    static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func crc32(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in data { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
-    }
-}
-
-extension Data {
-    fileprivate mutating func appendBigEndian(_ value: UInt32) {
-        append(contentsOf: [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
-    }
-
-    fileprivate mutating func appendChunk(_ type: String, _ body: Data) {
-        appendBigEndian(UInt32(body.count))
-        let typed = Data(type.utf8) + body
-        append(typed)
-        appendBigEndian(BarcodeRendering.crc32(typed))
+        return DemoImages.png(width: image.width, height: image.height, colorType: 0, rawScanlines: raw)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NestoryDemo
 import NestoryDomain
 import NestoryStore
 import Testing
@@ -134,7 +135,7 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             // A decompression bomb: a PNG header announcing 30000×30000 pixels is refused from its header.
             var bomb = Data(tinyPNG.prefix(16))
             bomb += Data([0, 0, 0x75, 0x30, 0, 0, 0x75, 0x30, 8, 2, 0, 0, 0])
-            bomb += Data(DemoCRC.crc32(Data("IHDR".utf8) + bomb.suffix(13)).bigEndianBytes)
+            bomb += Data(DemoImages.crc32(Data("IHDR".utf8) + bomb.suffix(13)).bigEndianBytes)
             bomb += tinyPNG.suffix(from: 33)
             let refused = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: bomb, contentType: "image/png")
             #expect(refused.status == .contentTooLarge && refused.errorCode == "image_too_many_pixels", "\(refused.status) \(refused.body)")
@@ -241,18 +242,6 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(try await browser.request(.post, "/categories", form: ["name": "Cameras", "color": "#112233"]).status == .seeOther)
             #expect(try app.database.categories(household.id).last?.colorHex == "#112233")
         }
-    }
-}
-
-/// CRC-32 for hand-made PNG chunks in tests.
-enum DemoCRC {
-    static func crc32(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in data {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
-        }
-        return crc ^ 0xFFFF_FFFF
     }
 }
 
