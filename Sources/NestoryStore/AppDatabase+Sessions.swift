@@ -40,21 +40,6 @@ extension AppDatabase {
         }
     }
 
-    /// The live session for a token hash, or nil when unknown or expired.
-    public func session(tokenHash: String, now: Date) throws -> SessionRecord? {
-        try read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT s.csrf_token, s.created_at, s.last_seen_at, s.expires_at, u.id, u.email, u.display_name, u.created_at AS user_created_at
-                FROM session s JOIN user u ON u.id = s.user_id
-                WHERE s.token_hash = ? AND s.expires_at > ?
-                """, arguments: [tokenHash, now.millis]) else { return nil }
-            return SessionRecord(
-                user: User(id: row.id("id"), email: row["email"], displayName: row["display_name"], createdAt: row.date("user_created_at")),
-                csrfToken: row["csrf_token"], createdAt: row.date("created_at"), lastSeenAt: row.date("last_seen_at"),
-                expiresAt: row.date("expires_at"))
-        }
-    }
-
     /// Moves a session's expiry forward (sliding expiry). Callers skip it when `lastSeenAt` is recent,
     /// so a busy client does not turn every read into a write.
     public func touchSession(tokenHash: String, now: Date, expiresAt: Date) throws {

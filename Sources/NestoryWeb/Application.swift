@@ -50,6 +50,11 @@ public struct WebDependencies: Sendable {
         self.now = now
         self.dummyPasswordHash = try passwordHasher.hash("not a password: \(UUID())")
     }
+
+    /// The calendar day now, where the server runs: the bound for "not in the future" checks.
+    func today() -> CalendarDate {
+        CalendarDate(now(), in: .current)
+    }
 }
 
 /// The router, apart from the server, so tests can drive it directly.

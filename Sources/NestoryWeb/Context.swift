@@ -50,7 +50,5 @@ enum WebError: Error, Equatable {
     case signInRequired
     case forbidden(String)
     case csrfFailed
-    case tooManyAttempts(retryAfter: Int)
     case badRequest(String)
-    case payloadTooLarge(String)
 }

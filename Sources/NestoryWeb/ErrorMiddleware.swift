@@ -35,14 +35,8 @@ struct ErrorMiddleware: RouterMiddleware {
             case .csrfFailed:
                 return Self.response(.forbidden, code: "csrf_failed",
                                      message: "This form has expired or did not come from Nestory. Reload the page and try again.")
-            case .tooManyAttempts(let wait):
-                var response = Self.response(.tooManyRequests, code: "rate_limited", message: "Too many attempts. Try again in \(wait) seconds.")
-                response.headers[.retryAfter] = String(wait)
-                return response
             case .badRequest(let message):
                 return Self.response(.badRequest, code: "bad_request", message: message)
-            case .payloadTooLarge(let message):
-                return Self.response(.contentTooLarge, code: "too_large", message: message)
             }
         } catch let error as ImagingError {
             switch error {

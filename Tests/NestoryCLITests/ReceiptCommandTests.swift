@@ -5,9 +5,9 @@ import Testing
 @Suite struct ReceiptCommandTests {
     @Test func printsTheFieldsAsJSON() throws {
         let image = try fixtureReceiptPNG()
-        let result = try runNestory(["receipt", "read", image.path, "--date-order", "dmy"])
-        #expect(result.status == 0, "stderr: \(result.errors)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let result = try CLI.run(["receipt", "read", image.path, "--date-order", "dmy"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let total = try #require(json["total"] as? [String: Any])
         #expect(total["amount"] as? String == "23.50")
         #expect(total["currency"] as? String == "MYR")
@@ -22,57 +22,30 @@ import Testing
 
     @Test func theDateOrderFlagDecidesAnAmbiguousDate() throws {
         let image = try fixtureReceiptPNG()
-        let result = try runNestory(["receipt", "read", image.path, "--date-order", "mdy"])
-        #expect(result.status == 0, "stderr: \(result.errors)")
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let result = try CLI.run(["receipt", "read", image.path, "--date-order", "mdy"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect((json["purchaseDate"] as? [String: Any])?["value"] as? String == "2018-03-05")
     }
 
     @Test func aMissingOrUnreadableFileIsAClearError() throws {
-        let missing = try runNestory(["receipt", "read", "/nonexistent/receipt.jpg"])
+        let missing = try CLI.run(["receipt", "read", "/nonexistent/receipt.jpg"])
         #expect(missing.status != 0)
-        #expect(missing.errors.contains("There is no file"))
+        #expect(missing.stderr.contains("There is no file"))
 
         let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-not-an-image-\(getpid()).jpg")
         try Data("this is not an image".utf8).write(to: garbage)
         defer { try? FileManager.default.removeItem(at: garbage) }
-        let unreadable = try runNestory(["receipt", "read", garbage.path])
+        let unreadable = try CLI.run(["receipt", "read", garbage.path])
         #expect(unreadable.status != 0)
-        #expect(unreadable.errors.contains("not an image"))
+        #expect(unreadable.stderr.contains("not an image"))
     }
 
     @Test func aBadDateOrderIsRefused() throws {
-        let result = try runNestory(["receipt", "read", "x.png", "--date-order", "ymd"])
+        let result = try CLI.run(["receipt", "read", "x.png", "--date-order", "ymd"])
         #expect(result.status != 0)
-        #expect(result.errors.contains("dmy or mdy"))
+        #expect(result.stderr.contains("dmy or mdy"))
     }
-}
-
-private struct Outcome {
-    let status: Int32
-    let output: String
-    let errors: String
-}
-
-/// Runs the `nestory` binary built next to this test bundle.
-private func runNestory(_ arguments: [String]) throws -> Outcome {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var folder = executable.deletingLastPathComponent()
-    // The test runner may live inside `nestoryPackageTests.xctest/`; the products sit beside it.
-    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("nestory").path), folder.path != "/" {
-        folder = folder.deletingLastPathComponent()
-    }
-    let process = Process()
-    process.executableURL = folder.appendingPathComponent("nestory")
-    process.arguments = arguments
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Outcome(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
 }
 
 /// A Malaysian receipt rendered with `vips text` (libvips-tools), black on white.

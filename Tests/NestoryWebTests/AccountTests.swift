@@ -73,7 +73,7 @@ import Testing
             let current = try #require(browser.cookies["nestory_session"])
             #expect(try await browser.request(.post, "/signout", form: [:]).location == "/signin")
             #expect(browser.cookies["nestory_session"] == nil)
-            #expect(try app.database.session(tokenHash: SessionToken.hash(current), now: Date()) == nil)
+            #expect(try app.database.sessionWithMembership(tokenHash: SessionToken.hash(current), now: Date()) == nil)
             browser.cookies["nestory_session"] = current  // a stolen copy of the cookie is useless now
             #expect(try await browser.request(.get, "/").location == "/signin")
         }

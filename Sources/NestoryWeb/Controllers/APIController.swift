@@ -58,7 +58,7 @@ struct APIController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ItemJSON> {
         let viewer = try context.requireViewer()
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: CalendarDate(dependencies.now(), in: .current))
+        let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: dependencies.today())
         return EditedResponse(status: .created, headers: [.location: "/api/v1/items/\(item.id)"],
                               response: ItemJSON(try database.item(viewer.household.id, item.id)))
     }
@@ -72,7 +72,7 @@ struct APIController {
         let viewer = try context.requireViewer()
         let id = try itemID(context)
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: CalendarDate(dependencies.now(), in: .current))
+        _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: dependencies.today())
         return ItemJSON(try database.item(viewer.household.id, id))
     }
 
@@ -118,7 +118,7 @@ struct APIController {
         } catch {
             throw WebError.badRequest("The body must be a JSON object with the item’s fields (see /api/v1/openapi.json).")
         }
-        return try input.formValues.draft(defaultCurrency: viewer.household.currency, today: CalendarDate(dependencies.now(), in: .current)).get()
+        return try input.formValues.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
     }
 
     private func itemID(_ context: AppRequestContext) throws -> ItemID {

@@ -56,8 +56,8 @@ struct InventoryController {
         let viewer = try context.requireViewer()
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: today(viewer)).get()
-            let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: today(viewer))
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
+            let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: dependencies.today())
             return .redirect(to: "/items/\(item.id)?notice=added")
         } catch let error as DomainError {
             return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: Self.fields(error)), status: .unprocessableContent)
@@ -87,8 +87,8 @@ struct InventoryController {
         let existing = try database.item(viewer.household.id, id).item
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: today(viewer)).get()
-            _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: today(viewer))
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
+            _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: dependencies.today())
             return .redirect(to: "/items/\(id)?notice=saved")
         } catch let error as DomainError {
             return HTMLResponse.page(try form(viewer, values: values, item: existing, errors: Self.fields(error)), status: .unprocessableContent)
@@ -143,10 +143,6 @@ struct InventoryController {
     private func itemID(_ context: AppRequestContext) throws -> ItemID {
         guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
         return id
-    }
-
-    private func today(_ viewer: Viewer) -> CalendarDate {
-        CalendarDate(dependencies.now(), in: .current)
     }
 
     static func fields(_ error: DomainError) -> [FieldError] {
