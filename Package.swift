@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         // The domain: plain Swift values and rules. No server, database or C dependency.
@@ -57,6 +58,8 @@ let package = Package(
                 "NestoryStore",
                 "NestoryAuth",
                 "NestoryImaging",
+                "NestoryBackup",
+                "NestoryImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -76,6 +79,8 @@ let package = Package(
                 "NestoryBarcodes",
                 "NestoryReceipts",
                 "NestoryOCR",
+                "NestoryBackup",
+                "NestoryImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +136,31 @@ let package = Package(
         ),
         // END Receipts
 
+        // MARK: Backup, restore and import.
+        // Moving in: CSV parsing, column mapping (including Homebox's export) to item drafts. Pure Swift.
+        .target(name: "NestoryImport", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // zlib's CRC-32 (the ZIP checksum) for the archive writer.
+        .systemLibrary(name: "CZlibCRC", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Backup archives: a streaming ZIP writer, hostile-archive checks, validation, restore.
+        .target(
+            name: "NestoryBackup",
+            dependencies: [
+                "NestoryDomain",
+                "NestoryStore",
+                "CZlibCRC",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `make bench-backup`: backup and restore beside zip -0 and unzip.
+        .executableTarget(
+            name: "bench-backup",
+            dependencies: ["NestoryBackup", "NestoryStore", "NestoryDomain"],
+            swiftSettings: swiftSettings
+        ),
+        // END Backup
+
         // Thin executables.
         .executableTarget(name: "nestory", dependencies: ["NestoryCLI"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -183,6 +213,14 @@ let package = Package(
         .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Receipts tests
 
+        .testTarget(name: "NestoryImportTests", dependencies: ["NestoryImport", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryBackupTests",
+            dependencies: ["NestoryBackup", "NestoryStore", "NestoryDomain", "NestoryDemo", "CZlibCRC",
+                           .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                           .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
     ]
 )

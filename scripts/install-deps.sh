@@ -4,9 +4,9 @@
 set -euo pipefail
 
 # Build and run: SQLite (GRDB), libvips (images), zbar (barcodes), tesseract + English data (OCR).
-RUNTIME_PACKAGES=(libsqlite3-dev pkg-config libvips-dev libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng)
+RUNTIME_PACKAGES=(libsqlite3-dev zlib1g-dev pkg-config libvips-dev libzbar-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng)
 # Tests and benchmarks: the sqlite3 shell, and the reference tools measured beside Nestory.
-TEST_PACKAGES=(sqlite3 libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl)
+TEST_PACKAGES=(sqlite3 zip unzip libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl)
 
 want=("${RUNTIME_PACKAGES[@]}")
 if [ "${1:-}" = "--test" ]; then want+=("${TEST_PACKAGES[@]}"); fi

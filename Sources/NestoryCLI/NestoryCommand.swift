@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NestoryBackup
 import NestoryDomain
 import NestoryStore
 
@@ -9,7 +10,7 @@ public struct NestoryCommand: AsyncParsableCommand {
         commandName: "nestory",
         abstract: "Nestory: a home inventory for insurance.",
         version: NestoryVersion.current,
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, ReceiptCommand.self]
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, Backup.self, Restore.self, ImportCommand.self, BarcodeCommand.self, ReceiptCommand.self]
     )
 
     public init() {}
@@ -38,6 +39,8 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
         throw CLIError(error.description)
     } catch let error as DomainError {
         throw CLIError(error.message)
+    } catch let error as BackupError {
+        throw CLIError(error.description)
     }
 }
 

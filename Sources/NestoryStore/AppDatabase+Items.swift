@@ -368,8 +368,11 @@ extension AppDatabase {
 
     /// Removes stored files that no photo or receipt uses any more, deciding and deleting inside
     /// one write transaction so a concurrent upload of the same bytes cannot lose its file.
+    /// While a backup holds its pin, rows go but files stay (orphans for the next sweep).
     func removeUnreferencedBlobs(_ candidates: [String]) throws {
         guard !candidates.isEmpty else { return }
+        let pin = blobs.tryPinForRemoval()
+        defer { pin?.release() }
         try write { db in
             for sha in Set(candidates) {
                 let used = try Bool.fetchOne(db, sql: """
@@ -377,6 +380,7 @@ extension AppDatabase {
                     """, arguments: [sha, sha]) ?? true
                 guard !used else { continue }
                 try db.execute(sql: "DELETE FROM blob WHERE sha256 = ?", arguments: [sha])
+                guard pin != nil else { continue }
                 try blobs.remove(sha)
                 renditions.remove(sha)
             }
@@ -396,6 +400,8 @@ extension AppDatabase {
         }
         try removeUnreferencedBlobs(unreferenced)
         // Files renamed into place by a transaction that then failed have no blob row.
+        guard let pin = blobs.tryPinForRemoval() else { return unreferenced.count }
+        defer { pin.release() }
         let onDisk = blobs.allStoredHashes()
         var orphans = 0
         try write { db in

@@ -187,6 +187,51 @@ public struct BlobStore: Sendable {
         }
     }
 
+    // MARK: - Pinning files for a backup
+
+    /// A shared lock on `blobs/.pin` (flock, so it holds across processes): while any backup holds
+    /// it, stored files are not unlinked. Rows may still be deleted; their files stay as orphans
+    /// that the next garbage sweep removes. A backup reads its rows after taking the pin, so every
+    /// file its snapshot names is still on disk when it is copied.
+    public final class Pin: @unchecked Sendable {
+        private var fd: Int32
+
+        init(url: URL, exclusive: Bool, wait: Bool) throws {
+            fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw StoreError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+            let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
+            while flock(fd, operation) != 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd)
+                fd = -1
+                throw code == EWOULDBLOCK ? StoreError.locked(path: url.path) : StoreError.io("cannot lock \(url.path)")
+            }
+        }
+
+        public func release() {
+            if fd >= 0 {
+                flock(fd, LOCK_UN)
+                close(fd)
+                fd = -1
+            }
+        }
+
+        deinit { release() }
+    }
+
+    var pinURL: URL { root.appendingPathComponent(".pin") }
+
+    /// Keeps every stored file on disk until `release` (for a backup). Waits for a deletion in progress.
+    public func pinForBackup() throws -> Pin {
+        try Pin(url: pinURL, exclusive: false, wait: true)
+    }
+
+    /// The right to unlink files now, or nil while a backup holds its pin.
+    func tryPinForRemoval() -> Pin? {
+        try? Pin(url: pinURL, exclusive: true, wait: false)
+    }
+
     /// Every hash that has a file, for the garbage sweep.
     func allStoredHashes() -> [String] {
         guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }

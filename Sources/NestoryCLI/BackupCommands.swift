@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import NestoryBackup
+import NestoryDomain
+import NestoryImport
+import NestoryStore
+
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a household's backup: one ZIP with all its data and every photo and receipt, byte-exact.",
+        discussion: "Safe while the server runs: the data is read as one consistent snapshot.")
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: "The household's name or id (not needed when there is only one).")
+    var household: String?
+
+    @Argument(help: "The archive to write (.zip).")
+    var file: String
+
+    func run() throws {
+        try reportingErrors {
+            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let target = try resolveHousehold(database, household)
+            let started = Date()
+            let result = try BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file))
+            let c = result.manifest.counts
+            print("""
+                Backed up \(target.name) to \(file) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s:
+                  \(c.items) items, \(c.photos) photos, \(c.receipts) receipts, \(c.rooms) rooms, \(c.categories) categories, \(c.members) members
+                  \(c.files) files (\(byteText(c.fileBytes))), archive \(byteText(result.archiveBytes))
+                """)
+        }
+    }
+}
+
+struct Restore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Restore a household from a backup archive.",
+        discussion: """
+            The whole archive is checked first (manifest, checksums, every row, every file); nothing changes \
+            unless all of it is sound, and the data is then changed in one transaction. A household this \
+            server does not have is created with its members. For one it has, choose --mode replace (its \
+            data becomes exactly the archive's) or --mode merge (new rows added, newer items win).
+            """)
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: "replace or merge, for a household that already exists here.")
+    var mode: RestoreMode?
+
+    @Option(help: "Restore into this household (name or id) instead of the archive's own.")
+    var into: String?
+
+    @Flag(help: "Only check the archive; change nothing.")
+    var check = false
+
+    @Argument(help: "The archive to restore (.zip).")
+    var file: String
+
+    func run() throws {
+        try reportingErrors {
+            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+            let reader = BackupReader(database: database)
+            let url = URL(fileURLWithPath: file)
+            guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
+            if check {
+                let checked = try reader.validate(url)
+                defer { checked.discard() }
+                let c = checked.manifest.counts
+                print("The archive is sound: \(checked.manifest.household.name), \(c.items) items, \(c.files) files, made by Nestory \(checked.manifest.appVersion) on \(checked.manifest.createdAt).")
+                return
+            }
+            let target = try into.map { try resolveHousehold(database, $0).id }
+            let started = Date()
+            let checked = try reader.validate(url)
+            defer { checked.discard() }
+            let manifest = checked.manifest
+            if mode == nil, try target != nil || database.householdExists(manifest.household.id) {
+                throw CLIError("This server already has the household \(manifest.household.name): choose --mode replace (its data becomes the archive's) or --mode merge (add what is new, newer items win). Nothing was changed.")
+            }
+            let summary = try reader.apply(checked, into: target, mode: mode ?? .replace)
+            print("Restored \(manifest.household.name) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\(summary.householdCreated ? " (a new household here)" : ""):")
+            print(Self.describe(summary))
+        }
+    }
+
+    static func describe(_ s: RestoreSummary) -> String {
+        func line(_ label: String, _ c: RestoreSummary.Counts) -> String {
+            "  \(label.padding(toLength: 11, withPad: " ", startingAt: 0)) \(c.added) added, \(c.updated) updated, \(c.skipped) kept, \(c.removed) removed"
+        }
+        return [line("Items", s.items), line("Photos", s.photos), line("Receipts", s.receipts), line("Rooms", s.rooms),
+                line("Categories", s.categories), line("Members", s.members)].joined(separator: "\n")
+    }
+}
+
+extension RestoreMode: ExpressibleByArgument {}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import items from a file.",
+        subcommands: [ImportCSV.self])
+}
+
+struct ImportCSV: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "csv",
+        abstract: "Import items from a CSV file (Homebox's export is recognised by its HB.* columns).",
+        discussion: """
+            Every row is checked first; if any has a problem, each is listed with its line and nothing is \
+            imported. Rooms and categories are created as needed. Fields: \(ImportField.allCases.map(\.rawValue).joined(separator: ", ")).
+            """)
+
+    @OptionGroup var data: DataOptions
+
+    @Option(help: "The household's name or id (not needed when there is only one).")
+    var household: String?
+
+    @Option(help: "Which column fills which field, e.g. name=Title,price=Cost,room=Location (guessed from the header otherwise).")
+    var map: String?
+
+    @Option(help: "How to read dates like 03/04/2024: mdy or dmy.")
+    var dateOrder: String = "mdy"
+
+    @Flag(help: "Show what would be imported; change nothing.")
+    var dryRun = false
+
+    @Argument(help: "The CSV file.")
+    var file: String
+
+    func run() throws {
+        try reportingErrors {
+            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let target = try resolveHousehold(database, household)
+            guard let bytes = FileManager.default.contents(atPath: file) else { throw CLIError("There is no file \(file).") }
+            guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
+            let table: CSVTable
+            do { table = try CSV.parse(bytes) } catch let error as CSVError { throw CLIError(error.description) }
+            let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
+            let items: [ImportedItem]
+            do {
+                let mapping = try map.map { try ColumnMapping.parse($0, header: table.header) } ?? ColumnMapping.guess(header: table.header)
+                if !HomeboxImport.isHomebox(table.header) {
+                    let used = ImportField.allCases.compactMap { f in mapping.columns[f].map { "\(f.rawValue)=\(table.header[$0])" } }
+                    print("Columns: \(used.joined(separator: ", "))")
+                } else {
+                    print("Homebox export recognised.")
+                }
+                items = try ItemImport.items(from: table, mapping: mapping, options: options)
+            } catch let error as ImportError {
+                throw CLIError(error.description)
+            }
+            if dryRun {
+                print("\(items.count) items would be imported into \(target.name); nothing was changed.")
+                return
+            }
+            let summary = try database.importItems(target.id, items.map { NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName) },
+                                                   now: Date(), today: options.today)
+            print("Imported \(summary.items) items into \(target.name).")
+            if !summary.roomsCreated.isEmpty { print("New rooms: \(summary.roomsCreated.joined(separator: ", "))") }
+            if !summary.categoriesCreated.isEmpty { print("New categories: \(summary.categoriesCreated.joined(separator: ", "))") }
+        }
+    }
+}
+
+func byteText(_ bytes: Int64) -> String {
+    ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+}

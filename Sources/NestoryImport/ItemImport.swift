@@ -1,0 +1,369 @@
+import Foundation
+import NestoryDomain
+
+/// The item fields a CSV column can fill.
+public enum ImportField: String, CaseIterable, Sendable, Codable {
+    case name, brand, model, serial, price, currency, purchaseDate = "purchase_date", room, category, tags, notes
+    case quantity, condition, barcode, warranty
+
+    public var label: String {
+        switch self {
+        case .name: return "Name"
+        case .brand: return "Brand"
+        case .model: return "Model"
+        case .serial: return "Serial number"
+        case .price: return "Purchase price"
+        case .currency: return "Currency"
+        case .purchaseDate: return "Purchase date"
+        case .room: return "Room"
+        case .category: return "Category"
+        case .tags: return "Tags"
+        case .notes: return "Notes"
+        case .quantity: return "Quantity"
+        case .condition: return "Condition"
+        case .barcode: return "Barcode"
+        case .warranty: return "Warranty expiry"
+        }
+    }
+
+    /// Header names (folded) that mean this field, for guessing the mapping.
+    var synonyms: [String] {
+        switch self {
+        case .name: return ["name", "item", "item name", "title", "description", "product"]
+        case .brand: return ["brand", "manufacturer", "make", "maker"]
+        case .model: return ["model", "model number", "model no", "model_number", "modelnumber"]
+        case .serial: return ["serial", "serial number", "serial no", "serial_number", "serialnumber", "s/n"]
+        case .price: return ["price", "purchase price", "cost", "value", "amount", "purchase_price", "paid"]
+        case .currency: return ["currency", "currency code"]
+        case .purchaseDate: return ["purchase date", "date", "purchased", "bought", "purchase_date", "date purchased"]
+        case .room: return ["room", "location", "place", "area"]
+        case .category: return ["category", "type", "kind", "group"]
+        case .tags: return ["tags", "labels", "tag", "label"]
+        case .notes: return ["notes", "note", "comments", "comment", "remarks"]
+        case .quantity: return ["quantity", "qty", "count", "number", "amount owned"]
+        case .condition: return ["condition", "state"]
+        case .barcode: return ["barcode", "upc", "ean", "gtin", "isbn"]
+        case .warranty: return ["warranty", "warranty expiry", "warranty expires", "warranty_expires", "warranty until"]
+        }
+    }
+}
+
+/// Which column fills which field. Columns are indexes into the header.
+public struct ColumnMapping: Sendable, Hashable, Codable {
+    public var columns: [ImportField: Int]
+
+    public init(columns: [ImportField: Int] = [:]) {
+        self.columns = columns
+    }
+
+    /// A first guess from the header names.
+    public static func guess(header: [String]) -> ColumnMapping {
+        var mapping = ColumnMapping()
+        var used = Set<Int>()
+        let folded = header.map(fold)
+        for field in ImportField.allCases {
+            for synonym in field.synonyms {
+                if let index = folded.firstIndex(of: synonym), !used.contains(index) {
+                    mapping.columns[field] = index
+                    used.insert(index)
+                    break
+                }
+            }
+        }
+        return mapping
+    }
+
+    /// `name=Title,price=Cost` (field=header name, or field=column number from 1). Fields not named
+    /// keep their guessed column unless `only` is set.
+    public static func parse(_ spec: String, header: [String]) throws(ImportError) -> ColumnMapping {
+        var mapping = guess(header: header)
+        let folded = header.map(fold)
+        for part in spec.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, let field = ImportField(rawValue: pair[0].lowercased().replacingOccurrences(of: "-", with: "_")) else {
+                throw .badMapping("“\(part)” is not field=column (fields: \(ImportField.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            if pair[1].isEmpty || pair[1] == "-" {
+                mapping.columns[field] = nil
+            } else if let index = folded.firstIndex(of: fold(pair[1])) {
+                mapping.columns[field] = index
+            } else if let number = Int(pair[1]), (1...header.count).contains(number) {
+                mapping.columns[field] = number - 1
+            } else {
+                throw .badMapping("there is no column “\(pair[1])” (columns: \(header.joined(separator: ", ")))")
+            }
+        }
+        return mapping
+    }
+
+    static func fold(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "_", with: " ")
+    }
+}
+
+/// How ambiguous values are read.
+public struct ImportOptions: Sendable, Hashable {
+    /// Used for prices without a currency of their own.
+    public var currency: CurrencyCode
+    /// How `03/04/2024` is read.
+    public var dateOrder: DateOrder
+    /// The household's calendar day (for "not in the future").
+    public var today: CalendarDate
+
+    public enum DateOrder: String, Sendable, Hashable, CaseIterable { case dmy, mdy }
+
+    public init(currency: CurrencyCode, dateOrder: DateOrder = .mdy, today: CalendarDate) {
+        self.currency = currency
+        self.dateOrder = dateOrder
+        self.today = today
+    }
+}
+
+/// One item ready to be stored: its draft (without room or category ids yet) and the names of its
+/// room and category, created when missing.
+public struct ImportedItem: Sendable, Hashable {
+    public var line: Int
+    public var draft: ItemDraft
+    public var roomName: String?
+    public var categoryName: String?
+}
+
+/// A problem with one row, for the person fixing the file.
+public struct RowError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var column: String?
+    public var message: String
+
+    public var description: String {
+        "Line \(line)\(column.map { " (\($0))" } ?? ""): \(message)"
+    }
+}
+
+public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    case csv(CSVError)
+    case badMapping(String)
+    case noNameColumn
+    case rows([RowError])
+
+    public var description: String {
+        switch self {
+        case .csv(let error): return error.description
+        case .badMapping(let detail): return "The column mapping is not valid: \(detail)."
+        case .noNameColumn: return "No column is mapped to the item name; choose which column holds it."
+        case .rows(let errors):
+            let shown = errors.prefix(20).map(\.description).joined(separator: "\n")
+            return "\(errors.count) row\(errors.count == 1 ? " has" : "s have") errors; nothing was imported.\n\(shown)\(errors.count > 20 ? "\n…" : "")"
+        }
+    }
+}
+
+/// Turns CSV rows into items: every row is checked and every problem reported with its line;
+/// when any row has a problem, nothing is returned (so nothing is half-imported).
+public enum ItemImport {
+    public static func items(from table: CSVTable, mapping: ColumnMapping, options: ImportOptions) throws(ImportError) -> [ImportedItem] {
+        if HomeboxImport.isHomebox(table.header) {
+            return try HomeboxImport.items(from: table, options: options)
+        }
+        guard mapping.columns[.name] != nil else { throw .noNameColumn }
+        var out: [ImportedItem] = []
+        var errors: [RowError] = []
+        for record in table.rows {
+            if record.fields.count != table.header.count {
+                errors.append(RowError(line: record.line, column: nil,
+                                       message: "it has \(record.fields.count) fields, the header has \(table.header.count)"))
+                continue
+            }
+            var row = RowReader(record: record, header: table.header, options: options)
+            func value(_ field: ImportField) -> String? {
+                mapping.columns[field].flatMap { row.text($0) }
+            }
+            let currency = row.currency(mapping.columns[.currency]) ?? options.currency
+            var draft = ItemDraft(name: value(.name) ?? "", currency: currency)
+            draft.brand = value(.brand)
+            draft.modelNumber = value(.model)
+            draft.serialNumber = value(.serial)
+            draft.barcode = value(.barcode)
+            draft.notes = value(.notes)
+            if let column = mapping.columns[.price] { draft.purchasePrice = row.money(column, currency: currency) }
+            if let column = mapping.columns[.purchaseDate] { draft.purchaseDate = row.date(column) }
+            if let column = mapping.columns[.warranty] { draft.warrantyExpiry = row.date(column) }
+            if let column = mapping.columns[.quantity] { draft.quantity = row.quantity(column) ?? 1 }
+            if let column = mapping.columns[.condition] { draft.condition = row.condition(column) ?? .good }
+            if let tags = value(.tags) { draft.tags = splitTags(tags) }
+            let item = ImportedItem(line: record.line, draft: draft, roomName: value(.room), categoryName: value(.category))
+            errors += row.errors
+            if row.errors.isEmpty, let checked = check(item, &errors, options: options) { out.append(checked) }
+        }
+        guard errors.isEmpty else { throw .rows(errors) }
+        return out
+    }
+
+    /// The domain's own rules, with the row's line.
+    static func check(_ item: ImportedItem, _ errors: inout [RowError], options: ImportOptions) -> ImportedItem? {
+        var item = item
+        do {
+            item.draft = try item.draft.validated(today: options.today)
+            if let room = item.roomName { item.roomName = try PlaceName.validated(room, field: "room") }
+            if let category = item.categoryName { item.categoryName = try PlaceName.validated(category, field: "category") }
+            return item
+        } catch {
+            if case .validation(let fields) = error {
+                errors += fields.map { RowError(line: item.line, column: $0.field, message: $0.message) }
+            } else {
+                errors.append(RowError(line: item.line, column: nil, message: "\(error)"))
+            }
+            return nil
+        }
+    }
+
+    /// Tags separated by `;`, `,` or `|`.
+    static func splitTags(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == ";" || $0 == "," || $0 == "|" }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
+
+/// Reads typed values from one record, collecting errors with the column's name.
+struct RowReader {
+    let record: CSVRecord
+    let header: [String]
+    let options: ImportOptions
+    var errors: [RowError] = []
+
+    init(record: CSVRecord, header: [String], options: ImportOptions) {
+        self.record = record
+        self.header = header
+        self.options = options
+    }
+
+    func text(_ column: Int) -> String? {
+        guard column < record.fields.count else { return nil }
+        let value = record.fields[column].trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : value
+    }
+
+    private mutating func fail(_ column: Int, _ message: String) {
+        errors.append(RowError(line: record.line, column: column < header.count ? header[column] : nil, message: message))
+    }
+
+    mutating func currency(_ column: Int?) -> CurrencyCode? {
+        guard let column, let raw = text(column) else { return nil }
+        guard let code = try? CurrencyCode(raw.uppercased()) else {
+            fail(column, "“\(raw)” is not a currency code such as USD or EUR")
+            return nil
+        }
+        return code
+    }
+
+    mutating func money(_ column: Int, currency: CurrencyCode) -> Money? {
+        guard let raw = text(column) else { return nil }
+        switch ValueParsing.amount(raw) {
+        case .success(let plain):
+            do {
+                return try Money.parse(plain, currency: currency)
+            } catch {
+                fail(column, "“\(raw)”: \(error.message)")
+            }
+        case .failure(let message):
+            fail(column, "“\(raw)” \(message)")
+        }
+        return nil
+    }
+
+    mutating func date(_ column: Int) -> CalendarDate? {
+        guard let raw = text(column) else { return nil }
+        guard let date = ValueParsing.date(raw, order: options.dateOrder) else {
+            fail(column, "“\(raw)” is not a date (use 2024-03-31)")
+            return nil
+        }
+        return date
+    }
+
+    mutating func quantity(_ column: Int) -> Int? {
+        guard let raw = text(column) else { return nil }
+        let trimmed = raw.hasSuffix(".0") ? String(raw.dropLast(2)) : raw
+        guard let value = Int(trimmed), value >= 1 else {
+            fail(column, "“\(raw)” is not a whole number of 1 or more")
+            return nil
+        }
+        return value
+    }
+
+    mutating func condition(_ column: Int) -> ItemCondition? {
+        guard let raw = text(column) else { return nil }
+        let key = raw.lowercased().replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "-", with: "_")
+        if let condition = ItemCondition(rawValue: key) { return condition }
+        if let condition = ItemCondition.allCases.first(where: { $0.label.lowercased() == raw.lowercased() }) { return condition }
+        switch key {
+        case "excellent", "mint": return .likeNew
+        case "used", "ok": return .good
+        case "damaged", "broken", "bad": return .poor
+        default:
+            fail(column, "“\(raw)” is not a condition (new, like new, good, fair, poor)")
+            return nil
+        }
+    }
+}
+
+/// Numbers and dates as people type them into spreadsheets.
+public enum ValueParsing {
+    /// A plain decimal (`1234.56`) from `$1,234.56`, `1.234,56 €`, `12,50` or `1 234`. Negative
+    /// amounts and text that is not a number are refused rather than guessed.
+    public static func amount(_ raw: String) -> Result<String, AmountError> {
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("-") || text.hasPrefix("−") || (text.hasPrefix("(") && text.hasSuffix(")")) { return .failure(.negative) }
+        // A currency symbol or a three-letter code before or after the number.
+        text = String(text.unicodeScalars.filter { !"$€£¥₹₩".unicodeScalars.contains($0) }.map(Character.init))
+        text = text.trimmingCharacters(in: .whitespaces)
+        func isCode<S: StringProtocol>(_ part: S) -> Bool { part.allSatisfy { $0.isASCII && $0.isUppercase } }
+        if text.count > 3, isCode(text.prefix(3)), !Array(text)[3].isLetter { text = String(text.dropFirst(3)) }
+        if text.count > 3, isCode(text.suffix(3)), !Array(text)[text.count - 4].isLetter { text = String(text.dropLast(3)) }
+        text = text.trimmingCharacters(in: .whitespaces)
+        let digitsOnly = text.filter { $0 != " " && $0 != "\u{00A0}" && $0 != "\u{202F}" && $0 != "'" }
+        guard !digitsOnly.isEmpty, digitsOnly.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }),
+              digitsOnly.contains(where: \.isNumber) else { return .failure(.notANumber) }
+        let dots = digitsOnly.filter { $0 == "." }.count, commas = digitsOnly.filter { $0 == "," }.count
+        var decimal: Character?
+        if dots > 0 && commas > 0 {
+            decimal = digitsOnly.lastIndex(of: ".")! > digitsOnly.lastIndex(of: ",")! ? "." : ","
+        } else if dots == 1 {
+            decimal = "."
+        } else if commas == 1 {
+            let after = digitsOnly.distance(from: digitsOnly.lastIndex(of: ",")!, to: digitsOnly.endIndex) - 1
+            decimal = after == 3 ? nil : ","
+        }
+        if let decimal, digitsOnly.filter({ $0 == decimal }).count > 1 { return .failure(.notANumber) }
+        var out = ""
+        for ch in digitsOnly {
+            if ch == decimal { out.append(".") } else if ch.isNumber { out.append(ch) }
+        }
+        return .success(out)
+    }
+
+    public enum AmountError: Error, Hashable, CustomStringConvertible {
+        case negative, notANumber
+        public var description: String {
+            switch self {
+            case .negative: return "is negative (a price is 0 or more)"
+            case .notANumber: return "is not an amount"
+            }
+        }
+    }
+
+    /// `2024-03-31`, `2024/03/31`, `2024-03-31T10:00:00Z`, `31.03.2024`, and `03/31/2024` or
+    /// `31/03/2024` by `order` (a day over 12 decides by itself).
+    public static func date(_ raw: String, order: ImportOptions.DateOrder) -> CalendarDate? {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        let head = text.split(whereSeparator: { $0 == "T" || $0 == " " }).first.map(String.init) ?? text
+        let parts = head.split(whereSeparator: { $0 == "-" || $0 == "/" || $0 == "." }).map(String.init)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }) else { return nil }
+        let numbers = parts.compactMap { Int($0) }
+        guard numbers.count == 3 else { return nil }
+        if parts[0].count == 4 { return try? CalendarDate(year: numbers[0], month: numbers[1], day: numbers[2]) }
+        guard parts[2].count == 4 else { return nil }
+        let year = numbers[2]
+        if head.contains(".") { return try? CalendarDate(year: year, month: numbers[1], day: numbers[0]) }
+        var (month, day) = order == .mdy ? (numbers[0], numbers[1]) : (numbers[1], numbers[0])
+        if month > 12 && day <= 12 { swap(&month, &day) }
+        return try? CalendarDate(year: year, month: month, day: day)
+    }
+}

@@ -1,0 +1,362 @@
+import Foundation
+import GRDB
+import NestoryDomain
+
+/// One household's rows, read inside a single read transaction (a consistent snapshot while the
+/// server keeps taking writes). Only valid inside `exportHousehold`'s closure.
+public struct HouseholdExport {
+    let db: Database
+    let id: String
+    public let household: ArchiveRecord.Household
+
+    public func users() throws -> [ArchiveRecord.User] {
+        try Row.fetchAll(db, sql: """
+            SELECT u.* FROM user u JOIN membership m ON m.user_id = u.id WHERE m.household_id = ? ORDER BY u.created_at, u.id
+            """, arguments: [id]).map {
+            ArchiveRecord.User(id: $0["id"], email: $0["email"], displayName: $0["display_name"],
+                               passwordHash: $0["password_hash"], createdAt: $0["created_at"])
+        }
+    }
+
+    public func memberships() throws -> [ArchiveRecord.Membership] {
+        try Row.fetchAll(db, sql: "SELECT * FROM membership WHERE household_id = ? ORDER BY joined_at, user_id", arguments: [id]).map {
+            ArchiveRecord.Membership(userID: $0["user_id"], role: $0["role"], joinedAt: $0["joined_at"])
+        }
+    }
+
+    public func rooms() throws -> [ArchiveRecord.Room] {
+        try Row.fetchAll(db, sql: "SELECT * FROM room WHERE household_id = ? ORDER BY sort_order, id", arguments: [id]).map {
+            ArchiveRecord.Room(id: $0["id"], name: $0["name"], sortOrder: $0["sort_order"])
+        }
+    }
+
+    public func categories() throws -> [ArchiveRecord.Category] {
+        try Row.fetchAll(db, sql: "SELECT * FROM category WHERE household_id = ? ORDER BY sort_order, id", arguments: [id]).map {
+            ArchiveRecord.Category(id: $0["id"], name: $0["name"], colorHex: $0["color_hex"], icon: $0["icon"],
+                                   sortOrder: $0["sort_order"], isCustom: $0["is_custom"])
+        }
+    }
+
+    public func itemCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE household_id = ?", arguments: [id]) ?? 0
+    }
+
+    /// Every item, in the order they were added, with its tags in order.
+    public func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT item.*, (SELECT json_group_array(tag) FROM (SELECT tag FROM item_tag WHERE item_seq = item.seq ORDER BY position)) AS tags_json
+            FROM item WHERE household_id = ? ORDER BY seq
+            """, arguments: [id])
+        while let row = try rows.next() {
+            let tagsJSON: String = row["tags_json"] ?? "[]"
+            let tags = (try? JSONDecoder().decode([String].self, from: Data(tagsJSON.utf8))) ?? []
+            try body(ArchiveRecord.Item(
+                id: row["id"], name: row["name"], brand: row["brand"], modelNumber: row["model_number"],
+                serialNumber: row["serial_number"], priceMinor: row["price_minor"], currency: row["currency"],
+                quantity: row["quantity"], purchaseDate: row["purchase_date"], categoryID: row["category_id"],
+                roomID: row["room_id"], condition: row["condition"], conditionNotes: row["condition_notes"],
+                barcode: row["barcode"], warrantyExpiry: row["warranty_expiry"], notes: row["notes"], tags: tags,
+                createdAt: row["created_at"], updatedAt: row["updated_at"]))
+        }
+    }
+
+    /// Every stored file a photo or receipt of the household uses.
+    public func forEachBlob(_ body: (ArchiveRecord.Blob) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT b.* FROM blob b WHERE b.sha256 IN
+                (SELECT sha256 FROM item_photo WHERE household_id = ? UNION SELECT sha256 FROM receipt WHERE household_id = ?)
+            ORDER BY b.sha256
+            """, arguments: [id, id])
+        while let row = try rows.next() {
+            try body(ArchiveRecord.Blob(sha256: row["sha256"], contentType: row["content_type"],
+                                        byteCount: row["byte_count"], createdAt: row["created_at"]))
+        }
+    }
+
+    public func forEachPhoto(_ body: (ArchiveRecord.Photo) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT p.*, i.id AS item_uuid FROM item_photo p JOIN item i ON i.seq = p.item_seq
+            WHERE p.household_id = ? ORDER BY p.item_seq, p.position, p.id
+            """, arguments: [id])
+        while let row = try rows.next() {
+            try body(ArchiveRecord.Photo(id: row["id"], itemID: row["item_uuid"], sha256: row["sha256"],
+                                         isPrimary: row["is_primary"], position: row["position"], createdAt: row["created_at"]))
+        }
+    }
+
+    public func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT r.*, i.id AS item_uuid FROM receipt r LEFT JOIN item i ON i.seq = r.item_seq
+            WHERE r.household_id = ? ORDER BY r.created_at, r.id
+            """, arguments: [id])
+        while let row = try rows.next() {
+            try body(ArchiveRecord.Receipt(
+                id: row["id"], itemID: row["item_uuid"], sha256: row["sha256"], vendor: row["vendor"],
+                currency: row["currency"], totalMinor: row["total_minor"], taxMinor: row["tax_minor"],
+                purchaseDate: row["purchase_date"], rawText: row["raw_text"], confidence: row["confidence"],
+                createdAt: row["created_at"]))
+        }
+    }
+}
+
+extension AppDatabase {
+    // MARK: - Backup
+
+    /// Reads a household inside one read transaction: everything `body` sees is one consistent
+    /// snapshot, whatever the server writes meanwhile.
+    public func exportHousehold<T>(_ householdID: HouseholdID, _ body: (HouseholdExport) throws -> T) throws -> T {
+        try read { db in
+            let id = householdID.description
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM household WHERE id = ?", arguments: [id]) else {
+                throw DomainError.notFound("The household")
+            }
+            let household = ArchiveRecord.Household(id: row["id"], name: row["name"], currency: row["currency"],
+                                                    highValueThresholdMinor: row["high_value_threshold_minor"],
+                                                    createdAt: row["created_at"])
+            return try body(HouseholdExport(db: db, id: id, household: household))
+        }
+    }
+
+    /// Whether a household with this id exists.
+    public func householdExists(_ id: String) throws -> Bool {
+        try read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM household WHERE id = ?", arguments: [id]) ?? false }
+    }
+
+    // MARK: - Restore
+
+    /// Applies a validated archive in one write transaction: all of it, or (on any error, or a crash)
+    /// none of it. `files` are the archive's files, already staged and checked against their SHA-256.
+    ///
+    /// `target` nil restores the archive's own household, creating it (with its members' accounts)
+    /// when this server does not have it. Otherwise the rows go into `target`: `replace` makes its
+    /// rooms, categories, items, photos and receipts exactly the archive's (members and accounts are
+    /// left alone); `merge` adds what is new, replaces items the archive has a newer version of, and
+    /// keeps the rest. Ids used by another household on this server are given new ids.
+    public func restoreHousehold(_ source: some HouseholdArchiveSource, files: [String: BlobStore.Staged],
+                                 into target: HouseholdID?, mode: RestoreMode, now: Date) throws -> RestoreSummary {
+        var removedCandidates: [String] = []
+        let summary = try write { db -> RestoreSummary in
+            var summary = RestoreSummary()
+            let archived = source.household
+            let targetID = target?.description ?? archived.id
+            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM household WHERE id = ?", arguments: [targetID]) ?? false
+            summary.householdID = targetID
+            var remap = IDRemap(targetHousehold: targetID)
+
+            if !exists {
+                guard target == nil else { throw DomainError.notFound("The household") }
+                try db.execute(sql: """
+                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [targetID, archived.name, archived.currency, archived.highValueThresholdMinor, archived.createdAt])
+                summary.householdCreated = true
+                try Self.restoreMembers(db, source, householdID: targetID, summary: &summary)
+            } else if mode == .replace {
+                removedCandidates = try String.fetchAll(db, sql: """
+                    SELECT sha256 FROM item_photo WHERE household_id = ? UNION SELECT sha256 FROM receipt WHERE household_id = ?
+                    """, arguments: [targetID, targetID])
+                summary.items.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM item WHERE household_id = ?", arguments: [targetID]) ?? 0
+                summary.receipts.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM receipt WHERE household_id = ?", arguments: [targetID]) ?? 0
+                summary.photos.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM item_photo WHERE household_id = ?", arguments: [targetID]) ?? 0
+                summary.rooms.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM room WHERE household_id = ?", arguments: [targetID]) ?? 0
+                summary.categories.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM category WHERE household_id = ?", arguments: [targetID]) ?? 0
+                try db.execute(sql: "DELETE FROM receipt WHERE household_id = ?", arguments: [targetID])
+                try db.execute(sql: "DELETE FROM item WHERE household_id = ?", arguments: [targetID])
+                try db.execute(sql: "DELETE FROM room WHERE household_id = ?", arguments: [targetID])
+                try db.execute(sql: "DELETE FROM category WHERE household_id = ?", arguments: [targetID])
+                try db.execute(sql: "UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ? WHERE id = ?",
+                               arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, targetID])
+            }
+
+            // Rooms and categories: by id, then by name (merge), else added.
+            var nextRoomOrder = (try Int.fetchOne(db, sql: "SELECT max(sort_order) FROM room WHERE household_id = ?", arguments: [targetID]) ?? -1) + 1
+            for room in source.rooms {
+                if let existing = try Self.placeMatch(db, table: "room", targetID, id: room.id, name: room.name) {
+                    remap.rooms[room.id] = existing
+                    summary.rooms.skipped += 1
+                    continue
+                }
+                let id = try remap.fresh(db, table: "room", room.id)
+                remap.rooms[room.id] = id
+                let order = exists && mode == .merge ? nextRoomOrder : room.sortOrder
+                nextRoomOrder += 1
+                try db.execute(sql: "INSERT INTO room (id, household_id, name, sort_order) VALUES (?, ?, ?, ?)",
+                               arguments: [id, targetID, room.name, order])
+                summary.rooms.added += 1
+            }
+            var nextCategoryOrder = (try Int.fetchOne(db, sql: "SELECT max(sort_order) FROM category WHERE household_id = ?", arguments: [targetID]) ?? -1) + 1
+            for category in source.categories {
+                if let existing = try Self.placeMatch(db, table: "category", targetID, id: category.id, name: category.name) {
+                    remap.categories[category.id] = existing
+                    summary.categories.skipped += 1
+                    continue
+                }
+                let id = try remap.fresh(db, table: "category", category.id)
+                remap.categories[category.id] = id
+                let order = exists && mode == .merge ? nextCategoryOrder : category.sortOrder
+                nextCategoryOrder += 1
+                try db.execute(sql: """
+                    INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [id, targetID, category.name, category.colorHex, category.icon, order, category.isCustom])
+                summary.categories.added += 1
+            }
+
+            // Items: new ones added, newer ones replace the stored row, the rest are kept.
+            var touched: [Int64] = []
+            try source.forEachItem { item in
+                let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, household_id, updated_at FROM item WHERE id = ?"),
+                                                arguments: [item.id])
+                let roomID = item.roomID.flatMap { remap.rooms[$0] }
+                let categoryID = item.categoryID.flatMap { remap.categories[$0] }
+                if let existing, existing["household_id"] as String == targetID {
+                    let seq: Int64 = existing["seq"]
+                    remap.items[item.id] = (item.id, seq)
+                    guard item.updatedAt > existing["updated_at"] as Int64 else {
+                        summary.items.skipped += 1
+                        return
+                    }
+                    try db.cachedStatement(sql: """
+                        UPDATE item SET name = ?, name_key = ?, brand = ?, model_number = ?, serial_number = ?, price_minor = ?,
+                            currency = ?, quantity = ?, purchase_date = ?, category_id = ?, room_id = ?, condition = ?,
+                            condition_notes = ?, barcode = ?, warranty_expiry = ?, notes = ?, created_at = ?, updated_at = ?
+                        WHERE seq = ?
+                        """).execute(arguments: [item.name, Text.foldKey(item.name), item.brand, item.modelNumber, item.serialNumber,
+                                         item.priceMinor, item.currency, item.quantity, item.purchaseDate, categoryID, roomID,
+                                         item.condition, item.conditionNotes, item.barcode, item.warrantyExpiry, item.notes,
+                                         item.createdAt, item.updatedAt, seq])
+                    try db.cachedStatement(sql: "DELETE FROM item_tag WHERE item_seq = ?").execute(arguments: [seq])
+                    try Self.insertTags(db, seq: seq, householdID: HouseholdID(string: targetID)!, tags: item.tags)
+                    touched.append(seq)
+                    summary.items.updated += 1
+                    return
+                }
+                let id = existing == nil ? item.id : ItemID().description
+                try db.cachedStatement(sql: """
+                    INSERT INTO item (id, household_id, name, name_key, brand, model_number, serial_number, price_minor, currency,
+                        quantity, purchase_date, category_id, room_id, condition, condition_notes, barcode, warranty_expiry, notes,
+                        created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [id, targetID, item.name, Text.foldKey(item.name), item.brand, item.modelNumber,
+                                     item.serialNumber, item.priceMinor, item.currency, item.quantity, item.purchaseDate,
+                                     categoryID, roomID, item.condition, item.conditionNotes, item.barcode, item.warrantyExpiry,
+                                     item.notes, item.createdAt, item.updatedAt])
+                let seq = db.lastInsertedRowID
+                try Self.insertTags(db, seq: seq, householdID: HouseholdID(string: targetID)!, tags: item.tags)
+                remap.items[item.id] = (id, seq)
+                touched.append(seq)
+                summary.items.added += 1
+            }
+
+            // Files are put in place (fsynced) before the rows that point at them commit.
+            var placed = Set<String>()
+            func place(_ sha: String) throws {
+                guard placed.insert(sha).inserted else { return }
+                guard let staged = files[sha], let blob = source.blobs[sha] else { throw StoreError.attachmentMissing(sha256: sha) }
+                try blobs.ensurePresent(staged)
+                try db.cachedStatement(sql: """
+                    INSERT INTO blob (sha256, content_type, byte_count, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
+                    """).execute(arguments: [sha, blob.contentType, blob.byteCount, blob.createdAt])
+            }
+
+            try source.forEachPhoto { photo in
+                guard let (_, seq) = remap.items[photo.itemID] else {
+                    summary.photos.skipped += 1
+                    return
+                }
+                if let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT household_id FROM item_photo WHERE id = ?"),
+                                                   arguments: [photo.id]), owner == targetID {
+                    summary.photos.skipped += 1
+                    return
+                }
+                let id = try remap.fresh(db, table: "item_photo", photo.id)
+                try place(photo.sha256)
+                let hasPrimary = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM item_photo WHERE item_seq = ? AND is_primary = 1"),
+                                                   arguments: [seq]) ?? false
+                try db.cachedStatement(sql: """
+                    INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [id, targetID, seq, photo.sha256, photo.isPrimary && !hasPrimary, photo.position, photo.createdAt])
+                summary.photos.added += 1
+            }
+
+            try source.forEachReceipt { receipt in
+                if let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT household_id FROM receipt WHERE id = ?"),
+                                                   arguments: [receipt.id]), owner == targetID {
+                    summary.receipts.skipped += 1
+                    return
+                }
+                let id = try remap.fresh(db, table: "receipt", receipt.id)
+                try place(receipt.sha256)
+                let seq = receipt.itemID.flatMap { remap.items[$0]?.seq }
+                try db.cachedStatement(sql: """
+                    INSERT INTO receipt (id, household_id, item_seq, sha256, vendor, currency, total_minor, tax_minor, purchase_date,
+                        raw_text, confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [id, targetID, seq, receipt.sha256, receipt.vendor, receipt.currency, receipt.totalMinor,
+                                     receipt.taxMinor, receipt.purchaseDate, receipt.rawText, receipt.confidence, receipt.createdAt])
+                if let seq { touched.append(seq) }
+                summary.receipts.added += 1
+            }
+
+            for seq in Set(touched) { try Self.reindex(db, seq: seq) }
+            Self.faultInjectionPause()
+            return summary
+        }
+        try removeUnreferencedBlobs(removedCandidates)
+        return summary
+    }
+
+    /// For the crash test only: with NESTORY_FAULT_PAUSE_BEFORE_COMMIT set to a path, a restore
+    /// creates that file and waits inside its transaction, so a test can kill the process there.
+    private static func faultInjectionPause() {
+        guard let marker = ProcessInfo.processInfo.environment["NESTORY_FAULT_PAUSE_BEFORE_COMMIT"] else { return }
+        FileManager.default.createFile(atPath: marker, contents: nil)
+        Thread.sleep(forTimeInterval: 120)
+    }
+
+    /// Members' accounts and memberships, for a household the restore creates. An account whose
+    /// email this server already has is that account (its password is left alone).
+    private static func restoreMembers(_ db: Database, _ source: some HouseholdArchiveSource, householdID: String,
+                                       summary: inout RestoreSummary) throws {
+        var userIDs: [String: String] = [:]
+        for user in source.users {
+            if let existing = try String.fetchOne(db, sql: "SELECT id FROM user WHERE email = ?", arguments: [user.email]) {
+                userIDs[user.id] = existing
+                continue
+            }
+            let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [user.id]) ?? false
+            let id = taken ? UserID().description : user.id
+            try db.execute(sql: "INSERT INTO user (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [id, user.email, user.displayName, user.passwordHash, user.createdAt])
+            userIDs[user.id] = id
+        }
+        for membership in source.memberships {
+            guard let userID = userIDs[membership.userID] else { continue }
+            try db.execute(sql: """
+                INSERT INTO membership (household_id, user_id, role, joined_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """, arguments: [householdID, userID, membership.role, membership.joinedAt])
+            summary.members.added += 1
+        }
+    }
+
+    /// The target household's room or category that is this one: the same id, or the same name.
+    private static func placeMatch(_ db: Database, table: String, _ householdID: String, id: String, name: String) throws -> String? {
+        if let same = try String.fetchOne(db, sql: "SELECT id FROM \(table) WHERE id = ? AND household_id = ?", arguments: [id, householdID]) {
+            return same
+        }
+        let key = Text.foldKey(name)
+        let candidates = try Row.fetchAll(db, sql: "SELECT id, name FROM \(table) WHERE household_id = ?", arguments: [householdID])
+        return candidates.first { Text.foldKey($0["name"]) == key }?["id"]
+    }
+}
+
+/// Ids as the target household will know them.
+private struct IDRemap {
+    let targetHousehold: String
+    var rooms: [String: String] = [:]
+    var categories: [String: String] = [:]
+    var items: [String: (id: String, seq: Int64)] = [:]
+
+    /// The id itself, or a new one when another household already uses it.
+    func fresh(_ db: Database, table: String, _ id: String) throws -> String {
+        let taken = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [id]) ?? false
+        return taken ? UUID().uuidString.lowercased() : id
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// The rows of one household as a backup archive holds them (format version 1): one record type per
+/// table, with the database's own values (ids, amounts in minor units, ISO dates, milliseconds since
+/// 1970), so a restore reproduces the data exactly. Keys are snake_case; optional values may be null
+/// or absent. See docs/backup-format.md.
+public enum ArchiveRecord {
+    public struct Household: Codable, Hashable, Sendable {
+        public var id: String
+        public var name: String
+        public var currency: String
+        public var highValueThresholdMinor: Int64
+        public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, currency, highValueThresholdMinor = "high_value_threshold_minor", createdAt = "created_at"
+        }
+    }
+
+    /// A member's account. The password hash is bcrypt over SHA-256; it lets a restored server
+    /// sign its members in again.
+    public struct User: Codable, Hashable, Sendable {
+        public var id: String
+        public var email: String
+        public var displayName: String
+        public var passwordHash: String
+        public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, email, displayName = "display_name", passwordHash = "password_hash", createdAt = "created_at"
+        }
+    }
+
+    public struct Membership: Codable, Hashable, Sendable {
+        public var userID: String
+        public var role: String
+        public var joinedAt: Int64
+
+        enum CodingKeys: String, CodingKey { case userID = "user_id", role, joinedAt = "joined_at" }
+    }
+
+    public struct Room: Codable, Hashable, Sendable {
+        public var id: String
+        public var name: String
+        public var sortOrder: Int
+
+        enum CodingKeys: String, CodingKey { case id, name, sortOrder = "sort_order" }
+    }
+
+    public struct Category: Codable, Hashable, Sendable {
+        public var id: String
+        public var name: String
+        public var colorHex: String
+        public var icon: String
+        public var sortOrder: Int
+        public var isCustom: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, colorHex = "color_hex", icon, sortOrder = "sort_order", isCustom = "is_custom"
+        }
+    }
+
+    public struct Item: Codable, Hashable, Sendable {
+        public var id: String
+        public var name: String
+        public var brand: String?
+        public var modelNumber: String?
+        public var serialNumber: String?
+        public var priceMinor: Int64?
+        public var currency: String
+        public var quantity: Int
+        public var purchaseDate: String?
+        public var categoryID: String?
+        public var roomID: String?
+        public var condition: String
+        public var conditionNotes: String?
+        public var barcode: String?
+        public var warrantyExpiry: String?
+        public var notes: String?
+        public var tags: [String]
+        public var createdAt: Int64
+        public var updatedAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, brand, modelNumber = "model_number", serialNumber = "serial_number", priceMinor = "price_minor"
+            case currency, quantity, purchaseDate = "purchase_date", categoryID = "category_id", roomID = "room_id"
+            case condition, conditionNotes = "condition_notes", barcode, warrantyExpiry = "warranty_expiry", notes, tags
+            case createdAt = "created_at", updatedAt = "updated_at"
+        }
+    }
+
+    /// A stored file: its checksum names the archive entry `files/<sha256>`.
+    public struct Blob: Codable, Hashable, Sendable {
+        public var sha256: String
+        public var contentType: String
+        public var byteCount: Int64
+        public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case sha256, contentType = "content_type", byteCount = "byte_count", createdAt = "created_at"
+        }
+    }
+
+    public struct Photo: Codable, Hashable, Sendable {
+        public var id: String
+        public var itemID: String
+        public var sha256: String
+        public var isPrimary: Bool
+        public var position: Int
+        public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, itemID = "item_id", sha256, isPrimary = "is_primary", position, createdAt = "created_at"
+        }
+    }
+
+    public struct Receipt: Codable, Hashable, Sendable {
+        public var id: String
+        public var itemID: String?
+        public var sha256: String
+        public var vendor: String?
+        public var currency: String?
+        public var totalMinor: Int64?
+        public var taxMinor: Int64?
+        public var purchaseDate: String?
+        public var rawText: String?
+        public var confidence: Double?
+        public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, itemID = "item_id", sha256, vendor, currency, totalMinor = "total_minor", taxMinor = "tax_minor"
+            case purchaseDate = "purchase_date", rawText = "raw_text", confidence, createdAt = "created_at"
+        }
+    }
+}
+
+/// How a restore treats the household's existing data.
+public enum RestoreMode: String, Sendable, CaseIterable, Codable {
+    /// The household's rooms, categories, items, photos and receipts become exactly the archive's.
+    case replace
+    /// Rows are matched by id: new ones are added, an item newer in the archive replaces the stored one,
+    /// everything else is kept. Rooms and categories with the same name are the same place.
+    case merge
+}
+
+/// What a restore did, per kind of row.
+public struct RestoreSummary: Codable, Hashable, Sendable {
+    public struct Counts: Codable, Hashable, Sendable {
+        public var added = 0
+        public var updated = 0
+        public var skipped = 0
+        public var removed = 0
+        public init() {}
+    }
+
+    public var householdID: String = ""
+    public var householdCreated = false
+    public var rooms = Counts()
+    public var categories = Counts()
+    public var items = Counts()
+    public var photos = Counts()
+    public var receipts = Counts()
+    public var members = Counts()
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case householdID = "household_id", householdCreated = "household_created", rooms, categories, items, photos, receipts, members
+    }
+}
+
+/// Where a restore reads the archive's rows from, one at a time (so memory stays flat), after the
+/// archive has been validated.
+public protocol HouseholdArchiveSource {
+    var household: ArchiveRecord.Household { get }
+    var users: [ArchiveRecord.User] { get }
+    var memberships: [ArchiveRecord.Membership] { get }
+    var rooms: [ArchiveRecord.Room] { get }
+    var categories: [ArchiveRecord.Category] { get }
+    var blobs: [String: ArchiveRecord.Blob] { get }
+    func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws
+    func forEachPhoto(_ body: (ArchiveRecord.Photo) throws -> Void) throws
+    func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws
+}

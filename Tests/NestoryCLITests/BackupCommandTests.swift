@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@Suite("backup, restore and import csv")
+struct BackupCommandTests {
+    @Test("backup then restore into a fresh folder; the same figures come back")
+    func roundTrip() throws {
+        let source = CLI.Folder(), target = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", source.path, "--items", "120", "--seed", "3"]).status == 0)
+        let archive = source.path + ".zip"
+        defer { try? FileManager.default.removeItem(atPath: archive) }
+        let backup = try CLI.run(["backup", "--data", source.path, archive])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout.contains("120 items"))
+        let check = try CLI.run(["restore", "--data", target.path, "--check", archive])
+        #expect(check.status == 0 && check.stdout.contains("The archive is sound"), "\(check.stderr)")
+        let restore = try CLI.run(["restore", "--data", target.path, archive])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(restore.stdout.contains("120 added"))
+        let before = try CLI.run(["stats", "--data", source.path, "--json"]).stdout
+        let after = try CLI.run(["stats", "--data", target.path, "--json"]).stdout
+        #expect(!before.isEmpty && before == after)
+        // Again, without saying how: refused, and it says what to choose.
+        let again = try CLI.run(["restore", "--data", target.path, archive])
+        #expect(again.status != 0 && again.stderr.contains("--mode replace"))
+    }
+
+    @Test("a restore killed in the middle leaves the old data exactly as it was")
+    func killedRestore() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "200", "--seed", "4"]).status == 0)
+        let archive = folder.path + ".zip"
+        defer { try? FileManager.default.removeItem(atPath: archive) }
+        #expect(try CLI.run(["backup", "--data", folder.path, archive]).status == 0)
+        // The data moves on after the backup.
+        let csv = folder.path + ".csv"
+        defer { try? FileManager.default.removeItem(atPath: csv) }
+        try "Name,Price,Room\nNew sofa,899.00,Den\nNew lamp,45.00,Den\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        #expect(try CLI.run(["import", "csv", "--data", folder.path, csv]).status == 0)
+        let before = try CLI.run(["stats", "--data", folder.path, "--json"]).stdout
+        #expect(before.contains("\"itemCount\" : 202") || before.contains("202"))
+
+        let marker = folder.path + ".paused"
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["restore", "--data", folder.path, "--mode", "replace", archive]
+        process.environment = ["NESTORY_FAULT_PAUSE_BEFORE_COMMIT": marker, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: marker), Date() < deadline, process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(FileManager.default.fileExists(atPath: marker), "the restore reached its commit")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let after = try CLI.run(["stats", "--data", folder.path, "--json"])
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(after.stdout == before)
+        // And the same restore, not interrupted, does take effect.
+        let restore = try CLI.run(["restore", "--data", folder.path, "--mode", "replace", archive])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try CLI.run(["stats", "--data", folder.path, "--json"]).stdout != before)
+    }
+
+    @Test("import csv: rows in, rooms created; a bad file names its lines and imports nothing")
+    func importCSV() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "5", "--seed", "1"]).status == 0)
+        let csv = folder.path + ".csv"
+        defer { try? FileManager.default.removeItem(atPath: csv) }
+        try "Title;Cost;Where\n\"Sofa \"\"Bella\"\"\";1.299,00;Wintergarten\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let ok = try CLI.run(["import", "csv", "--data", folder.path, "--map", "name=Title,price=Cost,room=Where", csv])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("Imported 1 items") && ok.stdout.contains("New rooms: Wintergarten"))
+        try "Name,Price\nGood,1\nBad,abc\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let bad = try CLI.run(["import", "csv", "--data", folder.path, csv])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("Line 3 (Price)") && bad.stderr.contains("nothing was imported"))
+        let stats = try CLI.run(["stats", "--data", folder.path]).stdout
+        #expect(stats.contains("6 across"))
+    }
+}
