@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 ITEMS ?= 100000
 
-.PHONY: run build test deps test-deps bench bench-store bench-web bench-images bench-barcodes bench-receipts release clean format
+.PHONY: run build test deps test-deps bench bench-store bench-web bench-images bench-barcodes bench-receipts bench-backup release clean format
 
 ## Install what is missing, build, and start the server on the embedded SQLite default.
 run: deps
@@ -56,6 +56,10 @@ bench-barcodes: test-deps
 ## Receipt field accuracy from the image and from perfect text; DATA=DIR for another folder.
 bench-receipts: test-deps
 	./scripts/bench-receipts.sh $(DATA)
+
+## Backup and restore of 5,000 items and 10,000 photos beside zip -0 and unzip (KB=256 photo size).
+bench-backup: test-deps
+	./scripts/bench-backup.sh
 
 ## Format the code with the toolchain's swift-format and the checked-in .swift-format.
 format:

@@ -34,7 +34,7 @@ final class ArchiveContents: HouseholdArchiveSource {
             try Self.rule(.users, line, Self.isUUID(user.id), "the user id is not a UUID")
             try Self.rule(.users, line, userIDs.insert(user.id).inserted, "the user id \(user.id) appears twice")
             try Self.rule(.users, line, (try? User.normalizedEmail(user.email)) == user.email, "“\(user.email)” is not a valid email address")
-            try Self.rule(.users, line, !user.passwordHash.isEmpty, "the password hash is empty")
+            try Self.rule(.users, line, user.passwordHash.map { !$0.isEmpty } ?? true, "the password hash is empty")
             users.append(user)
         }
         var memberships: [ArchiveRecord.Membership] = []

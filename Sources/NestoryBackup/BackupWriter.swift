@@ -23,8 +23,10 @@ public struct BackupWriter {
     }
 
     @discardableResult
+    /// - Parameter includePasswordHashes: members' password hashes, so a restored server signs them
+    ///   in again (the command line's backups); the web app's exports leave them out.
     public func write(household householdID: HouseholdID, to destination: URL, now: Date = Date(),
-                      progress: BackupProgress? = nil) throws -> Result {
+                      includePasswordHashes: Bool = true, progress: BackupProgress? = nil) throws -> Result {
         let pin = try database.blobs.pinForBackup()
         defer { pin.release() }
         let work = database.folder.tmpURL.appendingPathComponent("backup-\(UUID().uuidString.lowercased())", isDirectory: true)
@@ -48,7 +50,7 @@ public struct BackupWriter {
                 try out.close()
                 return n
             }
-            let users = try export.users()
+            let users = try export.users(includePasswordHashes: includePasswordHashes)
             counts.members = try lines(.users) { emit in for u in users { try emit(u) } }
             _ = try lines(.memberships) { emit in for m in try export.memberships() { try emit(m) } }
             counts.rooms = try lines(.rooms) { emit in for r in try export.rooms() { try emit(r) } }

@@ -15,6 +15,9 @@ struct Backup: ParsableCommand {
     @Option(help: "The household's name or id (not needed when there is only one).")
     var household: String?
 
+    @Flag(help: "Leave the members' password hashes out (restored accounts then need `nestory user password`).")
+    var withoutPasswords = false
+
     @Argument(help: "The archive to write (.zip).")
     var file: String
 
@@ -23,7 +26,8 @@ struct Backup: ParsableCommand {
             let database = try AppDatabase.open(data.folder, mode: .readCurrent)
             let target = try resolveHousehold(database, household)
             let started = Date()
-            let result = try BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file))
+            let result = try BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file),
+                                                                       includePasswordHashes: !withoutPasswords)
             let c = result.manifest.counts
             print("""
                 Backed up \(target.name) to \(file) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s:
@@ -82,6 +86,9 @@ struct Restore: ParsableCommand {
             let summary = try reader.apply(checked, into: target, mode: mode ?? .replace)
             print("Restored \(manifest.household.name) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\(summary.householdCreated ? " (a new household here)" : ""):")
             print(Self.describe(summary))
+            if !summary.accountsNeedingPassword.isEmpty {
+                print("These accounts came without a password and cannot sign in until given one (`nestory user password EMAIL`): \(summary.accountsNeedingPassword.joined(separator: ", "))")
+            }
         }
     }
 

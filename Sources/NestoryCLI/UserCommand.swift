@@ -6,7 +6,7 @@ import NestoryStore
 
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self])
+        commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, SetPassword.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -62,16 +62,42 @@ struct UserCommand: ParsableCommand {
             }
         }
 
-        private func readPassword() throws -> String {
-            if let fromEnvironment = ProcessInfo.processInfo.environment["NESTORY_PASSWORD"], !fromEnvironment.isEmpty {
-                return fromEnvironment
+    }
+
+    struct SetPassword: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "password",
+            abstract: "Set an account's password (for example one restored from a web export, which has none).",
+            discussion: "The password is read from standard input or NESTORY_PASSWORD, as for `user add`. The account's sessions end.")
+
+        @OptionGroup var data: DataOptions
+
+        @Argument(help: "The account's email address.")
+        var email: String
+
+        func run() throws {
+            let password = try readPassword()
+            try reportingErrors {
+                try PasswordPolicy.validate(password)
+                let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+                guard let (user, _) = try database.userCredentials(email: try User.normalizedEmail(email)) else {
+                    throw CLIError("There is no account \(email).")
+                }
+                try database.changePasswordHash(user.id, to: try BcryptPasswordHasher().hash(password))
+                print("Set a new password for \(user.email).")
             }
-            guard let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
-                throw CLIError("No password given: pipe it on standard input or set NESTORY_PASSWORD.")
-            }
-            return line
         }
     }
+}
+
+private func readPassword() throws -> String {
+    if let fromEnvironment = ProcessInfo.processInfo.environment["NESTORY_PASSWORD"], !fromEnvironment.isEmpty {
+        return fromEnvironment
+    }
+    guard let line = Swift.readLine(strippingNewline: true), !line.isEmpty else {
+        throw CLIError("No password given: pipe it on standard input or set NESTORY_PASSWORD.")
+    }
+    return line
 }
 
 extension MemberRole: ExpressibleByArgument {}

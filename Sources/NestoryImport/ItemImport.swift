@@ -134,6 +134,12 @@ public struct RowError: Error, Sendable, Hashable, CustomStringConvertible {
     public var column: String?
     public var message: String
 
+    public init(line: Int, column: String?, message: String) {
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
     public var description: String {
         "Line \(line)\(column.map { " (\($0))" } ?? ""): \(message)"
     }

@@ -9,12 +9,12 @@ public struct HouseholdExport {
     let id: String
     public let household: ArchiveRecord.Household
 
-    public func users() throws -> [ArchiveRecord.User] {
+    public func users(includePasswordHashes: Bool = true) throws -> [ArchiveRecord.User] {
         try Row.fetchAll(db, sql: """
             SELECT u.* FROM user u JOIN membership m ON m.user_id = u.id WHERE m.household_id = ? ORDER BY u.created_at, u.id
             """, arguments: [id]).map {
             ArchiveRecord.User(id: $0["id"], email: $0["email"], displayName: $0["display_name"],
-                               passwordHash: $0["password_hash"], createdAt: $0["created_at"])
+                               passwordHash: includePasswordHashes ? $0["password_hash"] : nil, createdAt: $0["created_at"])
         }
     }
 
@@ -323,8 +323,10 @@ extension AppDatabase {
             }
             let taken = try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [user.id]) ?? false
             let id = taken ? UserID().description : user.id
+            // "!" matches no password: the account exists but cannot sign in until given one.
             try db.execute(sql: "INSERT INTO user (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [id, user.email, user.displayName, user.passwordHash, user.createdAt])
+                           arguments: [id, user.email, user.displayName, user.passwordHash ?? "!", user.createdAt])
+            if user.passwordHash == nil { summary.accountsNeedingPassword.append(user.email) }
             userIDs[user.id] = id
         }
         for membership in source.memberships {

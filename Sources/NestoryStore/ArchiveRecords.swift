@@ -17,13 +17,14 @@ public enum ArchiveRecord {
         }
     }
 
-    /// A member's account. The password hash is bcrypt over SHA-256; it lets a restored server
-    /// sign its members in again.
+    /// A member's account. The password hash (bcrypt over SHA-256) lets a restored server sign its
+    /// members in again; archives made in the web app leave it out (null), and such an account needs
+    /// a new password (`nestory user password`) before it can sign in.
     public struct User: Codable, Hashable, Sendable {
         public var id: String
         public var email: String
         public var displayName: String
-        public var passwordHash: String
+        public var passwordHash: String?
         public var createdAt: Int64
 
         enum CodingKeys: String, CodingKey {
@@ -161,10 +162,13 @@ public struct RestoreSummary: Codable, Hashable, Sendable {
     public var photos = Counts()
     public var receipts = Counts()
     public var members = Counts()
+    /// Accounts created without a password (the archive had none): they need one before signing in.
+    public var accountsNeedingPassword: [String] = []
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case householdID = "household_id", householdCreated = "household_created", rooms, categories, items, photos, receipts, members
+        case accountsNeedingPassword = "accounts_needing_password"
     }
 }
 

@@ -20,8 +20,16 @@ public struct ServerConfiguration: Sendable {
 public struct Limits: Sendable {
     /// Largest photo upload, checked while it streams in, before any decoding.
     public var maxPhotoBytes: Int64 = 40_000_000
+    /// Largest backup archive to restore (streamed to disk, then checked entry by entry).
+    public var maxArchiveBytes: Int64 = 64_000_000_000
+    /// Largest CSV file to import (read whole to preview it).
+    public var maxCSVBytes: Int64 = 50_000_000
 
-    public init(maxPhotoBytes: Int64 = 40_000_000) { self.maxPhotoBytes = maxPhotoBytes }
+    public init(maxPhotoBytes: Int64 = 40_000_000, maxArchiveBytes: Int64 = 64_000_000_000, maxCSVBytes: Int64 = 50_000_000) {
+        self.maxPhotoBytes = maxPhotoBytes
+        self.maxArchiveBytes = maxArchiveBytes
+        self.maxCSVBytes = maxCSVBytes
+    }
 }
 
 /// The live dependencies the web module is given (by the bootstrap, or by tests).
@@ -35,6 +43,8 @@ public struct WebDependencies: Sendable {
     public let limits: Limits
     /// Checks uploads and makes thumbnails and display sizes (libvips in production).
     public let imaging: any ImageProcessing
+    /// Backups being written and uploads waiting for their next step.
+    public let transfers = DataTransfers()
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
     let dummyPasswordHash: String
 
@@ -67,6 +77,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     AccountController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)
+    DataController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: router.group("api/v1"))
     return router
 }

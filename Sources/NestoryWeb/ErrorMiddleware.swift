@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import HTTPTypes
+import NestoryBackup
 import NestoryDomain
+import NestoryImport
 import NestoryImaging
 import NestoryStore
 
@@ -68,6 +70,17 @@ struct ErrorMiddleware: RouterMiddleware {
             default:
                 return internalError(error, context: context)
             }
+        } catch let error as BackupError {
+            switch error {
+            case .io, .missingFile, .damagedStoredFile:
+                return internalError(error, context: context)
+            default:
+                return Self.response(.unprocessableContent, code: "invalid_archive", message: error.description)
+            }
+        } catch let error as CSVError {
+            return Self.response(.unprocessableContent, code: "invalid_csv", message: error.description)
+        } catch let error as ImportError {
+            return Self.response(.unprocessableContent, code: "invalid_csv", message: error.description)
         } catch let error as any HTTPResponseError {
             if error.status == .notFound {
                 return Self.response(.notFound, code: "not_found", message: "There is nothing at this address.")

@@ -76,6 +76,13 @@ enum AccountViews {
             <ul class="list">\(rows)</ul>
             \(addForm)
             </section>
+            \(isOwner ? HTML("""
+            <section class="card">
+            <h2>Your data</h2>
+            <p>Back up everything to one file, restore a backup, or import a spreadsheet or a Homebox export.</p>
+            <p><a class="button" href="/settings/data">Export or import data</a></p>
+            </section>
+            """) : .empty)
             <section class="card">
             <h2>Change your password</h2>
             <p class="muted">You will stay signed in here; every other device is signed out.</p>

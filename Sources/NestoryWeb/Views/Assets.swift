@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "5"
+    static let version = "6"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -119,6 +119,19 @@ enum Assets {
       background:var(--bg); padding:8px 0; }
     .quick-actions .button { padding:0 6px; font-size:.85rem; text-align:center; }
     .upload-progress { width:100%; }
+    .transfer-progress, .job-progress { width:100%; }
+    .exports .row { align-items:center; }
+    .exports .job { min-width: 40%; text-align:right; }
+    .mapping { display:grid; grid-template-columns:repeat(auto-fill, minmax(220px, 1fr)); gap:0 12px; }
+    .table-wrap { overflow-x:auto; margin:8px 0 16px; }
+    .table-wrap table { border-collapse:collapse; width:100%; font-size:.9rem; }
+    .table-wrap th, .table-wrap td { text-align:left; padding:6px 8px; border-bottom:1px solid var(--line); vertical-align:top; white-space:pre-line; }
+    .table-wrap caption { text-align:left; padding:4px 0; }
+    .choices { border:0; padding:0; margin:0 0 16px; }
+    .choices legend { font-weight:600; margin-bottom:8px; }
+    .choice { display:flex; gap:10px; align-items:flex-start; border:1px solid var(--line); border-radius:10px; padding:10px 12px; margin-bottom:8px; }
+    .choice input { width:auto; min-height:0; margin-top:4px; }
+    .facts { list-style:none; padding:0; }
     .actions { display:flex; gap:8px; }
     .photo-pick { display:flex; flex-direction:column; align-items:center; justify-content:center; min-height:180px; border:2px dashed var(--line);
       border-radius:var(--radius); margin-bottom:14px; cursor:pointer; color:var(--accent); font-weight:600; overflow:hidden; }
@@ -212,6 +225,74 @@ enum Assets {
         });
       });
       // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.
+      // Data files (a backup to restore, a CSV to import): one upload with progress, then the next step.
+      document.querySelectorAll("input[type=file][data-upload-next]").forEach((input) => {
+        input.addEventListener("change", () => {
+          const file = input.files && input.files[0];
+          if (!file) return;
+          const field = input.closest(".field");
+          const progress = field.querySelector(".transfer-progress");
+          const status = field.querySelector(".transfer-status");
+          progress.hidden = false;
+          progress.value = 0;
+          status.textContent = `Uploading ${file.name}…`;
+          const xhr = new XMLHttpRequest();
+          xhr.open("POST", input.dataset.uploadNext);
+          xhr.setRequestHeader("X-CSRF-Token", csrf());
+          xhr.setRequestHeader("X-File-Name", encodeURIComponent(file.name));
+          xhr.setRequestHeader("Content-Type", "application/octet-stream");
+          xhr.upload.onprogress = (e) => {
+            if (e.lengthComputable) {
+              progress.value = (e.loaded / e.total) * 100;
+              if (e.loaded === e.total) status.textContent = "Checking the file…";
+            }
+          };
+          xhr.onload = () => {
+            let body = null;
+            try { body = JSON.parse(xhr.responseText); } catch { body = null; }
+            if (xhr.status < 300 && body && body.next) { window.location.assign(body.next); return; }
+            progress.hidden = true;
+            status.textContent = (body && body.error && body.error.message) || "The upload failed.";
+            status.classList.add("error");
+            input.value = "";
+          };
+          xhr.onerror = () => { progress.hidden = true; status.textContent = "No connection. Nothing was changed; try again."; };
+          xhr.send(file);
+        });
+      });
+
+      // Backups being written: poll until each is ready to download.
+      document.querySelectorAll("li.export[data-job]").forEach((row) => {
+        const url = row.dataset.job;
+        if (!url) return;
+        const job = row.querySelector(".job");
+        const poll = async () => {
+          let state = null;
+          try { state = await (await fetch(url, { credentials: "same-origin" })).json(); } catch { state = null; }
+          if (state && state.state === "running") {
+            const percent = state.total > 0 ? Math.floor((state.done / state.total) * 100) : 0;
+            const bar = job.querySelector("progress");
+            if (bar) bar.value = percent;
+            const label = job.querySelector(".job-status");
+            if (label) label.textContent = `Writing… ${percent}%`;
+            setTimeout(poll, 700);
+          } else if (state && state.state === "finished") {
+            const link = document.createElement("a");
+            link.className = "button primary small";
+            link.href = state.download;
+            link.setAttribute("download", "");
+            link.textContent = `Download (${(state.bytes / 1048576).toFixed(1)} MB)`;
+            job.replaceChildren(link);
+          } else {
+            const message = document.createElement("span");
+            message.className = "error";
+            message.textContent = (state && state.message) || "The backup failed.";
+            job.replaceChildren(message);
+          }
+        };
+        setTimeout(poll, 300);
+      });
+
       document.querySelectorAll("input[type=file][data-upload]").forEach((input) => {
         input.addEventListener("change", async () => {
           const progress = document.querySelector(".upload-progress");

@@ -1,0 +1,249 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryBackup
+import NestoryDomain
+import NestoryImport
+import NestoryStore
+
+/// Settings → Your data: export a backup (in the background, with progress, then a download),
+/// restore one (upload, check, choose replace or merge, summary), and import a CSV or Homebox export
+/// (upload, preview with column mapping, import, summary). Owners only: a backup holds everything.
+struct DataController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+    var transfers: DataTransfers { dependencies.transfers }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("settings/data", use: page)
+        router.post("settings/data/export", use: startExport)
+        router.get("settings/data/export/:id", use: exportStatus)
+        router.get("settings/data/export/:id/download", use: download)
+        router.post("settings/data/restore", use: uploadArchive)
+        router.get("settings/data/restore/:token", use: restorePage)
+        router.post("settings/data/restore/:token", use: restore)
+        router.post("settings/data/csv", use: uploadCSV)
+        router.get("settings/data/csv/:token", use: csvPage)
+        router.post("settings/data/csv/:token", use: importCSV)
+    }
+
+    private func owner(_ context: AppRequestContext) throws -> Viewer {
+        let viewer = try context.requireViewer()
+        guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can export or import its data.") }
+        return viewer
+    }
+
+    @Sendable func page(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: transfers.jobs(household: viewer.household.id),
+                                                notice: request.uri.queryParameters["notice"].map(String.init)))
+    }
+
+    // MARK: - Export
+
+    @Sendable func startExport(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        let now = dependencies.now()
+        let id = DataTransfers.token()
+        let folder = try transfers.folder(database.folder.tmpURL)
+        let file = folder.appendingPathComponent("export-\(id).zip")
+        let day = CalendarDate(now, in: .current).iso
+        let safeName = viewer.household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
+        let job = DataTransfers.Job(id: id, householdID: viewer.household.id, file: file,
+                                    downloadName: "nestory-\(safeName.prefix(40))-\(day).zip", createdAt: now,
+                                    state: .running(done: 0, total: 0))
+        transfers.addJob(job)
+        let database = self.database, transfers = self.transfers, household = viewer.household.id
+        // The work happens off the request; the page polls for progress.
+        DispatchQueue.global(qos: .utility).async {
+            do {
+                let result = try BackupWriter(database: database).write(
+                    household: household, to: file, now: now, includePasswordHashes: false,
+                    progress: { done, total in transfers.update(id, .running(done: done, total: total)) })
+                transfers.update(id, .finished(bytes: result.archiveBytes))
+            } catch {
+                transfers.update(id, .failed(String(describing: error)))
+            }
+        }
+        return .redirect(to: "/settings/data?export=\(id)")
+    }
+
+    struct JobJSON: ResponseEncodable {
+        let id: String
+        let state: String
+        let done: Int64
+        let total: Int64
+        let bytes: Int64?
+        let message: String?
+        let download: String?
+    }
+
+    @Sendable func exportStatus(_ request: Request, context: AppRequestContext) async throws -> JobJSON {
+        let viewer = try owner(context)
+        guard let id = context.parameters.get("id"), let job = transfers.job(id, household: viewer.household.id) else {
+            throw DomainError.notFound("The export")
+        }
+        switch job.state {
+        case .running(let done, let total):
+            return JobJSON(id: id, state: "running", done: done, total: total, bytes: nil, message: nil, download: nil)
+        case .finished(let bytes):
+            return JobJSON(id: id, state: "finished", done: bytes, total: bytes, bytes: bytes, message: nil,
+                           download: "/settings/data/export/\(id)/download")
+        case .failed(let message):
+            return JobJSON(id: id, state: "failed", done: 0, total: 0, bytes: nil, message: message, download: nil)
+        }
+    }
+
+    @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        guard let id = context.parameters.get("id"), let job = transfers.job(id, household: viewer.household.id),
+              case .finished(let bytes) = job.state else {
+            throw DomainError.notFound("The export")
+        }
+        let body = try await FileIO().loadFile(path: job.file.path, context: context)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/zip"
+        headers[.contentLength] = String(bytes)
+        headers[.contentDisposition] = "attachment; filename=\"\(job.downloadName)\""
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    // MARK: - Restore
+
+    /// Streams the upload to a file (nothing held in memory), then checks the whole archive.
+    private func receive(_ request: Request, context: AppRequestContext, viewer: Viewer, ext: String, limit: Int64) async throws -> DataTransfers.Upload {
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
+            throw StoreError.tooLarge(limit: limit)
+        }
+        let token = DataTransfers.token()
+        let file = try transfers.folder(database.folder.tmpURL).appendingPathComponent("upload-\(token).\(ext)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
+            throw StoreError.io("cannot create \(file.path)")
+        }
+        var written: Int64 = 0
+        do {
+            for try await buffer in request.body {
+                written += Int64(buffer.readableBytes)
+                guard written <= limit else { throw StoreError.tooLarge(limit: limit) }
+                try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+        let name = request.headers[HTTPField.Name("X-File-Name")!].flatMap { $0.removingPercentEncoding } ?? "upload.\(ext)"
+        let upload = DataTransfers.Upload(token: token, householdID: viewer.household.id, userID: viewer.user.id, file: file,
+                                          originalName: String(name.prefix(200)), createdAt: dependencies.now())
+        transfers.addUpload(upload)
+        return upload
+    }
+
+    struct NextJSON: ResponseEncodable {
+        let next: String
+    }
+
+    @Sendable func uploadArchive(_ request: Request, context: AppRequestContext) async throws -> NextJSON {
+        let viewer = try owner(context)
+        let upload = try await receive(request, context: context, viewer: viewer, ext: "zip", limit: dependencies.limits.maxArchiveBytes)
+        let database = self.database
+        do {
+            try await offload { try BackupReader(database: database).validate(upload.file).discard() }
+        } catch {
+            transfers.removeUpload(upload.token)
+            throw error
+        }
+        return NextJSON(next: "/settings/data/restore/\(upload.token)")
+    }
+
+    @Sendable func restorePage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        let upload = try pending(context, viewer)
+        let database = self.database
+        let manifest = try await offload { () throws -> BackupManifest in
+            let checked = try BackupReader(database: database).validate(upload.file)
+            defer { checked.discard() }
+            return checked.manifest
+        }
+        return HTMLResponse.page(DataViews.confirmRestore(viewer: viewer, token: upload.token, name: upload.originalName, manifest: manifest))
+    }
+
+    @Sendable func restore(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        let upload = try pending(context, viewer)
+        let form = try await Form.read(request, context: context)
+        guard let mode = form["mode"].flatMap(RestoreMode.init(rawValue:)) else {
+            throw WebError.badRequest("Choose whether to replace your data or merge the backup into it.")
+        }
+        let database = self.database, household = viewer.household.id, now = dependencies.now()
+        let (manifest, summary) = try await offload {
+            try BackupReader(database: database).restore(upload.file, into: household, mode: mode, now: now)
+        }
+        transfers.removeUpload(upload.token)
+        return HTMLResponse.page(DataViews.restored(viewer: viewer, manifest: manifest, mode: mode, summary: summary))
+    }
+
+    private func pending(_ context: AppRequestContext, _ viewer: Viewer) throws -> DataTransfers.Upload {
+        guard let token = context.parameters.get("token"),
+              let upload = transfers.upload(token, household: viewer.household.id, user: viewer.user.id) else {
+            throw DomainError.notFound("The uploaded file (it may have expired; upload it again)")
+        }
+        return upload
+    }
+
+    // MARK: - CSV
+
+    @Sendable func uploadCSV(_ request: Request, context: AppRequestContext) async throws -> NextJSON {
+        let viewer = try owner(context)
+        let upload = try await receive(request, context: context, viewer: viewer, ext: "csv", limit: dependencies.limits.maxCSVBytes)
+        do {
+            _ = try CSV.parse(try Data(contentsOf: upload.file))
+        } catch {
+            transfers.removeUpload(upload.token)
+            throw error
+        }
+        return NextJSON(next: "/settings/data/csv/\(upload.token)")
+    }
+
+    @Sendable func csvPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        let upload = try pending(context, viewer)
+        let table = try CSV.parse(try Data(contentsOf: upload.file))
+        return HTMLResponse.page(DataViews.csvPreview(viewer: viewer, token: upload.token, name: upload.originalName, table: table,
+                                                      mapping: ColumnMapping.guess(header: table.header), dateOrder: .mdy, errors: []))
+    }
+
+    @Sendable func importCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        let upload = try pending(context, viewer)
+        let form = try await Form.read(request, context: context)
+        let table = try CSV.parse(try Data(contentsOf: upload.file))
+        var mapping = ColumnMapping()
+        for field in ImportField.allCases {
+            if let raw = form["map_\(field.rawValue)"], let index = Int(raw), table.header.indices.contains(index) {
+                mapping.columns[field] = index
+            }
+        }
+        let order = form["date_order"].flatMap(ImportOptions.DateOrder.init(rawValue:)) ?? .mdy
+        let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today())
+        do {
+            let items = try ItemImport.items(from: table, mapping: mapping, options: options)
+            let summary = try database.importItems(viewer.household.id, items.map {
+                NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
+            }, now: dependencies.now(), today: options.today)
+            transfers.removeUpload(upload.token)
+            return HTMLResponse.page(DataViews.imported(viewer: viewer, summary: summary))
+        } catch let error as ImportError {
+            let rows: [RowError]
+            switch error {
+            case .rows(let list): rows = list
+            default: rows = [RowError(line: 1, column: nil, message: error.description)]
+            }
+            return HTMLResponse.page(DataViews.csvPreview(viewer: viewer, token: upload.token, name: upload.originalName, table: table,
+                                                          mapping: mapping, dateOrder: order, errors: rows),
+                                     status: .unprocessableContent)
+        }
+    }
+}

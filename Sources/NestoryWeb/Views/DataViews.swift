@@ -1,0 +1,213 @@
+import Foundation
+import NestoryBackup
+import NestoryDomain
+import NestoryImport
+import NestoryStore
+
+/// Settings → Your data: export, restore, import.
+enum DataViews {
+    static func page(viewer: Viewer, jobs: [DataTransfers.Job], notice: String?) -> HTML {
+        let exports: [HTML] = jobs.prefix(5).map { job in
+            let status: HTML
+            switch job.state {
+            case .running(let done, let total):
+                let percent = total > 0 ? Int(done * 100 / total) : 0
+                status = """
+                    <progress max="100" value="\(percent)" class="job-progress" aria-label="Backup progress"></progress>
+                    <span class="job-status muted">Writing… \(percent)%</span>
+                    """
+            case .finished(let bytes):
+                status = """
+                    <a class="button primary small" href="/settings/data/export/\(job.id)/download" download>Download (\(byteText(bytes)))</a>
+                    """
+            case .failed(let message):
+                status = "<span class=\"error\">\(message)</span>"
+            }
+            return """
+                <li class="row export" data-job="\(job.running ? "/settings/data/export/\(job.id)" : "")">
+                  <div><strong>\(job.downloadName)</strong><br><span class="muted">\(job.createdAt.formatted(date: .abbreviated, time: .shortened))</span></div>
+                  <div class="job">\(status)</div>
+                </li>
+                """
+        }
+        return Layout.page(title: "Your data", viewer: viewer, section: .settings, body: """
+            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            <p><a href="/settings">← Settings</a></p>
+            <section class="card">
+            <h2>Export data</h2>
+            <p>One ZIP file with every item, room, category and receipt of \(viewer.household.name), and every photo and receipt image exactly as stored. Keep it somewhere safe, away from home.</p>
+            <form method="post" action="/settings/data/export">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <button type="submit" class="primary">Create backup</button>
+            </form>
+            \(exports.isEmpty ? HTML.empty : HTML("<ul class=\"list exports\">\(exports)</ul>"))
+            </section>
+            <section class="card">
+            <h2>Import data</h2>
+            <p>Restore a Nestory backup. The whole file is checked first; you then choose to replace your data or merge the backup into it.</p>
+            \(uploadField(id: "archive", label: "Backup file (.zip)", accept: ".zip,application/zip", action: "/settings/data/restore"))
+            </section>
+            <section class="card">
+            <h2>Import a spreadsheet</h2>
+            <p>A CSV file with a header row, from a spreadsheet or another inventory app (Homebox exports are recognised). You will see the columns and choose what each one is before anything is imported.</p>
+            \(uploadField(id: "csv", label: "CSV file", accept: ".csv,text/csv", action: "/settings/data/csv"))
+            </section>
+            """)
+    }
+
+    private static func uploadField(id: String, label: String, accept: String, action: String) -> HTML {
+        """
+        <div class="field">
+          <label for="upload-\(id)">\(label)</label>
+          <input id="upload-\(id)" type="file" accept="\(accept)" data-upload-next="\(action)">
+          <progress class="transfer-progress" max="100" value="0" hidden></progress>
+          <p class="transfer-status hint" role="status" aria-live="polite"></p>
+        </div>
+        """
+    }
+
+    static func confirmRestore(viewer: Viewer, token: String, name: String, manifest: BackupManifest) -> HTML {
+        let c = manifest.counts
+        return Layout.page(title: "Restore a backup", viewer: viewer, section: .settings, body: """
+            <section class="card">
+            <h2>\(name)</h2>
+            <p class="notice" role="status">The archive is sound: every file matches its checksum.</p>
+            <ul class="facts">
+              <li>Household: <strong>\(manifest.household.name)</strong></li>
+              <li>Made \(madeOn(manifest)) by Nestory \(manifest.appVersion)</li>
+              <li>\(c.items) items, \(c.rooms) rooms, \(c.categories) categories</li>
+              <li>\(c.photos) photos, \(c.receipts) receipts (\(byteText(c.fileBytes)) of files)</li>
+            </ul>
+            <form method="post" action="/settings/data/restore/\(token)">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <fieldset class="choices">
+                <legend>What should happen to the data you have now?</legend>
+                <label class="choice"><input type="radio" name="mode" value="merge" checked>
+                  <span><strong>Merge</strong><br><span class="muted">Add what is new; where an item is in both, the newer version wins. Nothing is deleted.</span></span></label>
+                <label class="choice"><input type="radio" name="mode" value="replace">
+                  <span><strong>Replace</strong><br><span class="muted">Your rooms, categories, items, photos and receipts become exactly the backup’s. Anything added since is removed.</span></span></label>
+              </fieldset>
+              <div class="form-actions">
+                <a class="button" href="/settings/data">Cancel</a>
+                <button type="submit" class="primary">Restore</button>
+              </div>
+            </form>
+            </section>
+            """)
+    }
+
+    static func restored(viewer: Viewer, manifest: BackupManifest, mode: RestoreMode, summary: RestoreSummary) -> HTML {
+        func row(_ label: String, _ c: RestoreSummary.Counts) -> HTML {
+            "<tr><th scope=\"row\">\(label)</th><td>\(c.added)</td><td>\(c.updated)</td><td>\(c.skipped)</td><td>\(c.removed)</td></tr>"
+        }
+        return Layout.page(title: "Backup restored", viewer: viewer, section: .settings, body: """
+            <section class="card">
+            <p class="notice" role="status">\(mode == .replace ? "Your data was replaced by" : "Merged") the backup of \(manifest.household.name) made \(madeOn(manifest)).</p>
+            <div class="table-wrap"><table class="summary-table">
+              <thead><tr><th></th><th scope="col">Added</th><th scope="col">Updated</th><th scope="col">Kept</th><th scope="col">Removed</th></tr></thead>
+              <tbody>
+              \(row("Items", summary.items))\(row("Photos", summary.photos))\(row("Receipts", summary.receipts))\(row("Rooms", summary.rooms))\(row("Categories", summary.categories))
+              </tbody>
+            </table></div>
+            <p><a class="button primary" href="/">Go to the inventory</a></p>
+            </section>
+            """)
+    }
+
+    static func csvPreview(viewer: Viewer, token: String, name: String, table: CSVTable, mapping: ColumnMapping,
+                           dateOrder: ImportOptions.DateOrder, errors: [RowError]) -> HTML {
+        if HomeboxImport.isHomebox(table.header) {
+            return Layout.page(title: "Import a spreadsheet", viewer: viewer, section: .settings, body: """
+                <section class="card">
+                <h2>\(name)</h2>
+                \(errorList(errors))
+                <p>This is a Homebox export with \(table.rows.count) item\(table.rows.count == 1 ? "" : "s"). Locations become rooms, labels become tags, and what Nestory has no field for (descriptions, custom fields, sale details) is kept in each item’s notes.</p>
+                \(preview(table))
+                <form method="post" action="/settings/data/csv/\(token)">
+                  <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                  <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rows.count) items</button></div>
+                </form>
+                </section>
+                """)
+        }
+        let selects: [HTML] = ImportField.allCases.map { field in
+            let options: [HTML] = [HTML("<option value=\"\">Not imported</option>")] + table.header.enumerated().map { index, column in
+                "<option value=\"\(index)\"\(mapping.columns[field] == index ? HTML(raw: " selected") : .empty)>\(column.isEmpty ? "Column \(index + 1)" : column)</option>"
+            }
+            return """
+                <div class="field"><label for="map-\(field.rawValue)">\(field.label)\(field == .name ? " (required)" : "")</label>
+                <select id="map-\(field.rawValue)" name="map_\(field.rawValue)">\(options)</select></div>
+                """
+        }
+        let orders: [HTML] = [("mdy", "Month/day/year (03/31/2024)"), ("dmy", "Day/month/year (31/03/2024)")].map { value, label in
+            "<option value=\"\(value)\"\(dateOrder.rawValue == value ? HTML(raw: " selected") : .empty)>\(label)</option>"
+        }
+        return Layout.page(title: "Import a spreadsheet", viewer: viewer, section: .settings, body: """
+            <section class="card">
+            <h2>\(name)</h2>
+            \(errorList(errors))
+            <p>\(table.rows.count) row\(table.rows.count == 1 ? "" : "s") · columns separated by “\(table.delimiter == "\t" ? "tab" : String(table.delimiter))”\(table.decodedAsWindows1252 ? " · read as Windows text (not UTF-8)" : "")</p>
+            \(preview(table))
+            <form method="post" action="/settings/data/csv/\(token)">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <h3>Which column is which?</h3>
+              <div class="mapping">\(selects)</div>
+              <div class="field"><label for="date-order">Dates written with slashes</label><select id="date-order" name="date_order">\(orders)</select></div>
+              <p class="hint">Rooms and categories that do not exist yet are created. Every row is checked first: if any has a problem, nothing is imported.</p>
+              <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rows.count) items</button></div>
+            </form>
+            </section>
+            """)
+    }
+
+    private static func preview(_ table: CSVTable) -> HTML {
+        let head: [HTML] = table.header.map { "<th scope=\"col\">\($0)</th>" }
+        let rows: [HTML] = table.rows.prefix(5).map { record in
+            let cells: [HTML] = record.fields.map { "<td>\($0.count > 60 ? String($0.prefix(60)) + "…" : $0)</td>" }
+            return "<tr>\(cells)</tr>"
+        }
+        return """
+            <div class="table-wrap"><table class="preview"><caption class="muted">The first \(min(5, table.rows.count)) rows</caption>
+            <thead><tr>\(head)</tr></thead><tbody>\(rows)</tbody></table></div>
+            """
+    }
+
+    private static func errorList(_ errors: [RowError]) -> HTML {
+        guard !errors.isEmpty else { return .empty }
+        let items: [HTML] = errors.prefix(50).map { "<li>\($0.description)</li>" }
+        return """
+            <div class="alert" role="alert"><strong>\(errors.count) problem\(errors.count == 1 ? "" : "s") found; nothing was imported.</strong>
+            <ul>\(items)</ul>\(errors.count > 50 ? HTML("<p>…and \(errors.count - 50) more.</p>") : .empty)</div>
+            """
+    }
+
+    static func imported(viewer: Viewer, summary: ImportSummary) -> HTML {
+        Layout.page(title: "Imported", viewer: viewer, section: .settings, body: """
+            <section class="card">
+            <p class="notice" role="status">Imported \(summary.items) item\(summary.items == 1 ? "" : "s").</p>
+            \(summary.roomsCreated.isEmpty ? HTML.empty : HTML("<p>New rooms: \(summary.roomsCreated.joined(separator: ", "))</p>"))
+            \(summary.categoriesCreated.isEmpty ? HTML.empty : HTML("<p>New categories: \(summary.categoriesCreated.joined(separator: ", "))</p>"))
+            <p><a class="button primary" href="/">Go to the inventory</a></p>
+            </section>
+            """)
+    }
+
+    static func byteText(_ bytes: Int64) -> String {
+        if bytes < 1_000_000 { return "\((bytes + 999) / 1000) KB" }
+        if bytes < 1_000_000_000 { return String(format: "%.1f MB", Double(bytes) / 1e6) }
+        return String(format: "%.2f GB", Double(bytes) / 1e9)
+    }
+
+    /// "on 22 Nov 2026 at 14:01" from the manifest's ISO 8601 time (as written, if it is not one).
+    static func madeOn(_ manifest: BackupManifest) -> String {
+        guard let date = ISO8601DateFormatter().date(from: manifest.createdAt) else { return "on \(manifest.createdAt)" }
+        return "on " + date.formatted(date: .abbreviated, time: .shortened)
+    }
+}
+
+extension DataTransfers.Job {
+    var running: Bool {
+        if case .running = state { return true }
+        return false
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import NestoryDomain
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+@Suite("Your data: export, restore, import")
+struct DataTests {
+    @Test("only the owner exports or imports; another household's export and uploads are invisible")
+    func ownersOnly() async throws {
+        let app = try TestApp()
+        let (home, _) = try app.household("Home", email: "ann@example.com")
+        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
+                                                 passwordHash: try app.dependencies.passwordHasher.hash("correct horse battery"), now: Date())
+        try app.database.addMember(home.id, user: member.id, role: .member, now: Date())
+        _ = try app.household("Other", email: "eve@example.com")
+        try await app.run { client in
+            var bob = Browser(client)
+            try await bob.signIn("bob@example.com")
+            #expect(try await bob.request(.get, "/settings/data").status == .forbidden)
+            #expect(try await bob.request(.post, "/settings/data/export", form: [:]).status == .forbidden)
+            #expect(try await bob.request(.post, "/settings/data/csv", body: Data("Name\nx\n".utf8)).status == .forbidden)
+
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let started = try await ann.request(.post, "/settings/data/export", form: [:])
+            #expect(started.status == .seeOther)
+            let id = try #require(started.location?.split(separator: "=").last.map(String.init))
+            var state = ""
+            for _ in 0..<200 where state != "finished" {
+                let reply = try await ann.request(.get, "/settings/data/export/\(id)")
+                state = ((reply.json as? [String: Any])?["state"] as? String) ?? ""
+                if state != "finished" { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(state == "finished")
+            let download = try await ann.request(.get, "/settings/data/export/\(id)/download")
+            #expect(download.status == .ok)
+            #expect(download.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"nestory-Home-") == true)
+
+            var eve = Browser(client)
+            try await eve.signIn("eve@example.com")
+            #expect(try await eve.request(.get, "/settings/data/export/\(id)").status == .notFound)
+            #expect(try await eve.request(.get, "/settings/data/export/\(id)/download").status == .notFound)
+
+            let upload = try await ann.request(.post, "/settings/data/csv", body: Data("Name,Price\nLamp,12\n".utf8))
+            let next = try #require((upload.json as? [String: Any])?["next"] as? String)
+            #expect(try await eve.request(.get, next).status == .notFound)
+            #expect(try await ann.request(.get, next).status == .ok)
+        }
+    }
+
+    @Test("uploads that are not what they claim are refused with a message, and nothing is kept")
+    func badUploads() async throws {
+        let app = try TestApp()
+        _ = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let zip = try await ann.request(.post, "/settings/data/restore", body: Data("PK not a zip".utf8))
+            #expect(zip.status == .unprocessableContent)
+            #expect(zip.errorCode == "invalid_archive")
+            let csv = try await ann.request(.post, "/settings/data/csv", body: Data("Name\n\"never closed\n".utf8))
+            #expect(csv.status == .unprocessableContent)
+            #expect(csv.errorCode == "invalid_csv")
+            let noCSRF = try await ann.request(.post, "/settings/data/csv", body: Data("Name\nx\n".utf8), csrf: false)
+            #expect(noCSRF.status == .forbidden)
+        }
+        let web = app.database.folder.tmpURL.appendingPathComponent("web")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: web.path)) ?? []).isEmpty)
+    }
+}
