@@ -125,7 +125,7 @@ public struct BackupReader {
             var done: Int64 = 0
             for file in DataFile.allCases {
                 let expected = listed[file.rawValue]!
-                let out = try LineWriterRaw(url: work.appendingPathComponent(file.localName))
+                let out = try EntryFile(url: work.appendingPathComponent(file.localName))
                 var hasher = SHA256()
                 let count = try extract(archive, entries[file.rawValue]!, name: file.rawValue, limit: min(expected.size, limits.maxEntryBytes)) { chunk in
                     hasher.update(bufferPointer: chunk)
@@ -230,23 +230,17 @@ public struct BackupReader {
     }
 }
 
-/// Writes raw bytes to a file.
-final class LineWriterRaw {
+/// Writes an entry's bytes to a working file.
+final class EntryFile {
     private let fd: Int32
+    private let path: String
+
     init(url: URL) throws {
-        fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw BackupError.io("cannot create \(url.path)") }
+        path = url.path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw BackupError.io("cannot create \(path)") }
     }
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw BackupError.io("cannot write: \(String(cString: strerror(errno)))")
-            }
-            done += n
-        }
-    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try ZipWriter.writeFully(fd, bytes, path: path) }
     func close() throws { Glibc.close(fd) }
 }

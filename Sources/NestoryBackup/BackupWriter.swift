@@ -119,14 +119,7 @@ extension DataFile {
 }
 
 func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-    let table = Array("0123456789abcdef".utf8)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(64)
-    for byte in digest {
-        bytes.append(table[Int(byte >> 4)])
-        bytes.append(table[Int(byte & 0x0f)])
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    BlobStore.hex(digest)
 }
 
 /// Appends JSON lines to a file through a buffer.

@@ -187,6 +187,12 @@ final class ZipWriter {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        try Self.writeFully(fd, bytes, path: path)
+        offset += UInt64(bytes.count)
+    }
+
+    /// write(2) until every byte is written (it may write fewer, or be interrupted).
+    static func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         var done = 0
         while done < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
@@ -196,7 +202,6 @@ final class ZipWriter {
             }
             done += n
         }
-        offset += UInt64(bytes.count)
     }
 }
 

@@ -19,12 +19,7 @@ public enum HomeboxImport {
         var out: [ImportedItem] = []
         var errors: [RowError] = []
         for record in table.rows {
-            if record.fields.count != table.header.count {
-                errors.append(RowError(line: record.line, column: nil,
-                                       message: "it has \(record.fields.count) fields, the header has \(table.header.count)"))
-                continue
-            }
-            var row = RowReader(record: record, header: table.header, options: options)
+            guard var row = RowReader(record: record, header: table.header, options: options, errors: &errors) else { continue }
             func value(_ key: String) -> String? { columns[key].flatMap { row.text($0) } }
             func flag(_ key: String) -> Bool {
                 guard let raw = value(key)?.lowercased() else { return false }

@@ -174,12 +174,7 @@ public enum ItemImport {
         var out: [ImportedItem] = []
         var errors: [RowError] = []
         for record in table.rows {
-            if record.fields.count != table.header.count {
-                errors.append(RowError(line: record.line, column: nil,
-                                       message: "it has \(record.fields.count) fields, the header has \(table.header.count)"))
-                continue
-            }
-            var row = RowReader(record: record, header: table.header, options: options)
+            guard var row = RowReader(record: record, header: table.header, options: options, errors: &errors) else { continue }
             func value(_ field: ImportField) -> String? {
                 mapping.columns[field].flatMap { row.text($0) }
             }
@@ -235,7 +230,13 @@ struct RowReader {
     let options: ImportOptions
     var errors: [RowError] = []
 
-    init(record: CSVRecord, header: [String], options: ImportOptions) {
+    /// nil (and the error noted) when the record has more or fewer fields than the header.
+    init?(record: CSVRecord, header: [String], options: ImportOptions, errors: inout [RowError]) {
+        guard record.fields.count == header.count else {
+            errors.append(RowError(line: record.line, column: nil,
+                                   message: "it has \(record.fields.count) fields, the header has \(header.count)"))
+            return nil
+        }
         self.record = record
         self.header = header
         self.options = options

@@ -257,7 +257,8 @@ public struct BlobStore: Sendable {
 
     // MARK: - POSIX helpers
 
-    static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+    /// Lowercase hex, as stored file names are written.
+    public static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
         let table = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)

@@ -10,11 +10,33 @@ import zlib
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("NESTORY_BIN", ROOT / ".build" / "debug" / "nestory"))
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+EMAIL = "ann@example.com"
+PASSWORD = "correct horse battery staple"
+
+
+def sign_in(page, base):
+    """Signs in as the household's owner (creating the household first on a fresh server)."""
+    page.goto(base + "/")
+    if page.url == base + "/":
+        return
+    if page.url.endswith("/setup"):
+        page.fill("#f-household", "The Smiths")
+        page.fill("#f-name", "Ann")
+        page.fill("#f-email", EMAIL)
+        page.fill("#f-password", PASSWORD)
+        page.fill("#f-confirm", PASSWORD)
+    else:
+        page.fill("#f-email", EMAIL)
+        page.fill("#f-password", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(base + "/")
 
 
 def free_port() -> int:

@@ -1,19 +1,8 @@
 """What a person does with the Inventory tab, in a real browser at phone width."""
 import re
 
-from conftest import png, screenshot
+from conftest import EMAIL, PASSWORD, png, screenshot, sign_in
 from playwright.sync_api import expect
-
-EMAIL = "ann@example.com"
-PASSWORD = "correct horse battery staple"
-
-
-def sign_in(page, base):
-    page.goto(base + "/signin")
-    page.fill("#f-email", EMAIL)
-    page.fill("#f-password", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(base + "/")
 
 
 def test_first_run_add_items_browse_edit_delete(server, phone, tmp_path):

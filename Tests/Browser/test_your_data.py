@@ -2,33 +2,12 @@
 import re
 import zipfile
 
-from conftest import screenshot
+from conftest import screenshot, sign_in
 from playwright.sync_api import expect
-
-EMAIL = "ann@example.com"
-PASSWORD = "correct horse battery staple"
-
-
-def signed_in(page, base):
-    """Signs in, creating the household first when this test runs on a fresh server."""
-    page.goto(base + "/")
-    if page.url.endswith("/setup"):
-        page.fill("#f-household", "The Smiths")
-        page.fill("#f-name", "Ann")
-        page.fill("#f-email", EMAIL)
-        page.fill("#f-password", PASSWORD)
-        page.fill("#f-confirm", PASSWORD)
-        page.click("button[type=submit]")
-    elif "/signin" in page.url:
-        page.fill("#f-email", EMAIL)
-        page.fill("#f-password", PASSWORD)
-        page.click("button[type=submit]")
-    expect(page).to_have_url(base + "/")
-
 
 def test_import_spreadsheet_export_and_restore(server, phone, tmp_path):
     page = phone
-    signed_in(page, server)
+    sign_in(page, server)
     page.goto(server + "/settings")
     page.click("text=Export or import data")
     expect(page.locator("h1")).to_have_text("Your data")
