@@ -77,6 +77,7 @@ let package = Package(
                 "NestoryWeb",
                 "NestoryImagingLive",
                 "NestoryBarcodes",
+                "NestoryBarcodesLive",
                 "NestoryReceipts",
                 "NestoryOCR",
                 "NestoryBackup",
@@ -112,9 +113,12 @@ let package = Package(
         // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips.
         .target(name: "CBarcodeImageLoader", dependencies: ["CBarcodeVips"]),
         // Decoding EAN-13, EAN-8, UPC-A, UPC-E, Code 128 and QR from photos and camera frames.
-        .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain", "CZBar", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        // The interface the web layer depends on (decoded codes, the decoder protocol; no C dependency),
+        // and its zbar implementation.
+        .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.
-        .executableTarget(name: "bench-barcodes", dependencies: ["NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
+        .executableTarget(name: "bench-barcodes", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Barcodes
 
         // MARK: Receipts (tesseract): OCR and field extraction.
@@ -205,7 +209,7 @@ let package = Package(
         // END Imaging tests
 
         // MARK: Barcodes tests
-        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodes", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
         // END Barcodes tests
 
         // MARK: Receipts tests

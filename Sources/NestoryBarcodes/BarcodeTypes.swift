@@ -75,6 +75,13 @@ public struct PixelBounds: Sendable, Hashable, Codable {
     public let y: Int
     public let width: Int
     public let height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 }
 
 /// One code found in a picture.

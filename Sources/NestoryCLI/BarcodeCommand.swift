@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NestoryBarcodes
+import NestoryBarcodesLive
 import NestoryDomain
 
 /// `nestory barcode ...`: barcodes from the command line.

@@ -10,6 +10,7 @@
 // Usage: bench-barcodes [DIR] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--drop-low] [--verbose]
 import Foundation
 import NestoryBarcodes
+import NestoryBarcodesLive
 import NestoryDomain
 
 let folders: [(folder: String, label: String, format: BarcodeFormat)] = [

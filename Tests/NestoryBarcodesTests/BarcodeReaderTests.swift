@@ -1,5 +1,6 @@
 import Foundation
 import NestoryBarcodes
+import NestoryBarcodesLive
 import NestoryDomain
 import Testing
 

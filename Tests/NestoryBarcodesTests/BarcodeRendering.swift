@@ -1,5 +1,6 @@
 import Foundation
 import NestoryBarcodes
+import NestoryBarcodesLive
 import NestoryDemo
 
 /// Barcodes the tests draw themselves: modules (narrowest bars) as runs of black and white pixels.

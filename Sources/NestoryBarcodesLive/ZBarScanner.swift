@@ -1,3 +1,4 @@
+import NestoryBarcodes
 import CZBar
 import Synchronization
 

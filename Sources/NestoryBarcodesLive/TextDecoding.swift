@@ -1,3 +1,4 @@
+import NestoryBarcodes
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryBarcodes
 import NestoryDomain
 
 /// Reads EAN-13, EAN-8, UPC-A, UPC-E, Code 128 and QR codes from photos and camera frames with zbar.

@@ -1,5 +1,6 @@
 import CBarcodeImageLoader
 import Foundation
+import NestoryBarcodes
 
 /// An 8-bit grayscale picture, row-major, `width` bytes per row: what the decoder scans.
 public struct GrayImage: Sendable, Equatable {
