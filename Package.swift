@@ -60,6 +60,8 @@ let package = Package(
                 "NestoryImaging",
                 "NestoryBackup",
                 "NestoryImport",
+                "NestoryBarcodes",
+                "NestoryProducts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -78,6 +80,7 @@ let package = Package(
                 "NestoryImagingLive",
                 "NestoryBarcodes",
                 "NestoryBarcodesLive",
+                "NestoryProducts",
                 "NestoryReceipts",
                 "NestoryOCR",
                 "NestoryBackup",
@@ -117,6 +120,8 @@ let package = Package(
         // and its zbar implementation.
         .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
+        .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.
         .executableTarget(name: "bench-barcodes", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Barcodes
@@ -210,6 +215,11 @@ let package = Package(
 
         // MARK: Barcodes tests
         .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryProductsTests",
+            dependencies: ["NestoryProducts", "NestoryStore", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         // END Barcodes tests
 
         // MARK: Receipts tests

@@ -112,7 +112,7 @@ extension AppDatabase {
             }
             let household = ArchiveRecord.Household(id: row["id"], name: row["name"], currency: row["currency"],
                                                     highValueThresholdMinor: row["high_value_threshold_minor"],
-                                                    createdAt: row["created_at"])
+                                                    createdAt: row["created_at"], onlineProductLookup: row["online_product_lookup"])
             return try body(HouseholdExport(db: db, id: id, household: household))
         }
     }
@@ -146,8 +146,9 @@ extension AppDatabase {
             if !exists {
                 guard target == nil else { throw DomainError.notFound("The household") }
                 try db.execute(sql: """
-                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [targetID, archived.name, archived.currency, archived.highValueThresholdMinor, archived.createdAt])
+                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [targetID, archived.name, archived.currency, archived.highValueThresholdMinor, archived.createdAt,
+                                     archived.onlineProductLookup ?? false])
                 summary.householdCreated = true
                 try Self.restoreMembers(db, source, householdID: targetID, summary: &summary)
             } else if mode == .replace {
@@ -163,8 +164,9 @@ extension AppDatabase {
                 try db.execute(sql: "DELETE FROM item WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM room WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM category WHERE household_id = ?", arguments: [targetID])
-                try db.execute(sql: "UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ? WHERE id = ?",
-                               arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, targetID])
+                try db.execute(sql: """
+                    UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ?, online_product_lookup = ? WHERE id = ?
+                    """, arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, archived.onlineProductLookup ?? false, targetID])
             }
 
             // Rooms and categories: by id, then by name (merge), else added.

@@ -11,9 +11,12 @@ public enum ArchiveRecord {
         public var currency: String
         public var highValueThresholdMinor: Int64
         public var createdAt: Int64
+        /// Whether online product lookups are on (absent in older archives: off).
+        public var onlineProductLookup: Bool?
 
         enum CodingKeys: String, CodingKey {
             case id, name, currency, highValueThresholdMinor = "high_value_threshold_minor", createdAt = "created_at"
+            case onlineProductLookup = "online_product_lookup"
         }
     }
 

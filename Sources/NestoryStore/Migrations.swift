@@ -11,7 +11,28 @@ enum Migrations {
         migrator.registerMigration("2026-11-22-summary-counters", migrate: summaryCounters)
         migrator.registerMigration("2026-11-22-filtered-sort-indexes", migrate: filteredSortIndexes)
         migrator.registerMigration("2026-11-22-chart-counters", migrate: chartCounters)
+        migrator.registerMigration("2026-11-23-products", migrate: products)
         return migrator
+    }
+
+    /// Products by barcode: the local catalogue (imported) and answers from online providers (a
+    /// cache, misses included), shared by every household since they describe public products.
+    /// Whether a household asks online providers at all is its own setting, off by default.
+    private static func products(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE product (
+                code TEXT NOT NULL,
+                source TEXT NOT NULL,
+                found INTEGER NOT NULL,
+                name TEXT,
+                brand TEXT,
+                category TEXT,
+                image_url TEXT,
+                fetched_at INTEGER NOT NULL,
+                PRIMARY KEY (code, source)
+            ) WITHOUT ROWID;
+            ALTER TABLE household ADD COLUMN online_product_lookup INTEGER NOT NULL DEFAULT 0;
+            """)
     }
 
     /// The charts' figures (value by category, items by room) kept by triggers like the summary's,

@@ -1,0 +1,175 @@
+import Foundation
+import NestoryDomain
+import NestoryStore
+
+/// What is known about a scanned code.
+public struct ProductSuggestion: Codable, Hashable, Sendable {
+    /// `household` (an item you already have), `catalog`, or a provider's id.
+    public var source: String
+    public var sourceName: String
+    public var name: String
+    public var brand: String?
+    public var category: String?
+    public var imageURL: String?
+    /// For `household`: the item that has this code.
+    public var itemID: String?
+}
+
+public struct LookupResult: Codable, Hashable, Sendable {
+    /// The code as scanned or typed.
+    public var code: String
+    /// Its GTIN-14 key, when it is a product code (EAN/UPC).
+    public var gtin: String?
+    /// The best answer, nil for "no match" (the code is still saved on the item).
+    public var match: ProductSuggestion?
+    /// The household's items that already carry this code.
+    public var existingItems: [String]
+    /// Things the person should know (a provider unreachable, rate limited, online lookups off).
+    public var notices: [String]
+}
+
+/// Looks a code up, in order: the household's own items with the same GTIN; the local catalogue;
+/// then, only when the household has turned them on, the online providers (answers, misses
+/// included, are cached). Any spelling of a GTIN (UPC-A, UPC-E, EAN-13, EAN-8) finds the same record.
+public struct ProductLookup: Sendable {
+    public let database: AppDatabase
+    public let providers: [any ProductProvider]
+    /// How long a provider's answer is trusted, and how long "not found" is.
+    public var foundLifetime: TimeInterval = 30 * 86_400
+    public var missLifetime: TimeInterval = 86_400
+
+    public init(database: AppDatabase, providers: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()]) {
+        self.database = database
+        self.providers = providers
+    }
+
+    public func lookup(_ raw: String, household: HouseholdID, now: Date = Date()) async throws -> LookupResult {
+        let code = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let gtin = GTIN(code)
+        let keys = gtin?.lookupKeys ?? [code]
+        var result = LookupResult(code: code, gtin: gtin?.key, match: nil, existingItems: [], notices: [])
+
+        let items = try database.items(household, barcodes: keys)
+        result.existingItems = items.map(\.id.description)
+        if let item = items.first {
+            result.match = ProductSuggestion(source: "household", sourceName: "Your inventory", name: item.name, brand: item.brand,
+                                             category: nil, imageURL: nil, itemID: item.id.description)
+            return result
+        }
+        guard let gtin else { return result }
+        if let product = try database.catalogProduct(codes: keys), let name = product.name {
+            result.match = ProductSuggestion(source: "catalog", sourceName: "Product catalogue", name: name, brand: product.brand,
+                                             category: product.category, imageURL: product.imageURL, itemID: nil)
+            return result
+        }
+        guard try database.onlineProductLookup(household) else {
+            if !providers.isEmpty {
+                result.notices.append("Online product lookups are off for this household (Settings).")
+            }
+            return result
+        }
+        for provider in providers {
+            let answer: CachedAnswer
+            if let cached = try database.cachedAnswer(provider: provider.id, key: gtin.key,
+                                                      foundSince: now.addingTimeInterval(-foundLifetime),
+                                                      missSince: now.addingTimeInterval(-missLifetime)) {
+                answer = cached
+            } else {
+                do {
+                    answer = try await provider.lookup(gtin).map(CachedAnswer.found) ?? .notFound
+                    try database.storeAnswer(provider: provider.id, key: gtin.key, answer, now: now)
+                } catch let error as ProviderError {
+                    result.notices.append(error.message(provider.displayName))
+                    continue
+                }
+            }
+            if case .found(let product) = answer, let name = product.name {
+                result.match = ProductSuggestion(source: provider.id, sourceName: provider.displayName, name: name, brand: product.brand,
+                                                 category: product.category, imageURL: product.imageURL, itemID: nil)
+                return result
+            }
+        }
+        return result
+    }
+}
+
+/// Reads a catalogue file: JSON Lines with `barcode` (or `code`) and `product_name` (or `name`), and
+/// optionally `brands`/`brand`, `categories`/`category`, `image_url` (Open Food Facts' field names
+/// and the products-off-sample layout both work). Codes are kept as written: a lookup tries every
+/// spelling of the scanned GTIN.
+public enum CatalogFile {
+    public struct Summary: Sendable {
+        public var imported = 0
+        public var skipped: [(line: Int, reason: String)] = []
+    }
+
+    public static func read(_ url: URL, batch: Int = 2000, _ consume: ([ProductRecord]) throws -> Void) throws -> Summary {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { throw CatalogError.unreadable(url.path) }
+        defer { try? handle.close() }
+        var summary = Summary()
+        var pending = Data()
+        var line = 0
+        var records: [ProductRecord] = []
+        func take(_ bytes: Data) throws {
+            line += 1
+            guard bytes.contains(where: { $0 > 0x20 }) else { return }
+            guard let object = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] else {
+                summary.skipped.append((line, "not a JSON object"))
+                return
+            }
+            func text(_ keys: String...) -> String? {
+                for key in keys {
+                    if let value = object[key] as? String, !value.trimmed.isEmpty { return value.trimmed }
+                    if let value = object[key] as? NSNumber { return value.stringValue }
+                }
+                return nil
+            }
+            guard let code = text("barcode", "code").map({ $0.filter(\.isNumber) }), (6...14).contains(code.count) else {
+                summary.skipped.append((line, "no barcode of 6 to 14 digits"))
+                return
+            }
+            guard let name = text("product_name", "name").map(Self.unescapeHTML) else {
+                summary.skipped.append((line, "no product name"))
+                return
+            }
+            records.append(ProductRecord(source: "catalog", code: code, name: name, brand: text("brands", "brand")?.firstListed,
+                                         category: text("categories", "category")?.firstListed, imageURL: text("image_url")))
+            if records.count >= batch {
+                try consume(records)
+                summary.imported += records.count
+                records.removeAll(keepingCapacity: true)
+            }
+        }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            pending.append(chunk)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                try take(pending[start..<newline])
+                start = pending.index(after: newline)
+            }
+            pending = Data(pending[start...])
+        }
+        if !pending.isEmpty { try take(pending) }
+        if !records.isEmpty {
+            try consume(records)
+            summary.imported += records.count
+        }
+        return summary
+    }
+
+    /// The sample data carries HTML entities in names (`&quot;`).
+    static func unescapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
+
+public enum CatalogError: Error, CustomStringConvertible {
+    case unreadable(String)
+    public var description: String {
+        switch self {
+        case .unreadable(let path): return "The catalogue file \(path) cannot be read."
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+import NestoryDomain
+
+/// A product as a catalogue or an online provider describes it.
+public struct ProductRecord: Hashable, Sendable, Codable {
+    /// Where it came from: `catalog`, or a provider's id (`openfoodfacts`, `upcitemdb`).
+    public var source: String
+    /// The code as the source spells it.
+    public var code: String
+    public var name: String?
+    public var brand: String?
+    public var category: String?
+    public var imageURL: String?
+
+    public init(source: String, code: String, name: String?, brand: String? = nil, category: String? = nil, imageURL: String? = nil) {
+        self.source = source
+        self.code = code
+        self.name = name
+        self.brand = brand
+        self.category = category
+        self.imageURL = imageURL
+    }
+}
+
+/// A provider's cached answer: a product, or "it does not know this code".
+public enum CachedAnswer: Hashable, Sendable {
+    case found(ProductRecord)
+    case notFound
+}
+
+extension AppDatabase {
+    // MARK: - Catalogue
+
+    /// Adds or replaces catalogue products (one transaction per call). Returns how many were written.
+    @discardableResult
+    public func importCatalog(_ products: [ProductRecord], now: Date) throws -> Int {
+        try write { db in
+            for product in products {
+                try db.cachedStatement(sql: """
+                    INSERT INTO product (code, source, found, name, brand, category, image_url, fetched_at) VALUES (?, 'catalog', 1, ?, ?, ?, ?, ?)
+                    ON CONFLICT (code, source) DO UPDATE SET name = excluded.name, brand = excluded.brand, category = excluded.category,
+                        image_url = excluded.image_url, fetched_at = excluded.fetched_at
+                    """).execute(arguments: [product.code, product.name, product.brand, product.category, product.imageURL, now.millis])
+            }
+            return products.count
+        }
+    }
+
+    /// The first catalogue product under any of `codes` (tried in order: the spellings of one GTIN).
+    public func catalogProduct(codes: [String]) throws -> ProductRecord? {
+        try read { db in
+            for code in codes {
+                if let row = try Row.fetchOne(db, sql: "SELECT * FROM product WHERE code = ? AND source = 'catalog'", arguments: [code]) {
+                    return Self.product(row)
+                }
+            }
+            return nil
+        }
+    }
+
+    public func catalogCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM product WHERE source = 'catalog'") ?? 0 }
+    }
+
+    // MARK: - Online answers
+
+    /// A provider's answer for a GTIN key, if one was stored after `notBefore` (misses expire sooner).
+    public func cachedAnswer(provider: String, key: String, foundSince: Date, missSince: Date) throws -> CachedAnswer? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM product WHERE code = ? AND source = ?", arguments: [key, provider]) else {
+                return nil
+            }
+            let fetched = Date(timeIntervalSince1970: Double(row["fetched_at"] as Int64) / 1000)
+            if row["found"] as Bool {
+                return fetched >= foundSince ? .found(Self.product(row)) : nil
+            }
+            return fetched >= missSince ? .notFound : nil
+        }
+    }
+
+    public func storeAnswer(provider: String, key: String, _ answer: CachedAnswer, now: Date) throws {
+        try write { db in
+            let product: ProductRecord? = if case .found(let p) = answer { p } else { nil }
+            try db.execute(sql: """
+                INSERT INTO product (code, source, found, name, brand, category, image_url, fetched_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (code, source) DO UPDATE SET found = excluded.found, name = excluded.name, brand = excluded.brand,
+                    category = excluded.category, image_url = excluded.image_url, fetched_at = excluded.fetched_at
+                """, arguments: [key, provider, product != nil, product?.name, product?.brand, product?.category, product?.imageURL, now.millis])
+        }
+    }
+
+    // MARK: - Household
+
+    /// Whether the household lets Nestory ask online providers about products (off unless turned on).
+    public func onlineProductLookup(_ householdID: HouseholdID) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT online_product_lookup FROM household WHERE id = ?", arguments: [householdID.description]) ?? false
+        }
+    }
+
+    public func setOnlineProductLookup(_ householdID: HouseholdID, _ enabled: Bool) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE household SET online_product_lookup = ? WHERE id = ?", arguments: [enabled, householdID.description])
+            guard db.changesCount == 1 else { throw DomainError.notFound("The household") }
+        }
+    }
+
+    /// The household's items whose barcode is any of `codes` (the spellings of one GTIN), newest first.
+    public func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int = 5) throws -> [Item] {
+        guard !codes.isEmpty else { return [] }
+        return try read { db in
+            let marks = Array(repeating: "?", count: codes.count).joined(separator: ", ")
+            var arguments: StatementArguments = [householdID.description]
+            arguments += StatementArguments(codes)
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: """
+                SELECT \(ItemColumns.select) FROM item WHERE household_id = ? AND barcode IN (\(marks))
+                ORDER BY updated_at DESC LIMIT ?
+                """, arguments: arguments).map { ItemColumns.item($0, householdID: householdID) }
+        }
+    }
+
+    static func product(_ row: Row) -> ProductRecord {
+        ProductRecord(source: row["source"], code: row["code"], name: row["name"], brand: row["brand"],
+                      category: row["category"], imageURL: row["image_url"])
+    }
+}
