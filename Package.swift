@@ -195,6 +195,7 @@ let package = Package(
             name: "NestoryWebTests",
             dependencies: [
                 "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
+                "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -110,6 +110,29 @@ public struct DecodedBarcode: Sendable, Hashable {
     }
 }
 
+extension DecodedBarcode {
+    /// One code as the CLI prints it and the API returns it: the format, the text as encoded and,
+    /// for product codes, the GTIN forms.
+    public struct JSON: Codable, Sendable, Hashable {
+        public let format: String
+        public let text: String
+        /// The canonical GTIN-14 key (what Nestory stores and looks up).
+        public let gtin: String?
+        public let gtin13: String?
+        public let confidence: String
+        public let pass: String
+
+        public init(_ code: DecodedBarcode) {
+            format = code.format.displayName
+            text = code.text
+            gtin = code.gtin?.key
+            gtin13 = code.gtin?.gtin13
+            confidence = code.confidence.rawValue
+            pass = code.pass
+        }
+    }
+}
+
 /// Why a picture could not be searched for codes. "No code found" is not an error: it is an empty result.
 public enum BarcodeReaderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The upload had no bytes.

@@ -41,7 +41,7 @@ struct BarcodeCommand: ParsableCommand {
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(codes.map(CodeJSON.init)), as: UTF8.self))
+            print(String(decoding: try encoder.encode(codes.map(DecodedBarcode.JSON.init)), as: UTF8.self))
         }
 
         static func parseRegion(_ text: String) throws -> BarcodeRegion {
@@ -50,26 +50,6 @@ struct BarcodeCommand: ParsableCommand {
                   let region = BarcodeRegion(x: x, y: y, width: w, height: h)
             else { throw ValidationError("--region takes x,y,width,height as fractions of the picture, e.g. 0.1,0.3,0.8,0.4.") }
             return region
-        }
-    }
-
-    /// One code as printed: the format, the text as encoded and, for product codes, the GTIN forms.
-    struct CodeJSON: Encodable {
-        let format: String
-        let text: String
-        /// The canonical GTIN-14 key (what Nestory stores and looks up).
-        let gtin: String?
-        let gtin13: String?
-        let confidence: String
-        let pass: String
-
-        init(_ code: DecodedBarcode) {
-            format = code.format.displayName
-            text = code.text
-            gtin = code.gtin?.key
-            gtin13 = code.gtin?.gtin13
-            confidence = code.confidence.rawValue
-            pass = code.pass
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NestoryBarcodesLive
 import Hummingbird
 import Logging
 import NestoryAuth
@@ -45,7 +46,8 @@ struct Serve: AsyncParsableCommand {
             try LibvipsImageProcessor(limits: imagingLimits)
         }
         let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
-                                               cookies: CookiePolicy(secure: secureCookies), limits: limits)
+                                               cookies: CookiePolicy(secure: secureCookies), limits: limits,
+                                               barcodes: BarcodeReader())
         let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
         try await app.runService()

@@ -1,4 +1,6 @@
 import Foundation
+import NestoryBarcodes
+import NestoryProducts
 import Hummingbird
 import Logging
 import NestoryDomain
@@ -24,6 +26,8 @@ public struct Limits: Sendable {
     public var maxArchiveBytes: Int64 = 64_000_000_000
     /// Largest CSV file to import (read whole to preview it).
     public var maxCSVBytes: Int64 = 50_000_000
+    /// Largest picture to search for a barcode (a camera frame is far smaller).
+    public var maxScanBytes: Int64 = 15_000_000
 
     public init(maxPhotoBytes: Int64 = 40_000_000, maxArchiveBytes: Int64 = 64_000_000_000, maxCSVBytes: Int64 = 50_000_000) {
         self.maxPhotoBytes = maxPhotoBytes
@@ -45,12 +49,19 @@ public struct WebDependencies: Sendable {
     public let imaging: any ImageProcessing
     /// Backups being written and uploads waiting for their next step.
     public let transfers = DataTransfers()
+    /// Finds barcodes in pictures (zbar in production); nil where scanning is not offered.
+    public let barcodes: (any BarcodeDecoding)?
+    /// Product lookup by barcode: the household's items, the catalogue, online providers.
+    public let products: ProductLookup
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
     let dummyPasswordHash: String
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
+                barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()],
                 now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.barcodes = barcodes
+        self.products = ProductLookup(database: database, providers: productProviders)
         self.limits = limits
         self.imaging = imaging
         self.database = database
@@ -78,7 +89,9 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)
     DataController(dependencies: dependencies).addRoutes(to: router)
-    APIController(dependencies: dependencies).addRoutes(to: router.group("api/v1"))
+    let api = router.group("api/v1")
+    CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
+    APIController(dependencies: dependencies).addRoutes(to: api)
     return router
 }
 

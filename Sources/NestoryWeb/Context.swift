@@ -51,4 +51,6 @@ enum WebError: Error, Equatable {
     case forbidden(String)
     case csrfFailed
     case badRequest(String)
+    /// Well-formed but unusable input (a picture that is not an image, say): 422 with this message.
+    case unprocessable(String)
 }

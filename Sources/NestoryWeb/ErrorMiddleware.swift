@@ -39,6 +39,8 @@ struct ErrorMiddleware: RouterMiddleware {
                                      message: "This form has expired or did not come from Nestory. Reload the page and try again.")
             case .badRequest(let message):
                 return Self.response(.badRequest, code: "bad_request", message: message)
+            case .unprocessable(let message):
+                return Self.response(.unprocessableContent, code: "unprocessable", message: message)
             }
         } catch let error as ImagingError {
             switch error {

@@ -45,8 +45,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server():
+    """A fresh server and data folder for each test file (its first test meets the first-run setup)."""
     data = tempfile.mkdtemp(prefix="nestory-browser-")
     port = free_port()
     process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port)],

@@ -10,24 +10,13 @@ enum BarcodeRendering {
     static let lCodes = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
     static let rCodes = lCodes.map { String($0.map { $0 == "0" ? "1" : "0" }) }
     static let gCodes = rCodes.map { String($0.reversed()) }
-    /// Left-half parities of EAN-13 keyed by the first digit (L odd, G even).
-    static let ean13Parity = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLG", "LGLGLG", "LGLGGL", "LGGLGL"]
     /// UPC-E parities for number system 0 keyed by the check digit (E even, O odd); number system 1 inverts them.
     static let upceParity = ["EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO", "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE"]
 
     static func digits(_ text: String) -> [Int] { text.map { $0.wholeNumberValue! } }
 
     /// Modules of an EAN-13 (13 digits, check digit included).
-    static func ean13(_ text: String) -> String {
-        let d = digits(text)
-        precondition(d.count == 13)
-        let parity = Array(ean13Parity[d[0]])
-        var bits = "101"
-        for i in 1...6 { bits += parity[i - 1] == "L" ? lCodes[d[i]] : gCodes[d[i]] }
-        bits += "01010"
-        for i in 7...12 { bits += rCodes[d[i]] }
-        return bits + "101"
-    }
+    static func ean13(_ text: String) -> String { DemoBarcodes.ean13Modules(text) }
 
     /// Modules of a UPC-A (12 digits): an EAN-13 whose first digit is 0.
     static func upcA(_ text: String) -> String { ean13("0" + text) }

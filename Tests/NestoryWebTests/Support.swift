@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NestoryAuth
+import NestoryBarcodesLive
 import NestoryDomain
 import NestoryImagingLive
 import NestoryStore
@@ -22,7 +23,8 @@ final class TestApp: @unchecked Sendable {
         limiter = RateLimiter(limit: limit, window: 900)
         dependencies = try WebDependencies(database: database, passwordHasher: hasher, imaging: try LibvipsImageProcessor(),
                                            signInLimiter: limiter,
-                                           limits: Limits(maxPhotoBytes: 100_000))
+                                           limits: Limits(maxPhotoBytes: 100_000),
+                                           barcodes: BarcodeReader(), productProviders: [])
     }
 
     deinit {

@@ -117,7 +117,8 @@ struct AccountController {
     @Sendable func settingsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
-                                                       form: [:], errors: [], notice: request.uri.queryParameters["notice"].map(String.init)))
+                                                       form: [:], errors: [], notice: request.uri.queryParameters["notice"].map(String.init),
+                                                       onlineLookup: try database.onlineProductLookup(viewer.household.id)))
     }
 
     @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -69,6 +69,25 @@ enum OpenAPI {
             "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
             "responses": { "201": { "description": "Stored byte-exact", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Photo" } } } },
               "413": { "description": "Too large" }, "422": { "description": "Not an accepted image" } } }
+        },
+        "/barcodes/decode": {
+          "post": { "summary": "Find barcodes (EAN-13, EAN-8, UPC-A, UPC-E, Code 128, QR) in a picture: a camera frame or a photo, at most 15 MB",
+            "parameters": [{ "name": "region", "in": "query", "schema": { "type": "string" }, "description": "x,y,width,height as fractions of the picture: only look there" }],
+            "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
+            "responses": { "200": { "description": "The codes found (an empty list when none)", "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "codes": { "type": "array", "items": { "type": "object", "properties": { "format": { "type": "string" }, "text": { "type": "string" },
+                "gtin": { "type": "string", "description": "GTIN-14 key, for product codes" }, "gtin13": { "type": "string" },
+                "confidence": { "enum": ["low", "medium", "high"] }, "pass": { "type": "string" } } } } } } } } },
+              "413": { "description": "Too large" }, "422": { "description": "Not an image, or a damaged one" } } }
+        },
+        "/products/{code}": {
+          "parameters": [{ "name": "code", "in": "path", "required": true, "schema": { "type": "string" }, "description": "A barcode in any form (UPC-A, UPC-E, EAN-13, EAN-8) or a QR code's text" }],
+          "get": { "summary": "Look a code up: the household's items, the local catalogue, then online providers if the household allows them",
+            "responses": { "200": { "description": "What is known", "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "code": { "type": "string" }, "gtin": { "type": "string" }, "existingItems": { "type": "array", "items": { "type": "string", "format": "uuid" } },
+              "notices": { "type": "array", "items": { "type": "string" } },
+              "match": { "type": "object", "properties": { "source": { "type": "string" }, "sourceName": { "type": "string" }, "name": { "type": "string" },
+                "brand": { "type": "string" }, "category": { "type": "string" }, "imageURL": { "type": "string" }, "itemID": { "type": "string" } } } } } } } } } }
         }
       }
     }

@@ -43,7 +43,7 @@ enum AccountViews {
     }
 
     static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
-                         notice: String?) -> HTML {
+                         notice: String?, onlineLookup: Bool = false) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -77,6 +77,15 @@ enum AccountViews {
             \(addForm)
             </section>
             \(isOwner ? HTML("""
+            <section class="card">
+            <h2>Product lookups</h2>
+            <p>A scanned barcode is looked up in your items and in this server’s product catalogue. Online databases (Open Food Facts, UPCitemdb) can fill in more products; they then learn which codes this server asks about.</p>
+            <form method="post" action="/settings/products">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <label class="choice"><input type="checkbox" name="online"\(onlineLookup ? HTML(raw: " checked") : .empty)><span>Also ask online product databases</span></label>
+              <button type="submit" class="small">Save</button>
+            </form>
+            </section>
             <section class="card">
             <h2>Your data</h2>
             <p>Back up everything to one file, restore a backup, or import a spreadsheet or a Homebox export.</p>

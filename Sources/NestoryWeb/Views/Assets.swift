@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "6"
+    static let version = "7"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -132,6 +132,16 @@ enum Assets {
     .choice { display:flex; gap:10px; align-items:flex-start; border:1px solid var(--line); border-radius:10px; padding:10px 12px; margin-bottom:8px; }
     .choice input { width:auto; min-height:0; margin-top:4px; }
     .facts { list-style:none; padding:0; }
+    .viewfinder { position:relative; background:#000; border-radius:12px; overflow:hidden; aspect-ratio:4 / 3; }
+    .viewfinder video { width:100%; height:100%; object-fit:cover; display:block; }
+    .scan-area { position:absolute; left:10%; top:30%; width:80%; height:40%; border:3px solid #fff; border-radius:10px; box-shadow:0 0 0 999px rgba(0,0,0,.35); }
+    .scanner.unavailable .viewfinder { display:none; }
+    .scanner.found .scan-area { border-color:var(--ok); }
+    .scan-status { font-weight:600; }
+    .scan-result .code { font-family:ui-monospace, monospace; color:var(--muted); margin:0 0 8px; }
+    .notices { padding-left:18px; }
+    .type-code { display:flex; gap:8px; align-items:flex-end; flex-wrap:wrap; }
+    .type-code .field { flex:1 1 12rem; margin:0; }
     .actions { display:flex; gap:8px; }
     .photo-pick { display:flex; flex-direction:column; align-items:center; justify-content:center; min-height:180px; border:2px dashed var(--line);
       border-radius:var(--radius); margin-bottom:14px; cursor:pointer; color:var(--accent); font-weight:600; overflow:hidden; }
@@ -225,6 +235,114 @@ enum Assets {
         });
       });
       // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.
+      // Barcode scanning: frames from the camera's scan area go to the server a few times a second
+      // until two agree (or one is read with high confidence); then the result page.
+      const scanner = document.querySelector("[data-scanner]");
+      if (scanner) {
+        const video = scanner.querySelector("video");
+        const status = scanner.querySelector(".scan-status");
+        const canvas = document.createElement("canvas");
+        const area = { x: 0.1, y: 0.3, w: 0.8, h: 0.4 };  // as .scan-area in the CSS
+        let last = null, agreeing = 0, stream = null, done = false;
+        const unavailable = (message) => { scanner.classList.add("unavailable"); status.textContent = message; };
+        const finish = (code) => {
+          done = true;
+          scanner.classList.add("found");
+          status.textContent = `Found ${code}`;
+          if (stream) stream.getTracks().forEach((t) => t.stop());
+          window.location.assign("/capture/barcode/" + encodeURIComponent(code));
+        };
+        const frame = async () => {
+          if (done) return;
+          if (video.videoWidth > 0) {
+            const sx = video.videoWidth * area.x, sy = video.videoHeight * area.y;
+            const sw = video.videoWidth * area.w, sh = video.videoHeight * area.h;
+            const scale = Math.min(1, 1000 / sw);
+            canvas.width = Math.round(sw * scale);
+            canvas.height = Math.round(sh * scale);
+            canvas.getContext("2d").drawImage(video, sx, sy, sw, sh, 0, 0, canvas.width, canvas.height);
+            const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.9));
+            try {
+              const response = await fetch("/api/v1/barcodes/decode", { method: "POST", body: blob, credentials: "same-origin",
+                headers: { "X-CSRF-Token": csrf(), "Content-Type": "image/jpeg" } });
+              if (response.ok) {
+                const codes = (await response.json()).codes || [];
+                const code = codes.find((c) => c.gtin) || codes[0];
+                if (code) {
+                  agreeing = code.text === last ? agreeing + 1 : 1;
+                  last = code.text;
+                  if (agreeing >= 2 || code.confidence === "high") { finish(code.text); return; }
+                  status.textContent = `Reading ${code.text}… hold still`;
+                }
+              }
+            } catch { status.textContent = "No connection to the server; retrying…"; }
+          }
+          setTimeout(frame, 250);
+        };
+        (async () => {
+          if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+            unavailable("This browser shows no camera here: take a photo of the barcode, or type the code.");
+            return;
+          }
+          try {
+            stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 } }, audio: false });
+          } catch (error) {
+            unavailable(error && error.name === "NotAllowedError"
+              ? "The camera is not allowed for this site: take a photo of the barcode instead, or type the code."
+              : "No camera was found: take a photo of the barcode instead, or type the code.");
+            return;
+          }
+          video.srcObject = stream;
+          try { await video.play(); } catch { /* autoplay needs muted, which it is */ }
+          status.textContent = "Point the camera at the barcode, inside the frame.";
+          frame();
+        })();
+      }
+
+      // A photo of a barcode: decoded on the server; one code goes straight to its result.
+      document.querySelectorAll("input[type=file][data-scan-photo]").forEach((input) => {
+        input.addEventListener("change", async () => {
+          const file = input.files && input.files[0];
+          if (!file) return;
+          const card = input.closest(".card");
+          const status = card.querySelector(".photo-status");
+          const list = card.querySelector(".photo-codes");
+          status.classList.remove("error");
+          list.hidden = true;
+          status.textContent = "Looking for a barcode…";
+          let body = null, ok = false;
+          try {
+            const response = await fetch("/api/v1/barcodes/decode", { method: "POST", body: file, credentials: "same-origin",
+              headers: { "X-CSRF-Token": csrf(), "Content-Type": file.type || "application/octet-stream" } });
+            ok = response.ok;
+            body = await response.json();
+          } catch { body = null; }
+          input.value = "";
+          if (!ok) {
+            status.classList.add("error");
+            status.textContent = (body && body.error && body.error.message) || "The photo could not be sent. Try again.";
+            return;
+          }
+          const codes = body.codes || [];
+          if (codes.length === 1) { window.location.assign("/capture/barcode/" + encodeURIComponent(codes[0].text)); return; }
+          if (codes.length === 0) {
+            status.classList.add("error");
+            status.textContent = "No barcode found in this photo. Try again closer and in good light, or type the number below.";
+            return;
+          }
+          status.textContent = `${codes.length} codes found: which one?`;
+          list.replaceChildren(...codes.map((c) => {
+            const item = document.createElement("li");
+            const link = document.createElement("a");
+            link.href = "/capture/barcode/" + encodeURIComponent(c.text);
+            link.textContent = `${c.format}: ${c.text}`;
+            item.append(link);
+            return item;
+          }));
+          list.hidden = false;
+        });
+      });
+
       // Data files (a backup to restore, a CSV to import): one upload with progress, then the next step.
       document.querySelectorAll("input[type=file][data-upload-next]").forEach((input) => {
         input.addEventListener("change", () => {

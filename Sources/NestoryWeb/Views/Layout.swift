@@ -7,7 +7,7 @@ enum Layout {
         case inventory, capture, reports, settings
 
         /// The sections that exist yet (capture and reports arrive with their issues).
-        static let available: [Section] = [.inventory, .settings]
+        static let available: [Section] = [.inventory, .capture, .settings]
 
         var title: String { rawValue.capitalized }
         var path: String { self == .inventory ? "/" : "/\(rawValue)" }

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryBarcodes
+import NestoryDomain
+import NestoryProducts
+import NestoryStore
+
+/// The Capture tab, barcode mode: live scanning (camera frames decoded on the server), the photo
+/// fallback, typing the code, and the result screen with the quick form that creates the item.
+struct CaptureController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+
+    func addRoutes(to router: Router<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
+        router.get("capture", use: capturePage)
+        router.get("capture/barcode", use: typedCode)
+        router.get("capture/barcode/:code", use: result)
+        router.post("settings/products", use: setOnlineLookup)
+        api.post("barcodes/decode", use: decode)
+        api.get("products/:code", use: lookup)
+    }
+
+    @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.uri.queryParameters["message"].map(String.init)))
+    }
+
+    /// The "type the code" form: any code is accepted (it is saved as typed); a product code with a
+    /// wrong check digit is sent back with a message, since it is almost always a typo.
+    @Sendable func typedCode(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try context.requireViewer()
+        let typed = (request.uri.queryParameters["code"].map(String.init) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let code = typed.allSatisfy({ $0.isNumber || $0 == " " || $0 == "-" }) ? typed.filter(\.isNumber) : typed
+        guard !code.isEmpty, code.count <= 200 else {
+            return .redirect(to: "/capture" + queryString([("message", "Type the number under the barcode.")]))
+        }
+        if code.allSatisfy(\.isNumber), [8, 12, 13, 14].contains(code.count), GTIN(code) == nil {
+            return .redirect(to: "/capture" + queryString([("message", "\(code) is not a valid product code (its last digit does not match). Check the number and type it again.")]))
+        }
+        return .redirect(to: "/capture/barcode/" + (code.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? code))
+    }
+
+    @Sendable func result(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        guard let code = context.parameters.get("code")?.removingPercentEncoding, !code.isEmpty, code.count <= 200 else {
+            throw DomainError.notFound("The code")
+        }
+        let result = try await dependencies.products.lookup(code, household: viewer.household.id, now: dependencies.now())
+        return HTMLResponse.page(CaptureViews.result(viewer: viewer, result: result, rooms: try database.rooms(viewer.household.id),
+                                                     categories: try database.categories(viewer.household.id)))
+    }
+
+    @Sendable func setOnlineLookup(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
+        let form = try await Form.read(request, context: context)
+        let enabled = form["online"] == "on"
+        try database.setOnlineProductLookup(viewer.household.id, enabled)
+        return .redirect(to: "/settings?notice=" + (enabled ? "Online+product+lookups+on" : "Online+product+lookups+off"))
+    }
+
+    // MARK: - API
+
+    struct CodesJSON: ResponseEncodable {
+        let codes: [DecodedBarcode.JSON]
+    }
+
+    /// The body is a picture (a camera frame or a photo); `region=x,y,w,h` (fractions) limits the search.
+    @Sendable func decode(_ request: Request, context: AppRequestContext) async throws -> CodesJSON {
+        _ = try context.requireViewer()
+        guard let decoder = dependencies.barcodes else { throw WebError.badRequest("Barcode scanning is not available on this server.") }
+        let limit = dependencies.limits.maxScanBytes
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }
+        let body = try await request.body.collect(upTo: Int(limit))
+        let region = try request.uri.queryParameters["region"].map { try Self.region(String($0)) }
+        let data = Data(buffer: body)
+        let codes: [DecodedBarcode]
+        do {
+            codes = try await offload { try decoder.decode(imageData: data, region: region) }
+        } catch let error as BarcodeReaderError {
+            throw WebError.unprocessable(error.message)
+        }
+        return CodesJSON(codes: codes.map(DecodedBarcode.JSON.init))
+    }
+
+    @Sendable func lookup(_ request: Request, context: AppRequestContext) async throws -> LookupJSON {
+        let viewer = try context.requireViewer()
+        guard let code = context.parameters.get("code")?.removingPercentEncoding, !code.isEmpty, code.count <= 200 else {
+            throw WebError.badRequest("Give a code.")
+        }
+        return LookupJSON(result: try await dependencies.products.lookup(code, household: viewer.household.id, now: dependencies.now()))
+    }
+
+    struct LookupJSON: ResponseEncodable {
+        let result: LookupResult
+        func encode(to encoder: any Encoder) throws { try result.encode(to: encoder) }
+    }
+
+    static func region(_ text: String) throws -> BarcodeRegion {
+        let parts = text.split(separator: ",").map { Double($0) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+              let region = BarcodeRegion(x: x, y: y, width: w, height: h) else {
+            throw WebError.badRequest("region is x,y,width,height as fractions of the picture, e.g. 0.1,0.3,0.8,0.4.")
+        }
+        return region
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HTTPTypes
+import NestoryDemo
+import NestoryDomain
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+@Suite("Capture: barcodes")
+struct CaptureTests {
+    @Test("a photo of a barcode is decoded; the result page looks it up and its quick form saves the item with the code")
+    func scanToItem() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        try app.database.importCatalog([ProductRecord(source: "catalog", code: "4006381333931", name: "Boss Highlighter", brand: "Stabilo",
+                                                      category: "Office supplies")], now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let page = try await ann.request(.get, "/capture")
+            #expect(page.status == .ok && page.body.contains("data-scanner") && page.body.contains("capture=\"environment\""))
+
+            let decoded = try await ann.request(.post, "/api/v1/barcodes/decode", body: DemoBarcodes.ean13PNG("4006381333931"), contentType: "image/png")
+            #expect(decoded.status == .ok)
+            let codes = try #require((decoded.json as? [String: Any])?["codes"] as? [[String: Any]])
+            #expect(codes.count == 1)
+            #expect(codes.first?["text"] as? String == "4006381333931" && codes.first?["gtin"] as? String == "04006381333931")
+
+            let result = try await ann.request(.get, "/capture/barcode/4006381333931")
+            #expect(result.status == .ok)
+            #expect(result.body.contains("Boss Highlighter") && result.body.contains("Product catalogue"))
+            #expect(result.body.contains("value=\"Stabilo Boss Highlighter\""))
+
+            let saved = try await ann.request(.post, "/items", form: ["name": "Stabilo Boss Highlighter", "barcode": "4006381333931", "brand": "Stabilo"])
+            #expect(saved.status == .seeOther)
+            // The next scan, in another spelling of the same GTIN, finds the item.
+            let again = try await ann.request(.get, "/api/v1/products/04006381333931")
+            let json = try #require(again.json as? [String: Any])
+            #expect((json["match"] as? [String: Any])?["source"] as? String == "household")
+            #expect((json["existingItems"] as? [String])?.count == 1)
+            #expect(try app.database.items(household.id, barcodes: ["4006381333931"]).first?.brand == "Stabilo")
+        }
+    }
+
+    @Test("no code, two codes, not an image, a mistyped code: clear answers and a way on")
+    func badInput() async throws {
+        let app = try TestApp()
+        _ = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let blank = try await ann.request(.post, "/api/v1/barcodes/decode", body: DemoImages.photo(variant: 1), contentType: "image/png")
+            #expect(blank.status == .ok && blank.body.contains("\"codes\":[]"))
+            let notImage = try await ann.request(.post, "/api/v1/barcodes/decode", body: Data("hello".utf8), contentType: "image/png")
+            #expect(notImage.status == .unprocessableContent && notImage.body.contains("not an image"))
+            let empty = try await ann.request(.post, "/api/v1/barcodes/decode", body: Data(), contentType: "image/png")
+            #expect(empty.status == .unprocessableContent)
+            let badRegion = try await ann.request(.post, "/api/v1/barcodes/decode?region=1,2", body: DemoBarcodes.ean13PNG("4006381333931"), contentType: "image/png")
+            #expect(badRegion.status == .badRequest)
+
+            let typo = try await ann.request(.get, "/capture/barcode?code=4006381333932")
+            #expect(typo.status == .seeOther)
+            #expect(typo.location?.contains("is%20not%20a%20valid%20product%20code") == true, "\(typo.location ?? "")")
+            let typed = try await ann.request(.get, "/capture/barcode?code=4006-3813-3393-1")
+            #expect(typed.location == "/capture/barcode/4006381333931")
+            let unknown = try await ann.request(.get, "/capture/barcode/5000112548167")
+            #expect(unknown.status == .ok && unknown.body.contains("No match") && unknown.body.contains("name=\"barcode\" value=\"5000112548167\""))
+        }
+    }
+
+    @Test("online lookups are the owner's choice, off by default")
+    func onlineSetting() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        #expect(try app.database.onlineProductLookup(household.id) == false)
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            #expect(try await ann.request(.post, "/settings/products", form: ["online": "on"]).status == .seeOther)
+            #expect(try app.database.onlineProductLookup(household.id))
+            #expect(try await ann.request(.get, "/settings").body.contains("name=\"online\" checked"))
+            #expect(try await ann.request(.post, "/settings/products", form: [:]).status == .seeOther)
+            #expect(try app.database.onlineProductLookup(household.id) == false)
+        }
+    }
+}
