@@ -380,8 +380,8 @@ enum Assets {
       });
 
       // Backups being written: poll until each is ready to download.
-      document.querySelectorAll("li.export[data-job]").forEach((row) => {
-        const url = row.dataset.job;
+      document.querySelectorAll("li.export[data-export-job]").forEach((row) => {
+        const url = row.dataset.exportJob;
         if (!url) return;
         const job = row.querySelector(".job");
         const poll = async () => {

@@ -24,7 +24,7 @@ enum DataViews {
                 status = "<span class=\"error\">\(message)</span>"
             }
             return """
-                <li class="row export" data-job="\(job.running ? "/settings/data/export/\(job.id)" : "")">
+                <li class="row export" data-export-job="\(job.running ? "/settings/data/export/\(job.id)" : "")">
                   <div><strong>\(job.downloadName)</strong><br><span class="muted">\(job.createdAt.formatted(date: .abbreviated, time: .shortened))</span></div>
                   <div class="job">\(status)</div>
                 </li>
