@@ -51,7 +51,7 @@ mb() { awk '{printf "%.0f", $2/1024}' "$WORK/$1.time"; }
 echo "Timing (each once, page cache warm for all)..." >&2
 cat "$DATA"/blobs/*/*/* > /dev/null   # warm the cache for every contender alike
 run nestory-backup "$BIN/nestory" backup --data "$DATA" "$WORK/nestory.zip"
-run zip (cd "$DATA" && zip -0 -r -q "$OLDPWD/$WORK/reference.zip" blobs nestory.sqlite)
+run zip sh -c 'cd "$1" && zip -0 -r -q "$2" blobs nestory.sqlite' sh "$DATA" "$PWD/$WORK/reference.zip"
 run nestory-restore "$BIN/nestory" restore --data "$WORK/restored" "$WORK/nestory.zip"
 run unzip unzip -q "$WORK/reference.zip" -d "$WORK/unzipped"
 
