@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "nestory", targets: ["nestory"]),
         .executable(name: "nestory-bench", targets: ["nestory-bench"]),
+        .executable(name: "bench-reports", targets: ["bench-reports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -57,6 +58,8 @@ let package = Package(
                 "NestoryStore",
                 "NestoryAuth",
                 "NestoryImaging",
+                "NestoryReports",
+                "NestoryReportsLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -76,6 +79,8 @@ let package = Package(
                 "NestoryBarcodes",
                 "NestoryReceipts",
                 "NestoryOCR",
+                "NestoryReports",
+                "NestoryReportsLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +136,31 @@ let package = Package(
         ),
         // END Receipts
 
+        // MARK: Reports: the inventory and loss-list PDFs, CSV and JSON exports.
+        // The report model, built from any item source; CSV and JSON writers. Pure Swift.
+        .target(name: "NestoryReports", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // cairo + pango through pangocairo (pkg-config `pangocairo`; cairo's PDF surface comes with it).
+        .systemLibrary(
+            name: "CPangoCairo",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
+        ),
+        // Renders a report model to a PDF file as a stream: vector text, embedded fonts, JPEGs passed through.
+        .target(name: "NestoryPDF", dependencies: ["NestoryReports", "NestoryDomain", "CPangoCairo"], swiftSettings: swiftSettings),
+        // Generation from the store: streams items page by page into the renderer, keeps the export history.
+        .target(
+            name: "NestoryReportsLive",
+            dependencies: ["NestoryReports", "NestoryPDF", "NestoryStore", "NestoryDomain"],
+            swiftSettings: swiftSettings
+        ),
+        // `make bench-reports`: a 5,000-item household with a photo each; PDF time and memory beside WeasyPrint.
+        .executableTarget(
+            name: "bench-reports",
+            dependencies: ["NestoryReports", "NestoryReportsLive", "NestoryStore", "NestoryDemo", "NestoryDomain"],
+            swiftSettings: swiftSettings
+        ),
+        // END Reports
+
         // Thin executables.
         .executableTarget(name: "nestory", dependencies: ["NestoryCLI"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -155,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
+                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo", "NestoryReports",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
@@ -182,6 +212,15 @@ let package = Package(
         .testTarget(name: "NestoryReceiptsTests", dependencies: ["NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Receipts tests
+
+        // MARK: Reports tests
+        .testTarget(name: "NestoryReportsTests", dependencies: ["NestoryReports", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryPDFTests",
+            dependencies: ["NestoryPDF", "NestoryReports", "NestoryReportsLive", "NestoryStore", "NestoryDomain", "NestoryDemo"],
+            swiftSettings: swiftSettings
+        ),
+        // END Reports tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
     ]

@@ -9,7 +9,8 @@ public struct NestoryCommand: AsyncParsableCommand {
         commandName: "nestory",
         abstract: "Nestory: a home inventory for insurance.",
         version: NestoryVersion.current,
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, ReceiptCommand.self]
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, ReceiptCommand.self,
+                      ReportCommand.self, ExportCommand.self]
     )
 
     public init() {}
