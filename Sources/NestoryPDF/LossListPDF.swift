@@ -102,8 +102,8 @@ public final class LossListPDFRenderer: LossListSink {
             item.purchasePrice?.formatted ?? "—", item.totalValue?.formatted ?? "—", "—", row.roomName ?? "—",
         ]
         var height = 14.0
-        for (index, column) in columns.enumerated() where index == 1 || index == 4 || index == 12 {
-            height = max(height, c.measure(cells[index], width: column.width - 6, font: .regular(7.5), maxLines: 3) + 6)
+        for (index, column) in columns.enumerated() where cells[index].count > 6 {
+            height = max(height, c.measure(cells[index], width: column.width - 6, font: index == 1 ? .bold(7.5) : .regular(7.5), maxLines: 3) + 6)
         }
         if y + height > c.contentBottom {
             try c.newPage()

@@ -35,12 +35,15 @@ public struct WebDependencies: Sendable {
     public let limits: Limits
     /// Checks uploads and makes thumbnails and display sizes (libvips in production).
     public let imaging: any ImageProcessing
+    /// Reports being generated in the background.
+    public let reportJobs: ReportJobs
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
     let dummyPasswordHash: String
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+                reportJobs: ReportJobs = ReportJobs(), now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.reportJobs = reportJobs
         self.limits = limits
         self.imaging = imaging
         self.database = database
@@ -67,6 +70,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     AccountController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)
+    ReportsController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: router.group("api/v1"))
     return router
 }
