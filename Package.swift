@@ -217,7 +217,12 @@ let package = Package(
         .testTarget(name: "NestoryReportsTests", dependencies: ["NestoryReports", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryPDFTests",
-            dependencies: ["NestoryPDF", "NestoryReports", "NestoryReportsLive", "NestoryStore", "NestoryDomain", "NestoryDemo"],
+            dependencies: ["NestoryPDF", "NestoryReports", "NestoryDomain", "NestoryDemo", "NestoryImagingLive"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NestoryReportsLiveTests",
+            dependencies: ["NestoryReportsLive", "NestoryReports", "NestoryStore", "NestoryDomain", "NestoryDemo"],
             swiftSettings: swiftSettings
         ),
         // END Reports tests

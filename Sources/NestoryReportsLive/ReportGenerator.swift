@@ -88,9 +88,14 @@ public struct ReportGenerator: Sendable {
         let source = StoreReportSource(database: database, householdID: householdID)
         let renderer = try InventoryPDFRenderer(path: url.path, paper: options.paper)
         var items = 0
-        try ReportBuilder(source: source, header: header(household, now: now)).buildInventory(options, into: renderer) { done, total in
-            items = total
-            progress(done, total)
+        do {
+            try ReportBuilder(source: source, header: header(household, now: now)).buildInventory(options, into: renderer) { done, total in
+                items = total
+                progress(done, total)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: url)  // never leave half a report behind
+            throw error
         }
         return RenderedReport(pages: renderer.pageCount, images: renderer.imageCount, items: items, byteCount: Self.size(url))
     }

@@ -163,10 +163,13 @@ struct ReportsController {
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let (report, url) = try database.report(viewer.household.id, try reportID(context))
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw StoreError.io("the report's file is missing") }
         let kind = ReportKind(rawValue: report.kind) == .lossList ? "loss-list" : "inventory"
         let day = CalendarDate(report.createdAt, in: .current).iso
-        return Self.file(data, type: "application/pdf", name: "nestory-\(kind)-\(day).pdf")
+        // Streamed from disk in chunks: a report with thousands of photos is hundreds of megabytes.
+        let body = try await FileIO().loadFile(path: url.path, context: context)
+        var headers = Self.downloadHeaders(type: "application/pdf", name: "nestory-\(kind)-\(day).pdf")
+        headers[.contentLength] = String(report.byteCount)
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -202,11 +205,15 @@ struct ReportsController {
     }
 
     static func file(_ data: Data, type: String, name: String) -> Response {
+        Response(status: .ok, headers: downloadHeaders(type: type, name: name), body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func downloadHeaders(type: String, name: String) -> HTTPFields {
         var headers = HTTPFields()
         headers[.contentType] = type
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
         headers[.cacheControl] = "private, no-store"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return headers
     }
 }
