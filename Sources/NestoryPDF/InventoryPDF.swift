@@ -17,7 +17,10 @@ public final class InventoryPDFRenderer: InventoryReportSink {
     public var imageCount: Int { canvas.imageCount }
     public var pageCount: Int { canvas.pageNumber }
 
+    enum ColumnKind { case photo, item, serial, purchased, condition, value, evidence }
+
     struct Column {
+        let kind: ColumnKind
         let title: String
         let width: Double
         let align: Align
@@ -34,13 +37,13 @@ public final class InventoryPDFRenderer: InventoryReportSink {
         canvas.footer = "\(cover.header.householdName) · Home inventory report · Generated \(cover.header.generatedOn.iso)"
         let photo = options.includePhotos ? 54.0 : 0
         let fixed = 86.0 + 60 + 54 + 82 + 62
-        columns = (options.includePhotos ? [Column(title: "Photo", width: photo, align: .left)] : []) + [
-            Column(title: "Item", width: canvas.contentWidth - fixed - photo, align: .left),
-            Column(title: "Serial", width: 86, align: .left),
-            Column(title: "Purchased", width: 60, align: .left),
-            Column(title: "Condition", width: 54, align: .left),
-            Column(title: "Value", width: 82, align: .right),
-            Column(title: "Evidence", width: 62, align: .left),
+        columns = (options.includePhotos ? [Column(kind: .photo, title: "Photo", width: photo, align: .left)] : []) + [
+            Column(kind: .item, title: "Item", width: canvas.contentWidth - fixed - photo, align: .left),
+            Column(kind: .serial, title: "Serial", width: 86, align: .left),
+            Column(kind: .purchased, title: "Purchased", width: 60, align: .left),
+            Column(kind: .condition, title: "Condition", width: 54, align: .left),
+            Column(kind: .value, title: "Value", width: 82, align: .right),
+            Column(kind: .evidence, title: "Evidence", width: 62, align: .left),
         ]
         try canvas.newPage()
         drawCover(cover)
@@ -178,12 +181,13 @@ public final class InventoryPDFRenderer: InventoryReportSink {
     public func row(_ row: ReportItem) throws {
         let c = canvas
         let item = row.item
-        let itemColumn = columns[options.includePhotos ? 1 : 0]
+        let itemColumn = columns.first { $0.kind == .item }!
         let brandModel = [item.brand, item.modelNumber].compactMap { $0 }.joined(separator: " · ")
         let nameHeight = c.measure(item.name, width: itemColumn.width - 8, font: .bold(8.5), maxLines: 2)
         let brandHeight = brandModel.isEmpty ? 0 : c.measure(brandModel, width: itemColumn.width - 8, font: .regular(7.5), maxLines: 1)
         let serialHeight = c.measure(item.serialNumber ?? "—", width: 86 - 8, font: .regular(7.5), maxLines: 2)
-        let rowHeight = max(options.includePhotos ? 46 : 22, nameHeight + brandHeight + 10, serialHeight + 10)
+        let unitLine = item.quantity > 1 && item.totalValue != nil ? 30.0 : 0  // "6 × $200.00" under the value
+        let rowHeight = max(options.includePhotos ? 46 : 22, nameHeight + brandHeight + 10, serialHeight + 10, unitLine)
         if y + rowHeight > c.contentBottom {
             try c.newPage()
             y = c.contentTop
@@ -194,39 +198,35 @@ public final class InventoryPDFRenderer: InventoryReportSink {
         rowIndex += 1
         var x = c.margin
         let top = y + 5
-        for (index, column) in columns.enumerated() {
+        for column in columns {
             let inner = column.width - 8
-            switch (options.includePhotos, index) {
-            case (true, 0):
+            switch column.kind {
+            case .photo:
                 if let photo = row.photos.first, c.photo(photo, x: x + 2, y: y + 3, width: column.width - 6, height: rowHeight - 6) {
-                } else {
-                    c.stroke(x: x + 2, y: y + 3, width: column.width - 6, height: rowHeight - 6, color: .line, radius: 3)
-                    c.text("No photo", x: x + 2, y: y + rowHeight / 2 - 4, width: column.width - 6, font: .regular(6), color: .muted, align: .center)
+                    break
                 }
-            default:
-                switch column.title {
-                case "Item":
-                    let h = c.text(item.name, x: x + 4, y: top, width: inner, font: .bold(8.5), maxLines: 2)
-                    if !brandModel.isEmpty { c.text(brandModel, x: x + 4, y: top + h + 1, width: inner, font: .regular(7.5), color: .muted, maxLines: 1) }
-                case "Serial":
-                    c.text(item.serialNumber ?? "—", x: x + 4, y: top, width: inner, font: .regular(7.5), color: item.serialNumber == nil ? .muted : .text, maxLines: 2)
-                case "Purchased":
-                    c.text(item.purchaseDate?.iso ?? "—", x: x + 4, y: top, width: inner, font: .regular(7.5), color: item.purchaseDate == nil ? .muted : .text)
-                case "Condition":
-                    c.text(item.condition.label, x: x + 4, y: top, width: inner, font: .regular(7.5))
-                case "Value":
-                    if let value = item.totalValue {
-                        c.text(value.formatted, x: x + 4, y: top, width: inner, font: .bold(8.5), align: .right)
-                        if item.quantity > 1, let unit = item.purchasePrice {
-                            c.text("\(item.quantity) × \(unit.formatted)", x: x + 4, y: top + 12, width: inner, font: .regular(7), color: .muted, align: .right)
-                        }
-                    } else {
-                        c.text("No value", x: x + 4, y: top, width: inner, font: .regular(7.5), color: .warn, align: .right)
+                c.stroke(x: x + 2, y: y + 3, width: column.width - 6, height: rowHeight - 6, color: .line, radius: 3)
+                c.text("No photo", x: x + 2, y: y + rowHeight / 2 - 4, width: column.width - 6, font: .regular(6), color: .muted, align: .center)
+            case .item:
+                let h = c.text(item.name, x: x + 4, y: top, width: inner, font: .bold(8.5), maxLines: 2)
+                if !brandModel.isEmpty { c.text(brandModel, x: x + 4, y: top + h + 1, width: inner, font: .regular(7.5), color: .muted, maxLines: 1) }
+            case .serial:
+                c.text(item.serialNumber ?? "—", x: x + 4, y: top, width: inner, font: .regular(7.5), color: item.serialNumber == nil ? .muted : .text, maxLines: 2)
+            case .purchased:
+                c.text(item.purchaseDate?.iso ?? "—", x: x + 4, y: top, width: inner, font: .regular(7.5), color: item.purchaseDate == nil ? .muted : .text)
+            case .condition:
+                c.text(item.condition.label, x: x + 4, y: top, width: inner, font: .regular(7.5))
+            case .value:
+                if let value = item.totalValue {
+                    c.text(value.formatted, x: x + 4, y: top, width: inner, font: .bold(8.5), align: .right)
+                    if item.quantity > 1, let unit = item.purchasePrice {
+                        c.text("\(item.quantity) × \(unit.formatted)", x: x + 4, y: top + 12, width: inner, font: .regular(7), color: .muted, align: .right)
                     }
-                case "Evidence":
-                    drawEvidence(row.documentation, x: x + 4, y: top)
-                default: break
+                } else {
+                    c.text("No value", x: x + 4, y: top, width: inner, font: .regular(7.5), color: .warn, align: .right)
                 }
+            case .evidence:
+                drawEvidence(row.documentation, x: x + 4, y: top)
             }
             x += column.width
         }

@@ -81,11 +81,11 @@ extension AppDatabase {
 
     /// Deletes a report from the history and its file.
     public func deleteReport(_ householdID: HouseholdID, _ id: UUID) throws {
-        let (report, url) = try report(householdID, id)
+        let (_, url) = try report(householdID, id)
         try write { db in
             try db.execute(sql: "DELETE FROM report WHERE household_id = ? AND id = ?", arguments: [householdID.description, id.uuidString.lowercased()])
         }
-        _ = report
+        // After the row is gone: a failed removal leaves an unlisted file, never a listed report without one.
         try? FileManager.default.removeItem(at: url)
     }
 

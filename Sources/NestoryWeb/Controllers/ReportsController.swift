@@ -59,9 +59,8 @@ struct ReportsController {
         let params = request.uri.queryParameters
         let query = Dictionary(params.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
         let state = InventoryState(query: query)
-        var itemQuery = state.itemQuery
-        itemQuery = ItemQuery(search: itemQuery.search, filter: itemQuery.filter, sort: .name, limit: ItemQuery.maxLimit)
-        let page = try database.items(viewer.household.id, itemQuery)
+        let page = try database.items(viewer.household.id, ItemQuery(search: state.search, filter: state.itemQuery.filter, sort: .name,
+                                                                     limit: ItemQuery.maxLimit))
         var selected = Self.ids(params.getAll("item"))
         if query["all"] == "1" {
             let known = Set(selected)
