@@ -174,6 +174,62 @@ func renderInventory(_ items: [ReportItem], options: InventoryReportOptions, to 
     }
 }
 
+/// A page as pixels, through pdftoppm's PPM output (P6: a text header, then RGB bytes).
+struct PageImage {
+    let width: Int, height: Int
+    let pixels: [UInt8]
+
+    init(pdf: String, page: Int, dpi: Int, scratch: Scratch) throws {
+        let prefix = scratch.path("page")
+        _ = try poppler("pdftoppm", ["-r", "\(dpi)", "-f", "\(page)", "-l", "\(page)", "-singlefile", pdf, prefix])
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: prefix + ".ppm")))
+        var fields: [String] = [], index = 0, current = ""
+        while fields.count < 4 {
+            let byte = data[index]; index += 1
+            if byte == 0x20 || byte == 0x0A { if !current.isEmpty { fields.append(current); current = "" } } else { current.append(Character(UnicodeScalar(byte))) }
+        }
+        width = Int(fields[1])!
+        height = Int(fields[2])!
+        pixels = Array(data[index...])
+    }
+
+    func rgb(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+        let i = (y * width + x) * 3
+        return (Int(pixels[i]), Int(pixels[i + 1]), Int(pixels[i + 2]))
+    }
+}
+
+@Suite struct PageImageTests {
+    /// At a glance, as pixels: the cover's accent bar, a donut with the categories' colours, and bars.
+    @Test func theCoverDrawsItsChartsAsVectorShapes() async throws {
+        let scratch = Scratch()
+        let path = scratch.path("cover.pdf")
+        let categories = Defaults.categories.prefix(6).map(\.name)
+        let items = categories.enumerated().map { index, name in
+            reportItem("Thing \(index)", price: "\(100 * (index + 1)).00", room: index % 2 == 0 ? "Living Room" : "Office", category: name, photo: false)
+        }
+        let source = MemorySource(rooms: ["Living Room", "Office"], categories: categories, items: items)
+        let renderer = try InventoryPDFRenderer(path: path, paper: .a4)
+        try ReportBuilder(source: source, header: header).buildInventory(InventoryReportOptions(includePhotos: false), into: renderer)
+        let page = try PageImage(pdf: path, page: 1, dpi: 36, scratch: scratch)
+        #expect(page.width == 298 && page.height == 421)
+        // The accent bar across the top (teal #0F766E-ish).
+        let bar = page.rgb(page.width / 2, 19)
+        #expect(bar.0 < 60 && bar.1 > 90 && bar.2 > 80, "accent bar: \(bar)")
+        // The donut: each category's colour appears in its area.
+        var colours = Set<String>()
+        for y in 120..<240 { for x in 15..<110 {
+            let (r, g, b) = page.rgb(x, y)
+            if max(r, g, b) - min(r, g, b) > 60 { colours.insert("\(r / 32),\(g / 32),\(b / 32)") }
+        } }
+        for seed in Defaults.categories.prefix(6) {
+            let colour = RGB(hex: seed.colorHex)
+            let key = "\(Int(colour.r * 255) / 32),\(Int(colour.g * 255) / 32),\(Int(colour.b * 255) / 32)"
+            #expect(colours.contains(key), "no \(seed.name) slice (\(seed.colorHex))")
+        }
+    }
+}
+
 @Suite struct LossListPDFTests {
     @Test func theLossListHasTheIncidentTableTotalsAndPhotoPages() async throws {
         let scratch = Scratch()

@@ -44,4 +44,12 @@ import Testing
         #expect(throws: (any Error).self) { try store.database.recordReport(HouseholdID(), kind: "inventory", options: "{}", file: file, now: store.now) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.reportsURL.path).isEmpty)
     }
+
+    @Test func reportsLeftHalfWrittenByACrashAreSwept() throws {
+        let store = try TestStore()
+        let leftover = store.folder.tmpURL.appendingPathComponent("report-crashed.pdf")
+        try Data("%PDF".utf8).write(to: leftover)
+        try store.database.collectGarbage(now: Date().addingTimeInterval(7200))
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+    }
 }
