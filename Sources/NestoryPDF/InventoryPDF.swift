@@ -26,9 +26,13 @@ public final class InventoryPDFRenderer: InventoryReportSink {
         let align: Align
     }
 
-    public init(path: String, paper: PaperSize) throws {
+    /// - Parameters:
+    ///   - path: the PDF to write; nil for a layout pass that only counts the pages.
+    ///   - totalPages: from a layout pass, for "Page 3 of 40" footers.
+    public init(path: String?, paper: PaperSize, totalPages: Int? = nil) throws {
         let size = paper.points
-        canvas = try PDFCanvas(path: path, width: size.width, height: size.height, title: "Home Inventory Report", footer: "")
+        canvas = try PDFCanvas(path: path, width: size.width, height: size.height, title: "Home Inventory Report", footer: "",
+                               totalPages: totalPages)
     }
 
     public func begin(_ cover: InventoryCover) throws {

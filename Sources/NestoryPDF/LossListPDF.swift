@@ -31,10 +31,14 @@ public final class LossListPDFRenderer: LossListSink {
         Column(title: "Room", width: 63, align: .left),
     ]
 
-    public init(path: String, paper: PaperSize) throws {
+    /// - Parameters:
+    ///   - path: the PDF to write; nil for a layout pass that only counts the pages.
+    ///   - totalPages: from a layout pass, for "Page 3 of 40" footers.
+    public init(path: String?, paper: PaperSize, totalPages: Int? = nil) throws {
         let size = paper.points
         landscape = (size.height, size.width)
-        canvas = try PDFCanvas(path: path, width: landscape.width, height: landscape.height, title: "Loss List", footer: "")
+        canvas = try PDFCanvas(path: path, width: landscape.width, height: landscape.height, title: "Loss List", footer: "",
+                               totalPages: totalPages)
     }
 
     private var currency: CurrencyCode { cover?.header.currency ?? .usd }

@@ -65,9 +65,17 @@ final class PDFCanvas {
     private var layouts: [Font: OpaquePointer] = [:]
     private var fonts: [Font: OpaquePointer] = [:]
     private(set) var imageCount = 0
+    /// Set for a layout pass: pages are laid out and counted, nothing is drawn or written.
+    let dryRun: Bool
+    /// The page count, when a layout pass has found it: the footer then says "Page 3 of 40".
+    let totalPages: Int?
 
-    init(path: String, width: Double, height: Double, title: String, footer: String) throws {
-        guard let surface = cairo_pdf_surface_create(path, width, height) else { throw PDFError.cairo("no surface") }
+    /// `path` nil makes a layout pass (see `dryRun`).
+    init(path: String?, width: Double, height: Double, title: String, footer: String, totalPages: Int? = nil) throws {
+        dryRun = path == nil
+        self.totalPages = totalPages
+        let created = path.map { cairo_pdf_surface_create($0, width, height) } ?? cairo_pdf_surface_create_for_stream(nil, nil, width, height)
+        guard let surface = created else { throw PDFError.cairo("no surface") }
         if cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS {
             let message = String(cString: cairo_status_to_string(cairo_surface_status(surface)))
             cairo_surface_destroy(surface)
@@ -110,8 +118,9 @@ final class PDFCanvas {
     private func drawFooter() {
         let y = height - margin - 10
         fill(x: margin, y: y - 6, width: contentWidth, height: 0.6, color: .line)
-        text(footer, x: margin, y: y, width: contentWidth - 70, font: .regular(7.5), color: .muted, maxLines: 1)
-        text("Page \(pageNumber)", x: width - margin - 70, y: y, width: 70, font: .regular(7.5), color: .muted, align: .right)
+        text(footer, x: margin, y: y, width: contentWidth - 90, font: .regular(7.5), color: .muted, maxLines: 1)
+        text(totalPages.map { "Page \(pageNumber) of \($0)" } ?? "Page \(pageNumber)", x: width - margin - 90, y: y, width: 90,
+             font: .regular(7.5), color: .muted, align: .right)
     }
 
     /// Finishes the document and closes the file.
@@ -182,9 +191,11 @@ final class PDFCanvas {
         let layout = prepare(text, width: width, font: font, align: align, maxLines: maxLines)
         var w: Int32 = 0, h: Int32 = 0
         pango_layout_get_size(layout, &w, &h)
-        setColor(color)
-        cairo_move_to(cr, x, y)
-        pango_cairo_show_layout(cr, layout)
+        if !dryRun {
+            setColor(color)
+            cairo_move_to(cr, x, y)
+            pango_cairo_show_layout(cr, layout)
+        }
         return Double(h) / Double(PANGO_SCALE)
     }
 
@@ -233,6 +244,7 @@ final class PDFCanvas {
     /// the file cannot be shown (missing, another format).
     @discardableResult
     func photo(_ photo: ReportPhoto, x: Double, y: Double, width: Double, height: Double) -> Bool {
+        if dryRun { return true }  // a photo's box has a fixed size: the layout does not depend on it
         guard let data = FileManager.default.contents(atPath: photo.url.path) else { return false }
         if let size = JPEGInfo.size(of: data) {
             let (w, h) = fit(Double(size.width), Double(size.height), in: width, height)

@@ -86,10 +86,14 @@ public struct ReportGenerator: Sendable {
                           progress: Progress = { _, _ in }) throws -> RenderedReport {
         let household = try database.household(householdID)
         let source = StoreReportSource(database: database, householdID: householdID)
-        let renderer = try InventoryPDFRenderer(path: url.path, paper: options.paper)
+        let builder = ReportBuilder(source: source, header: header(household, now: now))
+        // A layout pass first (text measured, nothing drawn or read from photos) counts the pages for the footers.
+        let layout = try InventoryPDFRenderer(path: nil, paper: options.paper)
+        try builder.buildInventory(options, into: layout)
+        let renderer = try InventoryPDFRenderer(path: url.path, paper: options.paper, totalPages: layout.pageCount)
         var items = 0
         do {
-            try ReportBuilder(source: source, header: header(household, now: now)).buildInventory(options, into: renderer) { done, total in
+            try builder.buildInventory(options, into: renderer) { done, total in
                 items = total
                 progress(done, total)
             }
@@ -106,10 +110,13 @@ public struct ReportGenerator: Sendable {
                          progress: Progress = { _, _ in }) throws -> RenderedReport {
         let household = try database.household(householdID)
         let source = StoreReportSource(database: database, householdID: householdID)
-        let renderer = try LossListPDFRenderer(path: url.path, paper: options.paper)
+        let builder = ReportBuilder(source: source, header: header(household, now: now))
+        let layout = try LossListPDFRenderer(path: nil, paper: options.paper)
+        try builder.buildLossList(options, into: layout)
+        let renderer = try LossListPDFRenderer(path: url.path, paper: options.paper, totalPages: layout.pageCount)
         var items = 0
         do {
-            try ReportBuilder(source: source, header: header(household, now: now)).buildLossList(options, into: renderer) { done, total in
+            try builder.buildLossList(options, into: renderer) { done, total in
                 items = total
                 progress(done, total)
             }

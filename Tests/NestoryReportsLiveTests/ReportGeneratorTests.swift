@@ -81,6 +81,7 @@ func reportHeader(_ household: Household) -> ReportHeader {
         // Names that wrap onto two lines of their cell read back with a line break: compare words.
         let text = try pdftotext(url).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains(summary.estimatedValue[0].formatted))
+        #expect(text.contains("Page 1 of \(result.pages)") && text.contains("Page \(result.pages) of \(result.pages)"))
         var cursor: PageCursor?
         repeat {
             let page = try store.database.items(store.household.id, ItemQuery(limit: 200, after: cursor))
