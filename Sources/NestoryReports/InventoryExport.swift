@@ -23,6 +23,8 @@ import NestoryDomain
 ///         "room": name | null, "category": name | null, "tags": [String], "notes",
 ///         "documentation": { "photo", "receipt", "value", "serial", "room", "category", "documented" },
 ///         "photos": [ { "sha256", "contentType" } ], "receiptCount",
+///         "receipts": [ { "sha256", "contentType", "vendor", "total", "tax" (amounts as above),
+///                         "purchaseDate", "rawText" (the recognised text) } ],
 ///         "createdAt", "updatedAt"  (ISO 8601, UTC)
 ///       } ]
 ///     }
@@ -122,6 +124,19 @@ public enum InventoryExport {
         public struct Photo: Codable, Hashable, Sendable {
             public let sha256, contentType: String
         }
+        public struct ReceiptJSON: Codable, Hashable, Sendable {
+            public let sha256, contentType: String
+            public let vendor: String?
+            public let total, tax: MoneyJSON?
+            public let purchaseDate, rawText: String?
+
+            public func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(sha256, forKey: .sha256); try c.encode(contentType, forKey: .contentType)
+                try c.encode(vendor, forKey: .vendor); try c.encode(total, forKey: .total); try c.encode(tax, forKey: .tax)
+                try c.encode(purchaseDate, forKey: .purchaseDate); try c.encode(rawText, forKey: .rawText)
+            }
+        }
 
         public let id: String
         public let name: String
@@ -138,6 +153,7 @@ public enum InventoryExport {
         public let documentation: Documentation
         public let photos: [Photo]
         public let receiptCount: Int
+        public let receipts: [ReceiptJSON]
         public let createdAt, updatedAt: String
 
         public init(_ row: ReportItem) {
@@ -166,6 +182,11 @@ public enum InventoryExport {
                                           documented: status.isDocumented)
             photos = row.photos.map { Photo(sha256: $0.sha256, contentType: $0.contentType) }
             receiptCount = row.receiptCount
+            receipts = row.receipts.map {
+                ReceiptJSON(sha256: $0.attachment.sha256, contentType: $0.attachment.contentType, vendor: $0.vendor,
+                            total: $0.total.map(MoneyJSON.init), tax: $0.tax.map(MoneyJSON.init), purchaseDate: $0.purchaseDate?.iso,
+                            rawText: $0.rawText)
+            }
             createdAt = InventoryExport.iso(item.createdAt)
             updatedAt = InventoryExport.iso(item.updatedAt)
         }
@@ -183,7 +204,7 @@ public enum InventoryExport {
             try c.encode(room, forKey: .room); try c.encode(category, forKey: .category)
             try c.encode(tags, forKey: .tags); try c.encode(notes, forKey: .notes)
             try c.encode(documentation, forKey: .documentation); try c.encode(photos, forKey: .photos)
-            try c.encode(receiptCount, forKey: .receiptCount)
+            try c.encode(receiptCount, forKey: .receiptCount); try c.encode(receipts, forKey: .receipts)
             try c.encode(createdAt, forKey: .createdAt); try c.encode(updatedAt, forKey: .updatedAt)
         }
     }

@@ -23,14 +23,18 @@ public struct ReportItem: Hashable, Sendable {
     public let receiptCount: Int
     /// Primary first. The inventory report shows the first; the loss list shows them all.
     public let photos: [ReportPhoto]
+    /// The linked receipts, when the source was asked for them (the JSON export).
+    public let receipts: [Receipt]
 
-    public init(item: Item, roomName: String?, categoryName: String?, photoCount: Int, receiptCount: Int, photos: [ReportPhoto]) {
+    public init(item: Item, roomName: String?, categoryName: String?, photoCount: Int, receiptCount: Int, photos: [ReportPhoto],
+                receipts: [Receipt] = []) {
         self.item = item
         self.roomName = roomName
         self.categoryName = categoryName
         self.photoCount = photoCount
         self.receiptCount = receiptCount
         self.photos = photos
+        self.receipts = receipts
     }
 
     public var documentation: DocumentationStatus {

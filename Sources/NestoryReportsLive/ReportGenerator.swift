@@ -8,10 +8,13 @@ import NestoryStore
 public struct StoreReportSource: ReportItemSource {
     public let database: AppDatabase
     public let householdID: HouseholdID
+    /// Read each item's receipts too (the JSON export); reports need only the counts.
+    public let includeReceipts: Bool
 
-    public init(database: AppDatabase, householdID: HouseholdID) {
+    public init(database: AppDatabase, householdID: HouseholdID, includeReceipts: Bool = false) {
         self.database = database
         self.householdID = householdID
+        self.includeReceipts = includeReceipts
     }
 
     public func groups(by grouping: ReportGrouping) throws -> [ReportGroup] {
@@ -25,7 +28,7 @@ public struct StoreReportSource: ReportItemSource {
         var cursor: ReportCursor?
         repeat {
             let page = try database.reportItems(householdID, groupBy: grouping == .room ? .room : .category, groupID: group.id,
-                                                documentedOnly: documentedOnly, after: cursor)
+                                                documentedOnly: documentedOnly, receipts: includeReceipts, after: cursor)
             for record in page.items { try body(reportItem(record)) }
             cursor = page.next
         } while cursor != nil
@@ -38,7 +41,7 @@ public struct StoreReportSource: ReportItemSource {
     func reportItem(_ record: ReportItemRecord) -> ReportItem {
         ReportItem(item: record.listing.item, roomName: record.roomName, categoryName: record.categoryName,
                    photoCount: record.listing.photoCount, receiptCount: record.listing.receiptCount,
-                   photos: record.photos.map(photo))
+                   photos: record.photos.map(photo), receipts: record.receipts)
     }
 
     /// JPEG and PNG originals are used as they are; other formats (HEIC, WebP) through their display
@@ -160,7 +163,8 @@ public struct ReportGenerator: Sendable {
     public func exportJSON(_ householdID: HouseholdID, to url: URL, now: Date) throws -> Int {
         let household = try database.household(householdID)
         return try Self.writing(url) { flush in
-            try InventoryExport.writeJSON(from: StoreReportSource(database: database, householdID: householdID), household: household,
+            try InventoryExport.writeJSON(from: StoreReportSource(database: database, householdID: householdID, includeReceipts: true),
+                                          household: household,
                                           exportedAt: now, to: flush)
         }
     }

@@ -23,6 +23,8 @@ public struct ReportItemRecord: Hashable, Sendable {
     public let categoryName: String?
     /// Primary first; only the primary one unless all photos were asked for.
     public let photos: [Attachment]
+    /// Linked receipts, oldest first, when asked for (empty otherwise).
+    public let receipts: [Receipt]
 }
 
 /// Which column groups a report.
@@ -107,7 +109,7 @@ extension AppDatabase {
     /// One page of a group's items in name order (`groupID` nil: items without a room/category),
     /// continuing after `after` (the last page's final name key and sequence number).
     public func reportItems(_ householdID: HouseholdID, groupBy column: ReportGroupColumn, groupID: String?, documentedOnly: Bool,
-                            allPhotos: Bool = false, after: ReportCursor?, limit: Int = 200) throws -> (items: [ReportItemRecord], next: ReportCursor?) {
+                            allPhotos: Bool = false, receipts: Bool = false, after: ReportCursor?, limit: Int = 200) throws -> (items: [ReportItemRecord], next: ReportCursor?) {
         let field = column == .room ? "item.room_id" : "item.category_id"
         var conditions = ["item.household_id = ?", groupID == nil ? "\(field) IS NULL" : "\(field) = ?"]
         var arguments: [any DatabaseValueConvertible] = [householdID.description]
@@ -126,7 +128,7 @@ extension AppDatabase {
                 LEFT JOIN room r ON r.id = item.room_id LEFT JOIN category c ON c.id = item.category_id
                 WHERE \(conditions.joined(separator: " AND ")) ORDER BY item.name_key, item.seq LIMIT \(limit)
                 """, arguments: StatementArguments(arguments))
-            let records = try rows.map { try Self.reportRecord(db, $0, householdID: householdID, allPhotos: allPhotos) }
+            let records = try rows.map { try Self.reportRecord(db, $0, householdID: householdID, allPhotos: allPhotos, receipts: receipts) }
             let next = rows.count == limit ? rows.last.map { ReportCursor(nameKey: $0[ItemColumns.nameKey], seq: $0[ItemColumns.seq]) } : nil
             return (records, next)
         }
@@ -146,14 +148,16 @@ extension AppDatabase {
                     WHERE item.household_id = ? AND item.id IN (\(chunk.map { _ in "?" }.joined(separator: ",")))
                     """, arguments: StatementArguments([householdID.description] + chunk))
                 for row in rows {
-                    records.append((row[ItemColumns.nameKey], row[ItemColumns.seq], try Self.reportRecord(db, row, householdID: householdID, allPhotos: allPhotos)))
+                    records.append((row[ItemColumns.nameKey], row[ItemColumns.seq],
+                                    try Self.reportRecord(db, row, householdID: householdID, allPhotos: allPhotos, receipts: false)))
                 }
             }
         }
         return records.sorted { ($0.key, $0.seq) < ($1.key, $1.seq) }.map(\.record)
     }
 
-    private static func reportRecord(_ db: Database, _ row: Row, householdID: HouseholdID, allPhotos: Bool) throws -> ReportItemRecord {
+    private static func reportRecord(_ db: Database, _ row: Row, householdID: HouseholdID, allPhotos: Bool,
+                                     receipts withReceipts: Bool) throws -> ReportItemRecord {
         let item = ItemColumns.item(row, householdID: householdID)
         let photoCount: Int = row[ItemColumns.photoCount]
         var photos: [Attachment] = []
@@ -165,9 +169,17 @@ extension AppDatabase {
                 Attachment(sha256: $0[0], contentType: $0[1], byteCount: $0[2])
             }
         }
-        let listing = ItemListing(item: item, photoCount: photoCount, receiptCount: row[ItemColumns.receiptCount],
-                                  primaryPhoto: photos.first)
-        return ReportItemRecord(listing: listing, roomName: row[ItemColumns.count], categoryName: row[ItemColumns.count + 1], photos: photos)
+        let receiptCount: Int = row[ItemColumns.receiptCount]
+        var receipts: [Receipt] = []
+        if withReceipts, receiptCount > 0 {
+            receipts = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT r.*, b.content_type, b.byte_count FROM receipt r JOIN blob b ON b.sha256 = r.sha256
+                WHERE r.item_seq = ? ORDER BY r.created_at
+                """), arguments: [row[ItemColumns.seq] as Int64]).map { Self.receiptFrom($0, householdID: householdID, itemID: item.id) }
+        }
+        let listing = ItemListing(item: item, photoCount: photoCount, receiptCount: receiptCount, primaryPhoto: photos.first)
+        return ReportItemRecord(listing: listing, roomName: row[ItemColumns.count], categoryName: row[ItemColumns.count + 1], photos: photos,
+                                receipts: receipts)
     }
 }
 

@@ -140,6 +140,10 @@ func reportHeader(_ household: Household) -> ReportHeader {
         let items = try #require(decoded?["items"] as? [[String: Any]])
         #expect(items.count == 250)
         let total = items.compactMap { ($0["totalValue"] as? [String: Any])?["minorUnits"] as? Int64 }.reduce(0, +)
+        // Receipts come with what was read from them (the demo gives about a third of the items one).
+        let receipts = items.flatMap { $0["receipts"] as? [[String: Any]] ?? [] }
+        #expect(receipts.count == items.map { $0["receiptCount"] as? Int ?? 0 }.reduce(0, +) && !receipts.isEmpty)
+        #expect(receipts.allSatisfy { ($0["rawText"] as? String)?.contains("TOTAL") == true && $0["vendor"] is String })
         #expect(total == (try store.database.summary(store.household.id)).estimatedValue[0].minorUnits)
         let csvURL = store.scratch.appendingPathComponent("export.csv")
         #expect(try generator.exportCSV(store.household.id, to: csvURL) == 250)
