@@ -62,6 +62,19 @@ public final class ReportJobs: @unchecked Sendable {
         lock.withLock { jobs[id].flatMap { $0.householdID == householdID ? $0 : nil } }
     }
 
+    /// The household's reports still being made, oldest first.
+    func unfinished(householdID: HouseholdID) -> [Job] {
+        lock.withLock {
+            jobs.values.filter { job in
+                guard job.householdID == householdID else { return false }
+                switch job.state {
+                case .queued, .running: return true
+                case .finished, .failed: return false
+                }
+            }.sorted { $0.startedAt < $1.startedAt }
+        }
+    }
+
     /// Waits until the job has finished or failed (for tests and the CLI).
     func wait(_ id: UUID, timeout: TimeInterval = 60) async -> State? {
         let deadline = Date().addingTimeInterval(timeout)

@@ -30,6 +30,8 @@ import Testing
             #expect(try await browser.request(.get, "/reports/inventory").body.contains("Include undocumented items"))
             let started = try await browser.request(.post, "/reports/inventory", form: ["group": "category", "photos": "1", "paper": "letter"])
             #expect(started.status == .seeOther)
+            let whileRunning = try await browser.request(.get, "/reports")
+            #expect(whileRunning.body.contains("Full Inventory: being made") || whileRunning.body.contains("class=\"row report\""))
             let jobPath = try #require(started.location)
             let jobID = try #require(UUID(uuidString: String(jobPath.dropFirst("/reports/jobs/".count))))
             let state = await app.dependencies.reportJobs.wait(jobID)

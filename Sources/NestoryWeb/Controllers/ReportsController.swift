@@ -32,6 +32,7 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
         return HTMLResponse.page(ReportViews.index(viewer: viewer, summary: try database.summary(id), history: try database.reports(id),
+                                                   running: dependencies.reportJobs.unfinished(householdID: id),
                                                    notice: request.uri.queryParameters["notice"].map(String.init)))
     }
 
@@ -68,6 +69,7 @@ struct ReportsController {
         }
         return HTMLResponse.page(ReportViews.lossSelect(viewer: viewer, state: state, selected: selected, page: page,
                                                         rooms: try database.rooms(viewer.household.id),
+                                                        categories: try database.categories(viewer.household.id),
                                                         threshold: viewer.household.highValueThreshold))
     }
 

@@ -5,7 +5,12 @@ import NestoryStore
 
 /// The Reports tab: report cards, the options sheet, the loss-list flow, progress and the history.
 enum ReportViews {
-    static func index(viewer: Viewer, summary: InventorySummary, history: [StoredReport], notice: String?) -> HTML {
+    static func index(viewer: Viewer, summary: InventorySummary, history: [StoredReport], running: [ReportJobs.Job], notice: String?) -> HTML {
+        let inProgress: [HTML] = running.map { job in
+            var progress = ""
+            if case .running(let done, let total) = job.state, total > 0 { progress = " · \(done * 100 / total)%" }
+            return "<li class=\"row\"><a href=\"/reports/jobs/\(job.id.uuidString.lowercased())\">\(job.kind.title): being made\(progress)</a></li>"
+        }
         let score = summary.score
         let rows: [HTML] = history.map { report in
             let kind = ReportKind(rawValue: report.kind)
@@ -52,6 +57,7 @@ enum ReportViews {
             </section>
             <section class="card" aria-labelledby="history-title">
               <h2 id="history-title">Report history</h2>
+              \(inProgress.isEmpty ? HTML.empty : HTML("<ul class=\"list running\">\(inProgress)</ul>"))
               \(rows.isEmpty ? HTML("<p class=\"muted\">No reports yet. Reports you generate are kept here to download again.</p>") : HTML("<ul class=\"list history\">\(rows)</ul>"))
             </section>
             """)
@@ -141,7 +147,7 @@ enum ReportViews {
     /// Multi-select with the inventory's search and filters. The selection travels in the form
     /// (`item=` for each), so it survives searching and works without script.
     static func lossSelect(viewer: Viewer, state: InventoryState, selected: [ItemID], page: Page<ItemListing>,
-                           rooms: [Room], threshold: Money) -> HTML {
+                           rooms: [Room], categories: [NestoryDomain.Category], threshold: Money) -> HTML {
         let selectedSet = Set(selected)
         let shown = Set(page.elements.map(\.item.id))
         let hidden: [HTML] = selected.filter { !shown.contains($0) }.map { "<input type=\"hidden\" name=\"item\" value=\"\($0)\">" }
@@ -160,6 +166,9 @@ enum ReportViews {
         let roomOptions: [HTML] = rooms.map { room in
             "<option value=\"\(room.id)\"\(room.id == state.roomID ? HTML(raw: " selected") : .empty)>\(room.name)</option>"
         }
+        let categoryOptions: [HTML] = categories.map { category in
+            "<option value=\"\(category.id)\"\(category.id == state.categoryID ? HTML(raw: " selected") : .empty)>\(category.name)</option>"
+        }
         return Layout.page(title: "Loss List", viewer: viewer, section: .reports, body: """
             <form class="card loss-select" method="get" action="/reports/loss">
               <p class="muted">Choose the items lost or damaged. Search and filter as in the inventory; your choices are kept.</p>
@@ -170,6 +179,8 @@ enum ReportViews {
                 <select id="f-filter" name="filter">\(chips)</select>
                 <label class="visually-hidden" for="f-room">Room</label>
                 <select id="f-room" name="room"><option value="">All rooms</option>\(roomOptions)</select>
+                <label class="visually-hidden" for="f-category">Category</label>
+                <select id="f-category" name="category"><option value="">All categories</option>\(categoryOptions)</select>
                 <button type="submit">Search</button>
               </div>
               \(hidden)
