@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import NestoryDemo
 import NestoryDomain
 import NestoryReports
 import NestoryStore
@@ -100,6 +101,34 @@ import Testing
             let json = try await browser.request(.get, "/reports/export.json")
             let root = try #require(json.json as? [String: Any])
             #expect((root["items"] as? [Any])?.count == 3)
+        }
+    }
+
+    @Test func aLargeReportShowsItsProgressWhileItRenders() async throws {
+        let app = try TestApp()
+        let generated = try DemoSeeder.seed(app.database, name: "Big", count: 3000, seed: 4, now: Date())
+        let user = try app.database.createUser(email: "ann@example.com", displayName: "Ann",
+                                               passwordHash: try app.dependencies.passwordHasher.hash("correct horse battery"), now: Date())
+        try app.database.addMember(generated.id, user: user.id, role: .owner, now: Date())
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let started = try await browser.request(.post, "/reports/inventory", form: ["group": "room", "undocumented": "1"])
+            let path = try #require(started.location)
+            var seen: [(Int, Int)] = []
+            for _ in 0..<4000 {
+                let status = try await browser.request(.get, path + "/status")
+                let object = try #require(status.json as? [String: Any])
+                if object["state"] as? String == "running", let done = object["done"] as? Int, let total = object["total"] as? Int, total > 0 {
+                    seen.append((done, total))
+                }
+                if object["state"] as? String == "finished" { break }
+                try await Task.sleep(nanoseconds: 5_000_000)
+            }
+            #expect(!seen.isEmpty, "never saw the job running with a count")
+            #expect(seen.allSatisfy { $0.1 == seen[0].1 } && zip(seen, seen.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+            let page = try await browser.request(.get, path)
+            #expect(page.body.contains("Your report is ready.") || page.body.contains("<progress class=\"job-progress\""))
         }
     }
 
