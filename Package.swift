@@ -11,7 +11,6 @@ let package = Package(
     products: [
         .executable(name: "nestory", targets: ["nestory"]),
         .executable(name: "nestory-bench", targets: ["nestory-bench"]),
-        .executable(name: "bench-reports", targets: ["bench-reports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
