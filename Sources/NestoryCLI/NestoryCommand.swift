@@ -10,7 +10,8 @@ public struct NestoryCommand: AsyncParsableCommand {
         commandName: "nestory",
         abstract: "Nestory: a home inventory for insurance.",
         version: NestoryVersion.current,
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, Backup.self, Restore.self, ImportCommand.self, BarcodeCommand.self, CatalogCommand.self, ReceiptCommand.self]
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, CatalogCommand.self,
+                      ReceiptCommand.self, ReportCommand.self, ExportCommand.self, Backup.self, Restore.self, ImportCommand.self]
     )
 
     public init() {}

@@ -246,7 +246,8 @@ public struct BlobStore: Sendable {
     func sweepTemporaryFiles(olderThan age: TimeInterval, now: Date) {
         let fm = FileManager.default
         guard let names = try? fm.contentsOfDirectory(atPath: tmp.path) else { return }
-        for name in names where name.hasPrefix("stage-") {
+        // Uploads being staged, and reports and exports being written (see NestoryReportsLive, NestoryWeb).
+        for name in names where ["stage-", "report-", "export-"].contains(where: name.hasPrefix) {
             let path = tmp.appendingPathComponent(name).path
             if let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                now.timeIntervalSince(modified) > age {

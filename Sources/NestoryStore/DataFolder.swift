@@ -7,6 +7,7 @@ import Foundation
 ///       blobs/ab/cd/abcd…   photos and receipts, named by SHA-256
 ///       tmp/                files being written
 ///       renditions/ab/…     thumbnails and display sizes (a cache: derived, metadata stripped)
+///       reports/<id>.pdf    generated reports, listed in the `report` table (the export history)
 public struct DataFolder: Sendable, Hashable {
     public let url: URL
 
@@ -22,6 +23,8 @@ public struct DataFolder: Sendable, Hashable {
     public var tmpURL: URL { url.appendingPathComponent("tmp", isDirectory: true) }
     /// Thumbnails and display sizes made from stored photos: a cache, rebuilt when missing.
     public var renditionsURL: URL { url.appendingPathComponent("renditions", isDirectory: true) }
+    /// Generated reports (PDFs), one file per row of the `report` table.
+    public var reportsURL: URL { url.appendingPathComponent("reports", isDirectory: true) }
 
     /// Creates the folder (and its parents) when `create` is true; checks it is a writable folder.
     func prepare(create: Bool) throws {
@@ -43,7 +46,7 @@ public struct DataFolder: Sendable, Hashable {
         guard fm.isWritableFile(atPath: path) else {
             throw StoreError.unusableDataFolder(path: path, reason: "this user may not write to it")
         }
-        for sub in [blobsURL, tmpURL, renditionsURL] {
+        for sub in [blobsURL, tmpURL, renditionsURL, reportsURL] {
             do {
                 try fm.createDirectory(at: sub, withIntermediateDirectories: true)
             } catch {

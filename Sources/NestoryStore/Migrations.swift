@@ -12,7 +12,25 @@ enum Migrations {
         migrator.registerMigration("2026-11-22-filtered-sort-indexes", migrate: filteredSortIndexes)
         migrator.registerMigration("2026-11-22-chart-counters", migrate: chartCounters)
         migrator.registerMigration("2026-11-23-products", migrate: products)
+        migrator.registerMigration("2026-11-23-reports", migrate: reports)
         return migrator
+    }
+
+    /// The export history: one row per generated report (PDF), its file in `reports/` of the data
+    /// folder (`reports/<id>.pdf`). A row is written only after its file is complete and in place.
+    private static func reports(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE report (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,            -- 'inventory' or 'loss'
+                created_at INTEGER NOT NULL,   -- milliseconds since 1970
+                byte_count INTEGER NOT NULL,
+                options TEXT NOT NULL,         -- JSON of the options the report was made with
+                file_name TEXT NOT NULL        -- inside reports/
+            );
+            CREATE INDEX report_by_household ON report(household_id, created_at);
+            """)
     }
 
     /// Products by barcode: the local catalogue (imported) and answers from online providers (a

@@ -53,15 +53,18 @@ public struct WebDependencies: Sendable {
     public let barcodes: (any BarcodeDecoding)?
     /// Product lookup by barcode: the household's items, the catalogue, online providers.
     public let products: ProductLookup
+    /// Reports being generated in the background.
+    public let reportJobs: ReportJobs
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
     let dummyPasswordHash: String
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
                 barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()],
-                now: @escaping @Sendable () -> Date = Date.init) throws {
+                reportJobs: ReportJobs = ReportJobs(), now: @escaping @Sendable () -> Date = Date.init) throws {
         self.barcodes = barcodes
         self.products = ProductLookup(database: database, providers: productProviders)
+        self.reportJobs = reportJobs
         self.limits = limits
         self.imaging = imaging
         self.database = database
@@ -91,6 +94,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     DataController(dependencies: dependencies).addRoutes(to: router)
     let api = router.group("api/v1")
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
+    ReportsController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
     return router
 }

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "7"
+    static let version = "8"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -115,7 +115,7 @@ enum Assets {
     .tag { margin-right:6px; }
     .list { list-style:none; padding:0; margin:0; }
     .row { display:flex; justify-content:space-between; align-items:center; gap:12px; padding:8px 0; border-bottom:1px solid var(--line); }
-    .quick-actions { position:sticky; bottom:calc(64px + env(safe-area-inset-bottom)); display:grid; grid-template-columns:repeat(2, 1fr); gap:6px;
+    .quick-actions { position:sticky; bottom:calc(64px + env(safe-area-inset-bottom)); display:grid; grid-template-columns:repeat(3, 1fr); gap:6px;
       background:var(--bg); padding:8px 0; }
     .quick-actions .button { padding:0 6px; font-size:.85rem; text-align:center; }
     .upload-progress { width:100%; }
@@ -151,6 +151,21 @@ enum Assets {
     .place-form input[type=color] { width:44px; padding:2px; }
     .place-form .count { grid-column: 1 / -1; }
     button[disabled] { opacity:.4; cursor:default; }
+    .report-cards { display:grid; gap:12px; grid-template-columns:1fr; }
+    .report-cards .card { margin:0; display:flex; flex-direction:column; gap:8px; align-items:flex-start; }
+    .report-cards h2, .card h2 { margin:0 0 4px; font-size:1.15rem; }
+    .tip { border-left:3px solid var(--accent); padding:4px 10px; margin:4px 0; font-size:.9rem; }
+    .stats { display:flex; gap:16px; flex-wrap:wrap; }
+    fieldset.field { border:0; padding:0; }
+    fieldset.field legend { font-weight:600; margin-bottom:4px; padding:0; }
+    .choice { display:flex; align-items:center; gap:10px; min-height:44px; }
+    .choice input, .pick input { width:22px; min-height:22px; height:22px; flex:none; }
+    .picks li { border-bottom:1px solid var(--line); }
+    .pick { display:flex; align-items:center; gap:12px; padding:8px 0; min-height:44px; cursor:pointer; }
+    .history .row { flex-wrap:wrap; }
+    .history .actions form { margin:0; }
+    .sticky { position:sticky; bottom:calc(64px + env(safe-area-inset-bottom)); background:var(--card); padding:8px 0; }
+    .job-progress { width:100%; height:16px; }
     @media (min-width: 760px) {
       .page { padding-left: 236px; padding-bottom: 32px; }
       .tabs { top:0; right:auto; width:220px; flex-direction:column; border-top:0; border-right:1px solid var(--line); padding:16px 8px; gap:4px; }
@@ -159,6 +174,8 @@ enum Assets {
       .charts { grid-template-columns:1fr 1fr; }
       .summary { grid-auto-flow:row; grid-template-columns:repeat(3, 1fr); }
       .quick-actions { bottom:0; }
+      .sticky { bottom:0; }
+      .report-cards { grid-template-columns:repeat(3, 1fr); }
       .signed-out .page { padding-left:16px; }
     }
     """#
@@ -232,6 +249,30 @@ enum Assets {
             }
           }
           window.location.href = `/items/${result.id}?notice=added`;
+        });
+      });
+      // Report progress: poll the job; when it has finished (or failed) the page shows the result.
+      const job = document.querySelector("[data-job]");
+      if (job) {
+        const status = job.querySelector(".job-status"), bar = job.querySelector(".job-progress");
+        const poll = async () => {
+          const response = await fetch(job.dataset.job, { credentials: "same-origin" }).catch(() => null);
+          const state = response && response.ok ? await response.json().catch(() => null) : null;
+          if (state && (state.state === "finished" || state.state === "failed")) { window.location.reload(); return; }
+          if (state && state.total > 0) {
+            bar.value = Math.floor((state.done * 100) / state.total);
+            status.textContent = `Rendering ${state.done} of ${state.total} items…`;
+          }
+          setTimeout(poll, 400);
+        };
+        setTimeout(poll, 250);
+      }
+      // Loss list: keep the "selected" count current while ticking items.
+      document.querySelectorAll("form.loss-select").forEach((form) => {
+        const count = form.querySelector("[data-selected-count]");
+        form.addEventListener("change", (event) => {
+          if (event.target.name !== "item") return;
+          count.textContent = form.querySelectorAll("input[name=item]:checked, input[type=hidden][name=item]").length;
         });
       });
       // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.

@@ -59,6 +59,7 @@ enum ItemViews {
             <nav class="quick-actions" aria-label="Item actions">
               <a class="button" href="/items/\(item.id)/edit">Edit</a>
               <label class="button" for="photo-upload">Add photo</label>
+              <a class="button" href="/reports/loss?item=\(item.id)">Add to loss list</a>
             </nav>
             <input id="photo-upload" class="visually-hidden" type="file" accept="image/*" capture="environment" multiple
                    data-upload="/api/v1/items/\(item.id)/photos">

@@ -6,8 +6,7 @@ enum Layout {
     enum Section: String, CaseIterable {
         case inventory, capture, reports, settings
 
-        /// The sections that exist yet (capture and reports arrive with their issues).
-        static let available: [Section] = [.inventory, .capture, .settings]
+        static let available: [Section] = [.inventory, .capture, .reports, .settings]
 
         var title: String { rawValue.capitalized }
         var path: String { self == .inventory ? "/" : "/\(rawValue)" }
@@ -22,7 +21,8 @@ enum Layout {
     }
 
     /// A full page. `viewer` nil means a signed-out page (no navigation).
-    static func page(title: String, viewer: Viewer?, section: Section? = nil, actions: HTML = .empty, body: HTML) -> HTML {
+    /// `head` adds to the document's head (e.g. a refresh for browsers without script).
+    static func page(title: String, viewer: Viewer?, section: Section? = nil, actions: HTML = .empty, head: HTML = .empty, body: HTML) -> HTML {
         let nav: HTML = viewer == nil ? .empty : """
             <nav class="tabs" aria-label="Sections">
             \(Section.available.map { s -> HTML in
@@ -53,6 +53,7 @@ enum Layout {
             <title>\(title) · Nestory</title>
             <link rel="stylesheet" href="/assets/app.css?v=\(Assets.version)">
             <script src="/assets/app.js?v=\(Assets.version)" defer></script>
+            \(head)
             </head>
             <body class="\(viewer == nil ? "signed-out" : "signed-in")">
             \(nav)

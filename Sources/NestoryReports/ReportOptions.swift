@@ -1,0 +1,128 @@
+import Foundation
+import NestoryDomain
+
+/// The kinds of report Nestory generates (and keeps in the export history).
+public enum ReportKind: String, Hashable, Codable, Sendable, CaseIterable {
+    case inventory
+    case lossList = "loss"
+
+    public var title: String {
+        switch self {
+        case .inventory: return "Full Inventory"
+        case .lossList: return "Loss List"
+        }
+    }
+}
+
+/// How the full inventory is grouped.
+public enum ReportGrouping: String, Hashable, Codable, Sendable, CaseIterable {
+    case room, category
+
+    public var label: String { self == .room ? "Room" : "Category" }
+}
+
+/// The paper the PDF is laid out for.
+public enum PaperSize: String, Hashable, Codable, Sendable, CaseIterable {
+    case a4, letter
+
+    public var label: String { self == .a4 ? "A4" : "US Letter" }
+    /// Portrait width and height in PDF points (1/72 inch).
+    public var points: (width: Double, height: Double) {
+        switch self {
+        case .a4: return (595.276, 841.89)
+        case .letter: return (612, 792)
+        }
+    }
+}
+
+/// The options sheet of the full inventory report.
+public struct InventoryReportOptions: Hashable, Codable, Sendable {
+    public var grouping: ReportGrouping
+    public var includePhotos: Bool
+    /// Items without the evidence the documentation score asks for (photo, value, category, room).
+    public var includeUndocumented: Bool
+    public var paper: PaperSize
+
+    public init(grouping: ReportGrouping = .room, includePhotos: Bool = true, includeUndocumented: Bool = true, paper: PaperSize = .a4) {
+        self.grouping = grouping
+        self.includePhotos = includePhotos
+        self.includeUndocumented = includeUndocumented
+        self.paper = paper
+    }
+
+    /// "Grouped by room · with photos · all items · A4", for the history list and the cover.
+    public var summary: String {
+        ["Grouped by \(grouping.label.lowercased())", includePhotos ? "with photos" : "without photos",
+         includeUndocumented ? "all items" : "documented items only", paper.label].joined(separator: " · ")
+    }
+}
+
+/// What happened, as the loss list states it.
+public enum IncidentType: String, Hashable, Codable, Sendable, CaseIterable {
+    case fire, theft, water, other
+
+    public var label: String {
+        switch self {
+        case .fire: return "Fire"
+        case .theft: return "Theft"
+        case .water: return "Water damage"
+        case .other: return "Other"
+        }
+    }
+}
+
+/// The incident a loss list is for.
+public struct Incident: Hashable, Codable, Sendable {
+    public var date: CalendarDate
+    public var type: IncidentType
+    public var description: String
+    public var policyNumber: String?
+    public var claimNumber: String?
+
+    public init(date: CalendarDate, type: IncidentType, description: String, policyNumber: String? = nil, claimNumber: String? = nil) {
+        self.date = date
+        self.type = type
+        self.description = description
+        self.policyNumber = policyNumber
+        self.claimNumber = claimNumber
+    }
+
+    public static let maxDescriptionLength = 2000
+
+    /// Trims the text fields and checks them; the date may not be after `today`.
+    public func validated(today: CalendarDate) throws(DomainError) -> Incident {
+        var out = self
+        var errors: [FieldError] = []
+        out.description = Text.cleanMultiline(description) ?? ""
+        if out.description.count > Self.maxDescriptionLength {
+            errors.append(.init(field: "description", message: "Keep the description under \(Self.maxDescriptionLength) characters."))
+        }
+        out.policyNumber = policyNumber.flatMap(Text.clean)
+        out.claimNumber = claimNumber.flatMap(Text.clean)
+        for (field, value) in [("policyNumber", out.policyNumber), ("claimNumber", out.claimNumber)] {
+            if let value, value.count > 80 { errors.append(.init(field: field, message: "Keep this under 80 characters.")) }
+        }
+        if date > today { errors.append(.init(field: "incidentDate", message: "The incident date cannot be in the future.")) }
+        guard errors.isEmpty else { throw .validation(errors) }
+        return out
+    }
+}
+
+/// The loss list's options: the incident, the chosen items and the paper.
+public struct LossListOptions: Hashable, Codable, Sendable {
+    public var incident: Incident
+    public var itemIDs: [ItemID]
+    public var includePhotos: Bool
+    public var paper: PaperSize
+
+    public init(incident: Incident, itemIDs: [ItemID], includePhotos: Bool = true, paper: PaperSize = .a4) {
+        self.incident = incident
+        self.itemIDs = itemIDs
+        self.includePhotos = includePhotos
+        self.paper = paper
+    }
+
+    public var summary: String {
+        "\(incident.type.label) on \(incident.date.iso) · \(itemIDs.count) item\(itemIDs.count == 1 ? "" : "s") · \(paper.label)"
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryDomain
+import NestoryReports
+import NestoryReportsLive
+import NestoryStore
+
+/// The Reports tab: the full inventory and loss-list PDFs (generated in the background with
+/// progress), the export history, and CSV/JSON exports.
+struct ReportsController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+    var generator: ReportGenerator { ReportGenerator(database: database) }
+
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("reports", use: index)
+        router.get("reports/inventory", use: inventoryOptions)
+        router.post("reports/inventory", use: startInventory)
+        router.get("reports/loss", use: lossSelect)
+        router.get("reports/loss/confirm", use: lossConfirm)
+        router.post("reports/loss", use: startLossList)
+        router.get("reports/jobs/:id", use: job)
+        router.get("reports/jobs/:id/status", use: jobStatus)
+        router.get("reports/export.csv", use: exportCSV)
+        router.get("reports/export.json", use: exportJSON)
+        router.get("reports/:id/download", use: download)
+        router.post("reports/:id/delete", use: delete)
+    }
+
+    @Sendable func index(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = viewer.household.id
+        return HTMLResponse.page(ReportViews.index(viewer: viewer, summary: try database.summary(id), history: try database.reports(id),
+                                                   running: dependencies.reportJobs.unfinished(householdID: id),
+                                                   notice: request.uri.queryParameters["notice"].map(String.init)))
+    }
+
+    @Sendable func inventoryOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(ReportViews.inventoryOptions(viewer: viewer, summary: try database.summary(viewer.household.id)))
+    }
+
+    @Sendable func startInventory(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let form = try await Form.read(request, context: context)
+        let options = InventoryReportOptions(
+            grouping: form["group"].flatMap(ReportGrouping.init(rawValue:)) ?? .room, includePhotos: form["photos"] == "1",
+            includeUndocumented: form["undocumented"] == "1",
+            paper: form["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
+        let job = dependencies.reportJobs.start(.inventory(options), householdID: viewer.household.id, generator: generator,
+                                                now: dependencies.now())
+        return .redirect(to: "/reports/jobs/\(job.uuidString.lowercased())")
+    }
+
+    // MARK: - Loss list
+
+    @Sendable func lossSelect(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let params = request.uri.queryParameters
+        let query = Dictionary(params.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        let state = InventoryState(query: query)
+        let page = try database.items(viewer.household.id, ItemQuery(search: state.search, filter: state.itemQuery.filter, sort: .name,
+                                                                     limit: ItemQuery.maxLimit))
+        var selected = Self.ids(params.getAll("item"))
+        if query["all"] == "1" {
+            let known = Set(selected)
+            selected += page.elements.map(\.item.id).filter { !known.contains($0) }
+        }
+        return HTMLResponse.page(ReportViews.lossSelect(viewer: viewer, state: state, selected: selected, page: page,
+                                                        rooms: try database.rooms(viewer.household.id),
+                                                        categories: try database.categories(viewer.household.id),
+                                                        threshold: viewer.household.highValueThreshold))
+    }
+
+    @Sendable func lossConfirm(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let ids = Self.ids(request.uri.queryParameters.getAll("item"))
+        guard !ids.isEmpty else { return .redirect(to: "/reports/loss") }
+        let values = ["incidentDate": dependencies.today().iso, "type": IncidentType.fire.rawValue]
+        return try confirmPage(viewer, ids: ids, values: values, errors: [], status: .ok)
+    }
+
+    @Sendable func startLossList(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let form = try await Form.read(request, context: context)
+        let ids = Self.ids(form.all("item"))
+        var values: [String: String] = [:]
+        for key in ["incidentDate", "type", "description", "policyNumber", "claimNumber", "paper"] { values[key] = form[key] ?? "" }
+        values["photos"] = form["photos"] == "1" ? "1" : "0"
+        guard !ids.isEmpty else { return .redirect(to: "/reports/loss") }
+        do {
+            let date: CalendarDate
+            do { date = try CalendarDate(iso: values["incidentDate"] ?? "") } catch {
+                throw DomainError.validation([FieldError(field: "incidentDate", message: "Enter the date of the loss.")])
+            }
+            let incident = try Incident(date: date, type: values["type"].flatMap(IncidentType.init(rawValue:)) ?? .other,
+                                        description: values["description"] ?? "", policyNumber: values["policyNumber"],
+                                        claimNumber: values["claimNumber"]).validated(today: dependencies.today())
+            let owned = try database.reportItems(viewer.household.id, ids: ids, allPhotos: false).map(\.listing.item.id)
+            guard !owned.isEmpty else { throw DomainError.notFound("The items") }
+            let options = LossListOptions(incident: incident, itemIDs: owned, includePhotos: values["photos"] == "1",
+                                          paper: values["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
+            let job = dependencies.reportJobs.start(.lossList(options), householdID: viewer.household.id, generator: generator,
+                                                    now: dependencies.now())
+            return .redirect(to: "/reports/jobs/\(job.uuidString.lowercased())")
+        } catch let error as DomainError {
+            guard case .validation(let fields) = error else { throw error }
+            return try confirmPage(viewer, ids: ids, values: values, errors: fields, status: .unprocessableContent)
+        }
+    }
+
+    private func confirmPage(_ viewer: Viewer, ids: [ItemID], values: [String: String], errors: [FieldError],
+                             status: HTTPResponse.Status) throws -> Response {
+        let items = try database.reportItems(viewer.household.id, ids: ids, allPhotos: false).map(\.listing)
+        guard !items.isEmpty else { throw DomainError.notFound("The items") }
+        var total = MoneyTotals()
+        for listing in items { if let value = listing.item.totalValue { try total.add(value) } }
+        return HTMLResponse.page(ReportViews.lossConfirm(viewer: viewer, items: items, total: total, values: values, errors: errors),
+                                 status: status)
+    }
+
+    static func ids(_ values: [String]) -> [ItemID] {
+        var seen = Set<ItemID>()
+        return values.compactMap(ItemID.init(string:)).filter { seen.insert($0).inserted }
+    }
+
+    // MARK: - Jobs
+
+    @Sendable func job(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(ReportViews.job(viewer: viewer, job: try job(context, viewer)))
+    }
+
+    struct JobStatusJSON: ResponseEncodable {
+        let state: String
+        let done: Int
+        let total: Int
+        let message: String?
+        let downloadURL: String?
+    }
+
+    @Sendable func jobStatus(_ request: Request, context: AppRequestContext) async throws -> JobStatusJSON {
+        let viewer = try context.requireViewer()
+        switch try job(context, viewer).state {
+        case .queued: return JobStatusJSON(state: "queued", done: 0, total: 0, message: nil, downloadURL: nil)
+        case .running(let done, let total): return JobStatusJSON(state: "running", done: done, total: total, message: nil, downloadURL: nil)
+        case .finished(let id):
+            return JobStatusJSON(state: "finished", done: 1, total: 1, message: nil, downloadURL: "/reports/\(id.uuidString.lowercased())/download")
+        case .failed(let message): return JobStatusJSON(state: "failed", done: 0, total: 0, message: message, downloadURL: nil)
+        }
+    }
+
+    private func job(_ context: AppRequestContext, _ viewer: Viewer) throws -> ReportJobs.Job {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
+              let job = dependencies.reportJobs.job(id, householdID: viewer.household.id) else {
+            throw DomainError.notFound("The report")
+        }
+        return job
+    }
+
+    // MARK: - History
+
+    @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let (report, url) = try database.report(viewer.household.id, try reportID(context))
+        let kind = ReportKind(rawValue: report.kind) == .lossList ? "loss-list" : "inventory"
+        let day = CalendarDate(report.createdAt, in: .current).iso
+        // Streamed from disk in chunks: a report with thousands of photos is hundreds of megabytes.
+        let body = try await FileIO().loadFile(path: url.path, context: context)
+        var headers = Self.downloadHeaders(type: "application/pdf", name: "nestory-\(kind)-\(day).pdf")
+        headers[.contentLength] = String(report.byteCount)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        try database.deleteReport(viewer.household.id, try reportID(context))
+        return .redirect(to: "/reports?notice=deleted")
+    }
+
+    private func reportID(_ context: AppRequestContext) throws -> UUID {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw DomainError.notFound("The report") }
+        return id
+    }
+
+    // MARK: - Exports
+
+    @Sendable func exportCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let data = try export { try generator.exportCSV(viewer.household.id, to: $0) }
+        return Self.file(data, type: "text/csv; charset=utf-8", name: "nestory-inventory-\(dependencies.today().iso).csv")
+    }
+
+    @Sendable func exportJSON(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let data = try export { try generator.exportJSON(viewer.household.id, to: $0, now: dependencies.now()) }
+        return Self.file(data, type: "application/json", name: "nestory-inventory-\(dependencies.today().iso).json")
+    }
+
+    private func export(_ body: (URL) throws -> Int) throws -> Data {
+        let url = database.folder.tmpURL.appendingPathComponent("export-\(UUID().uuidString.lowercased())")
+        defer { try? FileManager.default.removeItem(at: url) }
+        _ = try body(url)
+        return try Data(contentsOf: url)
+    }
+
+    static func file(_ data: Data, type: String, name: String) -> Response {
+        Response(status: .ok, headers: downloadHeaders(type: type, name: name), body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func downloadHeaders(type: String, name: String) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        headers[.cacheControl] = "private, no-store"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        return headers
+    }
+}

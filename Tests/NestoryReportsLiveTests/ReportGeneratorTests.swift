@@ -1,0 +1,154 @@
+import Foundation
+import NestoryDemo
+import NestoryDomain
+import NestoryReports
+import NestoryStore
+import Testing
+@testable import NestoryReportsLive
+
+/// A demo household in a fresh data folder.
+final class DemoStore {
+    let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-reports-\(UUID().uuidString)").path)
+    let database: AppDatabase
+    let household: Household
+    let now = Date(timeIntervalSince1970: 1_763_800_000)
+
+    init(items: Int, name: String = "Demo Household") throws {
+        database = try AppDatabase.open(folder)
+        household = try DemoSeeder.seed(database, name: name, count: items, seed: 3, now: now)
+    }
+
+    deinit {
+        try? database.close()
+        try? FileManager.default.removeItem(at: folder.url)
+    }
+
+    var scratch: URL { folder.url }
+}
+
+func pdftotext(_ url: URL) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+    process.arguments = [url.path, "-"]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// Counts rows per group as a sink.
+final class CountingSink: InventoryReportSink {
+    var rows: [ItemID] = []
+    var cover: InventoryCover?
+    func begin(_ cover: InventoryCover) throws { self.cover = cover }
+    func beginGroup(_ group: ReportGroup, total: ReportTotal) throws {}
+    func row(_ row: ReportItem) throws { rows.append(row.item.id) }
+    func endGroup(_ total: ReportTotal) throws {}
+    func end(_ totals: InventoryTotals) throws {}
+}
+
+func reportHeader(_ household: Household) -> ReportHeader {
+    ReportHeader(householdName: household.name, currency: household.currency, generatedAt: Date(), generatedOn: CalendarDate(Date(), in: .current))
+}
+
+@Suite(.serialized) struct ReportGeneratorTests {
+    @Test func theStoreSourceListsEveryItemOnceAcrossPagesAndMatchesTheSummary() throws {
+        let store = try DemoStore(items: 450)
+        let summary = try store.database.summary(store.household.id)
+        for grouping in ReportGrouping.allCases {
+            let sink = CountingSink()
+            try ReportBuilder(source: StoreReportSource(database: store.database, householdID: store.household.id), header: reportHeader(store.household))
+                .buildInventory(InventoryReportOptions(grouping: grouping), into: sink)
+            #expect(sink.rows.count == 450 && Set(sink.rows).count == 450)
+            #expect(sink.cover?.total.value.amounts(preferred: .usd) == summary.estimatedValue)
+            #expect(sink.cover?.score == summary.score)
+        }
+        let documented = CountingSink()
+        try ReportBuilder(source: StoreReportSource(database: store.database, householdID: store.household.id), header: reportHeader(store.household))
+            .buildInventory(InventoryReportOptions(includeUndocumented: false), into: documented)
+        #expect(documented.rows.count == summary.score.documented)
+    }
+
+    @Test func theInventoryPDFHasEveryItemAndTheHouseholdsTotal() throws {
+        let store = try DemoStore(items: 120)
+        let url = store.scratch.appendingPathComponent("inventory.pdf")
+        let result = try ReportGenerator(database: store.database)
+            .inventory(store.household.id, options: InventoryReportOptions(includePhotos: true), to: url, now: store.now)
+        let summary = try store.database.summary(store.household.id)
+        #expect(result.items == 120 && result.pages > 5 && result.images > 0)
+        // Names that wrap onto two lines of their cell read back with a line break: compare words.
+        let text = try pdftotext(url).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains(summary.estimatedValue[0].formatted))
+        #expect(text.contains("Page 1 of \(result.pages)") && text.contains("Page \(result.pages) of \(result.pages)"))
+        var cursor: PageCursor?
+        repeat {
+            let page = try store.database.items(store.household.id, ItemQuery(limit: 200, after: cursor))
+            for listing in page.elements { #expect(text.contains(listing.item.name.split(whereSeparator: \.isWhitespace).joined(separator: " "))) }
+            cursor = page.nextCursor
+        } while cursor != nil
+    }
+
+    @Test func historyKeepsTheFileAndIsScopedToTheHousehold() throws {
+        let store = try DemoStore(items: 30)
+        let other = try store.database.createHousehold(name: "Neighbours", currency: .eur, now: store.now)
+        let generator = ReportGenerator(database: store.database)
+        let report = try generator.generateAndRecord(store.household.id, request: .inventory(InventoryReportOptions(includePhotos: false)), now: store.now)
+        let (listed, url) = try store.database.report(store.household.id, report.id)
+        #expect(listed.kind == "inventory" && listed.fileName == report.fileName)
+        #expect(url.path.hasPrefix(store.folder.reportsURL.path))
+        let bytes = try Data(contentsOf: url)
+        #expect(bytes.starts(with: Data("%PDF".utf8)) && Int64(bytes.count) == listed.byteCount)
+        #expect(try JSONDecoder().decode(InventoryReportOptions.self, from: Data(listed.options.utf8)) == InventoryReportOptions(includePhotos: false))
+        #expect(try store.database.reports(store.household.id).map(\.id) == [report.id])
+        #expect(try store.database.reports(other.id).isEmpty)
+        #expect(throws: DomainError.self) { try store.database.report(other.id, report.id) }
+        #expect(throws: DomainError.self) { try store.database.deleteReport(other.id, report.id) }
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        // Nothing is left in tmp/.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path).filter { $0.hasPrefix("report-") }.isEmpty)
+        try store.database.deleteReport(store.household.id, report.id)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(try store.database.reports(store.household.id).isEmpty)
+    }
+
+    @Test func aLossListOnlyTakesTheHouseholdsOwnItems() throws {
+        let store = try DemoStore(items: 20)
+        let neighbours = try DemoSeeder.seed(store.database, name: "Neighbours", count: 5, seed: 9, now: store.now)
+        let mine = try store.database.items(store.household.id, ItemQuery(limit: 3)).elements.map(\.item.id)
+        let theirs = try store.database.items(neighbours.id, ItemQuery(limit: 2)).elements.map(\.item.id)
+        let records = try store.database.reportItems(store.household.id, ids: mine + theirs)
+        #expect(Set(records.map(\.listing.item.id)) == Set(mine))
+        let url = store.scratch.appendingPathComponent("loss.pdf")
+        let incident = Incident(date: try CalendarDate(iso: "2025-11-01"), type: .fire, description: "Kitchen fire")
+        let result = try ReportGenerator(database: store.database)
+            .lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: mine + theirs), to: url, now: store.now)
+        #expect(result.items == 3)
+        #expect(throws: DomainError.self) {
+            try ReportGenerator(database: store.database).lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: theirs),
+                                                                   to: store.scratch.appendingPathComponent("none.pdf"), now: store.now)
+        }
+    }
+
+    @Test func exportsCoverEveryItemWithExactTotals() throws {
+        let store = try DemoStore(items: 250)
+        let generator = ReportGenerator(database: store.database)
+        let jsonURL = store.scratch.appendingPathComponent("export.json")
+        #expect(try generator.exportJSON(store.household.id, to: jsonURL, now: store.now) == 250)
+        let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: jsonURL)) as? [String: Any]
+        let items = try #require(decoded?["items"] as? [[String: Any]])
+        #expect(items.count == 250)
+        let total = items.compactMap { ($0["totalValue"] as? [String: Any])?["minorUnits"] as? Int64 }.reduce(0, +)
+        // Receipts come with what was read from them (the demo gives about a third of the items one).
+        let receipts = items.flatMap { $0["receipts"] as? [[String: Any]] ?? [] }
+        #expect(receipts.count == items.map { $0["receiptCount"] as? Int ?? 0 }.reduce(0, +) && !receipts.isEmpty)
+        #expect(receipts.allSatisfy { ($0["rawText"] as? String)?.contains("TOTAL") == true && $0["vendor"] is String })
+        #expect(total == (try store.database.summary(store.household.id)).estimatedValue[0].minorUnits)
+        let csvURL = store.scratch.appendingPathComponent("export.csv")
+        #expect(try generator.exportCSV(store.household.id, to: csvURL) == 250)
+        let csv = try Data(contentsOf: csvURL)
+        #expect(csv.starts(with: [0xEF, 0xBB, 0xBF]))
+        #expect(String(decoding: csv, as: UTF8.self).components(separatedBy: "\r\n").first?.hasSuffix("created_at,updated_at") == true)
+    }
+}
