@@ -11,6 +11,7 @@ final class ArchiveContents: HouseholdArchiveSource {
     let rooms: [ArchiveRecord.Room]
     let categories: [ArchiveRecord.Category]
     let blobs: [String: ArchiveRecord.Blob]
+    let reports: [ArchiveRecord.Report]
     private let folder: URL
 
     init(folder: URL, manifest: BackupManifest, files: Set<String>) throws {
@@ -105,6 +106,19 @@ final class ArchiveContents: HouseholdArchiveSource {
             if let currency = receipt.currency { try Self.rule(.receipts, line, (try? CurrencyCode(currency)) != nil, "“\(currency)” is not a currency code") }
             if let date = receipt.purchaseDate { try Self.rule(.receipts, line, (try? CalendarDate(iso: date)) != nil, "“\(date)” is not a date") }
         }
+        var reports: [ArchiveRecord.Report] = []
+        if FileManager.default.fileExists(atPath: folder.appendingPathComponent(DataFile.reports.localName).path) {
+            var reportIDs = Set<String>()
+            try Self.readLines(folder, .reports) { (report: ArchiveRecord.Report, line) in
+                try Self.rule(.reports, line, Self.isUUID(report.id), "the report id is not a UUID")
+                try Self.rule(.reports, line, reportIDs.insert(report.id).inserted, "the report id \(report.id) appears twice")
+                try Self.rule(.reports, line, !report.kind.isEmpty && report.kind.count <= 40, "the report kind is not valid")
+                try Self.rule(.reports, line, sizes["reports/\(report.fileName)"] == report.byteCount,
+                              "the report file \(report.fileName) is not in the archive, or has another size")
+                reports.append(report)
+            }
+        }
+        self.reports = reports
         try Self.rule(.items, itemIDs.count, itemIDs.count == manifest.counts.items,
                       "there are \(itemIDs.count) items, the manifest says \(manifest.counts.items)")
 

@@ -8,6 +8,7 @@ import NestoryDomain
 ///     data/<table>.jsonl      one JSON object per line: users, memberships, rooms, categories,
 ///                             items, blobs, photos, receipts
 ///     files/<sha256>          every photo and receipt image, byte-exact, stored (not recompressed)
+///     reports/<id>.pdf        the generated reports of the export history
 ///
 /// Every other entry is listed in `files` with its SHA-256 and size; a restore refuses an archive
 /// whose entries and manifest disagree in any way.
@@ -27,12 +28,28 @@ public struct BackupManifest: Codable, Hashable, Sendable {
         public var categories = 0
         public var photos = 0
         public var receipts = 0
+        public var reports = 0
         public var members = 0
         public var files = 0
         public var fileBytes: Int64 = 0
 
         enum CodingKeys: String, CodingKey {
-            case items, rooms, categories, photos, receipts, members, files, fileBytes = "file_bytes"
+            case items, rooms, categories, photos, receipts, reports, members, files, fileBytes = "file_bytes"
+        }
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            items = try c.decode(Int.self, forKey: .items)
+            rooms = try c.decode(Int.self, forKey: .rooms)
+            categories = try c.decode(Int.self, forKey: .categories)
+            photos = try c.decode(Int.self, forKey: .photos)
+            receipts = try c.decode(Int.self, forKey: .receipts)
+            reports = try c.decodeIfPresent(Int.self, forKey: .reports) ?? 0
+            members = try c.decode(Int.self, forKey: .members)
+            files = try c.decode(Int.self, forKey: .files)
+            fileBytes = try c.decode(Int64.self, forKey: .fileBytes)
         }
     }
 
@@ -66,6 +83,10 @@ enum DataFile: String, CaseIterable {
     case blobs = "data/blobs.jsonl"
     case photos = "data/photos.jsonl"
     case receipts = "data/receipts.jsonl"
+    /// The export history (added after the first archives were written: optional when reading).
+    case reports = "data/reports.jsonl"
+
+    var isOptional: Bool { self == .reports }
 }
 
 /// Limits a restore enforces before and while reading an archive (hostile or damaged ones).

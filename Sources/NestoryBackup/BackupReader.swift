@@ -31,7 +31,8 @@ public struct BackupReader {
 
     /// Applies an archive `validate` has checked, in one transaction.
     public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode, now: Date = Date()) throws -> RestoreSummary {
-        try database.restoreHousehold(checked.contents, files: checked.staged, into: target, mode: mode, now: now)
+        try database.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
+                                      into: target, mode: mode, now: now)
     }
 
     /// A checked archive: its manifest, its rows (from files in tmp/), and its stored files, staged.
@@ -39,13 +40,16 @@ public struct BackupReader {
         public let manifest: BackupManifest
         let contents: ArchiveContents
         let staged: [String: BlobStore.Staged]
+        let stagedReports: [String: BlobStore.Staged]
         private let work: URL
         private let blobs: BlobStore
 
-        init(manifest: BackupManifest, contents: ArchiveContents, staged: [String: BlobStore.Staged], work: URL, blobs: BlobStore) {
+        init(manifest: BackupManifest, contents: ArchiveContents, staged: [String: BlobStore.Staged],
+             stagedReports: [String: BlobStore.Staged], work: URL, blobs: BlobStore) {
             self.manifest = manifest
             self.contents = contents
             self.staged = staged
+            self.stagedReports = stagedReports
             self.work = work
             self.blobs = blobs
         }
@@ -53,6 +57,7 @@ public struct BackupReader {
         /// Removes what was staged and not used.
         public func discard() {
             for file in staged.values { blobs.discard(file) }
+            for file in stagedReports.values { blobs.discard(file) }
             try? FileManager.default.removeItem(at: work)
         }
     }
@@ -106,25 +111,27 @@ public struct BackupReader {
         for name in entries.keys where listed[name] == nil {
             throw BackupError.mismatch("\(name) is in the archive but not in the manifest")
         }
-        for file in DataFile.allCases where listed[file.rawValue] == nil {
+        for file in DataFile.allCases where listed[file.rawValue] == nil && !file.isOptional {
             throw BackupError.mismatch("\(file.rawValue) is missing")
         }
-        for name in listed.keys where !name.hasPrefix("data/") {
-            guard name.hasPrefix("files/"), Self.isSHA256(String(name.dropFirst("files/".count))) else {
-                throw BackupError.unsafeEntry(name: name, reason: "not a name a Nestory backup uses")
-            }
+        for name in listed.keys {
+            let known = DataFile(rawValue: name) != nil
+                || (name.hasPrefix("files/") && Self.isSHA256(String(name.dropFirst("files/".count))))
+                || (name.hasPrefix("reports/") && Self.isReportName(String(name.dropFirst("reports/".count))))
+            guard known else { throw BackupError.unsafeEntry(name: name, reason: "not a name a Nestory backup uses") }
         }
 
         // 4. Every entry read, counted and checked against the manifest.
         let work = database.folder.tmpURL.appendingPathComponent("restore-\(UUID().uuidString.lowercased())", isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         var staged: [String: BlobStore.Staged] = [:]
+        var stagedReports: [String: BlobStore.Staged] = [:]
         do {
             let total = manifest.files.reduce(Int64(0)) { $0 + $1.size }
             guard total <= limits.maxTotalBytes else { throw BackupError.tooLarge(name: "the archive", limit: limits.maxTotalBytes) }
             var done: Int64 = 0
             for file in DataFile.allCases {
-                let expected = listed[file.rawValue]!
+                guard let expected = listed[file.rawValue] else { continue }  // an optional file this archive lacks
                 let out = try EntryFile(url: work.appendingPathComponent(file.localName))
                 var hasher = SHA256()
                 let count = try extract(archive, entries[file.rawValue]!, name: file.rawValue, limit: min(expected.size, limits.maxEntryBytes)) { chunk in
@@ -133,6 +140,21 @@ public struct BackupReader {
                 }
                 try out.close()
                 try Self.check(file.rawValue, count: count, sha: hex(hasher.finalize()), against: expected)
+                done += count
+                progress?(done, total)
+            }
+            for file in manifest.files where file.path.hasPrefix("reports/") {
+                let writer = try database.blobs.makeWriter(maxBytes: file.size)
+                let count: Int64
+                do {
+                    count = try extract(archive, entries[file.path]!, name: file.path, limit: min(file.size, limits.maxEntryBytes)) { try writer.append($0) }
+                } catch {
+                    writer.abandon()
+                    throw error
+                }
+                let result = try writer.finish()
+                stagedReports[String(file.path.dropFirst("reports/".count))] = result
+                try Self.check(file.path, count: count, sha: result.sha256, against: file)
                 done += count
                 progress?(done, total)
             }
@@ -157,9 +179,10 @@ public struct BackupReader {
 
             // 5. The rows.
             let contents = try ArchiveContents(folder: work, manifest: manifest, files: Set(staged.keys))
-            return Checked(manifest: manifest, contents: contents, staged: staged, work: work, blobs: database.blobs)
+            return Checked(manifest: manifest, contents: contents, staged: staged, stagedReports: stagedReports, work: work, blobs: database.blobs)
         } catch {
             for file in staged.values { database.blobs.discard(file) }
+            for file in stagedReports.values { database.blobs.discard(file) }
             try? FileManager.default.removeItem(at: work)
             throw error
         }
@@ -223,6 +246,11 @@ public struct BackupReader {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         if parts.contains(where: { $0 == ".." }) { throw BackupError.unsafeEntry(name: name, reason: "a path that leaves the folder") }
         if parts.contains(where: { $0.isEmpty || $0 == "." }) { throw BackupError.unsafeEntry(name: name, reason: "an empty or '.' path part") }
+    }
+
+    /// `<uuid>.pdf`, as the export history names its files.
+    static func isReportName(_ text: String) -> Bool {
+        text.hasSuffix(".pdf") && ArchiveContents.isUUID(String(text.dropLast(4)))
     }
 
     static func isSHA256(_ text: String) -> Bool {

@@ -36,6 +36,7 @@ public struct BackupWriter {
         // 1. Rows, from one snapshot.
         var counts = BackupManifest.Counts()
         var blobs: [ArchiveRecord.Blob] = []
+        var reports: [ArchiveRecord.Report] = []
         let household = try database.exportHousehold(householdID) { export -> ArchiveRecord.Household in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -64,6 +65,8 @@ public struct BackupWriter {
             }
             counts.photos = try lines(.photos) { emit in try export.forEachPhoto(emit) }
             counts.receipts = try lines(.receipts) { emit in try export.forEachReceipt(emit) }
+            reports = try export.reports()
+            counts.reports = try lines(.reports) { emit in for r in reports { try emit(r) } }
             return export.household
         }
 
@@ -76,7 +79,7 @@ public struct BackupWriter {
         let dataBytes = DataFile.allCases.reduce(Int64(0)) { sum, file in
             sum + ((try? FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(file.localName).path)[.size] as? Int64) ?? 0)
         }
-        let total = dataBytes + blobs.reduce(Int64(0)) { $0 + $1.byteCount }
+        let total = dataBytes + blobs.reduce(Int64(0)) { $0 + $1.byteCount } + reports.reduce(Int64(0)) { $0 + $1.byteCount }
         var done: Int64 = 0
         for file in DataFile.allCases {
             var hasher = SHA256()
@@ -93,6 +96,17 @@ public struct BackupWriter {
             guard hex(hasher.finalize()) == blob.sha256 else { throw BackupError.damagedStoredFile(sha256: blob.sha256) }
             entries.append(.init(path: "files/\(blob.sha256)", sha256: blob.sha256, size: blob.byteCount))
             done += blob.byteCount
+            progress?(done, total)
+        }
+        for report in reports {
+            var hasher = SHA256()
+            let source = database.folder.reportsURL.appendingPathComponent(report.fileName)
+            guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
+            let size = try zip.addFile(named: "reports/\(report.fileName)", from: source, expectedSize: report.byteCount) {
+                hasher.update(bufferPointer: $0)
+            }
+            entries.append(.init(path: "reports/\(report.fileName)", sha256: hex(hasher.finalize()), size: Int64(size)))
+            done += Int64(size)
             progress?(done, total)
         }
         counts.files = blobs.count

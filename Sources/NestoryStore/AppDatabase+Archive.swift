@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 import NestoryDomain
 
 /// One household's rows, read inside a single read transaction (a consistent snapshot while the
@@ -84,6 +87,14 @@ public struct HouseholdExport {
         }
     }
 
+    /// The export history, oldest first; each report's file is `reportsURL/<fileName>`.
+    public func reports() throws -> [ArchiveRecord.Report] {
+        try Row.fetchAll(db, sql: "SELECT * FROM report WHERE household_id = ? ORDER BY created_at, id", arguments: [id]).map {
+            ArchiveRecord.Report(id: $0["id"], kind: $0["kind"], createdAt: $0["created_at"], byteCount: $0["byte_count"],
+                                 options: $0["options"], fileName: $0["file_name"])
+        }
+    }
+
     public func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT r.*, i.id AS item_uuid FROM receipt r LEFT JOIN item i ON i.seq = r.item_seq
@@ -132,9 +143,12 @@ extension AppDatabase {
     /// rooms, categories, items, photos and receipts exactly the archive's (members and accounts are
     /// left alone); `merge` adds what is new, replaces items the archive has a newer version of, and
     /// keeps the rest. Ids used by another household on this server are given new ids.
+    /// `reportFiles` are the reports' PDFs, staged, by file name.
     public func restoreHousehold(_ source: some HouseholdArchiveSource, files: [String: BlobStore.Staged],
+                                 reportFiles: [String: BlobStore.Staged] = [:],
                                  into target: HouseholdID?, mode: RestoreMode, now: Date) throws -> RestoreSummary {
         var removedCandidates: [String] = []
+        var removedReportFiles: [String] = []
         let summary = try write { db -> RestoreSummary in
             var summary = RestoreSummary()
             let archived = source.household
@@ -160,6 +174,9 @@ extension AppDatabase {
                 summary.photos.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM item_photo WHERE household_id = ?", arguments: [targetID]) ?? 0
                 summary.rooms.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM room WHERE household_id = ?", arguments: [targetID]) ?? 0
                 summary.categories.removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM category WHERE household_id = ?", arguments: [targetID]) ?? 0
+                removedReportFiles = try String.fetchAll(db, sql: "SELECT file_name FROM report WHERE household_id = ?", arguments: [targetID])
+                summary.reports.removed = removedReportFiles.count
+                try db.execute(sql: "DELETE FROM report WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM receipt WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM item WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM room WHERE household_id = ?", arguments: [targetID])
@@ -297,12 +314,39 @@ extension AppDatabase {
                 summary.receipts.added += 1
             }
 
+            // The export history: each report's file is put in place before its row commits.
+            for report in source.reports {
+                if try String.fetchOne(db, sql: "SELECT household_id FROM report WHERE id = ?", arguments: [report.id]) == targetID {
+                    summary.reports.skipped += 1
+                    continue
+                }
+                guard let staged = reportFiles[report.fileName] else { throw StoreError.attachmentMissing(sha256: report.fileName) }
+                let id = try remap.fresh(db, table: "report", report.id)
+                let fileName = "\(id).pdf"
+                try self.placeReportFile(staged, as: fileName)
+                try db.execute(sql: """
+                    INSERT INTO report (id, household_id, kind, created_at, byte_count, options, file_name) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [id, targetID, report.kind, report.createdAt, report.byteCount, report.options, fileName])
+                summary.reports.added += 1
+            }
+
             for seq in Set(touched) { try Self.reindex(db, seq: seq) }
             Self.faultInjectionPause()
             return summary
         }
         try removeUnreferencedBlobs(removedCandidates)
+        removeReportFiles(removedReportFiles)
         return summary
+    }
+
+    /// Moves a staged report file into `reports/` (fsynced), inside the transaction that records it.
+    func placeReportFile(_ staged: BlobStore.Staged, as fileName: String) throws {
+        let destination = folder.reportsURL.appendingPathComponent(fileName)
+        try FileManager.default.createDirectory(at: folder.reportsURL, withIntermediateDirectories: true)
+        guard rename(staged.tmpURL.path, destination.path) == 0 else {
+            throw StoreError.io("cannot move a report into \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        try BlobStore.fsyncDirectory(folder.reportsURL)
     }
 
     /// For the crash test only: with NESTORY_FAULT_PAUSE_BEFORE_COMMIT set to a path, a restore

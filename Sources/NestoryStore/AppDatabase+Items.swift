@@ -410,6 +410,17 @@ extension AppDatabase {
                 orphans += 1
             }
         }
+        // Report files no history row names (a deletion during a backup), once they are an hour old
+        // (a report being recorded has its file in place a moment before its row).
+        let names = Set(try read { db in try String.fetchAll(db, sql: "SELECT file_name FROM report") })
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: folder.reportsURL.path)) ?? [] where !names.contains(file) {
+            let url = folder.reportsURL.appendingPathComponent(file)
+            if let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+               now.timeIntervalSince(modified) > 3600 {
+                try? FileManager.default.removeItem(at: url)
+                orphans += 1
+            }
+        }
         return unreferenced.count + orphans
     }
 }

@@ -83,12 +83,23 @@ extension AppDatabase {
 
     /// Deletes a report from the history and its file.
     public func deleteReport(_ householdID: HouseholdID, _ id: UUID) throws {
-        let (_, url) = try report(householdID, id)
+        let (report, _) = try report(householdID, id)
         try write { db in
             try db.execute(sql: "DELETE FROM report WHERE household_id = ? AND id = ?", arguments: [householdID.description, id.uuidString.lowercased()])
         }
         // After the row is gone: a failed removal leaves an unlisted file, never a listed report without one.
-        try? FileManager.default.removeItem(at: url)
+        removeReportFiles([report.fileName])
+    }
+
+    /// Removes report files no row names any more. While a backup holds its pin they stay, and the
+    /// next garbage sweep removes them.
+    func removeReportFiles(_ names: [String]) {
+        guard !names.isEmpty, let pin = blobs.tryPinForRemoval() else { return }
+        defer { pin.release() }
+        for name in Set(names) {
+            let used = (try? read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM report WHERE file_name = ?", arguments: [name]) ?? false }) ?? true
+            if !used { try? FileManager.default.removeItem(at: folder.reportsURL.appendingPathComponent(name)) }
+        }
     }
 
     static func reportFrom(_ row: Row, householdID: HouseholdID) -> StoredReport {

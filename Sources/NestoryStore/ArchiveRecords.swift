@@ -118,6 +118,20 @@ public enum ArchiveRecord {
         }
     }
 
+    /// A generated report of the export history; its PDF is the archive entry `reports/<file_name>`.
+    public struct Report: Codable, Hashable, Sendable {
+        public var id: String
+        public var kind: String
+        public var createdAt: Int64
+        public var byteCount: Int64
+        public var options: String
+        public var fileName: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, kind, createdAt = "created_at", byteCount = "byte_count", options, fileName = "file_name"
+        }
+    }
+
     public struct Receipt: Codable, Hashable, Sendable {
         public var id: String
         public var itemID: String?
@@ -164,13 +178,14 @@ public struct RestoreSummary: Codable, Hashable, Sendable {
     public var items = Counts()
     public var photos = Counts()
     public var receipts = Counts()
+    public var reports = Counts()
     public var members = Counts()
     /// Accounts created without a password (the archive had none): they need one before signing in.
     public var accountsNeedingPassword: [String] = []
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case householdID = "household_id", householdCreated = "household_created", rooms, categories, items, photos, receipts, members
+        case householdID = "household_id", householdCreated = "household_created", rooms, categories, items, photos, receipts, reports, members
         case accountsNeedingPassword = "accounts_needing_password"
     }
 }
@@ -187,4 +202,6 @@ public protocol HouseholdArchiveSource {
     func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws
     func forEachPhoto(_ body: (ArchiveRecord.Photo) throws -> Void) throws
     func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws
+    /// The export history (small: read whole).
+    var reports: [ArchiveRecord.Report] { get }
 }

@@ -29,6 +29,8 @@ struct BackupRoundTripTests {
             #expect(before[key] == after[key], "table \(key) differs")
         }
         #expect(before["items"]!.count == 61)
+        #expect(before["reports"]!.count == 1 && !before["reports"]![0].contains("missing"))
+        #expect(summary.reports.added == 1)
         #expect(try fileHashes(source, household.id) == fileHashes(target, household.id))
         #expect(try fileHashes(target, household.id).allSatisfy { $0.key == $0.value })
         // What the server derives from rows (counters, search) is rebuilt as well.

@@ -37,6 +37,10 @@ final class Workspace {
         _ = try database.addPhoto(household.id, to: item.id, data: Data("unique photo bytes \(UUID())".utf8), contentType: "image/jpeg", now: now)
         _ = try database.addReceipt(household.id, itemID: nil, data: Data("loose receipt".utf8), contentType: "image/jpeg",
                                     fields: ReceiptFields(vendor: "Café", total: try Money.parse("12.34", currency: .usd)), now: now)
+        // A generated report in the export history.
+        let pdf = root.appendingPathComponent("report-\(UUID()).pdf")
+        try Data("%PDF-1.7 a report of \(name)".utf8).write(to: pdf)
+        _ = try database.recordReport(household.id, kind: "inventory", options: #"{"group":"room"}"#, file: pdf, now: now)
         return household
     }
 }
@@ -57,6 +61,11 @@ func snapshot(_ database: AppDatabase, _ householdID: HouseholdID) throws -> [St
             "memberships": try lines(try export.memberships()), "rooms": try lines(try export.rooms()),
             "categories": try lines(try export.categories()), "items": try lines(items), "photos": try lines(photos),
             "receipts": try lines(receipts), "blobs": try lines(blobs),
+            "reports": try lines(try export.reports().map { report in
+                // With the bytes of its file, so a restore that loses the PDF shows.
+                [report.id, report.kind, String(report.createdAt), report.options, report.fileName,
+                 (try? Data(contentsOf: database.folder.reportsURL.appendingPathComponent(report.fileName))).map(sha256Hex) ?? "missing"]
+            }),
         ]
     }
 }
