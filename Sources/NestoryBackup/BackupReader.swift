@@ -143,7 +143,8 @@ public struct BackupReader {
                 done += count
                 progress?(done, total)
             }
-            for file in manifest.files where file.path.hasPrefix("reports/") {
+            // Stored files and reports: staged in tmp/ (fsynced), each checked against the manifest.
+            func stage(_ file: BackupManifest.FileEntry) throws -> BlobStore.Staged {
                 let writer = try database.blobs.makeWriter(maxBytes: file.size)
                 let count: Int64
                 do {
@@ -153,28 +154,24 @@ public struct BackupReader {
                     throw error
                 }
                 let result = try writer.finish()
-                stagedReports[String(file.path.dropFirst("reports/".count))] = result
-                try Self.check(file.path, count: count, sha: result.sha256, against: file)
                 done += count
                 progress?(done, total)
+                do {
+                    try Self.check(file.path, count: count, sha: result.sha256, against: file)
+                } catch {
+                    database.blobs.discard(result)
+                    throw error
+                }
+                return result
+            }
+            for file in manifest.files where file.path.hasPrefix("reports/") {
+                stagedReports[String(file.path.dropFirst("reports/".count))] = try stage(file)
             }
             for file in manifest.files where file.path.hasPrefix("files/") {
-                let writer = try database.blobs.makeWriter(maxBytes: file.size)
-                let count: Int64
-                do {
-                    count = try extract(archive, entries[file.path]!, name: file.path, limit: min(file.size, limits.maxEntryBytes)) { try writer.append($0) }
-                } catch {
-                    writer.abandon()
-                    throw error
-                }
-                let result = try writer.finish()
-                staged[String(file.path.dropFirst("files/".count))] = result
-                try Self.check(file.path, count: count, sha: result.sha256, against: file)
-                guard result.sha256 == String(file.path.dropFirst("files/".count)) else {
-                    throw BackupError.mismatch("\(file.path) does not hold the file its name says")
-                }
-                done += count
-                progress?(done, total)
+                let sha = String(file.path.dropFirst("files/".count))
+                let result = try stage(file)
+                staged[sha] = result
+                guard result.sha256 == sha else { throw BackupError.mismatch("\(file.path) does not hold the file its name says") }
             }
 
             // 5. The rows.
