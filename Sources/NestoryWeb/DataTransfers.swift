@@ -31,6 +31,8 @@ public final class DataTransfers: @unchecked Sendable {
 
     private let lock = NSLock()
     private var jobs: [String: Job] = [:]
+    /// Backups are written one at a time (they are disk-bound; several at once only slow each other).
+    let queue = DispatchQueue(label: "nestory.backups", qos: .utility)
     private var uploads: [String: Upload] = [:]
     static let lifetime: TimeInterval = 3600
 

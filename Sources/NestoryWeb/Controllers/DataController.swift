@@ -55,7 +55,7 @@ struct DataController {
         transfers.addJob(job)
         let database = self.database, transfers = self.transfers, household = viewer.household.id
         // The work happens off the request; the page polls for progress.
-        DispatchQueue.global(qos: .utility).async {
+        transfers.queue.async {
             do {
                 let result = try BackupWriter(database: database).write(
                     household: household, to: file, now: now, includePasswordHashes: false,
