@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 import NestoryDomain
 
@@ -38,6 +41,12 @@ public final class AppDatabase: Sendable {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        // Opening (which may switch a new file to WAL) and migrating happen one process at a time:
+        // a file lock beside the database, held across processes. A second process waits, then finds
+        // the schema complete. (GRDB reads which migrations are applied before it takes the write
+        // lock, so without this two first opens could both run one.)
+        let lock = mode == .readCurrent ? nil : try MigrationLock(folder.url.appendingPathComponent(".migrate.lock"))
+        defer { lock?.release() }
         do {
             let pool = try DatabasePool(path: path, configuration: config)
             let database = AppDatabase(writer: pool, folder: folder)
@@ -81,13 +90,7 @@ public final class AppDatabase: Sendable {
             guard migrate else {
                 throw StoreError.schemaOutdated(path: folder.path, pendingMigrations: migrator.migrations.filter { !applied.contains($0) })
             }
-            do {
-                try migrator.migrate(writer)
-            } catch {
-                // Another process may have been migrating the same new database at the same moment:
-                // its migration committed first and ours rolled back. That is fine if the schema is now complete.
-                guard try writer.read({ db in try migrator.hasCompletedMigrations(db) }) else { throw error }
-            }
+            try migrator.migrate(writer)
         }
     }
 
@@ -160,4 +163,30 @@ extension Row {
     func money(_ minorColumn: String, currency: CurrencyCode) -> Money? {
         (self[minorColumn] as Int64?).flatMap { try? Money(minorUnits: $0, currency: currency) }
     }
+}
+
+/// An exclusive `flock` on a file, for work only one process may do at a time.
+final class MigrationLock {
+    private var fd: Int32
+
+    init(_ url: URL) throws {
+        fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StoreError.unusableDataFolder(path: url.deletingLastPathComponent().path, reason: "the migration lock cannot be created") }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            close(fd)
+            fd = -1
+            throw StoreError.io("cannot lock \(url.path)")
+        }
+    }
+
+    func release() {
+        if fd >= 0 {
+            flock(fd, LOCK_UN)
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit { release() }
 }
