@@ -62,6 +62,7 @@ let package = Package(
                 "NestoryImport",
                 "NestoryBarcodes",
                 "NestoryProducts",
+                "NestoryReceipts",
                 "NestoryReports",
                 "NestoryReportsLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -223,7 +224,7 @@ let package = Package(
             name: "NestoryWebTests",
             dependencies: [
                 "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
-                "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports",
+                "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -6,6 +6,8 @@ import Logging
 import NestoryAuth
 import NestoryImaging
 import NestoryImagingLive
+import NestoryOCR
+import NestoryReceipts
 import NestoryStore
 import NestoryWeb
 
@@ -47,7 +49,7 @@ struct Serve: AsyncParsableCommand {
         }
         let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
                                                cookies: CookiePolicy(secure: secureCookies), limits: limits,
-                                               barcodes: BarcodeReader())
+                                               barcodes: BarcodeReader(), receiptReader: Self.receiptReader())
         let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
         try await app.runService()
@@ -66,5 +68,16 @@ struct Migrate: ParsableCommand {
             let applied = try database.appliedMigrations()
             print("Database \(data.folder.databaseURL.path) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")
         }
+    }
+
+}
+
+extension Serve {
+    /// tesseract on one worker with a short queue: a burst of receipts waits its turn (or is told the
+    /// server is busy) instead of taking every core from the web app. OpenMP inside tesseract is held
+    /// to one thread for the same reason.
+    static func receiptReader() -> ReceiptReader {
+        setenv("OMP_THREAD_LIMIT", "1", 0)
+        return ReceiptReader(recognizer: TesseractRecognizer(configuration: .init(workers: 1, maxQueued: 16)))
     }
 }

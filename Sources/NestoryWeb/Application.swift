@@ -1,6 +1,7 @@
 import Foundation
 import NestoryBarcodes
 import NestoryProducts
+import NestoryReceipts
 import Hummingbird
 import Logging
 import NestoryDomain
@@ -53,6 +54,10 @@ public struct WebDependencies: Sendable {
     public let barcodes: (any BarcodeDecoding)?
     /// Product lookup by barcode: the household's items, the catalogue, online providers.
     public let products: ProductLookup
+    /// Reads receipts (tesseract in production); nil where reading is not offered (fields are typed).
+    public let receiptReader: ReceiptReader?
+    /// Receipts being read in the background.
+    public let receiptScans = ReceiptScans()
     /// Reports being generated in the background.
     public let reportJobs: ReportJobs
     /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
@@ -61,7 +66,9 @@ public struct WebDependencies: Sendable {
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
                 barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()],
-                reportJobs: ReportJobs = ReportJobs(), now: @escaping @Sendable () -> Date = Date.init) throws {
+                reportJobs: ReportJobs = ReportJobs(), receiptReader: ReceiptReader? = nil,
+                now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.receiptReader = receiptReader
         self.barcodes = barcodes
         self.products = ProductLookup(database: database, providers: productProviders)
         self.reportJobs = reportJobs
@@ -94,6 +101,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     DataController(dependencies: dependencies).addRoutes(to: router)
     let api = router.group("api/v1")
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
+    ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
     return router

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NestoryAuth
 import NestoryBarcodesLive
 import NestoryDomain
+import NestoryReceipts
 import NestoryImagingLive
 import NestoryStore
 import Testing
@@ -17,14 +18,14 @@ final class TestApp: @unchecked Sendable {
     let dependencies: WebDependencies
     let limiter: RateLimiter
 
-    init(limit: Int = 10, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4)) throws {
+    init(limit: Int = 10, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4), receiptReader: ReceiptReader? = nil) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
         limiter = RateLimiter(limit: limit, window: 900)
         dependencies = try WebDependencies(database: database, passwordHasher: hasher, imaging: try LibvipsImageProcessor(),
                                            signInLimiter: limiter,
                                            limits: Limits(maxPhotoBytes: 100_000),
-                                           barcodes: BarcodeReader(), productProviders: [])
+                                           barcodes: BarcodeReader(), productProviders: [], receiptReader: receiptReader)
     }
 
     deinit {

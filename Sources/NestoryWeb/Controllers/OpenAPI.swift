@@ -80,6 +80,20 @@ enum OpenAPI {
                 "confidence": { "enum": ["low", "medium", "high"] }, "pass": { "type": "string" } } } } } } } } },
               "413": { "description": "Too large" }, "422": { "description": "Not an image, or a damaged one" } } }
         },
+        "/receipts": {
+          "post": { "summary": "Add a receipt: the body is its photo (at most 40 MB). Stored at once, read in the background (tesseract); `item` links it",
+            "parameters": [{ "name": "item", "in": "query", "schema": { "type": "string", "format": "uuid" } }],
+            "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
+            "responses": { "201": { "description": "Stored", "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "id": { "type": "string", "format": "uuid" }, "next": { "type": "string", "description": "The review page" } } } } } },
+              "413": { "description": "Too large" }, "422": { "description": "Empty, or not an image" } } }
+        },
+        "/receipts/{receiptID}": {
+          "parameters": [{ "name": "receiptID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "get": { "summary": "Whether the receipt is still being read", "responses": { "200": { "description": "The state", "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "id": { "type": "string" }, "state": { "enum": ["reading", "done", "failed"] }, "message": { "type": "string" } } } } } },
+            "404": { "description": "Not in this household" } } }
+        },
         "/products/{code}": {
           "parameters": [{ "name": "code", "in": "path", "required": true, "schema": { "type": "string" }, "description": "A barcode in any form (UPC-A, UPC-E, EAN-13, EAN-8) or a QR code's text" }],
           "get": { "summary": "Look a code up: the household's items, the local catalogue, then online providers if the household allows them",

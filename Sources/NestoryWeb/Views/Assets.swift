@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "8"
+    static let version = "9"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -132,6 +132,14 @@ enum Assets {
     .choice { display:flex; gap:10px; align-items:flex-start; border:1px solid var(--line); border-radius:10px; padding:10px 12px; margin-bottom:8px; }
     .choice input { width:auto; min-height:0; margin-top:4px; }
     .facts { list-style:none; padding:0; }
+    .modes { margin:0 0 12px; }
+    .review { display:grid; gap:12px; grid-template-columns:1fr; }
+    @media (min-width: 800px) { .review { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); align-items:start; } }
+    .receipt-image { margin:0; background:var(--card); border:1px solid var(--line); border-radius:12px; padding:8px; }
+    .receipt-image img { width:100%; height:auto; max-height:70vh; object-fit:contain; display:block; }
+    .raw-text pre { white-space:pre-wrap; font-size:.85rem; max-height:40vh; overflow:auto; }
+    .receipt-row { display:flex; gap:12px; align-items:center; text-decoration:none; color:inherit; }
+    .receipt-row img { border-radius:8px; object-fit:cover; }
     .viewfinder { position:relative; background:#000; border-radius:12px; overflow:hidden; aspect-ratio:4 / 3; }
     .viewfinder video { width:100%; height:100%; object-fit:cover; display:block; }
     .scan-area { position:absolute; left:10%; top:30%; width:80%; height:40%; border:3px solid #fff; border-radius:10px; box-shadow:0 0 0 999px rgba(0,0,0,.35); }
@@ -383,6 +391,48 @@ enum Assets {
           list.hidden = false;
         });
       });
+
+      // A receipt photo: shown at once, sent with progress, then the review screen (which waits for the reading).
+      document.querySelectorAll("input[type=file][data-receipt-upload]").forEach((input) => {
+        input.addEventListener("change", () => {
+          const file = input.files && input.files[0];
+          if (!file) return;
+          const card = input.closest(".card");
+          const preview = card.querySelector(".preview");
+          const progress = card.querySelector(".transfer-progress");
+          const status = card.querySelector(".receipt-status");
+          try { preview.src = URL.createObjectURL(file); preview.hidden = false; } catch { /* no preview */ }
+          status.classList.remove("error");
+          status.textContent = "Saving the receipt…";
+          progress.hidden = false;
+          const xhr = new XMLHttpRequest();
+          xhr.open("POST", input.dataset.receiptUpload);
+          xhr.setRequestHeader("X-CSRF-Token", csrf());
+          xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+          xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (e.loaded / e.total) * 100; };
+          xhr.onload = () => {
+            let body = null;
+            try { body = JSON.parse(xhr.responseText); } catch { body = null; }
+            if (xhr.status < 300 && body && body.next) { window.location.assign(body.next); return; }
+            progress.hidden = true;
+            status.classList.add("error");
+            status.textContent = (body && body.error && body.error.message) || "The photo could not be saved. Try again.";
+            input.value = "";
+          };
+          xhr.onerror = () => { progress.hidden = true; status.textContent = "No connection. Nothing was saved; try again."; };
+          xhr.send(file);
+        });
+      });
+      const receiptPoll = document.querySelector("[data-receipt-poll]");
+      if (receiptPoll) {
+        const poll = async () => {
+          let state = null;
+          try { state = await (await fetch(receiptPoll.dataset.receiptPoll, { credentials: "same-origin" })).json(); } catch { state = null; }
+          if (state && state.state !== "reading") { window.location.reload(); return; }
+          setTimeout(poll, 600);
+        };
+        setTimeout(poll, 400);
+      }
 
       // Data files (a backup to restore, a CSV to import): one upload with progress, then the next step.
       document.querySelectorAll("input[type=file][data-upload-next]").forEach((input) => {

@@ -6,6 +6,7 @@ import NestoryProducts
 enum CaptureViews {
     static func scan(viewer: Viewer, message: String?) -> HTML {
         Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
+            \(ReceiptViews.modes("barcode"))
             \(message.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
             <section class="card scanner" data-scanner>
               <h2>Scan a barcode</h2>

@@ -79,6 +79,7 @@ enum ItemViews {
             \(documentation)
             <section class="card"><h2>Receipts</h2>
               \(receipts.isEmpty ? HTML("<p class=\"muted\">No receipt linked. \(DocumentationAspect.receipt.missingHelp)</p>") : HTML("<ul class=\"list\">\(receipts)</ul>"))
+              <p><a class="button" href="/capture/receipt?item=\(item.id)">Add receipt</a></p>
             </section>
             <section class="card"><h2>Warranty</h2>\(warranty)</section>
             <section class="card danger-zone">

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+import NestoryDomain
+
+/// A receipt with the item it is linked to (for the receipts list and the review screen).
+public struct ReceiptListing: Hashable, Sendable {
+    public let receipt: Receipt
+    public let itemName: String?
+}
+
+extension AppDatabase {
+    /// One receipt of the household.
+    public func receipt(_ householdID: HouseholdID, _ id: ReceiptID) throws -> ReceiptListing {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT r.*, b.content_type, b.byte_count, i.id AS item_uuid, i.name AS item_name
+                FROM receipt r JOIN blob b ON b.sha256 = r.sha256 LEFT JOIN item i ON i.seq = r.item_seq
+                WHERE r.household_id = ? AND r.id = ?
+                """, arguments: [householdID.description, id.description]) else {
+                throw DomainError.notFound("The receipt")
+            }
+            return Self.receiptListing(row, householdID)
+        }
+    }
+
+    /// The household's receipts, newest first.
+    public func receipts(_ householdID: HouseholdID, limit: Int = 200) throws -> [ReceiptListing] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT r.*, b.content_type, b.byte_count, i.id AS item_uuid, i.name AS item_name
+                FROM receipt r JOIN blob b ON b.sha256 = r.sha256 LEFT JOIN item i ON i.seq = r.item_seq
+                WHERE r.household_id = ? ORDER BY r.created_at DESC, r.id LIMIT ?
+                """, arguments: [householdID.description, limit]).map { Self.receiptListing($0, householdID) }
+        }
+    }
+
+    /// Replaces what is known of a receipt (from OCR, or typed on the review screen). The linked
+    /// item's search text is rewritten, so the receipt's words find it.
+    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) throws {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT item_seq FROM receipt WHERE household_id = ? AND id = ?",
+                                             arguments: [householdID.description, id.description]) else {
+                throw DomainError.notFound("The receipt")
+            }
+            try db.execute(sql: """
+                UPDATE receipt SET vendor = ?, currency = ?, total_minor = ?, tax_minor = ?, purchase_date = ?, raw_text = ?, confidence = ?
+                WHERE id = ?
+                """, arguments: [fields.vendor, (fields.total ?? fields.tax)?.currency.code, fields.total?.minorUnits, fields.tax?.minorUnits,
+                                 fields.purchaseDate?.iso, fields.rawText, fields.confidence, id.description])
+            if let seq: Int64 = row["item_seq"] { try Self.reindex(db, seq: seq) }
+        }
+    }
+
+    static func receiptListing(_ row: Row, _ householdID: HouseholdID) -> ReceiptListing {
+        let itemID = (row["item_uuid"] as String?).flatMap(ItemID.init(string:))
+        return ReceiptListing(receipt: receiptFrom(row, householdID: householdID, itemID: itemID), itemName: row["item_name"])
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NestoryDomain
+import NestoryImaging
+import NestoryReceipts
+import NestoryStore
+
+/// Receipts in the web app: capture (the Capture tab's receipt mode, or "Add receipt" on an item),
+/// reading in the background, the review screen (fields beside the image, marked by confidence),
+/// linking to an item or creating one from the receipt, and the receipts list.
+///
+/// The image is stored the moment it arrives, before any reading: a receipt that cannot be read
+/// (blank, not a receipt, damaged) is still kept, for typing its fields by hand.
+struct ReceiptsController {
+    let dependencies: WebDependencies
+    var database: AppDatabase { dependencies.database }
+
+    func addRoutes(to router: Router<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
+        router.get("capture/receipt", use: capturePage)
+        router.get("receipts", use: list)
+        router.get("receipts/:id", use: review)
+        router.post("receipts/:id", use: saveFields)
+        router.post("receipts/:id/link", use: link)
+        router.post("receipts/:id/item", use: createItem)
+        api.post("receipts", use: upload)
+        api.get("receipts/:id", use: status)
+    }
+
+    private func receiptID(_ context: AppRequestContext) throws -> ReceiptID {
+        guard let id = context.parameters.get("id").flatMap(ReceiptID.init(string:)) else { throw DomainError.notFound("The receipt") }
+        return id
+    }
+
+    @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let item = try request.uri.queryParameters["item"].flatMap { ItemID(string: String($0)) }
+            .map { try database.item(viewer.household.id, $0).item }
+        return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item))
+    }
+
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, receipts: try database.receipts(viewer.household.id)))
+    }
+
+    @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try receiptID(context)
+        let listing = try database.receipt(viewer.household.id, id)
+        let search = request.uri.queryParameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        let matches = search.isEmpty ? [] : try database.items(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
+        return HTMLResponse.page(ReceiptViews.review(
+            viewer: viewer, listing: listing, state: dependencies.receiptScans.state(id), search: search, matches: matches,
+            rooms: try database.rooms(viewer.household.id), notice: request.uri.queryParameters["notice"].map(String.init),
+            error: request.uri.queryParameters["error"].map(String.init)))
+    }
+
+    // MARK: - Capture
+
+    struct UploadedJSON: ResponseEncodable {
+        let id: String
+        let next: String
+    }
+
+    /// The body is the photo of the receipt. Stored at once; read in the background.
+    @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<UploadedJSON> {
+        let viewer = try context.requireViewer()
+        let limit = dependencies.limits.maxPhotoBytes
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }
+        let itemID = try request.uri.queryParameters["item"].flatMap { ItemID(string: String($0)) }
+            .map { try database.item(viewer.household.id, $0).item.id }
+        let body = try await request.body.collect(upTo: Int(limit))
+        let data = Data(buffer: body)
+        guard !data.isEmpty else { throw WebError.unprocessable("The file is empty: take or choose a photo of the receipt.") }
+        guard let format = ImageFormat.sniff(data) else {
+            throw WebError.unprocessable("The file is not an image (a photo of the receipt, JPEG, PNG or HEIC, is needed).")
+        }
+        let receipt = try database.addReceipt(viewer.household.id, itemID: itemID, data: data, contentType: format.mimeType,
+                                              now: dependencies.now())
+        dependencies.receiptScans.start(receipt.id, household: viewer.household.id, imageData: data, reader: dependencies.receiptReader,
+                                        database: database, hints: ReceiptHints(currency: viewer.household.currency,
+                                                                                capturedOn: dependencies.today()))
+        return EditedResponse(status: .created, response: UploadedJSON(id: receipt.id.description, next: "/receipts/\(receipt.id)"))
+    }
+
+    struct StatusJSON: ResponseEncodable {
+        let id: String
+        let state: String
+        let message: String?
+    }
+
+    @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> StatusJSON {
+        let viewer = try context.requireViewer()
+        let id = try receiptID(context)
+        _ = try database.receipt(viewer.household.id, id)
+        switch dependencies.receiptScans.state(id) {
+        case .reading: return StatusJSON(id: id.description, state: "reading", message: nil)
+        case .failed(let message): return StatusJSON(id: id.description, state: "failed", message: message)
+        case .done: return StatusJSON(id: id.description, state: "done", message: nil)
+        }
+    }
+
+    // MARK: - Review
+
+    @Sendable func saveFields(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try receiptID(context)
+        let listing = try database.receipt(viewer.household.id, id)
+        let form = try await Form.read(request, context: context)
+        let currency = viewer.household.currency
+        var errors: [FieldError] = []
+        func money(_ field: String) -> Money? {
+            guard let raw = form[field]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            do { return try Money.parse(raw, currency: currency) } catch {
+                errors.append(FieldError(field: field, message: error.message))
+                return nil
+            }
+        }
+        var fields = ReceiptFields(vendor: form["vendor"].flatMap(Text.clean), total: money("total"), tax: money("tax"),
+                                   rawText: listing.receipt.rawText, confidence: 1)
+        if let raw = form["purchaseDate"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            do { fields.purchaseDate = try CalendarDate(iso: raw) } catch { errors.append(FieldError(field: "purchaseDate", message: "Use a date such as 2024-03-31.")) }
+        }
+        guard errors.isEmpty else {
+            return .redirect(to: "/receipts/\(id)" + queryString([("error", errors.map(\.message).joined(separator: " "))]))
+        }
+        try database.updateReceipt(viewer.household.id, id, fields)
+        return .redirect(to: "/receipts/\(id)?notice=Saved")
+    }
+
+    @Sendable func link(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try receiptID(context)
+        let form = try await Form.read(request, context: context)
+        let itemID = form["item"].flatMap(ItemID.init(string:))
+        try database.linkReceipt(viewer.household.id, id, to: itemID)
+        if let itemID { return .redirect(to: "/items/\(itemID)?notice=receipt+linked") }
+        return .redirect(to: "/receipts/\(id)?notice=Unlinked")
+    }
+
+    /// A new item from the receipt: its purchase date and price prefilled from what was read.
+    @Sendable func createItem(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try receiptID(context)
+        _ = try database.receipt(viewer.household.id, id)
+        let values = ItemFormValues(form: try await Form.read(request, context: context))
+        let item: Item
+        do {
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
+            item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: dependencies.today())
+        } catch let error as DomainError {
+            let message: String
+            if case .validation(let fields) = error { message = fields.map(\.message).joined(separator: " ") } else { message = error.message }
+            return .redirect(to: "/receipts/\(id)" + queryString([("error", message)]))
+        }
+        try database.linkReceipt(viewer.household.id, id, to: item.id)
+        return .redirect(to: "/items/\(item.id)?notice=added")
+    }
+}
+
+/// Receipts being read in the background, and why one could not be (in memory: what was read is
+/// stored on the receipt itself). Reading is bounded by the recogniser's own workers and queue.
+public final class ReceiptScans: @unchecked Sendable {
+    public enum State: Sendable, Equatable {
+        case reading
+        case failed(String)
+        case done
+    }
+
+    private let lock = NSLock()
+    private var reading = Set<ReceiptID>()
+    private var failures: [ReceiptID: String] = [:]
+
+    public init() {}
+
+    func state(_ id: ReceiptID) -> State {
+        lock.withLock {
+            if reading.contains(id) { return .reading }
+            if let message = failures[id] { return .failed(message) }
+            return .done
+        }
+    }
+
+    func start(_ id: ReceiptID, household: HouseholdID, imageData: Data, reader: ReceiptReader?, database: AppDatabase, hints: ReceiptHints) {
+        guard let reader else {
+            lock.withLock { failures[id] = "Reading receipts is not available on this server: type the fields below." }
+            return
+        }
+        lock.withLock { _ = reading.insert(id) }
+        Task.detached(priority: .utility) {
+            var failure: String?
+            do {
+                let result = try await reader.read(imageData: imageData, hints: hints)
+                try database.updateReceipt(household, id, ReceiptFields(
+                    vendor: result.vendor?.value, total: result.total?.value, tax: result.tax?.value,
+                    purchaseDate: result.purchaseDate?.value, rawText: result.rawText, confidence: result.overallConfidence))
+                if result.vendor == nil && result.total == nil && result.purchaseDate == nil {
+                    failure = "No receipt text could be read in this picture (blank, dark, or not a receipt?). The image is kept: type the fields below."
+                }
+            } catch let error as RecognitionError {
+                failure = Self.message(error)
+            } catch {
+                failure = "The receipt could not be read. The image is kept: type the fields below."
+            }
+            self.lock.withLock {
+                self.reading.remove(id)
+                if let failure { self.failures[id] = failure }
+            }
+        }
+    }
+
+    static func message(_ error: RecognitionError) -> String {
+        switch error {
+        case .unreadableImage: return "The image is damaged or is not a picture Nestory can read. It is kept: type the fields below."
+        case .imageTooLarge: return "The picture is too large to read. It is kept: type the fields below, or take a smaller photo."
+        case .engineUnavailable: return "Reading receipts is not available on this server right now: type the fields below."
+        case .recognitionFailed: return "The server is busy reading other receipts. The image is kept: type the fields below, or add it again later."
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import NestoryDemo
+import NestoryDomain
+import NestoryReceipts
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+/// A recogniser that "reads" fixed text (the OCR itself is tested in NestoryOCRTests).
+struct CannedRecognizer: TextRecognizer {
+    let text: String
+    func recognize(imageData: Data) async throws(RecognitionError) -> RecognizedText {
+        if imageData.starts(with: [0xFF, 0xD8]) && imageData.count < 8 { throw .unreadableImage }
+        return RecognizedText(plainText: text)
+    }
+}
+
+@Suite("Receipts in the web app: capture, review, link, create")
+struct ReceiptsWebTests {
+    static let receiptText = """
+        HARDWARE HAVEN
+        12 Main Street
+        Date: 2024-03-14 10:22
+        Cordless drill      129.00
+        SUBTOTAL            129.00
+        TAX                  10.32
+        TOTAL               139.32
+        CASH                150.00
+        CHANGE               10.68
+        """
+
+    func app(_ text: String = Self.receiptText) throws -> TestApp {
+        try TestApp(receiptReader: ReceiptReader(recognizer: CannedRecognizer(text: text)))
+    }
+
+    /// Waits for the background reading, as the review page's script does.
+    func waitForReading(_ browser: inout Browser, _ id: String) async throws -> String {
+        for _ in 0..<200 {
+            let state = ((try await browser.request(.get, "/api/v1/receipts/\(id)").json as? [String: Any])?["state"] as? String) ?? ""
+            if state != "reading" { return state }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return "reading"
+    }
+
+    @Test("capture → review with the fields read → create a new item from it")
+    func captureAndCreate() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            #expect(try await ann.request(.get, "/capture/receipt").body.contains("data-receipt-upload=\"/api/v1/receipts\""))
+            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
+            #expect(uploaded.status == .created)
+            let json = try #require(uploaded.json as? [String: Any])
+            let id = try #require(json["id"] as? String)
+            #expect(json["next"] as? String == "/receipts/\(id)")
+            // Stored before it is read: nothing is lost whatever the reading does.
+            #expect(try app.database.receipts(household.id).count == 1)
+            #expect(try await waitForReading(&ann, id) == "done")
+
+            let review = try await ann.request(.get, "/receipts/\(id)")
+            #expect(review.status == .ok)
+            #expect(review.body.contains("value=\"HARDWARE HAVEN\"") && review.body.contains("value=\"2024-03-14\""))
+            #expect(review.body.contains("value=\"139.32\"") && review.body.contains("value=\"10.32\""))
+            #expect(review.body.contains("Text read from the photo"))
+
+            let created = try await ann.request(.post, "/receipts/\(id)/item", form: [
+                "name": "Cordless drill", "price": "139.32", "purchaseDate": "2024-03-14", "notes": "Bought at HARDWARE HAVEN."])
+            #expect(created.status == .seeOther)
+            let itemPath = try #require(created.location?.split(separator: "?").first.map(String.init))
+            let item = try await ann.request(.get, itemPath)
+            #expect(item.body.contains("HARDWARE HAVEN") && item.body.contains("$139.32"))
+            // The receipt's words now find the item.
+            let found = try app.database.items(household.id, ItemQuery(search: "haven")).elements.map(\.item.name)
+            #expect(found == ["Cordless drill"])
+        }
+    }
+
+    @Test("a wrong field is fixed on the review screen; the receipt is linked to an item found by search")
+    func fixAndLink() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        let lamp = try app.database.createItem(household.id, ItemDraft(name: "Reading lamp", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 2), contentType: "image/png")
+            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
+            _ = try await waitForReading(&ann, id)
+            #expect(try await ann.request(.post, "/receipts/\(id)", form: ["vendor": "Lamp Shop", "purchaseDate": "2024-02-30", "total": "45"]).location?.contains("error=") == true)
+            #expect(try await ann.request(.post, "/receipts/\(id)", form: ["vendor": "Lamp Shop", "purchaseDate": "2024-02-29", "total": "45.00", "tax": ""]).status == .seeOther)
+            let receipt = try app.database.receipt(household.id, try #require(ReceiptID(string: id))).receipt
+            #expect(receipt.vendor == "Lamp Shop" && receipt.total?.minorUnits == 4500 && receipt.tax == nil && receipt.purchaseDate?.iso == "2024-02-29")
+
+            let search = try await ann.request(.get, "/receipts/\(id)?q=reading")
+            #expect(search.body.contains("Reading lamp") && search.body.contains("name=\"item\" value=\"\(lamp.id)\""))
+            let linked = try await ann.request(.post, "/receipts/\(id)/link", form: ["item": lamp.id.description])
+            #expect(linked.location == "/items/\(lamp.id)?notice=receipt+linked")
+            let detail = try await ann.request(.get, "/items/\(lamp.id)")
+            #expect(detail.body.contains("Lamp Shop") && detail.body.contains("$45.00"))
+            let list = try await ann.request(.get, "/receipts")
+            #expect(list.body.contains("Lamp Shop") && list.body.contains("for Reading lamp"))
+        }
+    }
+
+    @Test("not an image, empty, too large: refused with a message, nothing stored; unreadable: kept for typing")
+    func badInput() async throws {
+        let app = try app("")
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let text = try await ann.request(.post, "/api/v1/receipts", body: Data("hello".utf8), contentType: "text/plain")
+            #expect(text.status == .unprocessableContent && text.body.contains("not an image"))
+            #expect(try await ann.request(.post, "/api/v1/receipts", body: Data(), contentType: "image/png").status == .unprocessableContent)
+            let huge = try await ann.request(.post, "/api/v1/receipts", body: Data(count: 200_000), contentType: "image/jpeg")
+            #expect(huge.status == .contentTooLarge)
+            #expect(try app.database.receipts(household.id).isEmpty)
+
+            // A blank picture: stored, and the review says so and offers the fields to type.
+            let blank = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.photo(variant: 3), contentType: "image/png")
+            let id = try #require((blank.json as? [String: Any])?["id"] as? String)
+            #expect(try await waitForReading(&ann, id) == "failed")
+            let review = try await ann.request(.get, "/receipts/\(id)")
+            #expect(review.body.contains("No receipt text could be read") && review.body.contains("id=\"receipt-vendor\""))
+            #expect(try app.database.receipts(household.id).count == 1)
+        }
+    }
+}
