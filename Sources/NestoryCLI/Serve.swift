@@ -78,6 +78,7 @@ extension Serve {
     /// to one thread for the same reason.
     static func receiptReader() -> ReceiptReader {
         setenv("OMP_THREAD_LIMIT", "1", 0)
-        return ReceiptReader(recognizer: TesseractRecognizer(configuration: .init(workers: 1, maxQueued: 16)))
+        // Started on the first receipt: an idle server does not hold the OCR model in memory.
+        return ReceiptReader(recognizer: LazyTextRecognizer { TesseractRecognizer(configuration: .init(workers: 1, maxQueued: 16)) })
     }
 }
