@@ -149,30 +149,20 @@ final class ArchiveContents: HouseholdArchiveSource {
         guard let handle = try? FileHandle(forReadingFrom: url) else { throw BackupError.mismatch("\(file.rawValue) is missing") }
         defer { try? handle.close() }
         let decoder = JSONDecoder()
-        var pending = Data()
-        var lineNumber = 0
-        func emit(_ line: Data) throws {
-            lineNumber += 1
-            guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { return }
-            let value: T
-            do {
-                value = try decoder.decode(T.self, from: line)
-            } catch {
-                throw BackupError.invalidData(file: file.rawValue, line: lineNumber, message: describe(error))
+        do {
+            try LineFile.forEachLine(of: handle) { line, number in
+                guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { return }
+                let value: T
+                do {
+                    value = try decoder.decode(T.self, from: line)
+                } catch {
+                    throw BackupError.invalidData(file: file.rawValue, line: number, message: describe(error))
+                }
+                try body(value, number)
             }
-            try body(value, lineNumber)
+        } catch LineFile.Failure.lineTooLong(let line) {
+            throw BackupError.invalidData(file: file.rawValue, line: line, message: "the line is too long")
         }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            pending.append(chunk)
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                try emit(pending[start..<newline])
-                start = pending.index(after: newline)
-            }
-            pending = Data(pending[start...])
-            if pending.count > 64 << 20 { throw BackupError.invalidData(file: file.rawValue, line: lineNumber + 1, message: "the line is too long") }
-        }
-        if !pending.isEmpty { try emit(pending) }
     }
 
     static func rule(_ file: DataFile, _ line: Int, _ ok: Bool, _ message: @autoclosure () -> String) throws {

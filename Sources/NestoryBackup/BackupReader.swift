@@ -22,17 +22,17 @@ public struct BackupReader {
     }
 
     /// Checks an archive completely and restores it. See `AppDatabase.restoreHousehold` for `target`.
-    public func restore(_ url: URL, into target: HouseholdID?, mode: RestoreMode, now: Date = Date(),
+    public func restore(_ url: URL, into target: HouseholdID?, mode: RestoreMode,
                         progress: BackupProgress? = nil) throws -> (manifest: BackupManifest, summary: RestoreSummary) {
         let checked = try validate(url, progress: progress)
         defer { checked.discard() }
-        return (checked.manifest, try apply(checked, into: target, mode: mode, now: now))
+        return (checked.manifest, try apply(checked, into: target, mode: mode))
     }
 
     /// Applies an archive `validate` has checked, in one transaction.
-    public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode, now: Date = Date()) throws -> RestoreSummary {
+    public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode) throws -> RestoreSummary {
         try database.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
-                                      into: target, mode: mode, now: now)
+                                      into: target, mode: mode)
     }
 
     /// A checked archive: its manifest, its rows (from files in tmp/), and its stored files, staged.
@@ -139,7 +139,7 @@ public struct BackupReader {
                     try out.write(chunk)
                 }
                 try out.close()
-                try Self.check(file.rawValue, count: count, sha: hex(hasher.finalize()), against: expected)
+                try Self.check(file.rawValue, count: count, sha: BlobStore.hex(hasher.finalize()), against: expected)
                 done += count
                 progress?(done, total)
             }
@@ -255,7 +255,7 @@ public struct BackupReader {
     }
 }
 
-/// Writes an entry's bytes to a working file.
+/// Writes bytes to a new working file (an archive entry being checked, a data file being made).
 final class EntryFile {
     private let fd: Int32
     private let path: String

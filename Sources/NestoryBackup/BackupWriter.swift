@@ -84,7 +84,7 @@ public struct BackupWriter {
         for file in DataFile.allCases {
             var hasher = SHA256()
             let size = try zip.addFile(named: file.rawValue, from: work.appendingPathComponent(file.localName)) { hasher.update(bufferPointer: $0) }
-            entries.append(.init(path: file.rawValue, sha256: hex(hasher.finalize()), size: Int64(size)))
+            entries.append(.init(path: file.rawValue, sha256: BlobStore.hex(hasher.finalize()), size: Int64(size)))
             done += Int64(size)
             progress?(done, total)
         }
@@ -93,7 +93,7 @@ public struct BackupWriter {
             let source = database.blobs.url(for: blob.sha256)
             guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
             try zip.addFile(named: "files/\(blob.sha256)", from: source, expectedSize: blob.byteCount) { hasher.update(bufferPointer: $0) }
-            guard hex(hasher.finalize()) == blob.sha256 else { throw BackupError.damagedStoredFile(sha256: blob.sha256) }
+            guard BlobStore.hex(hasher.finalize()) == blob.sha256 else { throw BackupError.damagedStoredFile(sha256: blob.sha256) }
             entries.append(.init(path: "files/\(blob.sha256)", sha256: blob.sha256, size: blob.byteCount))
             done += blob.byteCount
             progress?(done, total)
@@ -105,7 +105,7 @@ public struct BackupWriter {
             let size = try zip.addFile(named: "reports/\(report.fileName)", from: source, expectedSize: report.byteCount) {
                 hasher.update(bufferPointer: $0)
             }
-            entries.append(.init(path: "reports/\(report.fileName)", sha256: hex(hasher.finalize()), size: Int64(size)))
+            entries.append(.init(path: "reports/\(report.fileName)", sha256: BlobStore.hex(hasher.finalize()), size: Int64(size)))
             done += Int64(size)
             progress?(done, total)
         }
@@ -132,20 +132,14 @@ extension DataFile {
     var localName: String { String(rawValue.dropFirst("data/".count)) }
 }
 
-func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-    BlobStore.hex(digest)
-}
 
 /// Appends JSON lines to a file through a buffer.
 final class LineWriter {
-    private let handle: FileHandle
+    private let file: EntryFile
     private var buffer = Data()
 
     init(url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw BackupError.io("cannot create \(url.path)")
-        }
-        handle = try FileHandle(forWritingTo: url)
+        file = try EntryFile(url: url)
     }
 
     func append(_ line: Data) throws {
@@ -155,12 +149,12 @@ final class LineWriter {
     }
 
     private func flush() throws {
-        try handle.write(contentsOf: buffer)
+        try buffer.withUnsafeBytes { try file.write($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 
     func close() throws {
         try flush()
-        try handle.close()
+        try file.close()
     }
 }

@@ -54,6 +54,13 @@ public struct BarcodeRegion: Sendable, Hashable, Codable {
 
     /// The whole picture.
     public static let whole = BarcodeRegion(x: 0, y: 0, width: 1, height: 1)!
+
+    /// `x,y,width,height` as fractions of the picture (`0.1,0.3,0.8,0.4`), as the CLI and the API take it.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else { return nil }
+        self.init(x: x, y: y, width: w, height: h)
+    }
 }
 
 /// How much to trust a read.

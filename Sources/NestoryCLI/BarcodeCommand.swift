@@ -45,10 +45,9 @@ struct BarcodeCommand: ParsableCommand {
         }
 
         static func parseRegion(_ text: String) throws -> BarcodeRegion {
-            let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
-                  let region = BarcodeRegion(x: x, y: y, width: w, height: h)
-            else { throw ValidationError("--region takes x,y,width,height as fractions of the picture, e.g. 0.1,0.3,0.8,0.4.") }
+            guard let region = BarcodeRegion(parsing: text) else {
+                throw ValidationError("--region takes x,y,width,height as fractions of the picture, e.g. 0.1,0.3,0.8,0.4.")
+            }
             return region
         }
     }

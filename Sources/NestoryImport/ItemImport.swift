@@ -73,8 +73,8 @@ public struct ColumnMapping: Sendable, Hashable, Codable {
         return mapping
     }
 
-    /// `name=Title,price=Cost` (field=header name, or field=column number from 1). Fields not named
-    /// keep their guessed column unless `only` is set.
+    /// `name=Title,price=Cost` (field=header name, or field=column number from 1; `field=` or
+    /// `field=-` leaves it out). Fields not named keep their guessed column.
     public static func parse(_ spec: String, header: [String]) throws(ImportError) -> ColumnMapping {
         var mapping = guess(header: header)
         let folded = header.map(fold)

@@ -107,11 +107,8 @@ public enum CatalogFile {
         guard let handle = try? FileHandle(forReadingFrom: url) else { throw CatalogError.unreadable(url.path) }
         defer { try? handle.close() }
         var summary = Summary()
-        var pending = Data()
-        var line = 0
         var records: [ProductRecord] = []
-        func take(_ bytes: Data) throws {
-            line += 1
+        func take(_ bytes: Data, _ line: Int) throws {
             guard bytes.contains(where: { $0 > 0x20 }) else { return }
             guard let object = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any] else {
                 summary.skipped.append((line, "not a JSON object"))
@@ -140,16 +137,11 @@ public enum CatalogFile {
                 records.removeAll(keepingCapacity: true)
             }
         }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            pending.append(chunk)
-            var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
-                try take(pending[start..<newline])
-                start = pending.index(after: newline)
-            }
-            pending = Data(pending[start...])
+        do {
+            try LineFile.forEachLine(of: handle, take)
+        } catch LineFile.Failure.lineTooLong(let line) {
+            throw CatalogError.lineTooLong(line)
         }
-        if !pending.isEmpty { try take(pending) }
         if !records.isEmpty {
             try consume(records)
             summary.imported += records.count
@@ -167,9 +159,11 @@ public enum CatalogFile {
 
 public enum CatalogError: Error, CustomStringConvertible {
     case unreadable(String)
+    case lineTooLong(Int)
     public var description: String {
         switch self {
         case .unreadable(let path): return "The catalogue file \(path) cannot be read."
+        case .lineTooLong(let line): return "Line \(line) of the catalogue file is longer than 64 MB: it is not JSON Lines."
         }
     }
 }

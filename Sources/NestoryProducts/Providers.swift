@@ -31,10 +31,22 @@ public enum ProviderError: Error, Hashable, Sendable {
     }
 }
 
-/// Shared HTTP plumbing: one GET with a timeout, errors mapped to `ProviderError`.
-struct ProviderHTTP: Sendable {
-    let session: URLSession
+/// Shared HTTP plumbing: one GET with a timeout, errors mapped to `ProviderError`. The session is
+/// made on the first lookup, so a server whose households never look online does not start libcurl.
+final class ProviderHTTP: @unchecked Sendable {
     let timeout: TimeInterval
+    private let configuration: URLSessionConfiguration
+    private let lock = NSLock()
+    private var started: URLSession?
+
+    private var session: URLSession {
+        lock.withLock {
+            if let started { return started }
+            let made = URLSession(configuration: configuration)
+            started = made
+            return made
+        }
+    }
 
     /// `timeout` is rounded up to whole seconds: FoundationNetworking (libcurl) on Linux fires a
     /// sub-second timeout at once.
@@ -44,7 +56,7 @@ struct ProviderHTTP: Sendable {
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
         configuration.httpAdditionalHeaders = ["User-Agent": "Nestory/\(NestoryVersion.current) (self-hosted home inventory)"]
-        session = URLSession(configuration: configuration)
+        self.configuration = configuration
         self.timeout = timeout
     }
 

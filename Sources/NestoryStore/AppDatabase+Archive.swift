@@ -146,7 +146,7 @@ extension AppDatabase {
     /// `reportFiles` are the reports' PDFs, staged, by file name.
     public func restoreHousehold(_ source: some HouseholdArchiveSource, files: [String: BlobStore.Staged],
                                  reportFiles: [String: BlobStore.Staged] = [:],
-                                 into target: HouseholdID?, mode: RestoreMode, now: Date) throws -> RestoreSummary {
+                                 into target: HouseholdID?, mode: RestoreMode) throws -> RestoreSummary {
         var removedCandidates: [String] = []
         var removedReportFiles: [String] = []
         let summary = try write { db -> RestoreSummary in
@@ -186,37 +186,36 @@ extension AppDatabase {
                     """, arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, archived.onlineProductLookup ?? false, targetID])
             }
 
-            // Rooms and categories: by id, then by name (merge), else added.
-            var nextRoomOrder = (try Int.fetchOne(db, sql: "SELECT max(sort_order) FROM room WHERE household_id = ?", arguments: [targetID]) ?? -1) + 1
-            for room in source.rooms {
-                if let existing = try Self.placeMatch(db, table: "room", targetID, id: room.id, name: room.name) {
-                    remap.rooms[room.id] = existing
-                    summary.rooms.skipped += 1
-                    continue
+            // Rooms and categories: by id, then by name (merge), else added (at the end of the list when merging).
+            // Returns the archive's ids as the target knows them.
+            func places(_ table: String, _ archived: [(id: String, name: String, sortOrder: Int)], _ counts: inout RestoreSummary.Counts,
+                        insert: (_ id: String, _ index: Int, _ sortOrder: Int) throws -> Void) throws -> [String: String] {
+                var ids: [String: String] = [:]
+                var next = (try Int.fetchOne(db, sql: "SELECT max(sort_order) FROM \(table) WHERE household_id = ?", arguments: [targetID]) ?? -1) + 1
+                for (index, place) in archived.enumerated() {
+                    if let existing = try Self.placeMatch(db, table: table, targetID, id: place.id, name: place.name) {
+                        ids[place.id] = existing
+                        counts.skipped += 1
+                        continue
+                    }
+                    let id = try remap.fresh(db, table: table, place.id)
+                    ids[place.id] = id
+                    try insert(id, index, exists && mode == .merge ? next : place.sortOrder)
+                    next += 1
+                    counts.added += 1
                 }
-                let id = try remap.fresh(db, table: "room", room.id)
-                remap.rooms[room.id] = id
-                let order = exists && mode == .merge ? nextRoomOrder : room.sortOrder
-                nextRoomOrder += 1
-                try db.execute(sql: "INSERT INTO room (id, household_id, name, sort_order) VALUES (?, ?, ?, ?)",
-                               arguments: [id, targetID, room.name, order])
-                summary.rooms.added += 1
+                return ids
             }
-            var nextCategoryOrder = (try Int.fetchOne(db, sql: "SELECT max(sort_order) FROM category WHERE household_id = ?", arguments: [targetID]) ?? -1) + 1
-            for category in source.categories {
-                if let existing = try Self.placeMatch(db, table: "category", targetID, id: category.id, name: category.name) {
-                    remap.categories[category.id] = existing
-                    summary.categories.skipped += 1
-                    continue
-                }
-                let id = try remap.fresh(db, table: "category", category.id)
-                remap.categories[category.id] = id
-                let order = exists && mode == .merge ? nextCategoryOrder : category.sortOrder
-                nextCategoryOrder += 1
+            let rooms = source.rooms, categories = source.categories
+            remap.rooms = try places("room", rooms.map { ($0.id, $0.name, $0.sortOrder) }, &summary.rooms) { id, index, order in
+                try db.execute(sql: "INSERT INTO room (id, household_id, name, sort_order) VALUES (?, ?, ?, ?)",
+                               arguments: [id, targetID, rooms[index].name, order])
+            }
+            remap.categories = try places("category", categories.map { ($0.id, $0.name, $0.sortOrder) }, &summary.categories) { id, index, order in
+                let category = categories[index]
                 try db.execute(sql: """
                     INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [id, targetID, category.name, category.colorHex, category.icon, order, category.isCustom])
-                summary.categories.added += 1
             }
 
             // Items: new ones added, newer ones replace the stored row, the rest are kept.

@@ -1,4 +1,6 @@
 import Foundation
+import NestoryAuth
+import NestoryBackup
 import NestoryDomain
 
 /// Long-running exports (backups) and uploads waiting for a decision (an archive to restore, a CSV
@@ -27,6 +29,8 @@ public final class DataTransfers: @unchecked Sendable {
         public let file: URL
         public let originalName: String
         public let createdAt: Date
+        /// For a backup archive: its manifest, once the whole archive has been checked.
+        public var manifest: BackupManifest?
     }
 
     private let lock = NSLock()
@@ -44,12 +48,7 @@ public final class DataTransfers: @unchecked Sendable {
         return url
     }
 
-    static func token() -> String {
-        var bytes = [UInt8](repeating: 0, count: 18)
-        var generator = SystemRandomNumberGenerator()
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-    }
+    static func token() -> String { SessionToken.generate() }
 
     // MARK: - Jobs
 
@@ -89,6 +88,11 @@ public final class DataTransfers: @unchecked Sendable {
 
     func upload(_ token: String, household: HouseholdID, user: UserID) -> Upload? {
         lock.withLock { uploads[token].flatMap { $0.householdID == household && $0.userID == user ? $0 : nil } }
+    }
+
+    /// Records what checking an upload found (the confirm page shows it without reading the archive again).
+    func setManifest(_ manifest: BackupManifest, for token: String) {
+        lock.withLock { uploads[token]?.manifest = manifest }
     }
 
     func removeUpload(_ token: String) {

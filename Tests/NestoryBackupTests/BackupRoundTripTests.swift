@@ -18,7 +18,7 @@ struct BackupRoundTripTests {
         #expect(result.manifest.formatVersion == BackupManifest.currentFormatVersion)
 
         let target = try ws.database("b")
-        let (manifest, summary) = try BackupReader(database: target).restore(archive, into: nil, mode: .replace, now: ws.now)
+        let (manifest, summary) = try BackupReader(database: target).restore(archive, into: nil, mode: .replace)
         #expect(summary.householdCreated)
         #expect(summary.items.added == 61)
         #expect(manifest.household.id == household.id.description)

@@ -51,7 +51,7 @@ struct ReceiptsWebTests {
         try await app.run { client in
             var ann = Browser(client)
             try await ann.signIn("ann@example.com")
-            #expect(try await ann.request(.get, "/capture/receipt").body.contains("data-receipt-upload=\"/api/v1/receipts\""))
+            #expect(try await ann.request(.get, "/capture/receipt").body.contains("data-upload-next=\"/api/v1/receipts\""))
             let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
             #expect(uploaded.status == .created)
             let json = try #require(uploaded.json as? [String: Any])

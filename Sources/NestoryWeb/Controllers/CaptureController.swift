@@ -98,9 +98,7 @@ struct CaptureController {
     }
 
     static func region(_ text: String) throws -> BarcodeRegion {
-        let parts = text.split(separator: ",").map { Double($0) }
-        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
-              let region = BarcodeRegion(x: x, y: y, width: w, height: h) else {
+        guard let region = BarcodeRegion(parsing: text) else {
             throw WebError.badRequest("region is x,y,width,height as fractions of the picture, e.g. 0.1,0.3,0.8,0.4.")
         }
         return region

@@ -150,7 +150,12 @@ struct DataController {
         let upload = try await receive(request, context: context, viewer: viewer, ext: "zip", limit: dependencies.limits.maxArchiveBytes)
         let database = self.database
         do {
-            try await offload { try BackupReader(database: database).validate(upload.file).discard() }
+            let manifest = try await offload { () throws -> BackupManifest in
+                let checked = try BackupReader(database: database).validate(upload.file)
+                defer { checked.discard() }
+                return checked.manifest
+            }
+            transfers.setManifest(manifest, for: upload.token)
         } catch {
             transfers.removeUpload(upload.token)
             throw error
@@ -161,12 +166,8 @@ struct DataController {
     @Sendable func restorePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
         let upload = try pending(context, viewer)
-        let database = self.database
-        let manifest = try await offload { () throws -> BackupManifest in
-            let checked = try BackupReader(database: database).validate(upload.file)
-            defer { checked.discard() }
-            return checked.manifest
-        }
+        // Checked when it was uploaded; the restore itself checks it again as it applies it.
+        guard let manifest = upload.manifest else { throw DomainError.notFound("The checked backup (upload it again)") }
         return HTMLResponse.page(DataViews.confirmRestore(viewer: viewer, token: upload.token, name: upload.originalName, manifest: manifest))
     }
 
@@ -177,9 +178,9 @@ struct DataController {
         guard let mode = form["mode"].flatMap(RestoreMode.init(rawValue:)) else {
             throw WebError.badRequest("Choose whether to replace your data or merge the backup into it.")
         }
-        let database = self.database, household = viewer.household.id, now = dependencies.now()
+        let database = self.database, household = viewer.household.id
         let (manifest, summary) = try await offload {
-            try BackupReader(database: database).restore(upload.file, into: household, mode: mode, now: now)
+            try BackupReader(database: database).restore(upload.file, into: household, mode: mode)
         }
         transfers.removeUpload(upload.token)
         return HTMLResponse.page(DataViews.restored(viewer: viewer, manifest: manifest, mode: mode, summary: summary))

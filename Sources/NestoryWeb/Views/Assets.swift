@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The stylesheet and script, compiled into the binary so `nestory serve` needs no files beside it.
 enum Assets {
-    static let version = "9"
+    static let version = "10"
 
     static let css = #"""
     :root { --bg:#f6f7f9; --card:#fff; --text:#111827; --muted:#6b7280; --line:#e5e7eb; --accent:#0f766e; --accent-text:#fff;
@@ -392,37 +392,7 @@ enum Assets {
         });
       });
 
-      // A receipt photo: shown at once, sent with progress, then the review screen (which waits for the reading).
-      document.querySelectorAll("input[type=file][data-receipt-upload]").forEach((input) => {
-        input.addEventListener("change", () => {
-          const file = input.files && input.files[0];
-          if (!file) return;
-          const card = input.closest(".card");
-          const preview = card.querySelector(".preview");
-          const progress = card.querySelector(".transfer-progress");
-          const status = card.querySelector(".receipt-status");
-          try { preview.src = URL.createObjectURL(file); preview.hidden = false; } catch { /* no preview */ }
-          status.classList.remove("error");
-          status.textContent = "Saving the receipt…";
-          progress.hidden = false;
-          const xhr = new XMLHttpRequest();
-          xhr.open("POST", input.dataset.receiptUpload);
-          xhr.setRequestHeader("X-CSRF-Token", csrf());
-          xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
-          xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (e.loaded / e.total) * 100; };
-          xhr.onload = () => {
-            let body = null;
-            try { body = JSON.parse(xhr.responseText); } catch { body = null; }
-            if (xhr.status < 300 && body && body.next) { window.location.assign(body.next); return; }
-            progress.hidden = true;
-            status.classList.add("error");
-            status.textContent = (body && body.error && body.error.message) || "The photo could not be saved. Try again.";
-            input.value = "";
-          };
-          xhr.onerror = () => { progress.hidden = true; status.textContent = "No connection. Nothing was saved; try again."; };
-          xhr.send(file);
-        });
-      });
+      // A receipt being read: the review page reloads once the reading is done.
       const receiptPoll = document.querySelector("[data-receipt-poll]");
       if (receiptPoll) {
         const poll = async () => {
@@ -434,14 +404,18 @@ enum Assets {
         setTimeout(poll, 400);
       }
 
-      // Data files (a backup to restore, a CSV to import): one upload with progress, then the next step.
+      // One file sent with progress, then the page the server names (a backup to restore, a CSV to map,
+      // a receipt to review); a preview is shown first where the form has one.
       document.querySelectorAll("input[type=file][data-upload-next]").forEach((input) => {
         input.addEventListener("change", () => {
           const file = input.files && input.files[0];
           if (!file) return;
-          const field = input.closest(".field");
+          const field = input.closest(".field, .card");
           const progress = field.querySelector(".transfer-progress");
           const status = field.querySelector(".transfer-status");
+          const preview = field.querySelector(".preview");
+          if (preview) { try { preview.src = URL.createObjectURL(file); preview.hidden = false; } catch { /* no preview */ } }
+          status.classList.remove("error");
           progress.hidden = false;
           progress.value = 0;
           status.textContent = `Uploading ${file.name}…`;
@@ -449,7 +423,7 @@ enum Assets {
           xhr.open("POST", input.dataset.uploadNext);
           xhr.setRequestHeader("X-CSRF-Token", csrf());
           xhr.setRequestHeader("X-File-Name", encodeURIComponent(file.name));
-          xhr.setRequestHeader("Content-Type", "application/octet-stream");
+          xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
           xhr.upload.onprogress = (e) => {
             if (e.lengthComputable) {
               progress.value = (e.loaded / e.total) * 100;

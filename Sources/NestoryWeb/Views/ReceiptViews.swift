@@ -25,9 +25,9 @@ enum ReceiptViews {
                 <img class="preview" alt="" hidden>
                 <span>Take or choose a photo</span>
               </label>
-              <input id="receipt-photo" class="visually-hidden" type="file" accept="image/*" capture="environment" data-receipt-upload="\(target)">
+              <input id="receipt-photo" class="visually-hidden" type="file" accept="image/*" capture="environment" data-upload-next="\(target)">
               <progress class="transfer-progress" max="100" value="0" hidden></progress>
-              <p class="receipt-status" role="status" aria-live="polite"></p>
+              <p class="transfer-status hint" role="status" aria-live="polite"></p>
             </section>
             <p><a href="/receipts">All receipts</a></p>
             """)
