@@ -15,6 +15,7 @@ REPORT_ITEMS ?= 5000
 ## Install what is missing, build, and start the server on the embedded SQLite default.
 run: deps
 	$(SWIFT) build --product nestory
+	$(SWIFT) build --product nestory-zxing
 	./.build/debug/nestory serve --data $(NESTORY_DATA) --host $(HOST) --port $(PORT)
 
 build: deps
@@ -34,6 +35,7 @@ test-deps:
 
 release: deps
 	$(SWIFT) build -c release --product nestory
+	$(SWIFT) build -c release --product nestory-zxing
 	$(SWIFT) build -c release --product nestory-bench
 
 ## Benchmarks (release builds). Each prints a table; results go in BENCHMARKS.md.

@@ -120,6 +120,11 @@ let package = Package(
         .systemLibrary(name: "CBarcodeVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips.
         .target(name: "CBarcodeImageLoader", dependencies: ["CBarcodeVips"]),
+        // zxing-cpp (pkg-config `zxing`, Debian's libzxing-dev), a second decoder beside zbar. Debian's build keeps
+        // its assertions, which abort on some pictures, so it runs in a worker process of its own (nestory-zxing),
+        // never inside the server.
+        .systemLibrary(name: "CZXing", pkgConfig: "zxing", providers: [.apt(["libzxing-dev"])]),
+        .executableTarget(name: "nestory-zxing", dependencies: ["CZXing"]),
         // Decoding EAN-13, EAN-8, UPC-A, UPC-E, Code 128 and QR from photos and camera frames.
         // The interface the web layer depends on (decoded codes, the decoder protocol; no C dependency),
         // and its zbar implementation.
@@ -280,5 +285,7 @@ let package = Package(
         // END Reports tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
-    ]
+    ],
+    // zxing-cpp's headers need C++17.
+    cxxLanguageStandard: .cxx17
 )

@@ -18,4 +18,5 @@ if ! command -v zbarimg >/dev/null; then
 fi
 
 swift build -c release --product bench-barcodes >&2
+swift build -c release --product nestory-zxing >&2
 ./.build/release/bench-barcodes "$DATA" "$@"

@@ -21,7 +21,7 @@ final class ZBarScanner: @unchecked Sendable {
         return bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
     }()
 
-    init(formats: Set<BarcodeFormat>) {
+    init(formats: Set<BarcodeFormat>, density: Int = 1) {
         scanner = zbar_image_scanner_create()
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for format in formats {
@@ -30,6 +30,8 @@ final class ZBarScanner: @unchecked Sendable {
         // UPC-A is otherwise reported as an EAN-13 with a leading zero; the GTIN key makes both equal anyway.
         if formats.contains(.upcA) { zbar_image_scanner_set_config(scanner, ZBAR_UPCA, ZBAR_CFG_ENABLE, 1) }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_POSITION, 1)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
         // QR bytes come back raw: zbar's own guess of their character set garbles UTF-8 and Shift_JIS text.
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
@@ -90,15 +92,17 @@ final class ZBarScanner: @unchecked Sendable {
 final class ScannerPool: Sendable {
     private let idle = Mutex<[ZBarScanner]>([])
     private let formats: Set<BarcodeFormat>
+    private let density: Int
     private let capacity: Int
 
-    init(formats: Set<BarcodeFormat>, capacity: Int = 4) {
+    init(formats: Set<BarcodeFormat>, density: Int = 1, capacity: Int = 4) {
         self.formats = formats
+        self.density = density
         self.capacity = capacity
     }
 
     func withScanner<T>(_ body: (ZBarScanner) -> T) -> T {
-        let scanner = idle.withLock { $0.popLast() } ?? ZBarScanner(formats: formats)
+        let scanner = idle.withLock { $0.popLast() } ?? ZBarScanner(formats: formats, density: density)
         defer {
             idle.withLock { if $0.count < capacity { $0.append(scanner) } }
         }

@@ -7,7 +7,7 @@
 // show two real codes, e.g. a book's ISBN and its price code), as a wrong read when codes were returned
 // but none is the expected one, and as a miss when nothing was returned.
 //
-// Usage: bench-barcodes [DIR] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--drop-low] [--verbose]
+// Usage: bench-barcodes [DIR] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--keep-low] [--verbose] [--slowest N] [--density N]
 import Foundation
 import NestoryBarcodes
 import NestoryBarcodesLive
@@ -32,9 +32,11 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 }
 let runZbarimg = !flag("--no-zbarimg")
 let verbose = flag("--verbose")
+let slowest = option("--slowest").flatMap(Int.init) ?? 0
 var options = BarcodeReader.Options()
 if flag("--all-passes") { options.stopWhenSure = false }
-if flag("--drop-low") { options.dropLowConfidence = true }
+if flag("--keep-low") { options.dropLowConfidence = false }
+if let density = option("--density").flatMap(Int.init) { options.scanDensity = density }
 if let lines = option("--strong-scan-lines").flatMap(Int.init) { options.strongScanLines = lines }
 if let list = option("--passes") {
     options.passes = list.split(separator: ",").map { name in
@@ -109,6 +111,7 @@ func processCPUMilliseconds() -> Double {
     return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1e6
 }
 var passCounts: [String: Int] = [:]
+var timed: [(ms: Double, name: String, outcome: Outcome)] = []
 var confidenceOutcomes: [String: Int] = [:]
 let images = samples.map { try? Data(contentsOf: $0.url) }
 // One warm-up decode so libvips' start-up is not billed to the first image.
@@ -126,6 +129,7 @@ for (sample, data) in zip(samples, images) {
         outcome = score(sample, (results ?? []).map { ($0.format, $0.text) })
     }
     ours[sample.format, default: Tally()].add(outcome)
+    if let ms = ourTimes.last, data != nil { timed.append((ms, sample.url.lastPathComponent, outcome)) }
     if let best {
         passCounts[best.pass, default: 0] += 1
         confidenceOutcomes["\(best.confidence.rawValue) \(outcome == .decoded ? "right" : "wrong")", default: 0] += 1
@@ -133,6 +137,13 @@ for (sample, data) in zip(samples, images) {
     if verbose, outcome != .decoded {
         let expectedText = sample.expected.replacingOccurrences(of: "\n", with: "⏎")
         print("ours  \(outcome == .wrong ? "WRONG" : "miss ") \(sample.url.lastPathComponent) expected \(expectedText) got \(best.map { "\($0.format.rawValue) \($0.text) [\($0.confidence.rawValue), \($0.pass), \($0.agreeingPasses)]" } ?? "-")")
+    }
+}
+
+if slowest > 0 {
+    print("Slowest images:")
+    for entry in timed.sorted(by: { $0.ms > $1.ms }).prefix(slowest) {
+        print(String(format: "  %7.1f ms  %@  %@", entry.ms, entry.name, "\(entry.outcome)"))
     }
 }
 

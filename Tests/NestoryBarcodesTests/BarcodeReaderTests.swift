@@ -79,12 +79,64 @@ import Testing
     @Test func aCleanCodeIsConfirmedBySeveralPasses() throws {
         let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
         let code = try #require(try reader.decode(imageData: png).first)
-        #expect(code.pass == "original")
+        #expect(code.pass == BarcodeReader.Pass.standard[0].rawValue)
         #expect(code.agreeingPasses >= 2)
         #expect(code.confidence == .high)
         // Stopping when sure: a clean code does not run every pass.
         let everyPass = BarcodeReader(options: .init(stopWhenSure: false))
         #expect(try everyPass.decode(imageData: png).first?.agreeingPasses ?? 0 > code.agreeingPasses)
+    }
+
+    @Test func zxingRunsInItsWorkerAndAgreesWithZbar() throws {
+        // The worker program is built beside the test binary, as it is beside `nestory`.
+        #expect(ZXingScanner.isAvailable)
+        let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
+        let zxingOnly = BarcodeReader(options: .init(passes: [.zxing]))
+        let code = try #require(try zxingOnly.decode(imageData: png).first)
+        #expect(code.text == Self.samples[0].text)
+        #expect(code.pass == "zxing")
+        // Read by zxing, then confirmed by zbar: two independent decoders agree.
+        let both = try #require(try BarcodeReader(options: .init(passes: [.zxing, .original])).decode(imageData: png).first)
+        #expect(both.agreeingPasses == 2)
+        #expect(both.confidence == .high)
+    }
+
+    @Test func code128ExtendedCharactersSurviveZbarDroppingThem() throws {
+        // FNC4 + letter: Latin-1. zbar drops FNC4 (`ó` reads as `s`); zxing keeps it; one code comes back, right.
+        let png = BarcodeRendering.png(BarcodeRendering.picture(BarcodeRendering.code128("óó12ab")))
+        let zbarOnly = try BarcodeReader(options: .init(passes: [.original], zxingWorker: nil)).decode(imageData: png)
+        #expect(zbarOnly.map(\.text) == ["ss12ab"])
+        let codes = try reader.decode(imageData: png)
+        #expect(codes.map(\.text) == ["óó12ab"])
+        #expect(codes.first?.agreeingPasses ?? 0 >= 2)
+    }
+
+    @Test func aBrokenZxingWorkerCostsOnlyItsPass() throws {
+        // Debian's zxing-cpp aborts on some pictures: in its own process, that must cost one pass, never this one.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("zxing-workers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func script(_ name: String, _ body: String) throws -> String {
+            let url = folder.appendingPathComponent(name)
+            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: url)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+            return url.path
+        }
+        let workers = [
+            "missing": folder.appendingPathComponent("no-such-worker").path,
+            "exits at once": try script("exits", "exit 0"),
+            "aborts mid-read": try script("aborts", "head -c 100 >/dev/null; kill -ABRT $$"),
+            "answers nonsense": try script("nonsense", "head -c 16 >/dev/null; printf 'zzzzzzzz'; sleep 10"),
+        ]
+        let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
+        for (name, worker) in workers {
+            let broken = BarcodeReader(options: .init(zxingWorker: worker))
+            for attempt in 1...2 {
+                let codes = try broken.decode(imageData: png)
+                #expect(codes.map(\.text) == [Self.samples[0].text], "\(name), attempt \(attempt)")
+                #expect(codes.first?.pass == "original", "\(name), attempt \(attempt)")
+            }
+        }
     }
 
     @Test func decodesAQRCodeMadeByQrencode() throws {

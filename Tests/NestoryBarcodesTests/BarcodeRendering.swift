@@ -62,10 +62,12 @@ enum BarcodeRendering {
         "114131", "311141", "411131", "211412", "211214", "211232", "2331112",
     ]
 
-    /// Modules of a Code 128 (code set B: printable ASCII).
+    /// Modules of a Code 128 (code set B: printable ASCII, and Latin-1 letters as FNC4 + the letter less 128).
     static func code128(_ text: String) -> String {
-        let values = text.unicodeScalars.map { Int($0.value) - 32 }
-        precondition(values.allSatisfy { (0...94).contains($0) })
+        let values = text.unicodeScalars.flatMap { scalar -> [Int] in
+            scalar.value >= 0xA0 && scalar.value <= 0xFF ? [100, Int(scalar.value) - 128 - 32] : [Int(scalar.value) - 32]
+        }
+        precondition(values.allSatisfy { (0...100).contains($0) })
         var checksum = 104
         for (i, v) in values.enumerated() { checksum += (i + 1) * v }
         let symbols = [104] + values + [checksum % 103, 106]
