@@ -33,13 +33,9 @@ public enum ZXingScanner {
     /// Every symbol zxing finds in the picture. `tryHarder` adds zxing's own rotated and downscaled tries.
     static func scan(_ image: GrayImage, formats: Set<BarcodeFormat>, tryHarder: Bool, workerPath path: String?) -> [RawSymbol] {
         guard image.width > 0, image.height > 0, let path else { return [] }
-        guard let worker = pool.take(path: path) else { return [] }
-        if let symbols = worker.read(image, formats: formatBits(formats), tryHarder: tryHarder) {
-            pool.give(worker)
-            return symbols
-        }
-        worker.stop()
-        return []
+        return pool.withWorker(path: path) { worker in
+            worker.read(image, formats: formatBits(formats), tryHarder: tryHarder)
+        } ?? []
     }
 
     static func formatBits(_ formats: Set<BarcodeFormat>) -> UInt32 {
@@ -63,29 +59,34 @@ public enum ZXingScanner {
     }
 }
 
-/// Idle workers by program, kept for the next call (at most a few each: one per call running at once).
+/// The worker processes: at most `capacity` reading at once (a burst of camera frames waits its turn rather than
+/// starting a process per frame), idle ones kept warm for the next call.
 final class WorkerPool: Sendable {
+    static let capacity = 4
     private let idle = Mutex<[String: [ZXingWorker]]>([:])
-    private let capacity = 4
+    private let slots = DispatchSemaphore(value: WorkerPool.capacity)
 
-    func take(path: String) -> ZXingWorker? {
-        if let worker = idle.withLock({ $0[path]?.popLast() }) { return worker }
-        return ZXingWorker(path: path)
-    }
-
-    func give(_ worker: ZXingWorker) {
+    /// Runs `body` with a worker for `path`; a worker whose read failed (nil) is stopped, not kept.
+    func withWorker<T>(path: String, _ body: (ZXingWorker) -> T?) -> T? {
+        slots.wait()
+        defer { slots.signal() }
+        guard let worker = idle.withLock({ $0[path]?.popLast() }) ?? ZXingWorker(path: path) else { return nil }
+        guard let result = body(worker) else {
+            worker.stop()
+            return nil
+        }
         let kept = idle.withLock { workers -> Bool in
-            guard workers[worker.path, default: []].count < capacity else { return false }
-            workers[worker.path, default: []].append(worker)
+            guard workers[path, default: []].count < Self.capacity else { return false }
+            workers[path, default: []].append(worker)
             return true
         }
         if !kept { worker.stop() }
+        return result
     }
 }
 
 /// One running `nestory-zxing` process and its pipes; used by one caller at a time.
 final class ZXingWorker: @unchecked Sendable {
-    let path: String
     private let process: Process
     private let input: Int32
     private let output: Int32
@@ -100,7 +101,6 @@ final class ZXingWorker: @unchecked Sendable {
         process.standardOutput = fromWorker
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return nil }
-        self.path = path
         self.process = process
         // Keep the file handles alive through the pipes' descriptors we use.
         self.input = dup(toWorker.fileHandleForWriting.fileDescriptor)
