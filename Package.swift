@@ -5,6 +5,18 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// libvips, tesseract, pango/cairo and zbar are not linked: our C targets load them with dlopen on first
+// use (CNativeLoader), so the server does not map ~150 libraries it may never need. Their headers are
+// still needed for types. pkg-config would add `-l` flags along with the include paths, so the few
+// include folders outside /usr/include are named here (Debian/Ubuntu multiarch layout).
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+/// Include folders for <glib.h> (libvips' and pango's headers need it).
+let glibIncludes = ["-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include"]
+
 let package = Package(
     name: "nestory",
     platforms: [.macOS(.v15)],
@@ -96,16 +108,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // dlopen on first use, for the native libraries above (one small C file, no dependency).
+        .target(name: "CNativeLoader"),
+
         // MARK: Imaging (libvips): thumbnails, orientation, metadata stripping, limits.
         // The interface the web layer depends on (no C dependency), and its libvips implementation.
         .target(name: "NestoryImaging", swiftSettings: swiftSettings),
-        .systemLibrary(
-            name: "CVips",
-            pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
-        ),
         // Plain C functions over libvips' varargs API (Swift cannot call varargs or VIPS_INIT).
-        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // libvips (libvips-dev) is loaded on the first nv_init, through nestory_vips_lazy.h.
+        .target(name: "CVipsShim", dependencies: ["CNativeLoader"], cSettings: [.unsafeFlags(glibIncludes)]),
         .target(
             name: "NestoryImagingLive",
             dependencies: ["NestoryImaging", "CVipsShim"],
@@ -116,10 +127,9 @@ let package = Package(
         // MARK: Barcodes (zbar): decoding, GTIN normalisation.
         // zbar's C API (pkg-config `zbar`).
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
-        // libvips' link and include flags for the image loader below (no module of its own to import).
-        .systemLibrary(name: "CBarcodeVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips.
-        .target(name: "CBarcodeImageLoader", dependencies: ["CBarcodeVips"]),
+        // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips
+        // (loaded on first use through CVipsShim's table).
+        .target(name: "CBarcodeImageLoader", dependencies: ["CVipsShim"], cSettings: [.unsafeFlags(glibIncludes)]),
         // zxing-cpp (pkg-config `zxing`, Debian's libzxing-dev), a second decoder beside zbar. Debian's build keeps
         // its assertions, which abort on some pictures, so it runs in a worker process of its own (nestory-zxing),
         // never inside the server.

@@ -5,10 +5,18 @@
 #include <string.h>
 #include <vips/vips.h>
 
+// libvips is loaded on first use (through CVipsShim's table), not at process start.
+#include "../CVipsShim/nestory_vips_lazy.h"
+
 static pthread_once_t nb_once = PTHREAD_ONCE_INIT;
 static int nb_init_status = 0;
+static char nb_load_error[512];
 
 static void nb_init(void) {
+    if (nv_vips_load(nb_load_error, sizeof nb_load_error) != 0) {
+        nb_init_status = -2;
+        return;
+    }
     nb_init_status = VIPS_INIT("nestory-barcodes") == 0 ? 0 : -1;
 }
 
@@ -34,6 +42,10 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
     *width = 0;
     *height = 0;
     pthread_once(&nb_once, nb_init);
+    if (nb_init_status == -2) {
+        if (error && error_size) snprintf(error, error_size, "%s", nb_load_error);
+        return 4;
+    }
     if (nb_init_status != 0) {
         nb_message(error, error_size, "libvips could not start");
         return 4;
@@ -140,5 +152,6 @@ fail:
 }
 
 void nb_free_pixels(uint8_t *pixels) {
+    if (pixels == NULL) return;  // also before libvips is loaded
     g_free(pixels);
 }

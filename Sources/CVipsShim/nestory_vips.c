@@ -4,6 +4,9 @@
 #include <string.h>
 #include <vips/vips.h>
 
+// libvips is loaded on first use (nv_init), not at process start.
+#include "nestory_vips_lazy.h"
+
 // MARK: Errors
 
 /// Moves libvips' error text (or `fallback` when it has none) into the caller's buffer and clears
@@ -31,6 +34,10 @@ static int nv_init_status = -1;
 static char nv_init_error[512];
 
 static void nv_init_once(void) {
+    if (nv_vips_load(nv_init_error, sizeof nv_init_error) != 0) {
+        nv_init_status = -1;
+        return;
+    }
     if (VIPS_INIT("nestory")) {
         nv_take_error(nv_init_error, sizeof nv_init_error, "libvips failed to start");
         nv_init_status = -1;
@@ -397,21 +404,25 @@ fail:
 }
 
 void nv_free(void *data) {
+    if (data == NULL) {
+        return;  // also before libvips is loaded
+    }
     g_free(data);
 }
 
 // MARK: Diagnostics
+// Before libvips is loaded nothing is tracked: these report 0 without loading it.
 
 size_t nv_tracked_mem(void) {
-    return vips_tracked_get_mem();
+    return nv_vips_loaded() ? vips_tracked_get_mem() : 0;
 }
 
 size_t nv_tracked_mem_highwater(void) {
-    return vips_tracked_get_mem_highwater();
+    return nv_vips_loaded() ? vips_tracked_get_mem_highwater() : 0;
 }
 
 int nv_tracked_allocs(void) {
-    return vips_tracked_get_allocs();
+    return nv_vips_loaded() ? vips_tracked_get_allocs() : 0;
 }
 
 static void *nv_count_object(void *object, void *a, void *b) {
@@ -423,6 +434,9 @@ static void *nv_count_object(void *object, void *a, void *b) {
 
 int nv_live_objects(void) {
     int count = 0;
+    if (!nv_vips_loaded()) {
+        return 0;
+    }
     vips_object_map((VipsSListMap2Fn) nv_count_object, &count, NULL);
     return count;
 }
