@@ -149,14 +149,13 @@ let package = Package(
         // MARK: Receipts (tesseract): OCR and field extraction.
         // Field extraction from recognised text (pure Swift), and the recogniser interface.
         .target(name: "NestoryReceipts", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
-        // tesseract's C API and leptonica (tesseract.pc omits leptonica: the module map links it).
-        .systemLibrary(
-            name: "CTesseract",
-            pkgConfig: "tesseract",
-            providers: [.apt(["libtesseract-dev", "libleptonica-dev", "tesseract-ocr-eng"])]
-        ),
+        // tesseract's C API and leptonica: headers only (in /usr/include; libtesseract-dev, libleptonica-dev,
+        // tesseract-ocr-eng). Nothing is linked: CTesseractLoader defines the functions Swift calls and
+        // loads libtesseract.so.5 on the first engine or image.
+        .systemLibrary(name: "CTesseract"),
+        .target(name: "CTesseractLoader", dependencies: ["CNativeLoader"]),
         // OCR: warm tesseract engines (and optional RapidOCR workers) on a bounded pool of threads.
-        .target(name: "NestoryOCR", dependencies: ["CTesseract", "NestoryReceipts"], swiftSettings: swiftSettings),
+        .target(name: "NestoryOCR", dependencies: ["CTesseract", "CTesseractLoader", "NestoryReceipts"], swiftSettings: swiftSettings),
         // Accuracy benchmark on a folder of labelled receipts (`make bench-receipts`).
         .executableTarget(
             name: "nestory-receipts-bench",

@@ -1,4 +1,5 @@
 import CTesseract
+import CTesseractLoader
 import Foundation
 import NestoryReceipts
 
@@ -8,6 +9,11 @@ final class TesseractEngine {
     private let handle: OpaquePointer
 
     init(dataPath: String?, language: String, thresholdingMethod: Int = 0) throws(RecognitionError) {
+        // tesseract is loaded here, on the first engine, not at process start (CTesseractLoader).
+        var loadError = [CChar](repeating: 0, count: 512)
+        guard nt_tesseract_load(&loadError, loadError.count) == 0 else {
+            throw .engineUnavailable(String(decoding: loadError.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         guard let handle = TessBaseAPICreate() else { throw .engineUnavailable("tesseract could not be created.") }
         // Without this, tesseract prints notes ("Estimating resolution…") on stderr for every image.
         _ = TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
