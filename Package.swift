@@ -1,10 +1,6 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-]
-
 // libvips, tesseract, pango/cairo and zbar are not linked: our C targets load them with dlopen on first
 // use (CNativeLoader), so the server does not map ~150 libraries it may never need. Their headers are
 // still needed for types. pkg-config would add `-l` flags along with the include paths, so the few
@@ -16,6 +12,14 @@ let multiarch = "x86_64-linux-gnu"
 #endif
 /// Include folders for <glib.h> (libvips' and pango's headers need it).
 let glibIncludes = ["-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include"]
+/// Include folders for <pango/pangocairo.h> (CPangoCairo's header).
+let pangoCairoIncludes = ["-I/usr/include/pango-1.0", "-I/usr/include/harfbuzz", "-I/usr/include/cairo"] + glibIncludes
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    // Every module that imports NestoryPDF, directly or not, reads CPangoCairo's headers.
+    .unsafeFlags(pangoCairoIncludes.flatMap { ["-Xcc", $0] }),
+]
 
 let package = Package(
     name: "nestory",
@@ -191,14 +195,13 @@ let package = Package(
         // MARK: Reports: the inventory and loss-list PDFs, CSV and JSON exports.
         // The report model, built from any item source; CSV and JSON writers. Pure Swift.
         .target(name: "NestoryReports", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
-        // cairo + pango through pangocairo (pkg-config `pangocairo`; cairo's PDF surface comes with it).
-        .systemLibrary(
-            name: "CPangoCairo",
-            pkgConfig: "pangocairo",
-            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
-        ),
+        // cairo + pango through pangocairo (cairo's PDF surface comes with it): headers only (libcairo2-dev,
+        // libpango1.0-dev). Nothing is linked: CPangoCairoLoader defines the functions Swift calls and loads
+        // libpangocairo-1.0.so.0 on the first PDF.
+        .systemLibrary(name: "CPangoCairo"),
+        .target(name: "CPangoCairoLoader", dependencies: ["CNativeLoader"], cSettings: [.unsafeFlags(pangoCairoIncludes)]),
         // Renders a report model to a PDF file as a stream: vector text, embedded fonts, JPEGs passed through.
-        .target(name: "NestoryPDF", dependencies: ["NestoryReports", "NestoryDomain", "CPangoCairo"], swiftSettings: swiftSettings),
+        .target(name: "NestoryPDF", dependencies: ["NestoryReports", "NestoryDomain", "CPangoCairo", "CPangoCairoLoader"], swiftSettings: swiftSettings),
         // Generation from the store: streams items page by page into the renderer, keeps the export history.
         .target(
             name: "NestoryReportsLive",

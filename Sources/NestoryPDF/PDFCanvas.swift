@@ -1,4 +1,5 @@
 import CPangoCairo
+import CPangoCairoLoader
 import Foundation
 import NestoryReports
 
@@ -74,6 +75,11 @@ final class PDFCanvas {
     init(path: String?, width: Double, height: Double, title: String, footer: String, totalPages: Int? = nil) throws {
         dryRun = path == nil
         self.totalPages = totalPages
+        // cairo and pango are loaded on the first PDF, not at process start (CPangoCairoLoader).
+        var loadError = [CChar](repeating: 0, count: 512)
+        guard np_pangocairo_load(&loadError, loadError.count) == 0 else {
+            throw PDFError.cairo(String(decoding: loadError.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
         let created = path.map { cairo_pdf_surface_create($0, width, height) } ?? cairo_pdf_surface_create_for_stream(nil, nil, width, height)
         guard let surface = created else { throw PDFError.cairo("no surface") }
         if cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS {
