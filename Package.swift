@@ -129,8 +129,10 @@ let package = Package(
         // END Imaging
 
         // MARK: Barcodes (zbar): decoding, GTIN normalisation.
-        // zbar's C API (pkg-config `zbar`).
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        // zbar's C API: the header only (/usr/include/zbar.h, libzbar-dev). Nothing is linked: CZBarLoader
+        // defines the functions Swift calls and loads libzbar.so.0 on the first scanner.
+        .systemLibrary(name: "CZBar"),
+        .target(name: "CZBarLoader", dependencies: ["CNativeLoader"]),
         // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips
         // (loaded on first use through CVipsShim's table).
         .target(name: "CBarcodeImageLoader", dependencies: ["CVipsShim"], cSettings: [.unsafeFlags(glibIncludes)]),
@@ -143,7 +145,7 @@ let package = Package(
         // The interface the web layer depends on (decoded codes, the decoder protocol; no C dependency),
         // and its zbar implementation.
         .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
-        .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
         .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.

@@ -1,5 +1,7 @@
 import NestoryBarcodes
 import CZBar
+import CZBarLoader
+import Foundation
 import Synchronization
 
 /// One symbol as zbar reported it, in the coordinates of the picture it scanned.
@@ -13,7 +15,9 @@ struct RawSymbol: Sendable {
 
 /// A configured zbar image scanner. Not thread-safe: use one from ``ScannerPool`` per call.
 final class ZBarScanner: @unchecked Sendable {
-    private let scanner: OpaquePointer
+    /// nil when zbar could not be loaded (it is loaded on the first scanner, not at process start):
+    /// scans then find nothing, and the reason is printed once on stderr.
+    private let scanner: OpaquePointer?
 
     /// `Y800`: zbar's four-cc for 8-bit grey (`zbar_fourcc` is a C macro Swift cannot call).
     static let fourccY800: UInt = {
@@ -22,7 +26,11 @@ final class ZBarScanner: @unchecked Sendable {
     }()
 
     init(formats: Set<BarcodeFormat>, density: Int = 1) {
-        scanner = zbar_image_scanner_create()
+        guard let scanner = Self.loadError == nil ? zbar_image_scanner_create() : nil else {
+            self.scanner = nil
+            return
+        }
+        self.scanner = scanner
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for format in formats {
             zbar_image_scanner_set_config(scanner, Self.symbolType(format), ZBAR_CFG_ENABLE, 1)
@@ -36,7 +44,18 @@ final class ZBarScanner: @unchecked Sendable {
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
 
-    deinit { zbar_image_scanner_destroy(scanner) }
+    deinit {
+        if let scanner { zbar_image_scanner_destroy(scanner) }
+    }
+
+    /// Why zbar could not be loaded, or nil once it is (CZBarLoader; reported once on stderr).
+    static let loadError: String? = {
+        var message = [CChar](repeating: 0, count: 512)
+        guard nz_zbar_load(&message, message.count) != 0 else { return nil }
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        FileHandle.standardError.write(Data("nestory: barcodes cannot be read: \(text)\n".utf8))
+        return text
+    }()
 
     static func symbolType(_ format: BarcodeFormat) -> zbar_symbol_type_t {
         switch format {
@@ -62,7 +81,7 @@ final class ZBarScanner: @unchecked Sendable {
     }
 
     func scan(_ image: GrayImage) -> [RawSymbol] {
-        guard image.width > 0, image.height > 0 else { return [] }
+        guard let scanner, image.width > 0, image.height > 0 else { return [] }
         guard let zimage = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(zimage) }
         zbar_image_set_format(zimage, Self.fourccY800)
