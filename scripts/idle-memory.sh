@@ -5,6 +5,8 @@
 set -euo pipefail
 BIN=${1:-.build/debug/nestory}
 WAIT=${2:-3}
+# Written-back files only: pages of a just-copied binary would count as dirty.
+sync
 DATA=$(mktemp -d)
 PORT=$(( 20000 + RANDOM % 20000 ))
 "$BIN" serve --data "$DATA" --host 127.0.0.1 --port "$PORT" >"$DATA/log" 2>&1 &
