@@ -279,6 +279,6 @@ let package = Package(
         ),
         // END Reports tests
 
-        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth"], swiftSettings: swiftSettings),
     ]
 )
