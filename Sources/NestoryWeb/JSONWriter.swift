@@ -48,9 +48,12 @@ struct JSONWriter {
         first = false
     }
 
-    mutating func key(_ name: String) {
+    /// A member's name: a literal in the source, written as it is (names here never need escaping).
+    mutating func key(_ name: StaticString) {
         separate()
-        writeEscaped(name)
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         afterKey = true
     }
@@ -103,36 +106,36 @@ struct JSONWriter {
 
     // Object members; an optional member is left out when nil, as `Encodable`'s synthesized code does.
 
-    mutating func field(_ name: String, _ value: String) {
+    mutating func field(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
     }
 
-    mutating func field(_ name: String, _ value: String?) {
+    mutating func field(_ name: StaticString, _ value: String?) {
         if let value { field(name, value) }
     }
 
-    mutating func field(_ name: String, _ value: Int64) {
+    mutating func field(_ name: StaticString, _ value: Int64) {
         key(name)
         int(value)
     }
 
-    mutating func field(_ name: String, _ value: Int) {
+    mutating func field(_ name: StaticString, _ value: Int) {
         key(name)
         int(value)
     }
 
-    mutating func field(_ name: String, _ value: Bool) {
+    mutating func field(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)
     }
 
-    mutating func field(_ name: String, _ value: Date) {
+    mutating func field(_ name: StaticString, _ value: Date) {
         key(name)
         date(value)
     }
 
-    mutating func field(_ name: String, _ values: [String]) {
+    mutating func field(_ name: StaticString, _ values: [String]) {
         key(name)
         beginArray()
         for value in values { string(value) }
