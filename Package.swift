@@ -298,7 +298,7 @@ let package = Package(
         ),
         // END Reports tests
 
-        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth"], swiftSettings: swiftSettings),
     ],
     // zxing-cpp's headers need C++17.
     cxxLanguageStandard: .cxx17

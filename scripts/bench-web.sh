@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ITEMS="${1:-100000}"
 DATA="${BENCH_DATA:-./bench-data/store-$ITEMS}"
-BIN=./.build/release/nestory
+BIN="${BIN:-./.build/release/nestory}"
 PORT="${PORT:-18080}"
 N="${N:-200}"
 [ -f "$DATA/nestory.sqlite" ] || "$BIN" demo --data "$DATA" --items "$ITEMS" --seed 1 >/dev/null

@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
-if ! .venv/bin/python -c "import playwright, pytest" 2>/dev/null; then
-  .venv/bin/pip install -q --disable-pip-version-check playwright pytest
+if ! .venv/bin/python -c "import playwright, pytest, openapi_spec_validator" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check playwright pytest openapi-spec-validator
 fi
 export NESTORY_BIN="${NESTORY_BIN:-$PWD/.build/debug/nestory}"
 exec .venv/bin/pytest Tests/Browser -q

@@ -13,8 +13,17 @@ public enum SessionToken {
 
     /// SHA-256 hex: what the database keeps, so a stolen database copy holds no usable tokens.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data: Array(token.utf8))
+        var hex = [UInt8]()
+        hex.reserveCapacity(SHA256.byteCount * 2)
+        for byte in digest {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Compares two secrets in time that does not depend on where they first differ.
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {

@@ -6,6 +6,11 @@ public struct CurrencyCode: Hashable, Comparable, Codable, Sendable, CustomStrin
 
     /// Accepts three ASCII letters, in any case.
     public init(_ text: String) throws(DomainError) {
+        // Already three capital letters (the stored form): kept as it is; every row read has one.
+        if text.utf8.count == 3, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
+            code = text
+            return
+        }
         let upper = text.trimmingCharacters(in: .whitespaces).uppercased()
         guard upper.count == 3, upper.unicodeScalars.allSatisfy({ $0.value >= 65 && $0.value <= 90 }) else {
             throw .invalid(field: "currency", message: "A currency is a three-letter ISO code such as USD or EUR.")

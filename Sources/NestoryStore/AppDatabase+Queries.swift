@@ -9,16 +9,31 @@ extension AppDatabase {
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
         try read { db in
             let sql = try ItemListSQL(householdID: householdID, query: query)
-            let rows = try Row.fetchAll(db, sql: sql.text, arguments: sql.arguments)
-            let hasMore = rows.count > query.limit
-            let pageRows = rows.prefix(query.limit)
-            let listings = pageRows.map { row -> ItemListing in
+            // The usual shapes (no search words or tag, the pages' and the API's page sizes) stay
+            // prepared: at most a few hundred statements per connection. The LIMIT stays literal, as
+            // the planner is tuned with it.
+            let statement = query.search.isEmpty && query.filter.tag == nil && [40, ItemQuery().limit].contains(query.limit)
+                ? try db.cachedStatement(sql: sql.text)
+                : try db.makeStatement(sql: sql.text)
+            // Rows are decoded as the cursor meets them (no copy of each row first); the query asks
+            // for one row more than a page to tell whether another page follows.
+            let rows = try Row.fetchCursor(statement, arguments: sql.arguments)
+            var listings: [ItemListing] = []
+            listings.reserveCapacity(query.limit)
+            var lastCursor: PageCursor?
+            var hasMore = false
+            while let row = try rows.next() {
+                guard listings.count < query.limit else {
+                    hasMore = true
+                    break
+                }
                 let p = ItemColumns.count
                 let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
-                return ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
-                                   receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary)
+                listings.append(ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
+                                            receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary))
+                if listings.count == query.limit { lastCursor = ItemListSQL.cursor(after: row, sort: query.sort) }
             }
-            let next = hasMore ? pageRows.last.map { ItemListSQL.cursor(after: $0, sort: query.sort) } : nil
+            let next = hasMore ? lastCursor : nil
             return Page(elements: listings, nextCursor: next)
         }
     }

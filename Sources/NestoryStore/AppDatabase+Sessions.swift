@@ -95,3 +95,47 @@ extension AppDatabase {
         try write { db in try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [now.millis]) }
     }
 }
+
+/// Tells whether anything was committed to the database since an earlier look, by any connection of
+/// this process or by another process (the command line changing a password, say): SQLite's
+/// `PRAGMA data_version` on a connection of its own that never writes. Opened on first use.
+final class ChangeMonitor: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var queue: DatabaseQueue?
+    private var closed = false
+
+    init(path: String) {
+        self.path = path
+    }
+
+    func version() throws -> Int64 {
+        try lock.withLock {
+            if queue == nil {
+                guard !closed else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database is closed") }
+                var configuration = Configuration()
+                configuration.readonly = true
+                configuration.busyMode = .timeout(1)
+                queue = try DatabaseQueue(path: path, configuration: configuration)
+            }
+            return try queue!.inDatabase { db in try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0 }
+        }
+    }
+
+    func close() throws {
+        try lock.withLock {
+            closed = true
+            try queue?.close()
+            queue = nil
+        }
+    }
+}
+
+extension AppDatabase {
+    /// A number that changes whenever anything is committed to the database, by this process or any
+    /// other; the same number twice means nothing was committed in between. For caches of what the
+    /// database says (such as signed-in sessions) that must not outlive a change.
+    public func dataVersion() throws -> Int64 {
+        do { return try changes.version() } catch { throw StoreError.translate(error, path: folder.path) }
+    }
+}

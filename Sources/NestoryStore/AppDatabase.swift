@@ -12,6 +12,7 @@ public final class AppDatabase: Sendable {
     public let folder: DataFolder
     public let blobs: BlobStore
     public let renditions: RenditionCache
+    let changes: ChangeMonitor
 
     /// How `open` treats a folder without a database.
     public enum OpenMode: Sendable {
@@ -62,6 +63,7 @@ public final class AppDatabase: Sendable {
         self.folder = folder
         self.blobs = BlobStore(folder: folder)
         self.renditions = RenditionCache(folder: folder)
+        self.changes = ChangeMonitor(path: folder.databaseURL.path)
     }
 
     /// SQLite reports a foreign file only on first use; check its header first for a clear message.
@@ -129,6 +131,7 @@ public final class AppDatabase: Sendable {
 
     /// Frees the connections (the file stays).
     public func close() throws {
+        try changes.close()
         try writer.close()
     }
 }

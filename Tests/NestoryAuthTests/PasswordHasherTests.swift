@@ -30,4 +30,11 @@ import Testing
         #expect(!hasher.verify("anything", against: "plain$anything"))
         #expect(!hasher.verify("anything", against: ""))
     }
+
+    @Test func sessionTokensAreStoredAsSHA256Hex() {
+        #expect(SessionToken.hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SessionToken.hash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let token = SessionToken.generate()
+        #expect(SessionToken.hash(token).count == 64 && SessionToken.hash(token) != SessionToken.hash(token + "x"))
+    }
 }

@@ -9,6 +9,15 @@ import Testing
         #expect(date.iso == "2018-10-19")
     }
 
+    @Test func theDirectPathAgreesWithTheGeneralOne() throws {
+        for text in ["1800-01-01", "9999-12-31", "2024-02-29", "2001-09-09"] {
+            let date = try CalendarDate(iso: text)
+            #expect(date.iso == text)
+            #expect(try CalendarDate(iso: " \(text)\t") == date)  // surrounding blanks: the general path
+        }
+        #expect(try CalendarDate(year: 1800, month: 1, day: 2).iso == "1800-01-02")
+    }
+
     @Test(arguments: ["2019-02-29", "2018-13-01", "2018-00-10", "2018-04-31", "18-10-19", "2018/10/19", "2018-1-9",
                       "", "2018-10-19T10:00", "１９９９-01-01", "0999-01-01", "10000-01-01", "2018-10-1a"])
     func rejectsImpossibleOrAmbiguousDates(_ text: String) {

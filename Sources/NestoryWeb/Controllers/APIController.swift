@@ -169,6 +169,14 @@ public struct MoneyJSON: Encodable, Sendable {
         currency = money.currency.code
         minorUnits = money.minorUnits
     }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("amount", amount)
+        json.field("currency", currency)
+        json.field("minorUnits", minorUnits)
+        json.endObject()
+    }
 }
 
 struct ItemJSON: ResponseEncodable {
@@ -232,6 +240,61 @@ struct ItemJSON: ResponseEncodable {
         self.init(details.item, status: details.documentation, photos: details.photos.map(PhotoJSON.init),
                   primary: details.photos.first { $0.isPrimary }?.attachment)
     }
+
+    /// Written by `JSONWriter`; the same keys and values as the `Encodable` form (a test compares them).
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var json = JSONWriter()
+        write(to: &json)
+        return json.response()
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("id", id)
+        json.field("name", name)
+        json.field("brand", brand)
+        json.field("modelNumber", modelNumber)
+        json.field("serialNumber", serialNumber)
+        if let price {
+            json.key("price")
+            price.write(to: &json)
+        }
+        if let totalValue {
+            json.key("totalValue")
+            totalValue.write(to: &json)
+        }
+        json.field("currency", currency)
+        json.field("quantity", quantity)
+        json.field("purchaseDate", purchaseDate)
+        json.field("roomID", roomID)
+        json.field("categoryID", categoryID)
+        json.field("condition", condition)
+        json.field("conditionNotes", conditionNotes)
+        json.field("barcode", barcode)
+        json.field("warrantyExpiry", warrantyExpiry)
+        json.field("tags", tags)
+        json.field("notes", notes)
+        json.field("createdAt", createdAt)
+        json.field("updatedAt", updatedAt)
+        json.key("documentation")
+        json.beginObject()
+        json.field("hasPhoto", documentation.hasPhoto)
+        json.field("hasReceipt", documentation.hasReceipt)
+        json.field("hasValue", documentation.hasValue)
+        json.field("hasSerial", documentation.hasSerial)
+        json.field("hasRoom", documentation.hasRoom)
+        json.field("hasCategory", documentation.hasCategory)
+        json.endObject()
+        json.field("documented", documented)
+        if let photos {
+            json.key("photos")
+            json.beginArray()
+            for photo in photos { photo.write(to: &json) }
+            json.endArray()
+        }
+        json.field("primaryPhoto", primaryPhoto)
+        json.endObject()
+    }
 }
 
 struct PhotoJSON: ResponseEncodable {
@@ -247,11 +310,44 @@ struct PhotoJSON: ResponseEncodable {
         byteCount = photo.attachment.byteCount
         isPrimary = photo.isPrimary
     }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var json = JSONWriter(capacity: 256)
+        write(to: &json)
+        return json.response()
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("id", id)
+        json.field("url", url)
+        json.field("contentType", contentType)
+        json.field("byteCount", byteCount)
+        json.field("isPrimary", isPrimary)
+        json.endObject()
+    }
 }
 
 struct PageJSON: ResponseEncodable {
     let items: [ItemJSON]
     let nextCursor: String?
+
+    /// Written by `JSONWriter`, not `JSONEncoder` (the list is the API's busiest answer); the same JSON.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var json = JSONWriter(capacity: 256 + items.count * 900)
+        write(to: &json)
+        return json.response()
+    }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("items")
+        json.beginArray()
+        for item in items { item.write(to: &json) }
+        json.endArray()
+        json.field("nextCursor", nextCursor)
+        json.endObject()
+    }
 }
 
 struct ListJSON<T: Encodable & Sendable>: ResponseEncodable {

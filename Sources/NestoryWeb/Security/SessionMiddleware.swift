@@ -41,6 +41,7 @@ struct SessionMiddleware: RouterMiddleware {
     let database: AppDatabase
     let cookies: CookiePolicy
     let now: @Sendable () -> Date
+    let sessions = SessionCache()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -48,7 +49,7 @@ struct SessionMiddleware: RouterMiddleware {
         if let token = request.cookies[CookiePolicy.sessionCookie]?.value, !token.isEmpty {
             let hash = SessionToken.hash(token)
             let at = now()
-            if let (session, household, role) = try database.sessionWithMembership(tokenHash: hash, now: at) {
+            if let (session, household, role) = try sessions.session(database, tokenHash: hash, now: at) {
                 context.viewer = Viewer(user: session.user, household: household, role: role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash)
                 if at.timeIntervalSince(session.lastSeenAt) > 60 {

@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NestoryAuth
+import NestoryDomain
+import NestoryStore
+import Testing
+
+/// The server keeps recent sessions in memory; a change made by another process must still end them.
+@Suite(.serialized) struct SessionCommandTests {
+    @Test func aPasswordChangedFromTheCommandLineEndsTheRunningServersSessionsAtOnce() async throws {
+        let folder = CLI.Folder()
+        let added = try CLI.run(["user", "add", "ann@example.com", "--household", "Smiths", "--data", folder.path],
+                                stdin: "correct horse battery\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        // A session as sign-in makes it (stored as the token's hash), written by this test process.
+        let token = SessionToken.generate()
+        do {
+            let database = try AppDatabase.open(DataFolder(path: folder.path))
+            let user = try #require(try database.userCredentials(email: "ann@example.com")?.user)
+            try database.createSession(tokenHash: SessionToken.hash(token), userID: user.id, csrfToken: SessionToken.generate(),
+                                       now: Date(), expiresAt: Date().addingTimeInterval(3600))
+            try database.close()
+        }
+
+        let port = Int.random(in: 20_000..<40_000)
+        let server = Process()
+        server.executableURL = CLI.binary
+        server.arguments = ["serve", "--data", folder.path, "--port", String(port)]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+
+        func status(_ path: String, token: String? = nil) async -> Int? {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpShouldHandleCookies = false
+            if let token { request.setValue("nestory_session=\(token)", forHTTPHeaderField: "Cookie") }
+            return ((try? await URLSession.shared.data(for: request))?.1 as? HTTPURLResponse)?.statusCode
+        }
+        var up = false
+        for _ in 0..<100 where !up {
+            try await Task.sleep(for: .milliseconds(100))
+            up = await status("/health") == 200
+        }
+        try #require(up, "the server did not answer within 10 s")
+
+        #expect(await status("/api/v1/items", token: token) == 200)
+        #expect(await status("/api/v1/items", token: token) == 200)  // now from the server's cache
+        #expect(await status("/api/v1/items", token: "not-a-session") == 401)
+
+        let changed = try CLI.run(["user", "password", "ann@example.com", "--data", folder.path], stdin: "a different long passphrase\n")
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(await status("/api/v1/items", token: token) == 401)
+    }
+}
