@@ -199,6 +199,11 @@ public struct ReceiptExtractor: Sendable {
         if j.contains("INVNO") || j.contains("INVOICENO") || j.contains("RECEIPTNO") || j.hasPrefix("INV") || w.contains("INVOICE") || w.contains("RECEIPT") {
             return (.other, 0)
         }
+        // Registration lines (`GST ID NO : 000123456789`, `(GST REG NO. 001234)`) label no amount either.
+        if !w.isDisjoint(with: ["ID", "REG", "REGISTRATION", "NO", "NUMBER"]), !w.isDisjoint(with: ["GST", "SST", "VAT", "TAX", "CO", "COMPANY", "ROC", "BRN"]),
+           label.range(of: #"[0-9]{6,}"#, options: .regularExpression) != nil || w.contains("ID") || w.contains("REG") {
+            return (.other, 0)
+        }
         if j.contains("CHANGE") || !w.isDisjoint(with: ["CHG", "BAKI", "KEMBALI", "KEMBALIAN", "RENDU", "WECHSELGELD", "RÜCKGELD"])
             || (w.contains("BALANCE") && !w.contains("DUE")) {
             return (.change, 1)
@@ -228,6 +233,9 @@ public struct ReceiptExtractor: Sendable {
         // `TotalGST`, `TOTAL TAX`: the tax, however it is spaced.
         if hasTotal, taxWords.contains(j.replacingOccurrences(of: "TOTAL", with: "")) { return (.tax, 1) }
         if !w.isDisjoint(with: taxWords) || j.hasPrefix("GST") || j.hasPrefix("TAX") {
+            // `GST @6% INCLUDED IN TOTAL`, `TOTAL INCLUDES 6% GST`: the tax inside the total, not the total.
+            // (`TOTAL INCLUDES GST 6%` is printed before the total as often as before the tax: left as a total.)
+            if !w.isDisjoint(with: ["INCLUDED", "INCLUDES"]), !j.hasPrefix("TOTAL") { return (.tax, 1) }
             if hasTotal && inclusive { return (.total, percent ? 8 : 12) }
             if inclusive, !w.isDisjoint(with: ["AMT", "AMOUNT", "PAID", "PAYABLE"]) { return (.total, 11) }
             // `TOTAL SALES (INCLUSLVE OF GST)`: a total that names the tax, even when a word is misread.
@@ -383,7 +391,24 @@ public struct ReceiptExtractor: Sendable {
         }
         let positive = amounts.filter { $0.cents > 0 }
         guard !positive.isEmpty else { return nil }
-        let cash = Set(positive.filter { $0.kind == .cash }.map(\.cents))
+        // Tendered amounts are sometimes printed negative (`CASH -10.00`).
+        let cash = Set(amounts.filter { $0.kind == .cash && $0.cents != 0 }.map { abs($0.cents) })
+        // Column layouts print the closing figures in a run whatever their labels say: `TOTAL, CASH, CHANGE`
+        // as `26.60 100.00 73.40` (paid minus change is the total) and `16.31 -0.01 16.30` (a total, its
+        // rounding, the rounded total). Three amounts in a row that add up so are the total, label or not.
+        let sequence = amounts.enumerated().sorted { $0.element.line == $1.element.line ? $0.offset < $1.offset : $0.element.line < $1.element.line }.map(\.element.cents)
+        var sequenceEvidence: [Int64: Double] = [:]
+        if sequence.count >= 3 {
+            for i in 0..<(sequence.count - 2) {
+                let (a, b, c) = (sequence[i], sequence[i + 1], sequence[i + 2])
+                if a > 0, c > 0, b > a, b - c == a {
+                    sequenceEvidence[a, default: 0] = max(sequenceEvidence[a] ?? 0, 5)
+                    // What was handed over and what was given back are not the total, whatever their labels say.
+                    for paid in [b, c] where paid != a { sequenceEvidence[paid, default: 0] = min(sequenceEvidence[paid] ?? 0, -4) }
+                }
+                if a > 0, c > 0, b != 0, abs(b) <= 4, a + b == c, c % 5 == 0 { sequenceEvidence[c, default: 0] = max(sequenceEvidence[c] ?? 0, 4) }
+            }
+        }
         let change = Set(amounts.filter { $0.kind == .change }.map(\.cents))
         let rounding = Set(amounts.filter { $0.kind == .rounding && $0.cents != 0 && abs($0.cents) < 100 }.map(\.cents))
         let subtotals = Set(positive.filter { $0.kind == .subtotal }.map(\.cents))
@@ -419,6 +444,7 @@ public struct ReceiptExtractor: Sendable {
             if totalValues.contains(where: { t in rounding.contains { t + $0 == cents } }) { score += 5 }
             if totalValues.contains(cents), rounding.contains(where: { r in positive.contains { $0.cents == cents + r && $0.kind != .rounding } }) { score -= 3 }
             if cents == largest { score += 1 }
+            score += sequenceEvidence[cents] ?? 0
             let first = occurrences.filter { $0.kind == .total }.max(by: { $0.strength < $1.strength }) ?? occurrences[0]
             if best == nil || score > best!.score || (score == best!.score && first.line > best!.line) {
                 best = (score, cents, first.line, first.source)
