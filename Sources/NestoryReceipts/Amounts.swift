@@ -94,6 +94,8 @@ enum AmountScanner {
             while m < n, !chars[m].isWhitespace, !isDigit(chars[m]), suffixWord.count < 4 { suffixWord.append(upper[m]); m += 1 }
             let trimmedSuffix = suffixWord.trimmingCharacters(in: .punctuationCharacters.subtracting(CharacterSet(charactersIn: "%")))
             if j < n, chars[j] == "%" { continue }
+            // `6.00 %`: a rate printed with a space before its sign.
+            if suffixWord.hasPrefix("%") { continue }
             if k == j, units.contains(trimmedSuffix) { continue }
             if k == j, trimmedSuffix == "X" || trimmedSuffix.hasPrefix("X") { continue }
 

@@ -401,10 +401,14 @@ public struct ReceiptExtractor: Sendable {
         if sequence.count >= 3 {
             for i in 0..<(sequence.count - 2) {
                 let (a, b, c) = (sequence[i], sequence[i + 1], sequence[i + 2])
-                if a > 0, c > 0, b > a, b - c == a {
-                    sequenceEvidence[a, default: 0] = max(sequenceEvidence[a] ?? 0, 5)
+                // (Not a tax beside its net amount and gross total: `0.66 11.60 10.94` is tax, total, net.)
+                // Column labels are paired by guesswork, so the amounts must also look like it: a tax is a small share of the net.
+                let taxAndNet = (amounts.contains { $0.cents == a && $0.kind == .tax } || amounts.contains { $0.cents == c && $0.kind == .subtotal })
+                    && a * 100 <= c * 30
+                if a > 0, c > 0, b > a, b - c == a, !taxAndNet {
+                    sequenceEvidence[a, default: 0] = max(sequenceEvidence[a] ?? 0, 7)
                     // What was handed over and what was given back are not the total, whatever their labels say.
-                    for paid in [b, c] where paid != a { sequenceEvidence[paid, default: 0] = min(sequenceEvidence[paid] ?? 0, -4) }
+                    for paid in [b, c] where paid != a { sequenceEvidence[paid, default: 0] = min(sequenceEvidence[paid] ?? 0, -6) }
                 }
                 if a > 0, c > 0, b != 0, abs(b) <= 4, a + b == c, c % 5 == 0 { sequenceEvidence[c, default: 0] = max(sequenceEvidence[c] ?? 0, 4) }
             }
