@@ -97,10 +97,19 @@ public struct ReceiptExtractor: Sendable {
         let median = heights.isEmpty ? 0 : Double(heights[heights.count / 2])
         return lines.enumerated().map { index, original in
             var line = original
-            // OCR sometimes splits the cents off as their own word: `161. 84` is `161.84`.
-            line.text = line.text.replacingOccurrences(of: #"([0-9])(?:\. | \.)([0-9]{2})(?![0-9])"#, with: "$1.$2", options: .regularExpression)
+            // OCR sometimes splits the cents off as their own word (`161. 84` is `161.84`) or reads digits as letters.
+            line.text = AmountScanner.repair(line.text)
+            var amounts = AmountScanner.scan(line.text)
+            // `Total After Adj Incl GST 42 50`: after a money label, two digits set apart at the end are the cents.
+            if amounts.isEmpty, let match = line.text.range(of: #"(?<=[A-Za-z:.)] )([0-9]{1,5}) ([0-9]{2})$"#, options: .regularExpression) {
+                let prefix = String(line.text[..<match.lowerBound])
+                if [.total, .cash, .change, .subtotal].contains(classify(prefix).0) {
+                    let repaired = prefix + line.text[match].replacingOccurrences(of: " ", with: ".")
+                    let rescanned = AmountScanner.scan(repaired)
+                    if !rescanned.isEmpty { line.text = repaired; amounts = rescanned }
+                }
+            }
             let upper = line.text.uppercased()
-            let amounts = AmountScanner.scan(line.text)
             var rest = Array(upper)
             for amount in amounts.reversed() { rest.removeSubrange(amount.start..<amount.end) }
             let leftover = String(rest).filter { $0.isLetter || $0.isNumber }
