@@ -222,6 +222,8 @@ public struct ReceiptExtractor: Sendable {
            !j.hasPrefix("SUBTOTAL") {
             return (.quantity, 1)
         }
+        // `TOTAL AFTER ADJ`, `TOTAL AFTER ROUNDING`: the rounded total.
+        if hasTotal, w.contains("AFTER"), j.contains("ADJ") || j.contains("ROUND") { return (.total, 13) }
         if j.contains("ROUND") || (w.contains("ADJ") && !hasTotal) || w.contains("ADJUSTMENT") {
             if hasTotal, j.contains("ROUNDED") || w.contains("AFTER") { return (.total, 13) }
             return (.rounding, 1)
@@ -466,10 +468,12 @@ public struct ReceiptExtractor: Sendable {
         guard var best else { return nil }
         // Cash rounding (to 5 cents: Malaysia, Switzerland, …): when the receipt rounds and the chosen total
         // is not rounded, a printed amount within two cents that is rounded is what was paid.
-        let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") }
+        let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") || $0.words.contains("ADJ") }
         if rounds, best.cents % 5 != 0,
            let rounded = positive.filter({ p in p.cents % 5 == 0 && abs(p.cents - best.cents) <= 2
-               && (rounding.contains(p.cents - best.cents) || p.kind == .cash || p.kind == .total) })
+               && (rounding.contains(p.cents - best.cents) || p.kind == .cash || p.kind == .total
+                   // Printed under the total, whatever its label was read as (`RH 60,30`).
+                   || (p.line > best.line && p.kind != .change && p.kind != .rounding)) })
             .max(by: { $0.line < $1.line }) {
             best = (best.score, rounded.cents, rounded.line, rounded.source)
         }
