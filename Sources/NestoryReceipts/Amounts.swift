@@ -163,7 +163,10 @@ enum AmountScanner {
     static func repair(_ line: String) -> String {
         var text = line.replacingOccurrences(of: #"([0-9])(?:\. | \.)([0-9OoSl]{2})(?![0-9A-Za-z])"#, with: "$1.$2", options: .regularExpression)
         // A comma and a space only at the end of the line (`Cash 11, 80`), never in a list (`NO 18, 20, JALAN`).
-        text = text.replacingOccurrences(of: #"(?<![0-9,] )([0-9]{1,5}), ([0-9]{2})\s*$"#, with: "$1.$2", options: .regularExpression)
+        // and only on a line that speaks of money (not `LOT 17, 18`).
+        if text.range(of: #"(?i)(RM|\$|TOTAL|CASH|CHANGE|AMOUNT|AMT|TENDER|PAID|DUE|GST|TAX|ROUND|BAL)"#, options: .regularExpression) != nil {
+            text = text.replacingOccurrences(of: #"(?<![0-9,] )([0-9]{1,5}), ([0-9]{2})\s*$"#, with: "$1.$2", options: .regularExpression)
+        }
         text = text.replacingOccurrences(of: #"(?<![A-Za-z])(RM|\$) ?([0-9]{1,5}) ([0-9]{2})(?![0-9.,])"#, with: "$1$2.$3", options: .regularExpression)
         let ns = text as NSString
         var result = ""
