@@ -466,6 +466,18 @@ public struct ReceiptExtractor: Sendable {
             }
         }
         guard var best else { return nil }
+        // A total whose first digit was lost (`TOTAL =<4.00` under `SUB-TOTAL 24.00`): the longer amount it ends
+        // is the total when that amount is labelled a total or subtotal too, and nothing (a discount, paid
+        // minus change) explains the shorter one.
+        let bestText = String(best.cents)
+        let explained = amounts.contains { $0.kind == .discount && $0.cents != 0 }
+            || cash.contains { c in change.contains { c - $0 == best.cents } }
+        if best.cents >= 100, !explained, let longer = positive.filter({ p in
+            p.cents > best.cents && [.total, .subtotal].contains(p.kind) && !p.inSummary
+                && String(p.cents).count == bestText.count + 1 && String(p.cents).hasSuffix(bestText)
+        }).min(by: { $0.line < $1.line }) {
+            best = (best.score, longer.cents, longer.line, longer.source)
+        }
         // Cash rounding (to 5 cents: Malaysia, Switzerland, …): when the receipt rounds and the chosen total
         // is not rounded, a printed amount within two cents that is rounded is what was paid.
         let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") || $0.words.contains("ADJ") }

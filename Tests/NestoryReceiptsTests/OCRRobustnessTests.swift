@@ -120,6 +120,26 @@ import Testing
         #expect(reading.total?.value == (try ringgit("45.60")))
     }
 
+    @Test func aTotalThatLostItsFirstDigitGivesWayToTheSubtotalItEnds() throws {
+        let text = """
+            KEDAI PERABOT SINAR
+            8710163220787 2 12.00 24.00
+            SUB-TOTAL (GST) 24.00
+            ROUNDING 0.00
+            TOTAL =<4.00
+            """
+        let reading = extractor.extract(text: text, hints: malaysia)
+        #expect(reading.total?.value == (try ringgit("24.00")))
+        // An ordinary total below a larger subtotal that merely ends the same way is left alone.
+        let discounted = """
+            KEDAI PERABOT SINAR
+            SUB-TOTAL 24.00
+            DISCOUNT 20.00
+            TOTAL 4.00
+            """
+        #expect(extractor.extract(text: discounted, hints: malaysia).total?.value == (try ringgit("4.00")))
+    }
+
     // MARK: Amounts misread by OCR
 
     @Test func amountRepairsUndoDigitLetterConfusionsOnlyInAmounts() {
