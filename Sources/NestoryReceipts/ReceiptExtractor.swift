@@ -244,8 +244,8 @@ public struct ReceiptExtractor: Sendable {
         // `TotalGST`, `TOTAL TAX`: the tax, however it is spaced.
         if hasTotal, taxWords.contains(j.replacingOccurrences(of: "TOTAL", with: "")) { return (.tax, 1) }
         if !w.isDisjoint(with: taxWords) || j.hasPrefix("GST") || j.hasPrefix("TAX") {
-            // `GST @6% INCLUDED IN TOTAL`, `TOTAL INCLUDES 6% GST`: the tax inside the total, not the total.
-            // (`TOTAL INCLUDES GST 6%` is printed before the total as often as before the tax: left as a total.)
+            // `GST @6% INCLUDED IN TOTAL`: the tax inside the total, not the total. (`TOTAL INCLUDES GST 6%` is
+            // printed before the total as often as before the tax, so a label that starts with TOTAL stays a total.)
             if !w.isDisjoint(with: ["INCLUDED", "INCLUDES"]), !j.hasPrefix("TOTAL") { return (.tax, 1) }
             if hasTotal && inclusive { return (.total, percent ? 8 : 12) }
             if inclusive, !w.isDisjoint(with: ["AMT", "AMOUNT", "PAID", "PAYABLE"]) { return (.total, 11) }
@@ -412,8 +412,8 @@ public struct ReceiptExtractor: Sendable {
         if sequence.count >= 3 {
             for i in 0..<(sequence.count - 2) {
                 let (a, b, c) = (sequence[i], sequence[i + 1], sequence[i + 2])
-                // (Not a tax beside its net amount and gross total: `0.66 11.60 10.94` is tax, total, net.)
-                // Column labels are paired by guesswork, so the amounts must also look like it: a tax is a small share of the net.
+                // Not a tax beside its gross total and net amount (`0.66 11.60 10.94` is tax, total, net): column labels
+                // are paired by guesswork, so the amounts must look like it too (a tax is a small share of the net).
                 let taxAndNet = (amounts.contains { $0.cents == a && $0.kind == .tax } || amounts.contains { $0.cents == c && $0.kind == .subtotal })
                     && a * 100 <= c * 30
                 if a > 0, c > 0, b > a, b - c == a, !taxAndNet {
