@@ -5,8 +5,10 @@
 # DATA_DIR defaults to ../shared/datasets/receipts-sroie-dev (a folder of NAME.jpg, NAME.json, NAME.ocr.txt).
 # Options: --workers N, --psm 3|4|6|11, --upscale WIDTH (0: never), --otsu, --deskew, --luminance (grey by
 #          luminance rather than the darkest channel), --threshold 0|1|2 (tesseract's own binarisation),
+#          --normalize (flatten the background), --sharpen (unsharp mask after enlarging),
 #          --engine rapidocr --python VENV/bin/python (the optional second engine),
-#          --cache DIR (reuse OCR output while tuning extraction; never for reported numbers), --limit N,
+#          --cache DIR (OCR output saved per image and configuration, and read back on later runs with the
+#          same configuration, so extraction changes re-score in seconds; never for reported numbers), --limit N,
 #          --misses FILE (every wrong field, for reading).
 set -euo pipefail
 cd "$(dirname "$0")/.."

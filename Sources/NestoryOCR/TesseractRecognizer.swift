@@ -26,6 +26,10 @@ public struct ImagePreparation: Hashable, Sendable {
     public var darkestChannel: Bool
     /// Tesseract's own binarisation: 0 Otsu (its default), 1 tiled Otsu, 2 Sauvola.
     public var thresholdingMethod: Int
+    /// Flatten the paper's background (leptonica's `pixBackgroundNormSimple`) before enlarging.
+    public var normalizeBackground: Bool = false
+    /// Sharpen after enlarging (leptonica's unsharp mask, half-width 2, fraction 0.5).
+    public var sharpen: Bool = false
 
     public init(minimumWidth: Int = 0, adaptiveThreshold: Bool = false, deskew: Bool = false,
                 darkestChannel: Bool = false, thresholdingMethod: Int = 0) {
@@ -244,10 +248,16 @@ struct PreparedImage {
         }
         replace(pixConvertTo8(current, 0))
         let preparation = configuration.preparation
+        if preparation.normalizeBackground, pixGetDepth(current) == 8 {
+            replace(pixBackgroundNormSimple(current, nil, nil))
+        }
         var scale = 1.0
         if preparation.minimumWidth > 0, originalWidth < preparation.minimumWidth {
             scale = min(Double(preparation.minimumWidth) / Double(originalWidth), 4)
             replace(pixScale(current, Float(scale), Float(scale)))
+        }
+        if preparation.sharpen, pixGetDepth(current) == 8 {
+            replace(pixUnsharpMaskingGray(current, 2, 0.5))
         }
         if preparation.deskew, pixGetDepth(current) == 8 {
             replace(pixDeskew(current, 0))

@@ -94,6 +94,8 @@ enum AmountScanner {
             while m < n, !chars[m].isWhitespace, !isDigit(chars[m]), suffixWord.count < 4 { suffixWord.append(upper[m]); m += 1 }
             let trimmedSuffix = suffixWord.trimmingCharacters(in: .punctuationCharacters.subtracting(CharacterSet(charactersIn: "%")))
             if j < n, chars[j] == "%" { continue }
+            // `6.00 %`: a rate printed with a space before its sign.
+            if suffixWord.hasPrefix("%") { continue }
             if k == j, units.contains(trimmedSuffix) { continue }
             if k == j, trimmedSuffix == "X" || trimmedSuffix.hasPrefix("X") { continue }
 
@@ -142,6 +144,49 @@ enum AmountScanner {
 
     private static func skipRun(_ j: inout Int, _ chars: [Character]) {
         while j < chars.count, isDigit(chars[j]) || "/:-.".contains(chars[j]) { j += 1 }
+    }
+
+    /// Letters recognisers print for digits, put right only inside something shaped like an amount.
+    static let digitLookalikes: [Character: Character] = [
+        "O": "0", "o": "0", "D": "0", "Q": "0", "U": "0", "u": "0", "I": "1", "l": "1", "|": "1", "!": "1",
+        "S": "5", "s": "5", "§": "5", "B": "8", "Z": "2", "z": "2",
+    ]
+
+    static let amountShape = try! NSRegularExpression(
+        pattern: #"(?<![A-Za-z0-9])(RM|\$)?([0-9OoDQSsIl|!B§]+)([.,])([0-9OoDQUuSsIl|!B§Zz]{2})(?![A-Za-z0-9])"#)
+
+    /// Undoes the usual recognition errors in amounts, before they are scanned: cents split off by a space
+    /// (`14. 65`, `50 .00`, `11, 80`), a space for the decimal point after a currency (`RM30 30`), and
+    /// letters for digits (`RMO.00`, `15.u0`, `5O.00`). Letters change only in a token that has the shape of
+    /// an amount with two decimals and at least two real digits (or a currency before it), so words and
+    /// codes are left alone.
+    static func repair(_ line: String) -> String {
+        var text = line.replacingOccurrences(of: #"([0-9])(?:\. | \.)([0-9OoSl]{2})(?![0-9A-Za-z])"#, with: "$1.$2", options: .regularExpression)
+        // A comma and a space only at the end of the line (`Cash 11, 80`), never in a list (`NO 18, 20, JALAN`).
+        // and only on a line that speaks of money (not `LOT 17, 18`).
+        if text.range(of: #"(?i)(RM|\$|TOTAL|CASH|CHANGE|AMOUNT|AMT|TENDER|PAID|DUE|GST|TAX|ROUND|BAL)"#, options: .regularExpression) != nil {
+            text = text.replacingOccurrences(of: #"(?<![0-9,] )([0-9]{1,5}), ([0-9]{2})\s*$"#, with: "$1.$2", options: .regularExpression)
+        }
+        text = text.replacingOccurrences(of: #"(?<![A-Za-z])(RM|\$) ?([0-9]{1,5}) ([0-9]{2})(?![0-9.,])"#, with: "$1$2.$3", options: .regularExpression)
+        let ns = text as NSString
+        var result = ""
+        var last = 0
+        for match in amountShape.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
+            let whole = ns.substring(with: match.range(at: 2)) + ns.substring(with: match.range(at: 4))
+            let realDigits = whole.filter { $0.isASCII && $0.isNumber }.count
+            let hasCurrency = match.range(at: 1).location != NSNotFound
+            guard realDigits < whole.count, realDigits >= 2 || (hasCurrency && realDigits >= 1) else { continue }
+            // The integer part must begin with a real digit unless a currency stands before it (`RMO.00`).
+            if !hasCurrency, let first = ns.substring(with: match.range(at: 2)).first, !(first.isASCII && first.isNumber) { continue }
+            result += ns.substring(with: NSRange(location: last, length: match.range(at: 2).location - last))
+            result += String(ns.substring(with: match.range(at: 2)).map { digitLookalikes[$0] ?? $0 })
+            result += ns.substring(with: match.range(at: 3))
+            result += String(ns.substring(with: match.range(at: 4)).map { digitLookalikes[$0] ?? $0 })
+            last = match.range.location + match.range.length
+        }
+        guard last > 0 else { return text }
+        result += ns.substring(from: last)
+        return result
     }
 
     /// `1,234.56`, `1.234,56`, `12.5`, `1234`: the value in hundredths and whether decimals were printed.

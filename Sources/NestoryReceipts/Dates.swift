@@ -47,6 +47,8 @@ enum DateScanner {
 
     static let numeric = try! NSRegularExpression(
         pattern: #"(?<![0-9])([0-9]{1,4}) ?([/.\-]) ?([0-9]{1,2}) ?\2 ?([0-9]{2,4})(?![0-9])"#)
+    static let spaceFirst = try! NSRegularExpression(
+        pattern: #"(?<![0-9/.\-] ?)(?<![0-9])([0-9]{1,2}) ([0-9]{1,2})([/.\-])([0-9]{4})(?![0-9])"#)
     static let dayMonthName = try! NSRegularExpression(
         pattern: #"(?<![0-9])([0-9]{1,2})(?:ST|ND|RD|TH)?[ \-./,]*([A-ZÄ]{3,9})\.?[ \-./,']*([0-9]{4}|[0-9]{2})(?![0-9])"#)
     static let monthNameDay = try! NSRegularExpression(
@@ -76,7 +78,10 @@ enum DateScanner {
     /// Every date in `line`, left to right.
     static func scan(_ line: String) -> [PrintedDate] {
         // A time glued to the year (`09/01/20198:01:11PM`, as some recognisers print it) is split off first.
-        let text = repairDigits(line.uppercased())
+        // Spaces after a date's separators (`24- I1- 17`) first, so the digit repair sees the neighbours it needs.
+        let spaced = line.uppercased().replacingOccurrences(of: #"(?<=[0-9])([/\-]) (?=[0-9A-Z@][0-9]?[/\-] ?[0-9])"#, with: "$1", options: .regularExpression)
+            .replacingOccurrences(of: #"(?<=[0-9])([/\-]) (?=[0-9]{2,4}(?![0-9]))"#, with: "$1", options: .regularExpression)
+        let text = repairDigits(spaced)
             .replacingOccurrences(of: #"([/.\-][0-9]{4})([0-9]{1,2}:[0-9]{2})"#, with: "$1 $2", options: .regularExpression)
         let ns = text as NSString
         let whole = NSRange(location: 0, length: ns.length)
@@ -102,6 +107,12 @@ enum DateScanner {
                 guard (1...31).contains(first), (1...31).contains(second) else { continue }
                 add(.numeric(first: first, second: second, year: year), match.range)
             }
+        }
+        // `06 02/2018`: a space read for the first separator, when the year is printed in full.
+        for match in spaceFirst.matches(in: text, range: whole) {
+            guard let first = Int(group(match, 1)), let second = Int(group(match, 2)), let year = Int(group(match, 4)),
+                  (2000...2099).contains(year), (1...31).contains(first), (1...31).contains(second) else { continue }
+            add(.numeric(first: first, second: second, year: year), match.range)
         }
         for match in dayMonthName.matches(in: text, range: whole) {
             guard let day = Int(group(match, 1)), let month = month(named: group(match, 2)),
@@ -155,7 +166,7 @@ enum DateScanner {
         for i in chars.indices {
             let replacement: Character?
             switch chars[i] {
-            case "O", "D", "Q": replacement = "0"
+            case "O", "D", "Q", "@": replacement = "0"
             case "I", "L", "|", "!": replacement = "1"
             case "S": replacement = "5"
             case "Z": replacement = "2"
@@ -165,7 +176,9 @@ enum DateScanner {
             guard let replacement else { continue }
             let left = isDigit(i - 1), right = isDigit(i + 1)
             // Only between digits, or between a digit and a date separator.
-            if (left && right) || (left && isSep(i + 1) && isDigit(i + 2)) || (right && isSep(i - 1) && isDigit(i - 2)) {
+            // Also at the start of a date, before a digit and a separator (`Z0-12-17`, `@5/09/2017`).
+            let leading = right && isSep(i + 2) && isDigit(i + 3) && !(i > 0 && chars[i - 1].isLetter)
+            if (left && right) || (left && isSep(i + 1) && isDigit(i + 2)) || (right && isSep(i - 1) && isDigit(i - 2)) || leading {
                 chars[i] = replacement
             }
         }

@@ -97,10 +97,19 @@ public struct ReceiptExtractor: Sendable {
         let median = heights.isEmpty ? 0 : Double(heights[heights.count / 2])
         return lines.enumerated().map { index, original in
             var line = original
-            // OCR sometimes splits the cents off as their own word: `161. 84` is `161.84`.
-            line.text = line.text.replacingOccurrences(of: #"([0-9])(?:\. | \.)([0-9]{2})(?![0-9])"#, with: "$1.$2", options: .regularExpression)
+            // OCR sometimes splits the cents off as their own word (`161. 84` is `161.84`) or reads digits as letters.
+            line.text = AmountScanner.repair(line.text)
+            var amounts = AmountScanner.scan(line.text)
+            // `Total After Adj Incl GST 42 50`: after a money label, two digits set apart at the end are the cents.
+            if amounts.isEmpty, let match = line.text.range(of: #"(?<=[A-Za-z:.)] )([0-9]{1,5}) ([0-9]{2})$"#, options: .regularExpression) {
+                let prefix = String(line.text[..<match.lowerBound])
+                if [.total, .cash, .change, .subtotal].contains(classify(prefix).0) {
+                    let repaired = prefix + line.text[match].replacingOccurrences(of: " ", with: ".")
+                    let rescanned = AmountScanner.scan(repaired)
+                    if !rescanned.isEmpty { line.text = repaired; amounts = rescanned }
+                }
+            }
             let upper = line.text.uppercased()
-            let amounts = AmountScanner.scan(line.text)
             var rest = Array(upper)
             for amount in amounts.reversed() { rest.removeSubrange(amount.start..<amount.end) }
             let leftover = String(rest).filter { $0.isLetter || $0.isNumber }
@@ -199,6 +208,11 @@ public struct ReceiptExtractor: Sendable {
         if j.contains("INVNO") || j.contains("INVOICENO") || j.contains("RECEIPTNO") || j.hasPrefix("INV") || w.contains("INVOICE") || w.contains("RECEIPT") {
             return (.other, 0)
         }
+        // Registration lines (`GST ID NO : 000123456789`, `(GST REG NO. 001234)`) label no amount either.
+        if !w.isDisjoint(with: ["ID", "REG", "REGISTRATION", "NO", "NUMBER"]), !w.isDisjoint(with: ["GST", "SST", "VAT", "TAX", "CO", "COMPANY", "ROC", "BRN"]),
+           label.range(of: #"[0-9]{6,}"#, options: .regularExpression) != nil || w.contains("ID") || w.contains("REG") {
+            return (.other, 0)
+        }
         if j.contains("CHANGE") || !w.isDisjoint(with: ["CHG", "BAKI", "KEMBALI", "KEMBALIAN", "RENDU", "WECHSELGELD", "RÜCKGELD"])
             || (w.contains("BALANCE") && !w.contains("DUE")) {
             return (.change, 1)
@@ -208,6 +222,8 @@ public struct ReceiptExtractor: Sendable {
            !j.hasPrefix("SUBTOTAL") {
             return (.quantity, 1)
         }
+        // `TOTAL AFTER ADJ`, `TOTAL AFTER ROUNDING`: the rounded total.
+        if hasTotal, w.contains("AFTER"), j.contains("ADJ") || j.contains("ROUND") { return (.total, 13) }
         if j.contains("ROUND") || (w.contains("ADJ") && !hasTotal) || w.contains("ADJUSTMENT") {
             if hasTotal, j.contains("ROUNDED") || w.contains("AFTER") { return (.total, 13) }
             return (.rounding, 1)
@@ -228,6 +244,9 @@ public struct ReceiptExtractor: Sendable {
         // `TotalGST`, `TOTAL TAX`: the tax, however it is spaced.
         if hasTotal, taxWords.contains(j.replacingOccurrences(of: "TOTAL", with: "")) { return (.tax, 1) }
         if !w.isDisjoint(with: taxWords) || j.hasPrefix("GST") || j.hasPrefix("TAX") {
+            // `GST @6% INCLUDED IN TOTAL`: the tax inside the total, not the total. (`TOTAL INCLUDES GST 6%` is
+            // printed before the total as often as before the tax, so a label that starts with TOTAL stays a total.)
+            if !w.isDisjoint(with: ["INCLUDED", "INCLUDES"]), !j.hasPrefix("TOTAL") { return (.tax, 1) }
             if hasTotal && inclusive { return (.total, percent ? 8 : 12) }
             if inclusive, !w.isDisjoint(with: ["AMT", "AMOUNT", "PAID", "PAYABLE"]) { return (.total, 11) }
             // `TOTAL SALES (INCLUSLVE OF GST)`: a total that names the tax, even when a word is misread.
@@ -383,7 +402,28 @@ public struct ReceiptExtractor: Sendable {
         }
         let positive = amounts.filter { $0.cents > 0 }
         guard !positive.isEmpty else { return nil }
-        let cash = Set(positive.filter { $0.kind == .cash }.map(\.cents))
+        // Tendered amounts are sometimes printed negative (`CASH -10.00`).
+        let cash = Set(amounts.filter { $0.kind == .cash && $0.cents != 0 }.map { abs($0.cents) })
+        // Column layouts print the closing figures in a run whatever their labels say: `TOTAL, CASH, CHANGE`
+        // as `26.60 100.00 73.40` (paid minus change is the total) and `16.31 -0.01 16.30` (a total, its
+        // rounding, the rounded total). Three amounts in a row that add up so are the total, label or not.
+        let sequence = amounts.enumerated().sorted { $0.element.line == $1.element.line ? $0.offset < $1.offset : $0.element.line < $1.element.line }.map(\.element.cents)
+        var sequenceEvidence: [Int64: Double] = [:]
+        if sequence.count >= 3 {
+            for i in 0..<(sequence.count - 2) {
+                let (a, b, c) = (sequence[i], sequence[i + 1], sequence[i + 2])
+                // Not a tax beside its gross total and net amount (`0.66 11.60 10.94` is tax, total, net): column labels
+                // are paired by guesswork, so the amounts must look like it too (a tax is a small share of the net).
+                let taxAndNet = (amounts.contains { $0.cents == a && $0.kind == .tax } || amounts.contains { $0.cents == c && $0.kind == .subtotal })
+                    && a * 100 <= c * 30
+                if a > 0, c > 0, b > a, b - c == a, !taxAndNet {
+                    sequenceEvidence[a, default: 0] = max(sequenceEvidence[a] ?? 0, 7)
+                    // What was handed over and what was given back are not the total, whatever their labels say.
+                    for paid in [b, c] where paid != a { sequenceEvidence[paid, default: 0] = min(sequenceEvidence[paid] ?? 0, -6) }
+                }
+                if a > 0, c > 0, b != 0, abs(b) <= 4, a + b == c, c % 5 == 0 { sequenceEvidence[c, default: 0] = max(sequenceEvidence[c] ?? 0, 4) }
+            }
+        }
         let change = Set(amounts.filter { $0.kind == .change }.map(\.cents))
         let rounding = Set(amounts.filter { $0.kind == .rounding && $0.cents != 0 && abs($0.cents) < 100 }.map(\.cents))
         let subtotals = Set(positive.filter { $0.kind == .subtotal }.map(\.cents))
@@ -419,18 +459,33 @@ public struct ReceiptExtractor: Sendable {
             if totalValues.contains(where: { t in rounding.contains { t + $0 == cents } }) { score += 5 }
             if totalValues.contains(cents), rounding.contains(where: { r in positive.contains { $0.cents == cents + r && $0.kind != .rounding } }) { score -= 3 }
             if cents == largest { score += 1 }
+            score += sequenceEvidence[cents] ?? 0
             let first = occurrences.filter { $0.kind == .total }.max(by: { $0.strength < $1.strength }) ?? occurrences[0]
             if best == nil || score > best!.score || (score == best!.score && first.line > best!.line) {
                 best = (score, cents, first.line, first.source)
             }
         }
         guard var best else { return nil }
+        // A total whose first digit was lost (`TOTAL =<4.00` under `SUB-TOTAL 24.00`): the longer amount it ends
+        // is the total when that amount is labelled a total or subtotal too, and nothing (a discount, paid
+        // minus change) explains the shorter one.
+        let bestText = String(best.cents)
+        let explained = amounts.contains { $0.kind == .discount && $0.cents != 0 }
+            || cash.contains { c in change.contains { c - $0 == best.cents } }
+        if best.cents >= 100, !explained, let longer = positive.filter({ p in
+            p.cents > best.cents && [.total, .subtotal].contains(p.kind) && !p.inSummary
+                && String(p.cents).count == bestText.count + 1 && String(p.cents).hasSuffix(bestText)
+        }).min(by: { $0.line < $1.line }) {
+            best = (best.score, longer.cents, longer.line, longer.source)
+        }
         // Cash rounding (to 5 cents: Malaysia, Switzerland, …): when the receipt rounds and the chosen total
         // is not rounded, a printed amount within two cents that is rounded is what was paid.
-        let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") }
+        let rounds = !rounding.isEmpty || lines.contains { $0.upper.contains("ROUND") || $0.words.contains("ADJ") }
         if rounds, best.cents % 5 != 0,
            let rounded = positive.filter({ p in p.cents % 5 == 0 && abs(p.cents - best.cents) <= 2
-               && (rounding.contains(p.cents - best.cents) || p.kind == .cash || p.kind == .total) })
+               && (rounding.contains(p.cents - best.cents) || p.kind == .cash || p.kind == .total
+                   // Printed under the total, whatever its label was read as (`RH 60,30`).
+                   || (p.line > best.line && p.kind != .change && p.kind != .rounding)) })
             .max(by: { $0.line < $1.line }) {
             best = (best.score, rounded.cents, rounded.line, rounded.source)
         }

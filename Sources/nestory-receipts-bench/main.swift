@@ -2,7 +2,8 @@
 // `vendor`, `address`, `date_iso`, `total_amount`, and NAME.ocr.txt with the printed lines).
 //
 //   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
-//                              [--cache DIR] [--limit N] [--text-only] [--misses FILE] [--date-order dmy|mdy]
+//                              [--normalize] [--sharpen] [--cache DIR] [--limit N] [--text-only] [--misses FILE]
+//                              [--date-order dmy|mdy]
 //
 // Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
 // image (tesseract + extraction) and from the dataset's perfect text (extraction alone), plus seconds per
@@ -37,6 +38,8 @@ struct Options {
             case "--deskew": preparation.deskew = true
             case "--darkest": preparation.darkestChannel = true
             case "--luminance": preparation.darkestChannel = false
+            case "--normalize": preparation.normalizeBackground = true
+            case "--sharpen": preparation.sharpen = true
             case "--threshold": preparation.thresholdingMethod = Int(iterator.next() ?? "") ?? 0
             case "--cache": cache = iterator.next()
             case "--limit": limit = Int(iterator.next() ?? "") ?? limit
@@ -52,7 +55,7 @@ struct Options {
 
     var configurationKey: String {
         if engine == "rapidocr" { return "rapidocr" }
-        return "psm\(psm.rawValue)-up\(preparation.minimumWidth)\(preparation.adaptiveThreshold ? "-otsu" : "")\(preparation.deskew ? "-deskew" : "")\(preparation.darkestChannel ? "-darkest" : "")\(preparation.thresholdingMethod != 0 ? "-th\(preparation.thresholdingMethod)" : "")"
+        return "psm\(psm.rawValue)-up\(preparation.minimumWidth)\(preparation.adaptiveThreshold ? "-otsu" : "")\(preparation.deskew ? "-deskew" : "")\(preparation.darkestChannel ? "-darkest" : "")\(preparation.thresholdingMethod != 0 ? "-th\(preparation.thresholdingMethod)" : "")\(preparation.normalizeBackground ? "-bgnorm" : "")\(preparation.sharpen ? "-sharpen" : "")"
     }
 }
 
@@ -257,7 +260,13 @@ if !options.textOnly {
                 case .date: reading.purchaseDate?.value.iso ?? "-"
                 case .total: reading.total?.value.plainAmount ?? "-"
                 }
-                missLog += "image\t\(sample.name)\t\(field.rawValue)\tgot: \(got)\n"
+                let want: String = switch field {
+                case .vendor: sample.labels.vendor ?? ""
+                case .address: sample.labels.address ?? ""
+                case .date: sample.labels.date_iso ?? ""
+                case .total: sample.labels.total_amount ?? ""
+                }
+                missLog += "image\t\(sample.name)\t\(field.rawValue)\tgot: \(got)\twant: \(want)\n"
             }
         }
     }
