@@ -20,7 +20,7 @@ _Static_assert(TESSERACT_MAJOR_VERSION == 5, "tesseract headers are not libtesse
     X(TessResultIteratorGetUTF8Text) X(TessResultIteratorNext) \
     X(pixReadHeaderMem) X(pixReadMem) X(pixGetWidth) X(pixGetHeight) X(pixGetDepth) X(pixDestroy) \
     X(pixConvertRGBToGrayMinMax) X(pixConvertTo8) X(pixScale) X(pixDeskew) X(pixOtsuAdaptiveThreshold) \
-    X(setMsgSeverity)
+    X(pixBackgroundNormSimple) X(pixUnsharpMaskingGray) X(setMsgSeverity)
 
 #define NT_INDEX(name) nt_index_##name,
 enum { NT_FUNCTIONS(NT_INDEX) NT_FUNCTION_COUNT };
@@ -107,6 +107,8 @@ NT_FORWARD(PIX *, pixConvertRGBToGrayMinMax, (PIX *pixs, l_int32 type), (pixs, t
 NT_FORWARD(PIX *, pixConvertTo8, (PIX *pixs, l_int32 cmapflag), (pixs, cmapflag))
 NT_FORWARD(PIX *, pixScale, (PIX *pixs, l_float32 scalex, l_float32 scaley), (pixs, scalex, scaley))
 NT_FORWARD(PIX *, pixDeskew, (PIX *pixs, l_int32 redsearch), (pixs, redsearch))
+NT_FORWARD(PIX *, pixBackgroundNormSimple, (PIX *pixs, PIX *pixim, PIX *pixg), (pixs, pixim, pixg))
+NT_FORWARD(PIX *, pixUnsharpMaskingGray, (PIX *pixs, l_int32 halfwidth, l_float32 fract), (pixs, halfwidth, fract))
 NT_FORWARD(l_ok, pixOtsuAdaptiveThreshold,
            (PIX *pixs, l_int32 sx, l_int32 sy, l_int32 smoothx, l_int32 smoothy, l_float32 scorefract, PIX **ppixth, PIX **ppixd),
            (pixs, sx, sy, smoothx, smoothy, scorefract, ppixth, ppixd))
