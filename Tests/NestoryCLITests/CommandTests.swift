@@ -167,25 +167,11 @@ import Testing
 
     @Test func serveAnswersHealthChecks() async throws {
         let folder = CLI.Folder()
-        let port = Int.random(in: 20_000..<40_000)
-        let server = Process()
-        server.executableURL = CLI.binary
-        server.arguments = ["serve", "--data", folder.path, "--port", String(port)]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        var body: String?
-        for _ in 0..<100 where body == nil {
-            try await Task.sleep(for: .milliseconds(100))
-            if let (data, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
-               (response as? HTTPURLResponse)?.statusCode == 200 {
-                body = String(decoding: data, as: UTF8.self)
-            }
-        }
-        let health = try #require(body, "the server did not answer within 10 s")
+        let server = try CLI.Server(folder: folder)
+        defer { server.stop() }
+        let health = try #require(await server.health(), "the server did not answer within 10 s")
         #expect(health.contains("\"status\":\"ok\""))
-        #expect(server.isRunning)
+        #expect(server.process.isRunning)
     }
 
     @Test func helpAndVersion() throws {

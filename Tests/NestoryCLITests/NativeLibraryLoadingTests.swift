@@ -15,23 +15,11 @@ import Testing
 
     @Test func anIdleServerMapsNoNativeLibrary() async throws {
         let folder = CLI.Folder()
-        let port = Int.random(in: 20_000..<40_000)
-        let server = Process()
-        server.executableURL = CLI.binary
-        server.arguments = ["serve", "--data", folder.path, "--port", String(port)]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        var healthy = false
-        for _ in 0..<100 where !healthy {
-            try await Task.sleep(for: .milliseconds(100))
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!) {
-                healthy = (response as? HTTPURLResponse)?.statusCode == 200
-            }
-        }
+        let server = try CLI.Server(folder: folder)
+        defer { server.stop() }
+        let healthy = await server.health() != nil
         #expect(healthy, "the server did not answer within 10 s")
-        let maps = try String(decoding: FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.processIdentifier)/maps"))
+        let maps = try String(decoding: FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
             .readToEnd() ?? Data(), as: UTF8.self)
         #expect(maps.split(separator: "\n").contains { $0.hasSuffix("/libswiftCore.so") }, "not a process map")
         let mapped = Self.native.filter { maps.contains($0) }

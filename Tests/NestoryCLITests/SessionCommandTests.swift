@@ -24,14 +24,9 @@ import Testing
             try database.close()
         }
 
-        let port = Int.random(in: 20_000..<40_000)
-        let server = Process()
-        server.executableURL = CLI.binary
-        server.arguments = ["serve", "--data", folder.path, "--port", String(port)]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
+        let server = try CLI.Server(folder: folder)
+        defer { server.stop() }
+        let port = server.port
 
         func status(_ path: String, token: String? = nil) async -> Int? {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
@@ -39,11 +34,7 @@ import Testing
             if let token { request.setValue("nestory_session=\(token)", forHTTPHeaderField: "Cookie") }
             return ((try? await URLSession.shared.data(for: request))?.1 as? HTTPURLResponse)?.statusCode
         }
-        var up = false
-        for _ in 0..<100 where !up {
-            try await Task.sleep(for: .milliseconds(100))
-            up = await status("/health") == 200
-        }
+        let up = await server.health() != nil
         try #require(up, "the server did not answer within 10 s")
 
         #expect(await status("/api/v1/items", token: token) == 200)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Runs the built `nestory` binary, as a person at a terminal would.
 struct CLI {
@@ -23,6 +26,37 @@ struct CLI {
         let path: String
         init() { path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-\(UUID())").path }
         deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// `nestory serve` on a random port of 127.0.0.1, over `folder`, until `stop()`.
+    final class Server {
+        let process = Process()
+        let port = Int.random(in: 20_000..<40_000)
+
+        init(folder: Folder) throws {
+            process.executableURL = CLI.binary
+            process.arguments = ["serve", "--data", folder.path, "--port", String(port)]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// The body of `/health` once it answers 200, polling every 100 ms; nil if it has not within 10 s.
+        func health() async -> String? {
+            for _ in 0..<100 {
+                try? await Task.sleep(for: .milliseconds(100))
+                if let (data, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
+                   (response as? HTTPURLResponse)?.statusCode == 200 {
+                    return String(decoding: data, as: UTF8.self)
+                }
+            }
+            return nil
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
     }
 
     @discardableResult

@@ -179,7 +179,7 @@ public struct MoneyJSON: Encodable, Sendable {
     }
 }
 
-struct ItemJSON: ResponseEncodable {
+struct ItemJSON: Encodable, Sendable, JSONWritable {
     let id: String
     let name: String
     let brand: String?
@@ -241,13 +241,6 @@ struct ItemJSON: ResponseEncodable {
                   primary: details.photos.first { $0.isPrimary }?.attachment)
     }
 
-    /// Written by `JSONWriter`; the same keys and values as the `Encodable` form (a test compares them).
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var json = JSONWriter()
-        write(to: &json)
-        return json.response()
-    }
-
     func write(to json: inout JSONWriter) {
         json.beginObject()
         json.field("id", id)
@@ -297,7 +290,7 @@ struct ItemJSON: ResponseEncodable {
     }
 }
 
-struct PhotoJSON: ResponseEncodable {
+struct PhotoJSON: Encodable, Sendable, JSONWritable {
     let id: String
     let url: String
     let contentType: String
@@ -311,11 +304,7 @@ struct PhotoJSON: ResponseEncodable {
         isPrimary = photo.isPrimary
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var json = JSONWriter(capacity: 256)
-        write(to: &json)
-        return json.response()
-    }
+    var jsonCapacity: Int { 256 }
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
@@ -328,16 +317,11 @@ struct PhotoJSON: ResponseEncodable {
     }
 }
 
-struct PageJSON: ResponseEncodable {
+struct PageJSON: Encodable, Sendable, JSONWritable {
     let items: [ItemJSON]
     let nextCursor: String?
 
-    /// Written by `JSONWriter`, not `JSONEncoder` (the list is the API's busiest answer); the same JSON.
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        var json = JSONWriter(capacity: 256 + items.count * 900)
-        write(to: &json)
-        return json.response()
-    }
+    var jsonCapacity: Int { 256 + items.count * 900 }
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
