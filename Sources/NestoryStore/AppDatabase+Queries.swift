@@ -7,60 +7,101 @@ extension AppDatabase {
 
     /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
+        try read { db in try Self.items(db, householdID, query, searchPlanLimit: Self.searchPlanProbe) }
+    }
+
+    /// One page and how many items match in all (for "124 items"), at most `cap`, read together.
+    /// The count also tells the page's query how to find a search's matches, so a search is not
+    /// counted twice.
+    public func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int = 1000) throws
+        -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) {
         try read { db in
-            let sql = try ItemListSQL(householdID: householdID, query: query)
-            // The usual shapes (no search words or tag, the pages' and the API's page sizes) stay
-            // prepared: at most a few hundred statements per connection. The LIMIT stays literal, as
-            // the planner is tuned with it.
-            let statement = query.search.isEmpty && query.filter.tag == nil && [40, ItemQuery().limit].contains(query.limit)
-                ? try db.cachedStatement(sql: sql.text)
-                : try db.makeStatement(sql: sql.text)
-            // Rows are decoded as the cursor meets them (no copy of each row first); the query asks
-            // for one row more than a page to tell whether another page follows.
-            let rows = try Row.fetchCursor(statement, arguments: sql.arguments)
-            var listings: [ItemListing] = []
-            listings.reserveCapacity(query.limit)
-            var lastCursor: PageCursor?
-            var hasMore = false
-            while let row = try rows.next() {
-                guard listings.count < query.limit else {
-                    hasMore = true
-                    break
-                }
-                let p = ItemColumns.count
-                let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
-                listings.append(ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
-                                            receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary))
-                if listings.count == query.limit { lastCursor = ItemListSQL.cursor(after: row, sort: query.sort) }
-            }
-            let next = hasMore ? lastCursor : nil
-            return Page(elements: listings, nextCursor: next)
+            let matching = try Self.countItems(db, householdID, search: query.search, filter: query.filter, cap: cap)
+            let drive: ItemListSQL.Plan = matching.exact ? .searchFirst : .sortOrderFirst
+            return (try Self.items(db, householdID, query, plan: drive), matching)
         }
+    }
+
+    /// Searches with at most this many matches are listed from the search's matches (probed with a
+    /// count that stops here); more matches are found by walking the sort order's index instead.
+    static let searchPlanProbe = 300
+
+    /// Test hook: `searchPlanLimit` 0 always walks the sort order, `Int.max` always starts from the
+    /// search; the results are the same either way.
+    func items(_ householdID: HouseholdID, _ query: ItemQuery, searchPlanLimit: Int) throws -> Page<ItemListing> {
+        try read { db in try Self.items(db, householdID, query, searchPlanLimit: searchPlanLimit) }
+    }
+
+    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, searchPlanLimit: Int) throws -> Page<ItemListing> {
+        var plan = ItemListSQL.Plan.sortOrderFirst
+        if SearchText.ftsQuery(query.search) != nil, searchPlanLimit > 0 {
+            let probe = searchPlanLimit == Int.max
+                ? (count: 0, exact: true)
+                : try countItems(db, householdID, search: query.search, filter: query.filter, cap: searchPlanLimit)
+            if probe.exact { plan = .searchFirst }
+        }
+        return try items(db, householdID, query, plan: plan)
+    }
+
+    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan) throws -> Page<ItemListing> {
+        let sql = try ItemListSQL(householdID: householdID, query: query, plan: plan)
+        // The usual shapes (no search words or tag, the pages' and the API's page sizes) stay
+        // prepared: at most a few hundred statements per connection. The LIMIT stays literal, as
+        // the planner is tuned with it.
+        let statement = query.search.isEmpty && query.filter.tag == nil && [40, ItemQuery().limit].contains(query.limit)
+            ? try db.cachedStatement(sql: sql.text)
+            : try db.makeStatement(sql: sql.text)
+        // Rows are decoded as the cursor meets them (no copy of each row first); the query asks
+        // for one row more than a page to tell whether another page follows.
+        let rows = try Row.fetchCursor(statement, arguments: sql.arguments)
+        var listings: [ItemListing] = []
+        listings.reserveCapacity(query.limit)
+        var lastCursor: PageCursor?
+        var hasMore = false
+        while let row = try rows.next() {
+            guard listings.count < query.limit else {
+                hasMore = true
+                break
+            }
+            let p = ItemColumns.count
+            let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
+            listings.append(ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
+                                        receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary))
+            if listings.count == query.limit { lastCursor = ItemListSQL.cursor(after: row, sort: query.sort) }
+        }
+        let next = hasMore ? lastCursor : nil
+        return Page(elements: listings, nextCursor: next)
     }
 
     /// The SQL and arguments `items` runs for a query, so benchmarks can time the bare query beside it.
     public func rawListSQL(_ householdID: HouseholdID, _ query: ItemQuery) throws -> (sql: String, arguments: StatementArguments) {
-        let sql = try ItemListSQL(householdID: householdID, query: query)
+        let sql = try ItemListSQL(householdID: householdID, query: query, plan: .sortOrderFirst)
         return (sql.text, sql.arguments)
     }
 
     /// How many items match a search and filters (for "124 items"), at most `cap`: the counters
     /// answer the plain filters at once; other counts stop at the cap, so they stay cheap at any size.
     public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int = 1000) throws -> (count: Int, exact: Bool) {
-        try read { db in
-            let plain = SearchText.ftsQuery(search) == nil && filter.roomID == nil && filter.categoryID == nil && filter.tag == nil
-                && !filter.highValue && [filter.needsPhoto, filter.needsReceipt, filter.needsValue].filter { $0 }.count <= 1
-            if plain {
-                let column = filter.needsPhoto ? "no_photo" : filter.needsReceipt ? "no_receipt" : filter.needsValue ? "no_value" : "items"
-                let count = try Int.fetchOne(db, sql: "SELECT \(column) FROM item_stats WHERE household_id = ?",
-                                             arguments: [householdID.description]) ?? 0
-                return (count, true)
-            }
-            let sql = try ItemListSQL(householdID: householdID, query: ItemQuery(search: search, filter: filter))
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM item WHERE \(sql.whereClause) LIMIT \(cap + 1))",
-                                         arguments: sql.whereArguments) ?? 0
-            return (min(count, cap), count <= cap)
+        try read { db in try Self.countItems(db, householdID, search: search, filter: filter, cap: cap) }
+    }
+
+    private static func countItems(_ db: Database, _ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) throws -> (count: Int, exact: Bool) {
+        let searching = SearchText.ftsQuery(search) != nil
+        let plain = !searching && filter.roomID == nil && filter.categoryID == nil && filter.tag == nil
+            && !filter.highValue && [filter.needsPhoto, filter.needsReceipt, filter.needsValue].filter { $0 }.count <= 1
+        if plain {
+            let column = filter.needsPhoto ? "no_photo" : filter.needsReceipt ? "no_receipt" : filter.needsValue ? "no_value" : "items"
+            let count = try Int.fetchOne(db, sql: "SELECT \(column) FROM item_stats WHERE household_id = ?",
+                                         arguments: [householdID.description]) ?? 0
+            return (count, true)
         }
+        // A search's matches are counted from the full-text index (each match looked up once, and
+        // the count stops at the cap), not by testing every item of the household against them.
+        let sql = try ItemListSQL(householdID: householdID, query: ItemQuery(search: search, filter: filter),
+                                  plan: searching ? .searchFirst : .sortOrderFirst)
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 FROM \(sql.from) WHERE \(sql.whereClause) LIMIT \(cap + 1))",
+                                     arguments: sql.whereArguments) ?? 0
+        return (min(count, cap), count <= cap)
     }
 
     // MARK: - Summary and charts
@@ -155,6 +196,19 @@ extension AppDatabase {
 
 /// The SQL of one inventory page: the household first, then filters, search, the cursor and order.
 struct ItemListSQL {
+    /// How SQLite finds a page's rows; both give the same rows in the same order.
+    enum Plan {
+        /// Walk the household's index in the requested order, testing each item, until the page
+        /// is full: quick when many items match, a walk through the whole household when few do.
+        case sortOrderFirst
+        /// Take the search's matches from the full-text index, keep the household's that pass the
+        /// filters, sort them and read the columns of the page's rows only: quick when few match.
+        /// Without search words this is `sortOrderFirst`.
+        case searchFirst
+    }
+
+    /// The FROM clause `whereClause` is written for.
+    var from: String
     var whereClause: String
     var whereArguments: StatementArguments
     var text: String
@@ -162,7 +216,7 @@ struct ItemListSQL {
 
     /// High value compares items in the threshold's currency only: without exchange rates, an
     /// amount in another currency cannot honestly be called above or below it.
-    init(householdID: HouseholdID, query: ItemQuery) throws {
+    init(householdID: HouseholdID, query: ItemQuery, plan: Plan) throws {
         var conditions = ["item.household_id = ?"]
         var args: [any DatabaseValueConvertible] = [householdID.description]
         let filter = query.filter
@@ -192,10 +246,14 @@ struct ItemListSQL {
             args.append(householdID.description)
             args.append(Text.foldKey(tag))
         }
-        if let match = SearchText.ftsQuery(query.search) {
-            conditions.append("item.seq IN (SELECT rowid FROM item_fts WHERE item_fts MATCH ?)")
+        let match = SearchText.ftsQuery(query.search)
+        let searchFirst = plan == .searchFirst && match != nil
+        if let match {
+            conditions.append(searchFirst ? "item_fts MATCH ?" : "item.seq IN (SELECT rowid FROM item_fts WHERE item_fts MATCH ?)")
             args.append(match)
         }
+        // CROSS JOIN keeps this order: the full-text matches first, each item then found by its key.
+        from = searchFirst ? "item_fts CROSS JOIN item ON item.seq = item_fts.rowid" : "item"
         whereClause = conditions.joined(separator: " AND ")
         whereArguments = StatementArguments(args)
 
@@ -210,15 +268,31 @@ struct ItemListSQL {
             conditions.append(clause)
             args.append(contentsOf: cursorArgs)
         }
-        text = """
-            SELECT \(ItemColumns.select), b.sha256, b.content_type, b.byte_count
-            FROM item
-            LEFT JOIN item_photo p ON p.item_seq = item.seq AND p.is_primary = 1
-            LEFT JOIN blob b ON b.sha256 = p.sha256
-            WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(order)
-            LIMIT \(query.limit + 1)
-            """
+        if searchFirst {
+            // The matches are sorted by their keys alone; columns, tags and photos are read for
+            // the page's rows only.
+            text = """
+                SELECT \(ItemColumns.select), b.sha256, b.content_type, b.byte_count
+                FROM (SELECT item.seq AS seq FROM \(from)
+                      WHERE \(conditions.joined(separator: " AND "))
+                      ORDER BY \(order)
+                      LIMIT \(query.limit + 1)) AS page
+                CROSS JOIN item ON item.seq = page.seq
+                LEFT JOIN item_photo p ON p.item_seq = item.seq AND p.is_primary = 1
+                LEFT JOIN blob b ON b.sha256 = p.sha256
+                ORDER BY \(order)
+                """
+        } else {
+            text = """
+                SELECT \(ItemColumns.select), b.sha256, b.content_type, b.byte_count
+                FROM item
+                LEFT JOIN item_photo p ON p.item_seq = item.seq AND p.is_primary = 1
+                LEFT JOIN blob b ON b.sha256 = p.sha256
+                WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY \(order)
+                LIMIT \(query.limit + 1)
+                """
+        }
         arguments = StatementArguments(args)
     }
 

@@ -112,6 +112,7 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
                              logger: Logger = Logger(label: "nestory")) -> some ApplicationProtocol {
     Application(
         router: buildRouter(dependencies),
+        server: .http1OnEventLoops(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
         logger: logger
     )

@@ -145,4 +145,49 @@ import Testing
         #expect(listing.primaryPhoto?.sha256 == first.attachment.sha256)  // the next photo becomes primary
         #expect(listing.photoCount == 1)
     }
+
+    /// A search is listed either from its full-text matches or by walking the sort order, depending
+    /// on how many match: both must give the same items in the same order, page by page, and the
+    /// page with its count must be what the two separate calls give.
+    @Test(arguments: ItemSort.allCases)
+    func bothSearchPlansGiveTheSamePages(_ sort: ItemSort) throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let other = try store.household("Neighbours")
+        for i in 0..<61 {
+            let price: String? = i % 7 == 0 ? nil : "\((i * 37) % 11 * 100)"
+            try store.item(home, ["Sony TV", "sony tv", "Lamp", "Sony radio", "Émile's Sony"][i % 5] + (i % 3 == 0 ? "" : " \(i % 4)"),
+                           price: price, brand: i % 4 == 0 ? "Sony" : nil, tags: i % 6 == 0 ? ["gift"] : [],
+                           room: i % 2 == 0 ? "Office" : nil, createdOffset: Double(i / 3))
+            if i % 3 == 0 { try store.item(other, "Sony \(i)") }
+        }
+        let office = try store.database.rooms(home.id).first { $0.name == "Office" }!.id
+        for search in ["sony", "so", "sony tv", "lamp", "emile", "nothing here"] {
+            for filter in [ItemFilter(), ItemFilter(needsValue: true), ItemFilter(roomID: office, tag: "gift"), ItemFilter(highValue: true)] {
+                var pages: [[String]] = []
+                for limit in [0, Int.max] {
+                    var query = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
+                    var names: [String] = []
+                    while true {
+                        let page = try store.database.items(home.id, query, searchPlanLimit: limit)
+                        names += page.elements.map { "\($0.item.id) \($0.item.name)" }
+                        guard let next = page.nextCursor else { break }
+                        query.after = next
+                    }
+                    pages.append(names)
+                }
+                #expect(pages[0] == pages[1], "\(search) \(filter)")
+                let first = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
+                for cap in [3, 1000] {
+                    let together = try store.database.itemsAndCount(home.id, first, cap: cap)
+                    #expect(together.page.elements.map(\.item.id) == (try store.database.items(home.id, first).elements.map(\.item.id)))
+                    #expect(together.page.nextCursor == (try store.database.items(home.id, first).nextCursor))
+                    let counted = try store.database.countItems(home.id, search: search, filter: filter, cap: cap)
+                    #expect(together.matching == counted)
+                    #expect(counted.count == min(pages[0].count, cap))
+                    #expect(counted.exact == (pages[0].count <= cap))
+                }
+            }
+        }
+    }
 }

@@ -230,10 +230,14 @@ struct DataController {
         let order = form["date_order"].flatMap(ImportOptions.DateOrder.init(rawValue:)) ?? .mdy
         let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today())
         do {
-            let items = try ItemImport.items(from: table, mapping: mapping, options: options)
-            let summary = try database.importItems(viewer.household.id, items.map {
-                NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
-            }, now: dependencies.now(), today: options.today)
+            // A large file takes a while: off the connection's event loop, so other requests go on.
+            let (database, householdID, now, columns) = (database, viewer.household.id, dependencies.now(), mapping)
+            let summary = try await offload {
+                let items = try ItemImport.items(from: table, mapping: columns, options: options)
+                return try database.importItems(householdID, items.map {
+                    NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
+                }, now: now, today: options.today)
+            }
             transfers.removeUpload(upload.token)
             return HTMLResponse.page(DataViews.imported(viewer: viewer, summary: summary))
         } catch let error as ImportError {

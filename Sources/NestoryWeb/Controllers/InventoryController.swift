@@ -28,11 +28,11 @@ struct InventoryController {
         let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
         let state = InventoryState(query: query)
         let householdID = viewer.household.id
+        let listing = try database.itemsAndCount(householdID, state.itemQuery)
         let model = InventoryPage(
             viewer: viewer, state: state, summary: try database.summary(householdID),
             valueByCategory: try database.valueByCategory(householdID), itemsByRoom: try database.itemsByRoom(householdID),
-            page: try database.items(householdID, state.itemQuery),
-            matching: try database.countItems(householdID, search: state.search, filter: state.itemQuery.filter),
+            page: listing.page, matching: listing.matching,
             rooms: Dictionary(uniqueKeysWithValues: try database.rooms(householdID).map { ($0.id, $0) }),
             categories: Dictionary(uniqueKeysWithValues: try database.categories(householdID).map { ($0.id, $0) }))
         if query["fragment"] == "1" { return HTMLResponse.page(InventoryViews.items(model)) }
