@@ -84,21 +84,37 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
             return 3;
         }
         int colour = bands >= 3, alpha = bands == 2 || bands == 4;
-        for (int y = 0; y < h; y++) {
-            VipsPel *row = VIPS_IMAGE_ADDR(image, 0, y);
-            uint8_t *dst = grey + (size_t)y * w;
-            for (int x = 0; x < w; x++) {
-                unsigned v[4];
-                for (int b = 0; b < bands; b++) {
-                    v[b] = source_format == VIPS_FORMAT_UCHAR ? row[x * bands + b] : ((unsigned short *)row)[x * bands + b] >> 8;
+        // Luma weights 0.299 / 0.587 / 0.114 in 1/1024ths; the common layouts get their own loop without a
+        // per-pixel branch or division (this loop was a fifth of the benchmark's time on the decoding thread).
+        if (source_format == VIPS_FORMAT_UCHAR && !alpha) {
+            for (int y = 0; y < h; y++) {
+                const VipsPel *row = VIPS_IMAGE_ADDR(image, 0, y);
+                uint8_t *dst = grey + (size_t)y * w;
+                if (!colour) {
+                    memcpy(dst, row, (size_t)w);
+                    continue;
                 }
-                unsigned luma = colour ? (v[0] * 299 + v[1] * 587 + v[2] * 114 + 500) / 1000 : v[0];
-                if (alpha) {
-                    // Transparent areas become white paper, not black.
-                    unsigned a = v[bands - 1];
-                    luma = (luma * a + 255 * (255 - a) + 127) / 255;
+                for (int x = 0; x < w; x++, row += bands) {
+                    dst[x] = (uint8_t)((row[0] * 306u + row[1] * 601u + row[2] * 117u + 512u) >> 10);
                 }
-                dst[x] = (uint8_t)luma;
+            }
+        } else {
+            for (int y = 0; y < h; y++) {
+                VipsPel *row = VIPS_IMAGE_ADDR(image, 0, y);
+                uint8_t *dst = grey + (size_t)y * w;
+                for (int x = 0; x < w; x++) {
+                    unsigned v[4];
+                    for (int b = 0; b < bands; b++) {
+                        v[b] = source_format == VIPS_FORMAT_UCHAR ? row[x * bands + b] : ((unsigned short *)row)[x * bands + b] >> 8;
+                    }
+                    unsigned luma = colour ? (v[0] * 306u + v[1] * 601u + v[2] * 117u + 512u) >> 10 : v[0];
+                    if (alpha) {
+                        // Transparent areas become white paper, not black.
+                        unsigned a = v[bands - 1];
+                        luma = (luma * a + 255 * (255 - a) + 127) / 255;
+                    }
+                    dst[x] = (uint8_t)luma;
+                }
             }
         }
         g_object_unref(image);
