@@ -134,8 +134,9 @@ let package = Package(
         .systemLibrary(name: "CZBar"),
         .target(name: "CZBarLoader", dependencies: ["CNativeLoader"]),
         // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips
-        // (loaded on first use through CVipsShim's table).
-        .target(name: "CBarcodeImageLoader", dependencies: ["CVipsShim"], cSettings: [.unsafeFlags(glibIncludes)]),
+        // (loaded on first use through CVipsShim's table); opaque 8-bit PNGs through libpng (png.h, libpng-dev;
+        // loaded on first use too).
+        .target(name: "CBarcodeImageLoader", dependencies: ["CVipsShim", "CNativeLoader"], cSettings: [.unsafeFlags(glibIncludes)]),
         // zxing-cpp (pkg-config `zxing`, Debian's libzxing-dev), a second decoder beside zbar. Debian's build keeps
         // its assertions, which abort on some pictures, so it runs in a worker process of its own (nestory-zxing),
         // never inside the server.

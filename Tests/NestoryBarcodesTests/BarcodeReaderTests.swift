@@ -1,6 +1,7 @@
 import Foundation
 import NestoryBarcodes
 import NestoryBarcodesLive
+import NestoryDemo
 import NestoryDomain
 import Testing
 
@@ -207,6 +208,45 @@ import Testing
             Issue.record("a truncated PNG decoded")
         } catch let error {
             guard case .unreadableImage = error else { Issue.record("expected unreadableImage, got \(error)"); return }
+        }
+    }
+
+    @Test func everyPNGLayoutReadsTheSame() throws {
+        // 8-bit PNGs are decoded by libpng on the calling thread, transparent ones by libvips: grey, RGB, grey +
+        // alpha and RGBA of one picture must give the same code at the same place.
+        let picture = BarcodeRendering.picture(Self.samples[0].modules)
+        func layout(_ colorType: UInt8, _ channels: (UInt8) -> [UInt8]) -> Data {
+            var raw: [UInt8] = []
+            for y in 0..<picture.height {
+                raw.append(0)
+                for x in 0..<picture.width { raw.append(contentsOf: channels(picture.pixels[y * picture.width + x])) }
+            }
+            return DemoImages.png(width: picture.width, height: picture.height, colorType: colorType, rawScanlines: raw)
+        }
+        let layouts: [(String, Data)] = [
+            ("grey", BarcodeRendering.png(picture)),
+            ("RGB", layout(2) { [$0, $0, $0] }),
+            ("grey + alpha", layout(4) { [$0, 255] }),
+            ("RGBA", layout(6) { [$0, $0, $0, 255] }),
+        ]
+        let expected = try reader.decode(imageData: layouts[0].1)
+        #expect(expected.map(\.text) == ["5901234123457"])
+        for (name, data) in layouts.dropFirst() {
+            let codes = try reader.decode(imageData: data)
+            #expect(codes.map(\.text) == expected.map(\.text), "\(name)")
+            #expect(codes.map(\.bounds) == expected.map(\.bounds), "\(name)")
+        }
+    }
+
+    @Test func aPNGDeclaringTooManyPixelsIsRefusedBeforeDecoding() throws {
+        // 20,000 × 6,000 in the header (over the 100-megapixel limit) with almost no pixel data behind it.
+        let bomb = DemoImages.png(width: 20_000, height: 6_000, colorType: 2, rawScanlines: [0, 0, 0, 0])
+        do {
+            _ = try reader.decode(imageData: bomb)
+            Issue.record("an oversized PNG was decoded")
+        } catch let error {
+            guard case .imageTooLarge(let detail) = error else { Issue.record("expected imageTooLarge, got \(error)"); return }
+            #expect(detail.contains("20000x6000"), "\(detail)")
         }
     }
 
