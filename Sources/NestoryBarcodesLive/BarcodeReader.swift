@@ -119,30 +119,59 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let shrink = longSide > Self.workingSize ? (longSide + Self.workingSize - 1) / Self.workingSize : 1
         var working: GrayImage?
         var pool = CandidatePool(strongScanLines: options.strongScanLines)
+        let passes = options.passes
         return self.pool.withScanner { scanner in
-            var passesRun = 0
-            for pass in options.passes {
-                let prepared: (image: GrayImage, toBase: (Int, Int) -> (Int, Int))?
-                if shrink > 1, pass != .original, !pass.usesZXing {
-                    if working == nil { working = base.downscaled(by: shrink) }
-                    prepared = prepare(working!, pass).map { step in
-                        (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
+            typealias Prepared = (image: GrayImage, toBase: (Int, Int) -> (Int, Int))
+            // The doubled picture is made once for the passes that start from it.
+            var doubledBase: GrayImage?, doubledWorking: GrayImage?
+            func prepared(_ pass: Pass) -> Prepared? {
+                guard shrink > 1, pass != .original, !pass.usesZXing else {
+                    return prepare(base, pass) {
+                        if doubledBase == nil { doubledBase = base.upscaled(by: 2) }
+                        return doubledBase!
                     }
-                } else {
-                    prepared = prepare(base, pass)
                 }
-                guard let prepared else { continue }
+                if working == nil { working = base.downscaled(by: shrink) }
+                return prepare(working!, pass, doubled: {
+                    if doubledWorking == nil { doubledWorking = working!.upscaled(by: 2) }
+                    return doubledWorking!
+                }).map { step in
+                    (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
+                }
+            }
+            var passesRun = 0
+            /// Pools one pass's reads; true once the reads so far are sure enough to stop.
+            func record(_ symbols: [RawSymbol], of pass: Pass, in image: Prepared) -> Bool {
                 passesRun += 1
-                let symbols = pass.usesZXing
-                    ? ZXingScanner.scan(prepared.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
-                    : scanner.scan(prepared.image)
                 for symbol in symbols {
-                    let points = symbol.points.map { prepared.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
+                    let points = symbol.points.map { image.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
                     pool.add(symbol, pass: pass, points: points)
                 }
                 // A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes carry
                 // their own error correction.
-                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break }
+                return options.stopWhenSure && pool.isSettled(minimum: passesRun >= 2 ? .medium : .high)
+            }
+            var index = 0
+            while index < passes.count {
+                let pass = passes[index]
+                index += 1
+                guard let image = prepared(pass) else { continue }
+                guard pass.usesZXing else {
+                    if record(scanner.scan(image.image), of: pass, in: image) { break }
+                    continue
+                }
+                // zxing reads in its worker process while this thread runs the next zbar pass. The reads are pooled
+                // in the passes' order, and the zbar pass's are dropped if zxing's alone settle it, so the outcome is
+                // the same as one pass after the other.
+                let next = index < passes.count && !passes[index].usesZXing ? passes[index] : nil
+                let (symbols, meanwhile) = ZXingScanner.scan(image.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker) {
+                    next.flatMap { next in prepared(next).map { (image: $0, symbols: scanner.scan($0.image)) } }
+                }
+                if record(symbols, of: pass, in: image) { break }
+                if let next {
+                    index += 1
+                    if let meanwhile, record(meanwhile.symbols, of: next, in: meanwhile.image) { break }
+                }
             }
             return pool.results(dropLow: options.dropLowConfidence)
         }
@@ -151,8 +180,9 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// The long side, in pixels, beyond which passes after the first work on a shrunk copy.
     static let workingSize = 1600
 
-    /// The picture a pass scans, and how to map its coordinates back to the base picture's.
-    private func prepare(_ base: GrayImage, _ pass: Pass) -> (image: GrayImage, toBase: (Int, Int) -> (Int, Int))? {
+    /// The picture a pass scans, and how to map its coordinates back to the base picture's; `doubled` gives the
+    /// base picture upscaled by 2 (made once for the passes that share it).
+    private func prepare(_ base: GrayImage, _ pass: Pass, doubled: () -> GrayImage) -> (image: GrayImage, toBase: (Int, Int) -> (Int, Int))? {
         let identity: (Int, Int) -> (Int, Int) = { ($0, $1) }
         let shortSide = min(base.width, base.height), longSide = max(base.width, base.height)
         switch pass {
@@ -166,7 +196,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return (base.downscaled(by: 3), { ($0 * 3, $1 * 3) })
         case .upscaled2x:
             guard longSide <= 1000 else { return nil }
-            return (base.upscaled(by: 2), { ($0 / 2, $1 / 2) })
+            return (doubled(), { ($0 / 2, $1 / 2) })
         case .sharpened:
             return (base.contrastStretched().sharpened(), identity)
         case .upscaled3x:
@@ -174,7 +204,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return (base.upscaled(by: 3), { ($0 / 3, $1 / 3) })
         case .upscaledSharpened:
             guard longSide <= 1000 else { return nil }
-            return (base.upscaled(by: 2).sharpened(), { ($0 / 2, $1 / 2) })
+            return (doubled().sharpened(), { ($0 / 2, $1 / 2) })
         case .equalized:
             return (base.equalized(), identity)
         case .upscaledInverted:
@@ -188,7 +218,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return (base.locallyBinarized(), identity)
         case .upscaledBinarized:
             guard longSide <= 1000 else { return nil }
-            return (base.upscaled(by: 2).locallyBinarized(), { ($0 / 2, $1 / 2) })
+            return (doubled().locallyBinarized(), { ($0 / 2, $1 / 2) })
         case .smoothed:
             return (base.boxBlurred3x3(), identity)
         case .rotated90:
@@ -306,3 +336,4 @@ private struct CandidatePool {
             }
     }
 }
+

@@ -108,28 +108,60 @@ extension GrayImage {
         guard factor > 1, width > 0, height > 0 else { return self }
         let w = width * factor, h = height * factor
         // Fixed-point (8-bit) source positions and weights, one table per axis.
-        func axis(_ size: Int, _ count: Int) -> (lo: [Int], hi: [Int], weight: [Int]) {
-            var lo = [Int](repeating: 0, count: count), hi = lo, weight = lo
+        func axis(_ size: Int, _ count: Int) -> (lo: [Int32], hi: [Int32], weight: [Int32]) {
+            var lo = [Int32](repeating: 0, count: count), hi = lo, weight = lo
             for i in 0..<count {
                 let f = max(0, ((2 * i + 1) * 256 / (2 * factor)) - 128)
-                lo[i] = min(size - 1, f >> 8)
-                hi[i] = min(size - 1, lo[i] + 1)
-                weight[i] = f & 255
+                lo[i] = Int32(min(size - 1, f >> 8))
+                hi[i] = Int32(min(size - 1, Int(lo[i]) + 1))
+                weight[i] = Int32(f & 255)
             }
             return (lo, hi, weight)
         }
         let xs = axis(width, w), ys = axis(height, h)
         var out = [UInt8](repeating: 0, count: w * h)
+        // Separable: each source row is interpolated across once into a row buffer (an output row blends the
+        // buffers of its two source rows), which gives exactly the four-neighbour formula's values.
+        var upper = [Int32](repeating: 0, count: w), lower = upper
+        var upperRow = -1, lowerRow = -1
         let sw = width
         pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    let r0 = ys.lo[y] * sw, r1 = ys.hi[y] * sw, wy = ys.weight[y]
-                    for x in 0..<w {
-                        let x0 = xs.lo[x], x1 = xs.hi[x], wx = xs.weight[x]
-                        let top = Int(src[r0 + x0]) * (256 - wx) + Int(src[r0 + x1]) * wx
-                        let bottom = Int(src[r1 + x0]) * (256 - wx) + Int(src[r1 + x1]) * wx
-                        dst[y * w + x] = UInt8((top * (256 - wy) + bottom * wy + 32768) >> 16)
+            xs.lo.withUnsafeBufferPointer { lo in
+                xs.hi.withUnsafeBufferPointer { hi in
+                    xs.weight.withUnsafeBufferPointer { weight in
+                        func across(_ row: Int, into buffer: inout [Int32]) {
+                            buffer.withUnsafeMutableBufferPointer { line in
+                                let r = row * sw
+                                for x in 0..<w {
+                                    let wx = weight[x]
+                                    line[x] = Int32(src[r + Int(lo[x])]) * (256 - wx) + Int32(src[r + Int(hi[x])]) * wx
+                                }
+                            }
+                        }
+                        out.withUnsafeMutableBufferPointer { dst in
+                            for y in 0..<h {
+                                let top = Int(ys.lo[y]), bottom = Int(ys.hi[y]), wy = ys.weight[y]
+                                if upperRow != top {
+                                    if lowerRow == top {
+                                        swap(&upper, &lower)
+                                        swap(&upperRow, &lowerRow)
+                                    } else {
+                                        across(top, into: &upper)
+                                        upperRow = top
+                                    }
+                                }
+                                if lowerRow != bottom {
+                                    across(bottom, into: &lower)
+                                    lowerRow = bottom
+                                }
+                                upper.withUnsafeBufferPointer { a in
+                                    lower.withUnsafeBufferPointer { b in
+                                        let o = y * w
+                                        for x in 0..<w { dst[o + x] = UInt8(truncatingIfNeeded: (a[x] * (256 - wy) + b[x] * wy + 32768) >> 16) }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -180,33 +212,45 @@ extension GrayImage {
         return GrayImage(width: w, height: h, pixels: out)
     }
 
-    /// Thresholded against the mean of a window about 1/8 of the short side (an integral image), so a
-    /// bright streak of glare or a shadow does not swallow the bars under it.
+    /// Thresholded against the mean of a window about 1/8 of the short side, so a bright streak of glare or a
+    /// shadow does not swallow the bars under it. The window sums come from running column sums (a row enters
+    /// and a row leaves as the window moves down) and a prefix sum along each row: the same sums as an integral
+    /// image, with buffers of one row instead of a second copy of the picture.
     func locallyBinarized() -> GrayImage {
         guard width > 8, height > 8 else { return self }
-        let w = width, h = height, stride = w + 1
+        let w = width, h = height
         let r = max(4, min(w, h) / 16)
-        var integral = [Int32](repeating: 0, count: (w + 1) * (h + 1))
+        var columns = [Int32](repeating: 0, count: w)
+        var prefix = [Int32](repeating: 0, count: w + 1)
         var out = [UInt8](repeating: 0, count: w * h)
         pixels.withUnsafeBufferPointer { src in
-            integral.withUnsafeMutableBufferPointer { sums in
-                for y in 0..<h {
-                    var rowSum: Int32 = 0
-                    for x in 0..<w {
-                        rowSum += Int32(src[y * w + x])
-                        sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1] + rowSum
-                    }
-                }
-                out.withUnsafeMutableBufferPointer { dst in
-                    for y in 0..<h {
-                        let y0 = max(0, y - r), y1 = min(h, y + r + 1)
-                        let top = y0 * stride, bottom = y1 * stride
-                        for x in 0..<w {
-                            let x0 = max(0, x - r), x1 = min(w, x + r + 1)
-                            let sum = Int(sums[bottom + x1] - sums[top + x1] - sums[bottom + x0] + sums[top + x0])
-                            let area = (x1 - x0) * (y1 - y0)
+            columns.withUnsafeMutableBufferPointer { column in
+                prefix.withUnsafeMutableBufferPointer { sums in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        // Rows [0, r) are in the window before the first row's turn.
+                        for y in 0..<min(r, h) {
+                            for x in 0..<w { column[x] &+= Int32(src[y * w + x]) }
+                        }
+                        // The window is clamped to the picture near its edges; in between, its width is 2r + 1.
+                        let inner = min(r, w)..<max(min(r, w), w - r)
+                        for y in 0..<h {
+                            if y + r < h { let row = (y + r) * w; for x in 0..<w { column[x] &+= Int32(src[row + x]) } }
+                            if y - r - 1 >= 0 { let row = (y - r - 1) * w; for x in 0..<w { column[x] &-= Int32(src[row + x]) } }
+                            for x in 0..<w { sums[x + 1] = sums[x] &+ column[x] }
+                            let rows = min(h, y + r + 1) - max(0, y - r), row = y * w
                             // Darker than 95% of the local mean is a bar.
-                            dst[y * w + x] = Int(src[y * w + x]) * 100 * area < sum * 95 ? 0 : 255
+                            func pixel(_ x: Int) {
+                                let x0 = max(0, x - r), x1 = min(w, x + r + 1)
+                                let sum = Int(sums[x1] &- sums[x0])
+                                dst[row + x] = Int(src[row + x]) * 100 * ((x1 - x0) * rows) < sum * 95 ? 0 : 255
+                            }
+                            for x in 0..<inner.lowerBound { pixel(x) }
+                            let area100 = 100 * (2 * r + 1) * rows
+                            for x in inner {
+                                let sum = Int(sums[x + r + 1] &- sums[x - r])
+                                dst[row + x] = Int(src[row + x]) * area100 < sum * 95 ? 0 : 255
+                            }
+                            for x in inner.upperBound..<w { pixel(x) }
                         }
                     }
                 }
