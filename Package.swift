@@ -134,8 +134,8 @@ let package = Package(
         .systemLibrary(name: "CZBar"),
         .target(name: "CZBarLoader", dependencies: ["CNativeLoader"]),
         // A tiny C shim: image bytes (PNG, JPEG, ...) to an 8-bit grayscale buffer through libvips
-        // (loaded on first use through CVipsShim's table); opaque 8-bit PNGs through libpng (png.h, libpng-dev;
-        // loaded on first use too).
+        // (loaded on first use through CVipsShim's table); the common PNGs inflated by libdeflate (libdeflate.h,
+        // libdeflate-dev) and the other 8-bit ones read by libpng (png.h, libpng-dev), both loaded on first use too.
         .target(name: "CBarcodeImageLoader", dependencies: ["CVipsShim", "CNativeLoader"], cSettings: [.unsafeFlags(glibIncludes)]),
         // zxing-cpp (pkg-config `zxing`, Debian's libzxing-dev), a second decoder beside zbar. Debian's build keeps
         // its assertions, which abort on some pictures, so it runs in a worker process of its own (nestory-zxing),
@@ -264,7 +264,7 @@ let package = Package(
         // END Imaging tests
 
         // MARK: Barcodes tests
-        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryProductsTests",
             dependencies: ["NestoryProducts", "NestoryStore", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],

@@ -23,6 +23,12 @@ static void nb_init(void) {
     nb_init_status = VIPS_INIT("nestory-barcodes") == 0 ? 0 : -1;
 }
 
+/// Starts libvips (and with it glib, whose allocator the pixels use) once; 0 when it runs.
+__attribute__((visibility("hidden"))) int nb_started(void) {
+    pthread_once(&nb_once, nb_init);
+    return nb_init_status;
+}
+
 static void nb_message(char *error, size_t error_size, const char *prefix) {
     if (error == NULL || error_size == 0) return;
     const char *detail = vips_error_buffer();
@@ -63,9 +69,8 @@ static int nb_load_png_gray(const void *data, size_t length, uint64_t max_pixels
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
     if (!NB_PNG(png_image_begin_read_from_memory)(&image, data, length)) return -1;
-    // 16-bit (libpng would treat it as linear light) and transparency (libpng composites in linear light,
-    // which changed reads on the benchmark) stay with libvips and the composition below.
-    if (image.format & (PNG_FORMAT_FLAG_LINEAR | PNG_FORMAT_FLAG_ALPHA)) {
+    // 16-bit PNGs (libpng would treat them as linear light) stay with libvips.
+    if (image.format & PNG_FORMAT_FLAG_LINEAR) {
         NB_PNG(png_image_free)(&image);
         return -1;
     }
@@ -74,9 +79,12 @@ static int nb_load_png_gray(const void *data, size_t length, uint64_t max_pixels
         NB_PNG(png_image_free)(&image);
         return 3;
     }
-    int colour = (image.format & PNG_FORMAT_FLAG_COLOR) != 0;
-    image.format = colour ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
-    size_t w = image.width, h = image.height, channels = colour ? 3 : 1;
+    int colour = (image.format & PNG_FORMAT_FLAG_COLOR) != 0, alpha = (image.format & PNG_FORMAT_FLAG_ALPHA) != 0;
+    // Transparency (an alpha channel, or a palette or grey with tRNS) is read as 8-bit, non-premultiplied
+    // values and put on white paper below, as the libvips path does; libpng's own composition works in linear
+    // light, which changed reads on the benchmark.
+    image.format = colour ? (alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB) : (alpha ? PNG_FORMAT_GA : PNG_FORMAT_GRAY);
+    size_t w = image.width, h = image.height, channels = (colour ? 3 : 1) + (alpha ? 1 : 0);
     uint8_t *buffer = g_try_malloc(w * h * channels);
     if (buffer == NULL) {
         NB_PNG(png_image_free)(&image);
@@ -87,11 +95,18 @@ static int nb_load_png_gray(const void *data, size_t length, uint64_t max_pixels
         g_free(buffer);
         return -1;
     }
-    if (colour) {
-        // In place: pixel i's grey is written at i, after pixel i's RGB at 3i has been read.
+    // In place: pixel i's grey is written at i, after pixel i's channels at channels × i have been read.
+    if (colour && !alpha) {
         for (size_t i = 0; i < w * h; i++) {
             const uint8_t *p = buffer + 3 * i;
             buffer[i] = (uint8_t)((p[0] * 306u + p[1] * 601u + p[2] * 117u + 512u) >> 10);
+        }
+    } else if (alpha) {
+        for (size_t i = 0; i < w * h; i++) {
+            const uint8_t *p = buffer + channels * i;
+            unsigned luma = colour ? (p[0] * 306u + p[1] * 601u + p[2] * 117u + 512u) >> 10 : p[0];
+            unsigned a = p[channels - 1];
+            buffer[i] = (uint8_t)((luma * a + 255 * (255 - a) + 127) / 255);
         }
     }
     *pixels = buffer;
@@ -122,7 +137,9 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
         return 4;
     }
     if (data != NULL) {
-        int status = nb_load_png_gray(data, length, max_pixels, pixels, width, height, error, error_size);
+        int status = nb_decode_png_direct(data, length, max_pixels, pixels, width, height, error, error_size);
+        if (status >= 0) return status;
+        status = nb_load_png_gray(data, length, max_pixels, pixels, width, height, error, error_size);
         if (status >= 0) return status;
     }
     if (data == NULL || length == 0 || vips_foreign_find_load_buffer(data, length) == NULL) {

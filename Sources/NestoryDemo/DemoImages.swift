@@ -41,13 +41,15 @@ public enum DemoImages {
 
     /// A valid 8-bit PNG whose zlib stream uses stored (uncompressed) blocks. `rawScanlines` holds each
     /// row preceded by its filter byte (0); `colorType` 0 is grey, 2 is RGB. Tests use it for fixtures.
-    public static func png(width: Int, height: Int, colorType: UInt8, rawScanlines: [UInt8]) -> Data {
+    /// `chunks` go between the header and the pixels (a palette's `PLTE` and `tRNS`).
+    public static func png(width: Int, height: Int, colorType: UInt8, bitDepth: UInt8 = 8, chunks: [(type: String, data: Data)] = [], rawScanlines: [UInt8]) -> Data {
         var out = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = Data()
         header.append(bigEndian: UInt32(width))
         header.append(bigEndian: UInt32(height))
-        header.append(contentsOf: [8, colorType, 0, 0, 0])
+        header.append(contentsOf: [bitDepth, colorType, 0, 0, 0])
         out.append(chunk: "IHDR", header)
+        for chunk in chunks { out.append(chunk: chunk.type, chunk.data) }
 
         var zlib = Data([0x78, 0x01])
         var offset = 0

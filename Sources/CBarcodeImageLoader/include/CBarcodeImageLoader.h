@@ -16,4 +16,10 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
 
 void nb_free_pixels(uint8_t *pixels);
 
+/// The first route nb_load_gray tries for PNGs: the common layouts decoded with libdeflate (png_direct.c).
+/// Returns 0 (free `*pixels` with nb_free_pixels), 3 when the header declares more than `max_pixels` (with a
+/// message), or -1 when the PNG is left to libpng and libvips (anything unusual or broken).
+int nb_decode_png_direct(const void *data, size_t length, uint64_t max_pixels,
+                         uint8_t **pixels, int *width, int *height, char *error, size_t error_size);
+
 #endif
