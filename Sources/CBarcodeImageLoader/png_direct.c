@@ -47,6 +47,17 @@ static int nb_chunk_is(const uint8_t *type, const char *name) { return memcmp(ty
 static inline uint8_t nb_grey(unsigned r, unsigned g, unsigned b) { return (uint8_t)((r * 306u + g * 601u + b * 117u + 512u) >> 10); }
 static inline uint8_t nb_on_white(unsigned luma, unsigned a) { return (uint8_t)((luma * a + 255 * (255 - a) + 127) / 255); }
 
+/// The Paeth filter's predictor for bytes `bpp` onwards, without branches. Inlined with a constant `bpp`.
+static inline __attribute__((always_inline)) void nb_paeth(uint8_t *row, const uint8_t *previous, size_t length, size_t bpp) {
+    for (size_t x = bpp; x < length; x++) {
+        int a = row[x - bpp], b = previous[x], c = previous[x - bpp];
+        int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+        int use_b = -(pb <= pc), use_a = -((pa <= pb) & (pa <= pc));
+        int prediction = (a & use_a) | (((b & use_b) | (c & ~use_b)) & ~use_a);
+        row[x] = (uint8_t)(row[x] + prediction);
+    }
+}
+
 /// Reverses a row's PNG filter in place. `previous` is the row above, already unfiltered (NULL for the first).
 static int nb_unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t length, size_t bpp) {
     switch (filter) {
@@ -73,10 +84,13 @@ static int nb_unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, si
             return 0;
         }
         for (size_t x = 0; x < bpp && x < length; x++) row[x] = (uint8_t)(row[x] + previous[x]);
-        for (size_t x = bpp; x < length; x++) {
-            int a = row[x - bpp], b = previous[x], c = previous[x - bpp];
-            int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
-            row[x] = (uint8_t)(row[x] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c));
+        // The byte sizes of the common layouts get their own loop (a constant stride the compiler can keep in
+        // registers); the predictor is chosen with masks, not branches, which photos' noise mispredicts.
+        switch (bpp) {
+        case 1: nb_paeth(row, previous, length, 1); break;
+        case 3: nb_paeth(row, previous, length, 3); break;
+        case 4: nb_paeth(row, previous, length, 4); break;
+        default: nb_paeth(row, previous, length, bpp); break;
         }
         return 0;
     default:
