@@ -171,10 +171,12 @@ import Testing
         return out
     }
 
+    /// A grey picture with every filter, and its PNG.
+    static let greyRows = (0..<height).map { y in (0..<width).map { sample($0, y, 0) } }
+    static let greyPNG = DemoImages.png(width: width, height: height, colorType: 0, rawScanlines: filtered(greyRows, bytesPerPixel: 1))
+
     @Test func pixelDataSplitOverSeveralChunksIsJoined() throws {
-        let rows = (0..<Self.height).map { y in (0..<Self.width).map { Self.sample($0, y, 0) } }
-        let png = DemoImages.png(width: Self.width, height: Self.height, colorType: 0, rawScanlines: Self.filtered(rows, bytesPerPixel: 1))
-        var parts = Self.chunks(png)
+        var parts = Self.chunks(Self.greyPNG)
         let idat = parts.firstIndex { $0.type == "IDAT" }!
         let data = parts[idat].data
         let pieces = [data.prefix(5), data.dropFirst(5).prefix(1), data.dropFirst(6).prefix(0), data.dropFirst(6)].map { ("IDAT", Data($0)) }
@@ -182,7 +184,7 @@ import Testing
         parts.insert(("tEXt", Data("Comment\u{0}between".utf8)), at: idat)
         #expect(Self.direct(Self.assemble(parts)) == 0, "decoded by the fast route")
         let image = try ImageLoader.loadGray(Self.assemble(parts))
-        #expect(image.pixels == rows.flatMap { $0 })
+        #expect(image.pixels == Self.greyRows.flatMap { $0 })
     }
 
     /// The fast route's own answer: 0 decoded, -1 left to libpng and libvips.
@@ -196,8 +198,7 @@ import Testing
     }
 
     @Test func brokenPNGsAreLeftToLibpngAndLibvips() throws {
-        let rows = (0..<Self.height).map { y in (0..<Self.width).map { Self.sample($0, y, 0) } }
-        let good = DemoImages.png(width: Self.width, height: Self.height, colorType: 0, rawScanlines: Self.filtered(rows, bytesPerPixel: 1))
+        let good = Self.greyPNG
         var badFilter = Self.chunks(good)
         let idat = badFilter.firstIndex { $0.type == "IDAT" }!
         // A stored-block zlib stream: the first row's filter byte sits after the 2-byte header and 5-byte block header.
