@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NestoryDomain
 
 /// Writes JSON text straight into bytes: the one hand-written JSON encoder of the app, for the item
 /// shapes the API sends most (a list page is 40–200 items; Foundation's `JSONEncoder` was the
@@ -63,6 +64,15 @@ struct JSONWriter {
         writeEscaped(value)
     }
 
+    /// `prefix` then `value`, as one string (a URL made of a fixed start and a stored name, say).
+    mutating func string(prefix: StaticString, _ value: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }  // a literal in the source, with nothing to escape
+        writeEscapedContent(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     mutating func int(_ value: Int64) {
         separate()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -104,7 +114,74 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// An identifier as its canonical lower-case text (what `EntityID.description` gives), without
+    /// making that text first.
+    mutating func id<Entity>(_ value: EntityID<Entity>) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: value.rawValue.uuid) { raw in
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+                let byte = raw[index]
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A calendar day as `CalendarDate.iso` writes it: `2026-11-23`.
+    mutating func calendarDate(_ value: CalendarDate) {
+        guard (0...9999).contains(value.year), (0...99).contains(value.month), (0...99).contains(value.day) else {
+            string(value.iso)  // outside what a CalendarDate can hold; written as the text says
+            return
+        }
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        digits(Int64(value.year), width: 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int64(value.month), width: 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int64(value.day), width: 2)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// An amount as `Money.plainAmount` writes it (`-12.50`, `5000`), in quotes.
+    mutating func plainAmount(_ value: Money) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        if value.minorUnits < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = value.minorUnits.magnitude
+        let fractionDigits = value.currency.minorUnitDigits
+        if fractionDigits > 0 {
+            var divisor: UInt64 = 1
+            for _ in 0..<fractionDigits { divisor *= 10 }
+            writeDigits(magnitude / divisor)
+            bytes.append(UInt8(ascii: "."))
+            writeDigits(magnitude % divisor, minimumWidth: fractionDigits)
+        } else {
+            writeDigits(magnitude)
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     // Object members; an optional member is left out when nil, as `Encodable`'s synthesized code does.
+
+    mutating func field<Entity>(_ name: StaticString, _ value: EntityID<Entity>) {
+        key(name)
+        id(value)
+    }
+
+    mutating func field<Entity>(_ name: StaticString, _ value: EntityID<Entity>?) {
+        if let value { field(name, value) }
+    }
+
+    mutating func field(_ name: StaticString, _ value: CalendarDate?) {
+        if let value {
+            key(name)
+            calendarDate(value)
+        }
+    }
 
     mutating func field(_ name: StaticString, _ value: String) {
         key(name)
@@ -155,6 +232,12 @@ struct JSONWriter {
     /// everything else (all of Unicode) as its UTF-8 bytes, which JSON allows.
     private mutating func writeEscaped(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        writeEscapedContent(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of a JSON string (no quotes around it).
+    private mutating func writeEscapedContent(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
@@ -179,7 +262,6 @@ struct JSONWriter {
             }
             if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private mutating func digits(_ value: Int64, width: Int) {
