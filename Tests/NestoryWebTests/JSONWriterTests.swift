@@ -35,6 +35,22 @@ import Testing
         }
     }
 
+    @Test func theBufferGrowsAsItIsWritten() throws {
+        var writer = JSONWriter(capacity: 0)
+        var expected: [Any] = []
+        writer.beginArray()
+        for index in 0..<3000 {
+            let text = String(repeating: "x\u{1}🏠", count: index % 70)
+            writer.string(text)
+            writer.int(index)
+            expected.append(text)
+            expected.append(index)
+        }
+        writer.endArray()
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? NSArray)
+        #expect(written == expected as NSArray)
+    }
+
     @Test func numbersBooleansAndStructure() {
         #expect(text { $0.int(Int64(0)) } == "0")
         #expect(text { $0.int(Int64(-1)) } == "-1")
