@@ -45,7 +45,7 @@ public struct Item: Identifiable, Hashable, Codable, Sendable {
     public let createdAt: Date
     public var updatedAt: Date
 
-    public init(id: ItemID = ItemID(), householdID: HouseholdID, draft: ItemDraft, createdAt: Date, updatedAt: Date? = nil) {
+    @inlinable public init(id: ItemID = ItemID(), householdID: HouseholdID, draft: ItemDraft, createdAt: Date, updatedAt: Date? = nil) {
         self.id = id
         self.householdID = householdID
         self.name = draft.name
@@ -102,7 +102,7 @@ public struct ItemDraft: Hashable, Codable, Sendable {
     public var notes: String?
     public var quantity: Int
 
-    public init(name: String, brand: String? = nil, modelNumber: String? = nil, serialNumber: String? = nil,
+    @inlinable public init(name: String, brand: String? = nil, modelNumber: String? = nil, serialNumber: String? = nil,
                 purchasePrice: Money? = nil, purchaseDate: CalendarDate? = nil, currency: CurrencyCode,
                 categoryID: CategoryID? = nil, roomID: RoomID? = nil, condition: ItemCondition = .good,
                 conditionNotes: String? = nil, barcode: String? = nil, warrantyExpiry: CalendarDate? = nil,

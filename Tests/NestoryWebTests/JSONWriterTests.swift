@@ -35,6 +35,22 @@ import Testing
         }
     }
 
+    @Test func theBufferGrowsAsItIsWritten() throws {
+        var writer = JSONWriter(capacity: 0)
+        var expected: [Any] = []
+        writer.beginArray()
+        for index in 0..<3000 {
+            let text = String(repeating: "x\u{1}🏠", count: index % 70)
+            writer.string(text)
+            writer.int(index)
+            expected.append(text)
+            expected.append(index)
+        }
+        writer.endArray()
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? NSArray)
+        #expect(written == expected as NSArray)
+    }
+
     @Test func numbersBooleansAndStructure() {
         #expect(text { $0.int(Int64(0)) } == "0")
         #expect(text { $0.int(Int64(-1)) } == "-1")
@@ -87,6 +103,45 @@ import Testing
         #expect(civil(-1) == "1969-12-31")
     }
 
+    @Test func identifiersDaysAndAmountsAreWrittenAsTheirTexts() throws {
+        for _ in 0..<200 {
+            let id = ItemID()
+            #expect(text { $0.id(id) } == "\"\(id.description)\"")
+        }
+        let fixed = try #require(ItemID(string: "00000000-0000-0000-0000-00000000000f"))
+        #expect(text { $0.id(fixed) } == #""00000000-0000-0000-0000-00000000000f""#)
+        for iso in ["1800-01-01", "2000-02-29", "2023-03-04", "2026-11-23", "9999-12-31"] {
+            #expect(text { $0.calendarDate(try! CalendarDate(iso: iso)) } == "\"\(iso)\"")
+        }
+        let currencies = [CurrencyCode.usd, .jpy, .eur, try CurrencyCode("KWD"), try CurrencyCode("CLF"), try CurrencyCode("XYZ")]
+        let amounts: [Int64] = [0, 1, 5, 9, 10, 99, 100, 101, 1_000, 12_345, 44_999, 1_000_000, -1, -5, -100, -12_345,
+                                Money.maxMagnitude, -Money.maxMagnitude]
+        for currency in currencies {
+            for minor in amounts {
+                let money = try Money(minorUnits: minor, currency: currency)
+                #expect(text { $0.plainAmount(money) } == "\"\(money.plainAmount)\"", "\(minor) \(currency)")
+            }
+        }
+        let cents = try Money(minorUnits: 5, currency: .usd), negative = try Money(minorUnits: -123_456, currency: .usd)
+        let yen = try Money(minorUnits: 5_000, currency: .jpy)
+        #expect(text { $0.plainAmount(cents) } == #""0.05""#)
+        #expect(text { $0.plainAmount(negative) } == #""-1234.56""#)
+        #expect(text { $0.plainAmount(yen) } == #""5000""#)
+        #expect(text { $0.string(prefix: "/files/", "abc") } == #""/files/abc""#)
+        #expect(text { $0.string(prefix: "/files/", "a\"b\\c\n") } == #""/files/a\"b\\c\n""#)
+        let object = text { json in
+            json.beginObject()
+            json.field("a", fixed)
+            json.field("b", nil as ItemID?)
+            json.field("c", nil as CalendarDate?)
+            json.field("d", try! CalendarDate(iso: "2024-01-02"))
+            json.key("e")
+            json.string(prefix: "/x/", "y")
+            json.endObject()
+        }
+        #expect(object == #"{"a":"00000000-0000-0000-0000-00000000000f","d":"2024-01-02","e":"/x/y"}"#)
+    }
+
     private func sampleItem(full: Bool) throws -> ItemJSON {
         let household = HouseholdID()
         let draft = full
@@ -122,8 +177,32 @@ import Testing
             #expect(written == (try parsed(Array(try encoder.encode(page)))))
             #expect(((written as? [String: Any])?["nextCursor"] as? String) == cursor)
         }
-        let empty = PageJSON(items: [], nextCursor: nil)
+        // The values themselves, as the item's texts say.
+        let full = try sampleItem(full: true)
         var writer = JSONWriter()
+        full.write(to: &writer)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
+        #expect(object["id"] as? String == full.item.id.description)
+        #expect(object["roomID"] as? String == full.item.roomID?.description)
+        #expect(object["categoryID"] as? String == full.item.categoryID?.description)
+        #expect((object["price"] as? [String: Any])?["amount"] as? String == "449.99")
+        #expect((object["price"] as? [String: Any])?["minorUnits"] as? Int == 44_999)
+        #expect((object["totalValue"] as? [String: Any])?["amount"] as? String == "1349.97")
+        #expect((object["totalValue"] as? [String: Any])?["currency"] as? String == "USD")
+        #expect(object["purchaseDate"] as? String == "2023-03-04")
+        #expect(object["warrantyExpiry"] as? String == "2026-03-04")
+        #expect(object["createdAt"] as? String == "2023-11-14T22:13:20Z")
+        #expect(object["condition"] as? String == "like_new")
+        #expect(object["tags"] as? [String] == full.item.tags)
+        #expect(object["primaryPhoto"] as? String == "/files/" + String(repeating: "ab", count: 32))
+        #expect(object["documented"] as? Bool == full.documentation.isDocumented)
+        let bare = try sampleItem(full: false)
+        writer = JSONWriter()
+        bare.write(to: &writer)
+        let keys = Set(try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any]).keys)
+        #expect(keys == ["id", "name", "currency", "quantity", "condition", "tags", "createdAt", "updatedAt", "documentation", "documented"])
+        let empty = PageJSON(items: [], nextCursor: nil)
+        writer = JSONWriter()
         empty.write(to: &writer)
         #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"items":[]}"#)
     }

@@ -170,66 +170,32 @@ public struct MoneyJSON: Encodable, Sendable {
         minorUnits = money.minorUnits
     }
 
-    func write(to json: inout JSONWriter) {
+    /// What `MoneyJSON(money)` encodes to, written without making its texts first.
+    static func write(_ money: Money, to json: inout JSONWriter) {
         json.beginObject()
-        json.field("amount", amount)
-        json.field("currency", currency)
-        json.field("minorUnits", minorUnits)
+        json.key("amount")
+        json.plainAmount(money)
+        json.field("currency", money.currency.code)
+        json.field("minorUnits", money.minorUnits)
         json.endObject()
     }
 }
 
+/// An item in JSON. Written from the item itself (identifiers, amounts and days straight into the
+/// bytes, no text made for them first); its `Encodable` form, which means the same, spells out
+/// each field.
 struct ItemJSON: Encodable, Sendable, JSONWritable {
-    let id: String
-    let name: String
-    let brand: String?
-    let modelNumber: String?
-    let serialNumber: String?
-    let price: MoneyJSON?
-    let totalValue: MoneyJSON?
-    let currency: String
-    let quantity: Int
-    let purchaseDate: String?
-    let roomID: String?
-    let categoryID: String?
-    let condition: String
-    let conditionNotes: String?
-    let barcode: String?
-    let warrantyExpiry: String?
-    let tags: [String]
-    let notes: String?
-    let createdAt: Date
-    let updatedAt: Date
+    let item: Item
     let documentation: DocumentationStatus
-    let documented: Bool
     let photos: [PhotoJSON]?
-    let primaryPhoto: String?
+    /// The primary photo's attachment; sent as its URL.
+    let primary: Attachment?
 
     init(_ item: Item, status: DocumentationStatus, photos: [PhotoJSON]?, primary: Attachment?) {
-        id = item.id.description
-        name = item.name
-        brand = item.brand
-        modelNumber = item.modelNumber
-        serialNumber = item.serialNumber
-        price = item.purchasePrice.map(MoneyJSON.init)
-        totalValue = item.totalValue.map(MoneyJSON.init)
-        currency = item.currency.code
-        quantity = item.quantity
-        purchaseDate = item.purchaseDate?.iso
-        roomID = item.roomID?.description
-        categoryID = item.categoryID?.description
-        condition = item.condition.rawValue
-        conditionNotes = item.conditionNotes
-        barcode = item.barcode
-        warrantyExpiry = item.warrantyExpiry?.iso
-        tags = item.tags
-        notes = item.notes
-        createdAt = item.createdAt
-        updatedAt = item.updatedAt
+        self.item = item
         documentation = status
-        documented = status.isDocumented
         self.photos = photos
-        primaryPhoto = primary.map { "/files/\($0.sha256)" }
+        self.primary = primary
     }
 
     init(_ listing: ItemListing) {
@@ -241,34 +207,70 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
                   primary: details.photos.first { $0.isPrimary }?.attachment)
     }
 
+    var primaryPhoto: String? { primary.map { "/files/\($0.sha256)" } }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, brand, modelNumber, serialNumber, price, totalValue, currency, quantity, purchaseDate, roomID, categoryID,
+             condition, conditionNotes, barcode, warrantyExpiry, tags, notes, createdAt, updatedAt, documentation, documented,
+             photos, primaryPhoto
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(item.id.description, forKey: .id)
+        try container.encode(item.name, forKey: .name)
+        try container.encodeIfPresent(item.brand, forKey: .brand)
+        try container.encodeIfPresent(item.modelNumber, forKey: .modelNumber)
+        try container.encodeIfPresent(item.serialNumber, forKey: .serialNumber)
+        try container.encodeIfPresent(item.purchasePrice.map(MoneyJSON.init), forKey: .price)
+        try container.encodeIfPresent(item.totalValue.map(MoneyJSON.init), forKey: .totalValue)
+        try container.encode(item.currency.code, forKey: .currency)
+        try container.encode(item.quantity, forKey: .quantity)
+        try container.encodeIfPresent(item.purchaseDate?.iso, forKey: .purchaseDate)
+        try container.encodeIfPresent(item.roomID?.description, forKey: .roomID)
+        try container.encodeIfPresent(item.categoryID?.description, forKey: .categoryID)
+        try container.encode(item.condition.rawValue, forKey: .condition)
+        try container.encodeIfPresent(item.conditionNotes, forKey: .conditionNotes)
+        try container.encodeIfPresent(item.barcode, forKey: .barcode)
+        try container.encodeIfPresent(item.warrantyExpiry?.iso, forKey: .warrantyExpiry)
+        try container.encode(item.tags, forKey: .tags)
+        try container.encodeIfPresent(item.notes, forKey: .notes)
+        try container.encode(item.createdAt, forKey: .createdAt)
+        try container.encode(item.updatedAt, forKey: .updatedAt)
+        try container.encode(documentation, forKey: .documentation)
+        try container.encode(documentation.isDocumented, forKey: .documented)
+        try container.encodeIfPresent(photos, forKey: .photos)
+        try container.encodeIfPresent(primaryPhoto, forKey: .primaryPhoto)
+    }
+
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.field("id", id)
-        json.field("name", name)
-        json.field("brand", brand)
-        json.field("modelNumber", modelNumber)
-        json.field("serialNumber", serialNumber)
-        if let price {
+        json.field("id", item.id)
+        json.field("name", item.name)
+        json.field("brand", item.brand)
+        json.field("modelNumber", item.modelNumber)
+        json.field("serialNumber", item.serialNumber)
+        if let price = item.purchasePrice {
             json.key("price")
-            price.write(to: &json)
+            MoneyJSON.write(price, to: &json)
         }
-        if let totalValue {
+        if let totalValue = item.totalValue {
             json.key("totalValue")
-            totalValue.write(to: &json)
+            MoneyJSON.write(totalValue, to: &json)
         }
-        json.field("currency", currency)
-        json.field("quantity", quantity)
-        json.field("purchaseDate", purchaseDate)
-        json.field("roomID", roomID)
-        json.field("categoryID", categoryID)
-        json.field("condition", condition)
-        json.field("conditionNotes", conditionNotes)
-        json.field("barcode", barcode)
-        json.field("warrantyExpiry", warrantyExpiry)
-        json.field("tags", tags)
-        json.field("notes", notes)
-        json.field("createdAt", createdAt)
-        json.field("updatedAt", updatedAt)
+        json.field("currency", item.currency.code)
+        json.field("quantity", item.quantity)
+        json.field("purchaseDate", item.purchaseDate)
+        json.field("roomID", item.roomID)
+        json.field("categoryID", item.categoryID)
+        json.field("condition", item.condition.rawValue)
+        json.field("conditionNotes", item.conditionNotes)
+        json.field("barcode", item.barcode)
+        json.field("warrantyExpiry", item.warrantyExpiry)
+        json.field("tags", item.tags)
+        json.field("notes", item.notes)
+        json.field("createdAt", item.createdAt)
+        json.field("updatedAt", item.updatedAt)
         json.key("documentation")
         json.beginObject()
         json.field("hasPhoto", documentation.hasPhoto)
@@ -278,14 +280,17 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
         json.field("hasRoom", documentation.hasRoom)
         json.field("hasCategory", documentation.hasCategory)
         json.endObject()
-        json.field("documented", documented)
+        json.field("documented", documentation.isDocumented)
         if let photos {
             json.key("photos")
             json.beginArray()
             for photo in photos { photo.write(to: &json) }
             json.endArray()
         }
-        json.field("primaryPhoto", primaryPhoto)
+        if let primary {
+            json.key("primaryPhoto")
+            json.string(prefix: "/files/", primary.sha256)
+        }
         json.endObject()
     }
 }
