@@ -151,27 +151,12 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 // their own error correction.
                 return options.stopWhenSure && pool.isSettled(minimum: passesRun >= 2 ? .medium : .high)
             }
-            var index = 0
-            while index < passes.count {
-                let pass = passes[index]
-                index += 1
+            for pass in passes {
                 guard let image = prepared(pass) else { continue }
-                guard pass.usesZXing else {
-                    if record(scanner.scan(image.image), of: pass, in: image) { break }
-                    continue
-                }
-                // zxing reads in its worker process while this thread runs the next zbar pass. The reads are pooled
-                // in the passes' order, and the zbar pass's are dropped if zxing's alone settle it, so the outcome is
-                // the same as one pass after the other.
-                let next = index < passes.count && !passes[index].usesZXing ? passes[index] : nil
-                let (symbols, meanwhile) = ZXingScanner.scan(image.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker) {
-                    next.flatMap { next in prepared(next).map { (image: $0, symbols: scanner.scan($0.image)) } }
-                }
+                let symbols = pass.usesZXing
+                    ? ZXingScanner.scan(image.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
+                    : scanner.scan(image.image)
                 if record(symbols, of: pass, in: image) { break }
-                if let next {
-                    index += 1
-                    if let meanwhile, record(meanwhile.symbols, of: next, in: meanwhile.image) { break }
-                }
             }
             return pool.results(dropLow: options.dropLowConfidence)
         }

@@ -32,21 +32,10 @@ public enum ZXingScanner {
 
     /// Every symbol zxing finds in the picture. `tryHarder` adds zxing's own rotated and downscaled tries.
     static func scan(_ image: GrayImage, formats: Set<BarcodeFormat>, tryHarder: Bool, workerPath path: String?) -> [RawSymbol] {
-        scan(image, formats: formats, tryHarder: tryHarder, workerPath: path, meanwhile: {}).symbols
-    }
-
-    /// Every symbol zxing finds in the picture, with `meanwhile` run on this thread while the worker reads: the
-    /// worker is another process, so the two overlap on a second core instead of this thread waiting for its
-    /// answer. `meanwhile` runs exactly once, whether or not the worker could read.
-    static func scan<T>(_ image: GrayImage, formats: Set<BarcodeFormat>, tryHarder: Bool, workerPath path: String?, meanwhile: () -> T) -> (symbols: [RawSymbol], meanwhile: T) {
-        guard image.width > 0, image.height > 0, let path else { return ([], meanwhile()) }
-        var other: T?
-        let symbols = pool.withWorker(path: path) { worker -> [RawSymbol]? in
-            let sent = worker.send(image, formats: formatBits(formats), tryHarder: tryHarder)
-            other = meanwhile()
-            return sent ? worker.receive() : nil
+        guard image.width > 0, image.height > 0, let path else { return [] }
+        return pool.withWorker(path: path) { worker in
+            worker.read(image, formats: formatBits(formats), tryHarder: tryHarder)
         } ?? []
-        return (symbols, other ?? meanwhile())
     }
 
     static func formatBits(_ formats: Set<BarcodeFormat>) -> UInt32 {
@@ -131,18 +120,9 @@ final class ZXingWorker: @unchecked Sendable {
 
     /// The symbols in `image`, or nil when the worker failed (died, hung, or answered nonsense).
     func read(_ image: GrayImage, formats: UInt32, tryHarder: Bool) -> [RawSymbol]? {
-        send(image, formats: formats, tryHarder: tryHarder) ? receive() : nil
-    }
-
-    /// Hands the worker a picture to read; false when it could not take it (the worker is then of no further use).
-    func send(_ image: GrayImage, formats: UInt32, tryHarder: Bool) -> Bool {
         var header: [UInt8] = []
         for value in [UInt32(image.width), UInt32(image.height), formats, tryHarder ? 1 : 0] { append32(&header, value) }
-        return writeAll(header) && image.pixels.withUnsafeBytes({ writeAll($0) })
-    }
-
-    /// The worker's answer to the picture last sent, or nil when it failed (died, hung, or answered nonsense).
-    func receive() -> [RawSymbol]? {
+        guard writeAll(header), image.pixels.withUnsafeBytes({ writeAll($0) }) else { return nil }
         guard let count = read32(), count <= 1_000 else { return nil }
         var symbols: [RawSymbol] = []
         for _ in 0..<count {
