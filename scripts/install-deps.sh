@@ -3,8 +3,9 @@
 # Safe to run again: it only calls apt-get when something is missing.
 set -euo pipefail
 
-# Build and run: SQLite (GRDB), zlib (backup archives), libvips (images), zbar and zxing-cpp (barcodes), tesseract +
-# English data (OCR), cairo + pango (report PDFs) with fonts: DejaVu, and Droid Sans Fallback for CJK names.
+# Build and run: SQLite (GRDB), zlib (backup archives), libvips (images), libdeflate and libpng (PNGs read for
+# barcodes), zbar and zxing-cpp (barcodes), tesseract + English data (OCR), cairo + pango (report PDFs) with
+# fonts: DejaVu, and Droid Sans Fallback for CJK names.
 RUNTIME_PACKAGES=(libsqlite3-dev zlib1g-dev pkg-config libvips-dev libpng-dev libdeflate-dev libzbar-dev libzxing-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng
   libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-droid-fallback)
 # Tests and benchmarks: the sqlite3 shell, the reference tools measured beside Nestory (zip and unzip for

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <vips/vips.h>
 
+#include "loader_internal.h"
 #include "nestory_native.h"
 
 // libvips is loaded on first use (through CVipsShim's table), not at process start.
@@ -23,7 +24,6 @@ static void nb_init(void) {
     nb_init_status = VIPS_INIT("nestory-barcodes") == 0 ? 0 : -1;
 }
 
-/// Starts libvips (and with it glib, whose allocator the pixels use) once; 0 when it runs.
 __attribute__((visibility("hidden"))) int nb_started(void) {
     pthread_once(&nb_once, nb_init);
     return nb_init_status;
@@ -38,9 +38,11 @@ static void nb_message(char *error, size_t error_size, const char *prefix) {
     vips_error_clear();
 }
 
-// PNG through libpng's simplified API, on the caller's thread: libvips decodes PNGs on a worker thread
-// behind its pipeline, which cost about a quarter of the load on the benchmark's small photos. libpng is a
-// dependency of libvips, so it is installed wherever libvips is; it is loaded on first use like the rest.
+// The PNGs png_direct.c leaves (a gamma or colour profile, a colour key, interlacing, or anything it finds
+// inconsistent) through libpng's simplified API, on the caller's thread: libvips decodes PNGs on a worker
+// thread behind its pipeline, which cost about a quarter of the load on the benchmark's small photos, and
+// ignores gamma. libpng is a dependency of libvips, so it is installed wherever libvips is; it is loaded on
+// first use like the rest.
 #define NB_PNG_FUNCTIONS(X) X(png_image_begin_read_from_memory) X(png_image_finish_read) X(png_image_free)
 #define NB_PNG_INDEX(name) nb_png_index_##name,
 enum { NB_PNG_FUNCTIONS(NB_PNG_INDEX) NB_PNG_FUNCTION_COUNT };
@@ -96,17 +98,11 @@ static int nb_load_png_gray(const void *data, size_t length, uint64_t max_pixels
         return -1;
     }
     // In place: pixel i's grey is written at i, after pixel i's channels at channels × i have been read.
-    if (colour && !alpha) {
-        for (size_t i = 0; i < w * h; i++) {
-            const uint8_t *p = buffer + 3 * i;
-            buffer[i] = (uint8_t)((p[0] * 306u + p[1] * 601u + p[2] * 117u + 512u) >> 10);
-        }
-    } else if (alpha) {
+    if (colour || alpha) {
         for (size_t i = 0; i < w * h; i++) {
             const uint8_t *p = buffer + channels * i;
-            unsigned luma = colour ? (p[0] * 306u + p[1] * 601u + p[2] * 117u + 512u) >> 10 : p[0];
-            unsigned a = p[channels - 1];
-            buffer[i] = (uint8_t)((luma * a + 255 * (255 - a) + 127) / 255);
+            uint8_t grey = colour ? nb_grey(p[0], p[1], p[2]) : p[0];
+            buffer[i] = alpha ? nb_on_white(grey, p[channels - 1]) : grey;
         }
     }
     *pixels = buffer;
@@ -127,12 +123,12 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
     *pixels = NULL;
     *width = 0;
     *height = 0;
-    pthread_once(&nb_once, nb_init);
-    if (nb_init_status == -2) {
+    int started = nb_started();
+    if (started == -2) {
         if (error && error_size) snprintf(error, error_size, "%s", nb_load_error);
         return 4;
     }
-    if (nb_init_status != 0) {
+    if (started != 0) {
         nb_message(error, error_size, "libvips could not start");
         return 4;
     }
@@ -176,8 +172,8 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
             return 3;
         }
         int colour = bands >= 3, alpha = bands == 2 || bands == 4;
-        // Luma weights 0.299 / 0.587 / 0.114 in 1/1024ths; the common layouts get their own loop without a
-        // per-pixel branch or division (this loop was a fifth of the benchmark's time on the decoding thread).
+        // The common layouts get their own loop without a per-pixel branch or division (this loop was a fifth
+        // of the benchmark's time on the decoding thread).
         if (source_format == VIPS_FORMAT_UCHAR && !alpha) {
             for (int y = 0; y < h; y++) {
                 const VipsPel *row = VIPS_IMAGE_ADDR(image, 0, y);
@@ -187,7 +183,7 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
                     continue;
                 }
                 for (int x = 0; x < w; x++, row += bands) {
-                    dst[x] = (uint8_t)((row[0] * 306u + row[1] * 601u + row[2] * 117u + 512u) >> 10);
+                    dst[x] = nb_grey(row[0], row[1], row[2]);
                 }
             }
         } else {
@@ -199,13 +195,8 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
                     for (int b = 0; b < bands; b++) {
                         v[b] = source_format == VIPS_FORMAT_UCHAR ? row[x * bands + b] : ((unsigned short *)row)[x * bands + b] >> 8;
                     }
-                    unsigned luma = colour ? (v[0] * 306u + v[1] * 601u + v[2] * 117u + 512u) >> 10 : v[0];
-                    if (alpha) {
-                        // Transparent areas become white paper, not black.
-                        unsigned a = v[bands - 1];
-                        luma = (luma * a + 255 * (255 - a) + 127) / 255;
-                    }
-                    dst[x] = (uint8_t)luma;
+                    uint8_t grey = colour ? nb_grey(v[0], v[1], v[2]) : (uint8_t)v[0];
+                    dst[x] = alpha ? nb_on_white(grey, v[bands - 1]) : grey;
                 }
             }
         }

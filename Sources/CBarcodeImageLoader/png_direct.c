@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader_internal.h"
 #include "nestory_native.h"
 
 // g_try_malloc and g_free through libvips' table (glib is loaded with libvips, on first use).
@@ -34,18 +35,11 @@ static nn_library nb_deflate_library = {
 };
 #define NB_DEFLATE(name) ((__typeof__(&name))nb_deflate_slots[nb_deflate_index_##name])
 
-/// loader.c: starts libvips once; 0 when it runs.
-int nb_started(void);
-
 static uint32_t nb_be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
 static int nb_chunk_is(const uint8_t *type, const char *name) { return memcmp(type, name, 4) == 0; }
-
-/// Luma weights 0.299 / 0.587 / 0.114 in 1/1024ths, then onto white paper by alpha: the libvips path's formulas.
-static inline uint8_t nb_grey(unsigned r, unsigned g, unsigned b) { return (uint8_t)((r * 306u + g * 601u + b * 117u + 512u) >> 10); }
-static inline uint8_t nb_on_white(unsigned luma, unsigned a) { return (uint8_t)((luma * a + 255 * (255 - a) + 127) / 255); }
 
 /// The Paeth filter's predictor for bytes `bpp` onwards, without branches. Inlined with a constant `bpp`.
 static inline __attribute__((always_inline)) void nb_paeth(uint8_t *row, const uint8_t *previous, size_t length, size_t bpp) {

@@ -118,45 +118,35 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let longSide = max(base.width, base.height)
         let shrink = longSide > Self.workingSize ? (longSide + Self.workingSize - 1) / Self.workingSize : 1
         var working: GrayImage?
+        // The doubled picture, made once for the passes that start from it. Those passes all read the same
+        // picture (`working` when there is one, else `base`), so one copy serves them.
+        var doubled: GrayImage?
         var pool = CandidatePool(strongScanLines: options.strongScanLines)
-        let passes = options.passes
         return self.pool.withScanner { scanner in
-            typealias Prepared = (image: GrayImage, toBase: (Int, Int) -> (Int, Int))
-            // The doubled picture is made once for the passes that start from it.
-            var doubledBase: GrayImage?, doubledWorking: GrayImage?
-            func prepared(_ pass: Pass) -> Prepared? {
-                guard shrink > 1, pass != .original, !pass.usesZXing else {
-                    return prepare(base, pass) {
-                        if doubledBase == nil { doubledBase = base.upscaled(by: 2) }
-                        return doubledBase!
-                    }
-                }
-                if working == nil { working = base.downscaled(by: shrink) }
-                return prepare(working!, pass, doubled: {
-                    if doubledWorking == nil { doubledWorking = working!.upscaled(by: 2) }
-                    return doubledWorking!
-                }).map { step in
-                    (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
-                }
-            }
             var passesRun = 0
-            /// Pools one pass's reads; true once the reads so far are sure enough to stop.
-            func record(_ symbols: [RawSymbol], of pass: Pass, in image: Prepared) -> Bool {
+            for pass in options.passes {
+                let shrunk = shrink > 1 && pass != .original && !pass.usesZXing
+                if shrunk, working == nil { working = base.downscaled(by: shrink) }
+                let source = shrunk ? working! : base
+                let step = prepare(source, pass) {
+                    if doubled == nil { doubled = source.upscaled(by: 2) }
+                    return doubled!
+                }
+                guard let step else { continue }
+                let prepared: (image: GrayImage, toBase: (Int, Int) -> (Int, Int)) = shrunk
+                    ? (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
+                    : step
                 passesRun += 1
+                let symbols = pass.usesZXing
+                    ? ZXingScanner.scan(prepared.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
+                    : scanner.scan(prepared.image)
                 for symbol in symbols {
-                    let points = symbol.points.map { image.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
+                    let points = symbol.points.map { prepared.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
                     pool.add(symbol, pass: pass, points: points)
                 }
                 // A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes carry
                 // their own error correction.
-                return options.stopWhenSure && pool.isSettled(minimum: passesRun >= 2 ? .medium : .high)
-            }
-            for pass in passes {
-                guard let image = prepared(pass) else { continue }
-                let symbols = pass.usesZXing
-                    ? ZXingScanner.scan(image.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
-                    : scanner.scan(image.image)
-                if record(symbols, of: pass, in: image) { break }
+                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break }
             }
             return pool.results(dropLow: options.dropLowConfidence)
         }
@@ -321,4 +311,3 @@ private struct CandidatePool {
             }
     }
 }
-

@@ -106,60 +106,52 @@ extension GrayImage {
     /// Enlarged by `factor` with bilinear interpolation (thin bars get more than one pixel each).
     func upscaled(by factor: Int) -> GrayImage {
         guard factor > 1, width > 0, height > 0 else { return self }
-        let w = width * factor, h = height * factor
-        // Fixed-point (8-bit) source positions and weights, one table per axis.
-        func axis(_ size: Int, _ count: Int) -> (lo: [Int32], hi: [Int32], weight: [Int32]) {
-            var lo = [Int32](repeating: 0, count: count), hi = lo, weight = lo
-            for i in 0..<count {
+        let w = width * factor, h = height * factor, sw = width
+        /// Per output column or row: its two source positions and the second one's weight (8-bit fixed point).
+        func axis(_ size: Int, _ count: Int) -> [(lo: Int, hi: Int, weight: Int32)] {
+            (0..<count).map { i in
                 let f = max(0, ((2 * i + 1) * 256 / (2 * factor)) - 128)
-                lo[i] = Int32(min(size - 1, f >> 8))
-                hi[i] = Int32(min(size - 1, Int(lo[i]) + 1))
-                weight[i] = Int32(f & 255)
+                let lo = min(size - 1, f >> 8)
+                return (lo, min(size - 1, lo + 1), Int32(f & 255))
             }
-            return (lo, hi, weight)
         }
-        let xs = axis(width, w), ys = axis(height, h)
+        let rows = axis(height, h)
         var out = [UInt8](repeating: 0, count: w * h)
         // Separable: each source row is interpolated across once into a row buffer (an output row blends the
         // buffers of its two source rows), which gives exactly the four-neighbour formula's values.
         var upper = [Int32](repeating: 0, count: w), lower = upper
         var upperRow = -1, lowerRow = -1
-        let sw = width
-        pixels.withUnsafeBufferPointer { src in
-            xs.lo.withUnsafeBufferPointer { lo in
-                xs.hi.withUnsafeBufferPointer { hi in
-                    xs.weight.withUnsafeBufferPointer { weight in
-                        func across(_ row: Int, into buffer: inout [Int32]) {
-                            buffer.withUnsafeMutableBufferPointer { line in
-                                let r = row * sw
-                                for x in 0..<w {
-                                    let wx = weight[x]
-                                    line[x] = Int32(src[r + Int(lo[x])]) * (256 - wx) + Int32(src[r + Int(hi[x])]) * wx
-                                }
-                            }
+        axis(width, w).withUnsafeBufferPointer { columns in
+            pixels.withUnsafeBufferPointer { src in
+                func across(_ row: Int, into buffer: inout [Int32]) {
+                    let r = row * sw
+                    buffer.withUnsafeMutableBufferPointer { line in
+                        for x in 0..<w {
+                            let c = columns[x]
+                            line[x] = Int32(src[r + c.lo]) * (256 - c.weight) + Int32(src[r + c.hi]) * c.weight
                         }
-                        out.withUnsafeMutableBufferPointer { dst in
-                            for y in 0..<h {
-                                let top = Int(ys.lo[y]), bottom = Int(ys.hi[y]), wy = ys.weight[y]
-                                if upperRow != top {
-                                    if lowerRow == top {
-                                        swap(&upper, &lower)
-                                        swap(&upperRow, &lowerRow)
-                                    } else {
-                                        across(top, into: &upper)
-                                        upperRow = top
-                                    }
-                                }
-                                if lowerRow != bottom {
-                                    across(bottom, into: &lower)
-                                    lowerRow = bottom
-                                }
-                                upper.withUnsafeBufferPointer { a in
-                                    lower.withUnsafeBufferPointer { b in
-                                        let o = y * w
-                                        for x in 0..<w { dst[o + x] = UInt8(truncatingIfNeeded: (a[x] * (256 - wy) + b[x] * wy + 32768) >> 16) }
-                                    }
-                                }
+                    }
+                }
+                for y in 0..<h {
+                    let (top, bottom, wy) = rows[y]
+                    if upperRow != top {
+                        if lowerRow == top {
+                            swap(&upper, &lower)
+                            swap(&upperRow, &lowerRow)
+                        } else {
+                            across(top, into: &upper)
+                            upperRow = top
+                        }
+                    }
+                    if lowerRow != bottom {
+                        across(bottom, into: &lower)
+                        lowerRow = bottom
+                    }
+                    out.withUnsafeMutableBufferPointer { dst in
+                        upper.withUnsafeBufferPointer { a in
+                            lower.withUnsafeBufferPointer { b in
+                                let o = y * w
+                                for x in 0..<w { dst[o + x] = UInt8(truncatingIfNeeded: (a[x] * (256 - wy) + b[x] * wy + 32768) >> 16) }
                             }
                         }
                     }

@@ -212,8 +212,8 @@ import Testing
     }
 
     @Test func everyPNGLayoutReadsTheSame() throws {
-        // 8-bit PNGs are decoded by libpng on the calling thread, transparent ones by libvips: grey, RGB, grey +
-        // alpha and RGBA of one picture must give the same code at the same place.
+        // Grey, RGB, grey + alpha and RGBA of one picture must give the same code at the same place (each
+        // layout is turned to grey by its own loop; ImageLoaderTests compares the pixels).
         let picture = BarcodeRendering.picture(Self.samples[0].modules)
         func layout(_ colorType: UInt8, _ channels: (UInt8) -> [UInt8]) -> Data {
             var raw: [UInt8] = []

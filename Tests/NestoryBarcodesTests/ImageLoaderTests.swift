@@ -4,8 +4,9 @@ import Foundation
 import NestoryDemo
 import Testing
 
-/// PNGs are turned to grey by two routes: libpng for 8-bit ones, libvips for 16-bit ones and everything else. A
-/// transparent picture must come out the same both ways, put on white paper, pixel for pixel.
+/// PNGs are turned to grey by three routes: png_direct.c for the common 8-bit ones, libpng for 8-bit ones with a
+/// gamma or colour profile (and whatever png_direct.c declines), libvips for 16-bit ones and everything else. A
+/// transparent picture must come out the same every way, put on white paper, pixel for pixel.
 @Suite struct ImageLoaderTests {
     /// A palette of colours and transparencies, and a picture using every entry.
     static let palette: [(r: UInt8, g: UInt8, b: UInt8, a: UInt8)] = (0..<256).map { i in
@@ -23,29 +24,35 @@ import Testing
         return raw
     }
 
-    @Test func transparentPNGsGiveTheSameGreyThroughLibpngAndLibvips() throws {
+    @Test func transparentPNGsGiveTheSameGreyByEveryRoute() throws {
         let plte = Data(Self.palette.flatMap { [$0.r, $0.g, $0.b] }), trns = Data(Self.palette.map(\.a))
-        let indexed = DemoImages.png(width: Self.width, height: Self.height, colorType: 3, chunks: [("PLTE", plte), ("tRNS", trns)], rawScanlines: Self.rows { [UInt8($0)] })
-        let rgba8 = DemoImages.png(width: Self.width, height: Self.height, colorType: 6, rawScanlines: Self.rows { i in
+        let rgbaRows = Self.rows { i in
             let p = Self.palette[i]
             return [p.r, p.g, p.b, p.a]
-        })
+        }
+        let indexed = DemoImages.png(width: Self.width, height: Self.height, colorType: 3, chunks: [("PLTE", plte), ("tRNS", trns)], rawScanlines: Self.rows { [UInt8($0)] })
+        let rgba8 = DemoImages.png(width: Self.width, height: Self.height, colorType: 6, rawScanlines: rgbaRows)
+        // sRGB's own gamma (1/2.2 as 45455): libpng's route, which leaves the values as they are.
+        let gamma = Data([0, 0, 0xB1, 0x8F])
+        let rgba8Gamma = DemoImages.png(width: Self.width, height: Self.height, colorType: 6, chunks: [("gAMA", gamma)], rawScanlines: rgbaRows)
         // 16 bits a channel (v × 257, so the top byte is v): libvips' route.
         let rgba16 = DemoImages.png(width: Self.width, height: Self.height, colorType: 6, bitDepth: 16, rawScanlines: Self.rows { i in
             let p = Self.palette[i]
             return [p.r, p.r, p.g, p.g, p.b, p.b, p.a, p.a]
         })
+        #expect(PNGDecodingTests.direct(indexed) == 0 && PNGDecodingTests.direct(rgba8) == 0)
+        #expect(PNGDecodingTests.direct(rgba8Gamma) == -1 && PNGDecodingTests.direct(rgba16) == -1)
         let reference = try ImageLoader.loadGray(rgba16)
         #expect(reference.width == Self.width && reference.height == Self.height)
-        // Luma (0.299 / 0.587 / 0.114), then put on white by its alpha: fully transparent is white paper.
+        // Luma, then put on white by its alpha: fully transparent is white paper.
         let expected = (0..<(Self.width * Self.height)).map { at -> UInt8 in
             let p = Self.palette[Self.index(at % Self.width, at / Self.width)]
-            let luma = (Int(p.r) * 306 + Int(p.g) * 601 + Int(p.b) * 117 + 512) >> 10
-            return UInt8((luma * Int(p.a) + 255 * (255 - Int(p.a)) + 127) / 255)
+            return PNGDecodingTests.onWhite(PNGDecodingTests.luma(p.r, p.g, p.b), p.a)
         }
         #expect(reference.pixels == expected)
-        #expect(try ImageLoader.loadGray(indexed).pixels == reference.pixels)
-        #expect(try ImageLoader.loadGray(rgba8).pixels == reference.pixels)
+        for (name, png) in [("palette", indexed), ("RGBA", rgba8), ("RGBA with gamma", rgba8Gamma)] {
+            #expect(try ImageLoader.loadGray(png).pixels == reference.pixels, "\(name)")
+        }
     }
 }
 
