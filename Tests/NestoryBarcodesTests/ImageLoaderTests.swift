@@ -59,11 +59,11 @@ import Testing
 /// PNGs built here with every filter, layout and palette depth, and split or broken in the ways real files are:
 /// the grey that comes out is computed independently from the samples.
 @Suite struct PNGDecodingTests {
-    /// Each row filtered with the type `row % 5` (None, Sub, Up, Average, Paeth), as an encoder would.
-    static func filtered(_ rows: [[UInt8]], bytesPerPixel bpp: Int) -> [UInt8] {
+    /// Each row filtered with the type `(row + firstFilter) % 5` (None, Sub, Up, Average, Paeth), as an encoder would.
+    static func filtered(_ rows: [[UInt8]], bytesPerPixel bpp: Int, firstFilter: Int = 0) -> [UInt8] {
         var out: [UInt8] = []
         for (y, row) in rows.enumerated() {
-            let filter = y % 5
+            let filter = (y + firstFilter) % 5
             out.append(UInt8(filter))
             for x in 0..<row.count {
                 let a = x >= bpp ? Int(row[x - bpp]) : 0, b = y > 0 ? Int(rows[y - 1][x]) : 0
@@ -110,6 +110,37 @@ import Testing
         let image = try ImageLoader.loadGray(png)
         #expect(image.width == Self.width && image.height == Self.height)
         #expect(image.pixels == expected)
+    }
+
+    /// Noise, as in photos, takes every branch of the Paeth predictor (the whole-pixel loops of 3 and 4 bytes
+    /// included), and each filter also comes first, where there is no row above.
+    @Test(arguments: [0, 2, 4, 6] as [UInt8])
+    func noisyRowsWithEveryFilterFirst(colorType: UInt8) throws {
+        let channels = [0: 1, 2: 3, 4: 2, 6: 4][Int(colorType)]!
+        let width = 41, height = 12
+        var state: UInt32 = 0x9E37_79B9
+        let rows = (0..<height).map { _ in
+            (0..<width * channels).map { _ -> UInt8 in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            }
+        }
+        let expected = rows.flatMap { row in
+            (0..<width).map { x -> UInt8 in
+                let s = Array(row[x * channels..<(x + 1) * channels])
+                switch colorType {
+                case 0: return s[0]
+                case 2: return UInt8(Self.luma(s[0], s[1], s[2]))
+                case 4: return Self.onWhite(Int(s[0]), s[1])
+                default: return Self.onWhite(Self.luma(s[0], s[1], s[2]), s[3])
+                }
+            }
+        }
+        for first in 0..<5 {
+            let png = DemoImages.png(width: width, height: height, colorType: colorType, rawScanlines: Self.filtered(rows, bytesPerPixel: channels, firstFilter: first))
+            #expect(Self.direct(png) == 0, "decoded by the fast route")
+            #expect(try ImageLoader.loadGray(png).pixels == expected, "colour type \(colorType), first filter \(first)")
+        }
     }
 
     @Test(arguments: [1, 2, 4, 8] as [UInt8])
