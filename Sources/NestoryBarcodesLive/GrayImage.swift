@@ -64,6 +64,17 @@ extension GrayImage {
         return GrayImage(width: w, height: h, pixels: out)
     }
 
+    /// The `width` × `height` pixels from (`x`, `y`); the rectangle must lie inside the picture.
+    func cropped(x: Int, y: Int, width w: Int, height h: Int) -> GrayImage {
+        precondition(x >= 0 && y >= 0 && w >= 0 && h >= 0 && x + w <= width && y + h <= height, "crop outside the picture")
+        var out = [UInt8](repeating: 0, count: w * h)
+        for row in 0..<h {
+            let source = (y + row) * width + x
+            out.replaceSubrange(row * w..<(row + 1) * w, with: pixels[source..<source + w])
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+
     /// Rotated a quarter turn clockwise.
     func rotatedClockwise() -> GrayImage {
         var out = [UInt8](repeating: 0, count: pixels.count)

@@ -175,6 +175,25 @@ import Testing
         #expect(bounds.y >= 160 && bounds.y + bounds.height <= 320, "\(bounds)")
     }
 
+    @Test func zxingsReadIsConfirmedAroundItInsideARegion() throws {
+        // A small code in a large picture: zbar confirms zxing's read on the area around it, and the positions
+        // of both come back in the whole picture's pixels, inside a region too.
+        var image = BarcodeRendering.blank(width: 1200, height: 900)
+        BarcodeRendering.draw(BarcodeRendering.samplesModules(.ean13), into: &image, x: 700, y: 560, moduleWidth: 2, barHeight: 80)
+        let png = BarcodeRendering.png(image)
+        let twoDecoders = BarcodeReader(options: .init(passes: [.zxing, .original]))
+        for region in [nil, BarcodeRegion(x: 0.25, y: 0.5, width: 0.75, height: 0.5)] {
+            let codes = try twoDecoders.decode(imageData: png, region: region)
+            #expect(codes.map(\.text) == ["5901234123457"], "\(String(describing: region))")
+            let code = try #require(codes.first)
+            #expect(code.agreeingPasses == 2 && code.confidence == .high)
+            let bounds = try #require(code.bounds)
+            // The code's bars span x 700 + 2 × (0...95), y 560...640 (with zbar's and zxing's scan lines in it).
+            #expect(bounds.x >= 690 && bounds.x + bounds.width <= 920, "\(bounds)")
+            #expect(bounds.y >= 555 && bounds.y + bounds.height <= 660, "\(bounds)")
+        }
+    }
+
     @Test func bigNoisyPhotosAreSearchedOnAShrunkCopy() throws {
         // A 6-megapixel "phone photo": passes after the first work on a copy shrunk to at most 1600 pixels,
         // and positions still come back in the photo's own pixels.

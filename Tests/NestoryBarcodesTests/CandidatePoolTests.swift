@@ -1,0 +1,56 @@
+@testable import NestoryBarcodesLive
+import NestoryBarcodes
+import Testing
+
+/// The reads pooled across passes: where zbar is asked to confirm zxing's reads before it scans everything.
+@Suite struct CandidatePoolTests {
+    /// A pool holding `reads`, each found by `pass`.
+    static func pool(_ reads: [RawSymbol], pass: BarcodeReader.Pass = .zxing) -> CandidatePool {
+        var pool = CandidatePool(strongScanLines: .max)
+        for read in reads { pool.add(read, pass: pass, points: read.points) }
+        return pool
+    }
+
+    /// A read along one scan line from (x0, y) to (x1, y), as zxing reports a 1D code.
+    static func line(_ format: BarcodeFormat, _ text: String, x0: Int, x1: Int, y: Int) -> RawSymbol {
+        RawSymbol(format: format, text: text, quality: 3, points: [(x: x0, y: y), (x: x1, y: y)])
+    }
+
+    static let ean = line(.ean13, "5901234123457", x0: 300, x1: 491, y: 400)
+
+    @Test func theAreaIsTheWaitingReadWithItsQuietZones() {
+        let pool = Self.pool([Self.ean])
+        // 192 pixels long: padded by an eighth of that, 24 pixels, on every side.
+        #expect(pool.confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == PixelBounds(x: 276, y: 376, width: 240, height: 49))
+        // In a region starting at (100, 50) of the photo: the same place in the region's own pixels.
+        #expect(pool.confirmationArea(width: 900, height: 750, origin: (x: 100, y: 50)) == PixelBounds(x: 176, y: 326, width: 240, height: 49))
+        // At least 16 pixels of margin for a short code, clamped at the picture's edges.
+        let small = Self.pool([Self.line(.ean8, "96385074", x0: 2, x1: 60, y: 5)])
+        #expect(small.confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == PixelBounds(x: 0, y: 0, width: 77, height: 22))
+    }
+
+    @Test func twoWaitingReadsShareOneArea() {
+        let pool = Self.pool([
+            Self.line(.ean13, "5901234123457", x0: 100, x1: 291, y: 100),
+            Self.line(.code128, "BOX-0042", x0: 120, x1: 311, y: 300),
+        ])
+        #expect(pool.confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == PixelBounds(x: 76, y: 76, width: 260, height: 249))
+    }
+
+    @Test func nothingToConfirmOrNowhereToLookMeansTheWholePicture() {
+        #expect(Self.pool([]).confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == nil)
+        // A QR code needs no second pass.
+        let qr = RawSymbol(format: .qr, text: "hello", quality: 1, points: [(x: 10, y: 10), (x: 90, y: 90)])
+        #expect(Self.pool([qr]).confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == nil)
+        // Already confirmed by a second pass.
+        var confirmed = Self.pool([Self.ean])
+        confirmed.add(Self.ean, pass: .original, points: Self.ean.points)
+        #expect(confirmed.confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == nil)
+        // A read with no position.
+        let unplaced = RawSymbol(format: .ean13, text: "5901234123457", quality: 3, points: [])
+        #expect(Self.pool([unplaced]).confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == nil)
+        // A code across most of the picture: a crop would save little.
+        let big = RawSymbol(format: .ean13, text: "5901234123457", quality: 3, points: [(x: 20, y: 100), (x: 620, y: 400)])
+        #expect(Self.pool([big]).confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == nil)
+    }
+}
