@@ -12,8 +12,8 @@ import NestoryDomain
 /// remaining passes run). QR codes carry their own error correction and need no second pass. zbar confirms
 /// zxing's 1D reads on the part of the picture around them first, and scans the whole picture only if that
 /// leaves anything unsettled. Which pass found
-/// a code, how many agreed and a ``BarcodeConfidence`` come with each result. Safe to call from several threads
-/// at once (zbar scanners are pooled, one per call).
+/// a code, how many agreed and a ``BarcodeConfidence`` come with each result. Each pass has its own zbar scanner,
+/// so a call never depends on an earlier one. Safe to call from several threads at once.
 public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// What the reader looks for and how hard it tries.
     public struct Options: Sendable {
@@ -34,8 +34,12 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         public var scanDensity: Int
         /// The zxing worker program (`nestory-zxing`); nil: zxing passes find nothing and zbar works alone.
         public var zxingWorker: String?
+        /// Run the passes after the first two two at a time, on two threads (same reads; less waiting for hard
+        /// photos and photos with no code, the same work).
+        public var parallelPasses: Bool
 
-        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath) {
+        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath, parallelPasses: Bool = true) {
+            self.parallelPasses = parallelPasses
             self.strongScanLines = strongScanLines
             self.scanDensity = max(1, scanDensity)
             self.zxingWorker = zxingWorker
@@ -94,12 +98,17 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     }
 
     public let options: Options
-    private let pool: ScannerPool
 
     public init(options: Options = Options()) {
         self.options = options
-        self.pool = ScannerPool(formats: options.formats, density: options.scanDensity)
     }
+
+    /// A zbar scanner for one pass. zbar keeps half an EAN/UPC code it read until the other half turns up, on a
+    /// later scan line or in a later picture, and offers no way to forget it: a scanner used for a second
+    /// picture can finish a code with half of another photo's (on the benchmark it completed one photo's code with
+    /// the previous photo's half). A fresh one per pass costs microseconds and makes every pass, and every
+    /// call, independent of what was read before.
+    private func zbar() -> ZBarScanner { ZBarScanner(formats: options.formats, density: options.scanDensity) }
 
     public func decode(imageData: Data, region: BarcodeRegion? = nil) throws(BarcodeReaderError) -> [DecodedBarcode] {
         decode(image: try ImageLoader.loadGray(imageData), region: region)
@@ -107,12 +116,11 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 
     /// Every code found in a grayscale picture (a camera frame already in memory), optionally only inside `region`.
     public func decode(image: GrayImage, region: BarcodeRegion? = nil) -> [DecodedBarcode] {
-        var base = image
-        var offset = (x: 0, y: 0)
-        if let region, region != .whole {
-            base = image.cropped(to: region)
-            offset = (Int((region.x * Double(image.width)).rounded(.down)), Int((region.y * Double(image.height)).rounded(.down)))
-        }
+        let cropped = region.flatMap { $0 == .whole ? nil : $0 }
+        let base = cropped.map { image.cropped(to: $0) } ?? image
+        let offset = cropped.map { region in
+            (x: Int((region.x * Double(image.width)).rounded(.down)), y: Int((region.y * Double(image.height)).rounded(.down)))
+        } ?? (x: 0, y: 0)
         guard base.width > 0, base.height > 0 else { return [] }
 
         // Big phone photos: the first pass sees every pixel; the others work on a copy at most about
@@ -124,44 +132,86 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // picture (`working` when there is one, else `base`), so one copy serves them.
         var doubled: GrayImage?
         var pool = CandidatePool(strongScanLines: options.strongScanLines)
-        return self.pool.withScanner { scanner in
-            var passesRun = 0
-            for pass in options.passes {
-                let shrunk = shrink > 1 && pass != .original && !pass.usesZXing
-                if shrunk, working == nil { working = base.downscaled(by: shrink) }
-                let source = shrunk ? working! : base
-                let step = prepare(source, pass) {
-                    if doubled == nil { doubled = source.upscaled(by: 2) }
-                    return doubled!
+
+        var passesRun = 0
+        var next = 0
+        passes: while next < options.passes.count {
+            // The first two passes run alone: most photos are settled by them. Later ones, reached by hard photos
+            // and by photos with no code (which run them all), run two at a time on two threads when both are
+            // zbar's; their reads are still taken in order, so the result is the same as one at a time.
+            var batch = [options.passes[next]]
+            if options.parallelPasses, options.stopWhenSure, next >= 2, next + 1 < options.passes.count,
+               !batch[0].usesZXing, !options.passes[next + 1].usesZXing {
+                batch.append(options.passes[next + 1])
+            }
+            next += batch.count
+            if shrink > 1, working == nil, batch.contains(where: { $0 != .original && !$0.usesZXing }) {
+                working = base.downscaled(by: shrink)
+            }
+            // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos about
+            // half the picture, and it settled 164 of 166), then the whole picture if anything is unsettled.
+            if batch[0] == .original, options.stopWhenSure, let area = pool.confirmationArea(width: base.width, height: base.height, origin: offset) {
+                let crop = base.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
+                for symbol in zbar().scan(crop) {
+                    let points = symbol.points.map { (x: $0.x + area.x + offset.x, y: $0.y + area.y + offset.y) }
+                    pool.add(symbol, pass: .original, points: points)
                 }
-                guard let step else { continue }
-                let prepared: (image: GrayImage, toBase: (Int, Int) -> (Int, Int)) = shrunk
-                    ? (step.image, { x, y in let p = step.toBase(x, y); return (p.0 * shrink, p.1 * shrink) })
-                    : step
-                // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos
-                // about half the picture, and it settled 164 of 166), then the whole picture if anything is unsettled.
-                if pass == .original, options.stopWhenSure, let area = pool.confirmationArea(width: base.width, height: base.height, origin: offset) {
-                    let crop = base.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
-                    for symbol in scanner.scan(crop) {
-                        let points = symbol.points.map { (x: $0.x + area.x + offset.x, y: $0.y + area.y + offset.y) }
-                        pool.add(symbol, pass: pass, points: points)
+                if pool.isSettled(minimum: .medium) { break }
+            }
+            var outcomes: [PassOutcome?] = []
+            if batch.count == 2 {
+                let (pair, shared, picture) = (batch, working, doubled)
+                outcomes = [nil, nil]
+                outcomes.withUnsafeMutableBufferPointer { slots in
+                    let slots = UnsafeSendable(slots)
+                    DispatchQueue.concurrentPerform(iterations: 2) { index in
+                        slots.value[index] = self.run(pair[index], base: base, working: shared, shrink: shrink, offset: offset, doubled: picture)
                     }
-                    if pool.isSettled(minimum: .medium) { break }
                 }
+            } else {
+                outcomes = [run(batch[0], base: base, working: working, shrink: shrink, offset: offset, doubled: doubled)]
+            }
+            for (pass, outcome) in zip(batch, outcomes) {
+                guard let outcome else { continue }
+                if doubled == nil { doubled = outcome.doubled }
                 passesRun += 1
-                let symbols = pass.usesZXing
-                    ? ZXingScanner.scan(prepared.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
-                    : scanner.scan(prepared.image)
-                for symbol in symbols {
-                    let points = symbol.points.map { prepared.toBase($0.x, $0.y) }.map { (x: $0.0 + offset.x, y: $0.1 + offset.y) }
-                    pool.add(symbol, pass: pass, points: points)
-                }
+                for read in outcome.reads { pool.add(read.symbol, pass: pass, points: read.points) }
                 // A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes carry
                 // their own error correction.
-                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break }
+                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break passes }
             }
-            return pool.results(dropLow: options.dropLowConfidence)
         }
+        return pool.results(dropLow: options.dropLowConfidence)
+    }
+
+    /// One pass's reads, with their points in the whole picture's pixels, and the doubled picture if the pass made it.
+    private struct PassOutcome: Sendable {
+        var reads: [(symbol: RawSymbol, points: [(x: Int, y: Int)])]
+        var doubled: GrayImage?
+    }
+
+    /// Runs one pass over `base` (or `working`, its shrunk copy, for the passes after the first) at `offset` in the
+    /// whole picture; nil when the pass does not apply to this picture.
+    private func run(_ pass: Pass, base: GrayImage, working: GrayImage?, shrink: Int, offset: (x: Int, y: Int), doubled: GrayImage?) -> PassOutcome? {
+        let shrunk = working != nil && pass != .original && !pass.usesZXing
+        let source = shrunk ? working! : base
+        var made = doubled
+        let step = prepare(source, pass) {
+            if made == nil { made = source.upscaled(by: 2) }
+            return made!
+        }
+        guard let step else { return nil }
+        let scale = shrunk ? shrink : 1
+        let symbols = pass.usesZXing
+            ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
+            : zbar().scan(step.image)
+        let reads = symbols.map { symbol in
+            (symbol: symbol, points: symbol.points.map { point in
+                let p = step.toBase(point.x, point.y)
+                return (x: p.0 * scale + offset.x, y: p.1 * scale + offset.y)
+            })
+        }
+        return PassOutcome(reads: reads, doubled: made)
     }
 
     /// The long side, in pixels, beyond which passes after the first work on a shrunk copy.
@@ -342,4 +392,10 @@ struct CandidatePool {
                     pass: $0.firstPass.rawValue, agreeingPasses: $0.agreeing, bounds: $0.bounds)
             }
     }
+}
+
+/// A value handed to threads that use disjoint parts of it (the two slots of a pair of passes).
+private struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

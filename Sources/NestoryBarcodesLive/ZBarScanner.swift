@@ -2,7 +2,6 @@ import NestoryBarcodes
 import CZBar
 import CZBarLoader
 import Foundation
-import Synchronization
 
 /// One symbol as zbar reported it, in the coordinates of the picture it scanned.
 struct RawSymbol: Sendable {
@@ -13,7 +12,7 @@ struct RawSymbol: Sendable {
     let points: [(x: Int, y: Int)]
 }
 
-/// A configured zbar image scanner. Not thread-safe: use one from ``ScannerPool`` per call.
+/// A configured zbar image scanner, for one pass over one picture (see ``BarcodeReader``). Not thread-safe.
 final class ZBarScanner: @unchecked Sendable {
     /// nil when zbar could not be loaded (it is loaded on the first scanner, not at process start):
     /// scans then find nothing, and the reason is printed once on stderr.
@@ -104,27 +103,5 @@ final class ZBarScanner: @unchecked Sendable {
             }
             return symbols
         }
-    }
-}
-
-/// A few zbar scanners reused across calls (a scanner holds tables worth keeping, and is not thread-safe).
-final class ScannerPool: Sendable {
-    private let idle = Mutex<[ZBarScanner]>([])
-    private let formats: Set<BarcodeFormat>
-    private let density: Int
-    private let capacity: Int
-
-    init(formats: Set<BarcodeFormat>, density: Int = 1, capacity: Int = 4) {
-        self.formats = formats
-        self.density = density
-        self.capacity = capacity
-    }
-
-    func withScanner<T>(_ body: (ZBarScanner) -> T) -> T {
-        let scanner = idle.withLock { $0.popLast() } ?? ZBarScanner(formats: formats, density: density)
-        defer {
-            idle.withLock { if $0.count < capacity { $0.append(scanner) } }
-        }
-        return body(scanner)
     }
 }

@@ -77,6 +77,29 @@ import Testing
         #expect(codes.first?.pass != "original")
     }
 
+    @Test func passesTwoAtATimeReadWhatOneAtATimeReads() throws {
+        // Hard pictures reach the later passes, which run in pairs on two threads; the reads, which pass found
+        // them, how many agreed and where they are must be the same as one pass at a time.
+        let code128 = BarcodeRendering.picture(BarcodeRendering.code128("Nestory-128 ok"))
+        let pictures = [
+            BarcodeRendering.noisy(code128, amount: 40),
+            BarcodeRendering.blurred(BarcodeRendering.picture(Self.samples[0].modules, moduleWidth: 2), radius: 2),
+            GrayImage(width: code128.width, height: code128.height, pixels: code128.pixels.map { 255 - $0 }),
+            BarcodeRendering.noisy(BarcodeRendering.blank(width: 320, height: 240, grey: 128), amount: 80),
+        ]
+        // zbar alone, so that its later passes do the reading.
+        let pairs = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: true))
+        let single = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: false))
+        for (index, picture) in pictures.enumerated() {
+            let png = BarcodeRendering.png(picture)
+            #expect(try pairs.decode(imageData: png) == single.decode(imageData: png), "picture \(index)")
+        }
+        // zbar's first pass reads nothing of the first one (see laterPassesRescueWhatTheFirstMisses): a later pass
+        // read it, so pairs did run. The last has no code and runs every pass.
+        let late = try #require(try pairs.decode(imageData: BarcodeRendering.png(pictures[0])).first)
+        #expect(late.text == "Nestory-128 ok" && !["zxing", "original"].contains(late.pass), "\(late.pass)")
+    }
+
     @Test func aCleanCodeIsConfirmedBySeveralPasses() throws {
         let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
         let code = try #require(try reader.decode(imageData: png).first)
@@ -206,6 +229,26 @@ import Testing
         let bounds = try #require(codes.first?.bounds)
         #expect(bounds.x >= 1850 && bounds.x < 2100, "\(bounds)")
         #expect(bounds.y >= 1150 && bounds.y + bounds.height <= 1560, "\(bounds)")
+    }
+
+    @Test func halfACodeIsNotFinishedWithHalfOfTheNextPhoto() throws {
+        // zbar keeps half an EAN it read for the other half to turn up. One photo shows only the left half of a
+        // code, the next only the right half of the same code: neither may report it, whichever comes first.
+        let modules = BarcodeRendering.samplesModules(.ean13)
+        func half(_ keep: Range<Int>) -> Data {
+            var image = BarcodeRendering.blank(width: 400, height: 160)
+            let kept = String(modules.enumerated().map { keep.contains($0.offset) ? $0.element : "0" })
+            BarcodeRendering.draw(kept, into: &image, x: 50, y: 30, moduleWidth: 3, barHeight: 100)
+            return BarcodeRendering.png(image)
+        }
+        // Each keeps the centre guard and a bar past it, so zbar can measure the guard's last space.
+        let left = half(0..<52), right = half(43..<95)
+        let zbarOnly = BarcodeReader(options: .init(passes: [.original], zxingWorker: nil))
+        for order in [[left, right], [right, left], [left, right, left]] {
+            for photo in order { #expect(try zbarOnly.decode(imageData: photo).isEmpty) }
+        }
+        // The whole code in one photo is read, by the same reader.
+        #expect(try zbarOnly.decode(imageData: BarcodeRendering.png(BarcodeRendering.picture(modules))).map(\.text) == ["5901234123457"])
     }
 
     @Test func aBlankPictureHasNoCodes() throws {
