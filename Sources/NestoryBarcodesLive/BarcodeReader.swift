@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NestoryBarcodes
 import NestoryDomain
 
@@ -34,8 +35,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         public var scanDensity: Int
         /// The zxing worker program (`nestory-zxing`); nil: zxing passes find nothing and zbar works alone.
         public var zxingWorker: String?
-        /// Run the passes after the first two two at a time, on two threads (same reads; less waiting for hard
-        /// photos and photos with no code, the same work).
+        /// Run the passes after the first two on two threads, each thread starting the next pass not yet started
+        /// (the same reads as one at a time; less waiting for hard photos and photos with no code, the same work).
         public var parallelPasses: Bool
 
         public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath, parallelPasses: Bool = true) {
@@ -127,91 +128,137 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // `workingSize` pixels long, so a photo with no code costs tens of milliseconds, not seconds.
         let longSide = max(base.width, base.height)
         let shrink = longSide > Self.workingSize ? (longSide + Self.workingSize - 1) / Self.workingSize : 1
-        var working: GrayImage?
-        // The doubled picture, made once for the passes that start from it. Those passes all read the same
-        // picture (`working` when there is one, else `base`), so one copy serves them.
-        var doubled: GrayImage?
+        // Made when a pass first needs them: the shrunk copy of a big photo, and the doubled picture (the passes
+        // that start from it all read the same picture, `working` when there is one, else `base`, so one copy
+        // serves them).
+        let picture = Picture(base: base, shrink: shrink, offset: offset)
         var pool = CandidatePool(strongScanLines: options.strongScanLines)
-
         var passesRun = 0
-        var next = 0
-        passes: while next < options.passes.count {
-            // The first two passes run alone: most photos are settled by them. Later ones, reached by hard photos
-            // and by photos with no code (which run them all), run two at a time on two threads when both are
-            // zbar's; their reads are still taken in order, so the result is the same as one at a time.
-            var batch = [options.passes[next]]
-            if options.parallelPasses, options.stopWhenSure, next >= 2, next + 1 < options.passes.count,
-               !batch[0].usesZXing, !options.passes[next + 1].usesZXing {
-                batch.append(options.passes[next + 1])
-            }
-            next += batch.count
-            if shrink > 1, working == nil, batch.contains(where: { $0 != .original && !$0.usesZXing }) {
-                working = base.downscaled(by: shrink)
-            }
+        let head = options.passes.prefix(2)
+        for pass in head {
             // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos about
             // half the picture, and it settled 164 of 166), then the whole picture if anything is unsettled.
-            if batch[0] == .original, options.stopWhenSure, let area = pool.confirmationArea(width: base.width, height: base.height, origin: offset) {
+            if pass == .original, options.stopWhenSure, let area = pool.confirmationArea(width: base.width, height: base.height, origin: offset) {
                 let crop = base.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
                 for symbol in zbar().scan(crop) {
                     let points = symbol.points.map { (x: $0.x + area.x + offset.x, y: $0.y + area.y + offset.y) }
                     pool.add(symbol, pass: .original, points: points)
                 }
-                if pool.isSettled(minimum: .medium) { break }
+                if pool.isSettled(minimum: .medium) { return pool.results(dropLow: options.dropLowConfidence) }
             }
-            var outcomes: [PassOutcome?] = []
-            if batch.count == 2 {
-                let (pair, shared, picture) = (batch, working, doubled)
-                outcomes = [nil, nil]
-                outcomes.withUnsafeMutableBufferPointer { slots in
-                    let slots = UnsafeSendable(slots)
-                    DispatchQueue.concurrentPerform(iterations: 2) { index in
-                        slots.value[index] = self.run(pair[index], base: base, working: shared, shrink: shrink, offset: offset, doubled: picture)
-                    }
-                }
-            } else {
-                outcomes = [run(batch[0], base: base, working: working, shrink: shrink, offset: offset, doubled: doubled)]
-            }
-            for (pass, outcome) in zip(batch, outcomes) {
-                guard let outcome else { continue }
-                if doubled == nil { doubled = outcome.doubled }
-                passesRun += 1
-                for read in outcome.reads { pool.add(read.symbol, pass: pass, points: read.points) }
-                // A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes carry
-                // their own error correction.
-                if options.stopWhenSure, pool.isSettled(minimum: passesRun >= 2 ? .medium : .high) { break passes }
+            if pool.take(run(pass, on: picture), of: pass, passesRun: &passesRun, stopWhenSure: options.stopWhenSure) {
+                return pool.results(dropLow: options.dropLowConfidence)
             }
         }
-        return pool.results(dropLow: options.dropLowConfidence)
+        // The first two passes settle most photos. The rest, reached by hard photos and by photos with no code
+        // (which run them all), run on two threads, each starting the next pass not yet started; their reads are
+        // still taken in order, and no pass starts once they settle, so the result is the same as one at a time.
+        let rest = Array(options.passes.dropFirst(head.count))
+        guard !rest.isEmpty else { return pool.results(dropLow: options.dropLowConfidence) }
+        let schedule = Mutex(Schedule(pool: pool, passesRun: passesRun, count: rest.count))
+        let stopWhenSure = options.stopWhenSure
+        let work: @Sendable (Int) -> Void = { _ in
+            while let index = schedule.withLock({ $0.start() }) {
+                let outcome = self.run(rest[index], on: picture)
+                schedule.withLock { $0.finish(index, outcome, passes: rest, stopWhenSure: stopWhenSure) }
+            }
+        }
+        if options.parallelPasses, rest.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: 2, execute: work)
+        } else {
+            work(0)
+        }
+        return schedule.withLock { $0.pool }.results(dropLow: options.dropLowConfidence)
     }
 
-    /// One pass's reads, with their points in the whole picture's pixels, and the doubled picture if the pass made it.
-    private struct PassOutcome: Sendable {
+    /// The picture being read, with its shrunk and doubled copies, made once when a pass first needs them.
+    private final class Picture: Sendable {
+        let base: GrayImage
+        let shrink: Int
+        let offset: (x: Int, y: Int)
+        private let shrunk = Mutex<GrayImage?>(nil)
+        private let doubled = Mutex<GrayImage?>(nil)
+
+        init(base: GrayImage, shrink: Int, offset: (x: Int, y: Int)) {
+            self.base = base
+            self.shrink = shrink
+            self.offset = offset
+        }
+
+        /// The copy at most ``BarcodeReader/workingSize`` pixels long (nil when `base` is small enough).
+        var working: GrayImage? {
+            guard shrink > 1 else { return nil }
+            return shrunk.withLock { copy in
+                if copy == nil { copy = base.downscaled(by: shrink) }
+                return copy
+            }
+        }
+
+        /// `source` (the working picture) upscaled by 2; a second thread wanting it waits for the first.
+        func doubled(of source: GrayImage) -> GrayImage {
+            doubled.withLock { copy in
+                if copy == nil { copy = source.upscaled(by: 2) }
+                return copy!
+            }
+        }
+    }
+
+    /// The passes after the first two, shared by the threads that run them.
+    private struct Schedule: Sendable {
+        var pool: CandidatePool
+        var passesRun: Int
+        let count: Int
+        var next = 0
+        /// Passes finished but not yet taken (a later pass can finish before an earlier one).
+        var finished: [Int: PassOutcome?] = [:]
+        var taken = 0
+        var settled = false
+
+        init(pool: CandidatePool, passesRun: Int, count: Int) {
+            self.pool = pool
+            self.passesRun = passesRun
+            self.count = count
+        }
+
+        /// The next pass to run, or nil once every pass has started or the reads have settled.
+        mutating func start() -> Int? {
+            guard !settled, next < count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+
+        /// Takes the finished passes' reads in pass order, as far as they go without a gap.
+        mutating func finish(_ index: Int, _ outcome: PassOutcome?, passes: [Pass], stopWhenSure: Bool) {
+            finished[index] = .some(outcome)
+            while !settled, let outcome = finished.removeValue(forKey: taken) {
+                settled = pool.take(outcome, of: passes[taken], passesRun: &passesRun, stopWhenSure: stopWhenSure)
+                taken += 1
+            }
+        }
+    }
+
+    /// One pass's reads, with their points in the whole picture's pixels.
+    fileprivate struct PassOutcome: Sendable {
         var reads: [(symbol: RawSymbol, points: [(x: Int, y: Int)])]
-        var doubled: GrayImage?
     }
 
-    /// Runs one pass over `base` (or `working`, its shrunk copy, for the passes after the first) at `offset` in the
-    /// whole picture; nil when the pass does not apply to this picture.
-    private func run(_ pass: Pass, base: GrayImage, working: GrayImage?, shrink: Int, offset: (x: Int, y: Int), doubled: GrayImage?) -> PassOutcome? {
-        let shrunk = working != nil && pass != .original && !pass.usesZXing
-        let source = shrunk ? working! : base
-        var made = doubled
-        let step = prepare(source, pass) {
-            if made == nil { made = source.upscaled(by: 2) }
-            return made!
-        }
-        guard let step else { return nil }
-        let scale = shrunk ? shrink : 1
+    /// Runs one pass over the picture (over its working copy for the passes after the first); nil when the pass
+    /// does not apply to this picture.
+    private func run(_ pass: Pass, on picture: Picture) -> PassOutcome? {
+        let working = pass != .original && !pass.usesZXing ? picture.working : nil
+        let source = working ?? picture.base
+        guard let step = prepare(source, pass, doubled: { picture.doubled(of: source) }) else { return nil }
+        let scale = working != nil ? picture.shrink : 1
         let symbols = pass.usesZXing
             ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
             : zbar().scan(step.image)
         let reads = symbols.map { symbol in
             (symbol: symbol, points: symbol.points.map { point in
                 let p = step.toBase(point.x, point.y)
-                return (x: p.0 * scale + offset.x, y: p.1 * scale + offset.y)
+                return (x: p.0 * scale + picture.offset.x, y: p.1 * scale + picture.offset.y)
             })
         }
-        return PassOutcome(reads: reads, doubled: made)
+        return PassOutcome(reads: reads)
     }
 
     /// The long side, in pixels, beyond which passes after the first work on a shrunk copy.
@@ -266,7 +313,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 }
 
 /// Reads pooled across passes, keyed by what they say (a product code by its GTIN key).
-struct CandidatePool {
+struct CandidatePool: Sendable {
     struct Candidate {
         var format: BarcodeFormat
         var text: String
@@ -332,6 +379,16 @@ struct CandidatePool {
         return PixelBounds(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// Adds one pass's reads (nil: the pass did not apply to the picture); true once the reads so far are sure
+    /// enough to stop. A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes
+    /// carry their own error correction.
+    fileprivate mutating func take(_ outcome: BarcodeReader.PassOutcome?, of pass: BarcodeReader.Pass, passesRun: inout Int, stopWhenSure: Bool) -> Bool {
+        guard let outcome else { return false }
+        passesRun += 1
+        for read in outcome.reads { add(read.symbol, pass: pass, points: read.points) }
+        return stopWhenSure && isSettled(minimum: passesRun >= 2 ? .medium : .high)
+    }
+
     /// Whether every read is at least `minimum` and none contradicts another.
     func isSettled(minimum: BarcodeConfidence) -> Bool {
         guard !candidates.isEmpty else { return false }
@@ -394,8 +451,3 @@ struct CandidatePool {
     }
 }
 
-/// A value handed to threads that use disjoint parts of it (the two slots of a pair of passes).
-private struct UnsafeSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}

@@ -8,7 +8,7 @@
 // but none is the expected one, and as a miss when nothing was returned.
 //
 // Usage: bench-barcodes [DIR] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--keep-low] [--verbose] [--slowest N] [--density N]
-//        [--sequential] (the later passes one at a time, on one thread)
+//        [--sequential] (every pass on one thread)
 import Foundation
 import NestoryBarcodes
 import NestoryBarcodesLive
@@ -263,6 +263,6 @@ print("")
 print("ms per image (p50 / p95 / mean): Nestory \(percentile(ourTimes, 0.5)) / \(percentile(ourTimes, 0.95)) / \(String(format: "%.1f", ourTimes.reduce(0, +) / Double(max(1, ourTimes.count))))"
     + (haveZbarimg ? "; zbarimg \(percentile(theirTimes, 0.5)) / \(percentile(theirTimes, 0.95)) / \(String(format: "%.1f", theirTimes.reduce(0, +) / Double(max(1, theirTimes.count)))) (a process per image, start-up included)" : ""))
 print("Nestory CPU ms per image, this process only (zxing's worker process not counted; the wall time includes it) (p50 / p95 / mean): \(percentile(ourCPUTimes, 0.5)) / \(percentile(ourCPUTimes, 0.95)) / \(String(format: "%.1f", ourCPUTimes.reduce(0, +) / Double(max(1, ourCPUTimes.count)))); load average at the end: \(loadAverage())")
-print("Nestory: image bytes to results (libvips load included), \(options.parallelPasses && options.stopWhenSure ? "passes after the second two at a time on two threads" : "one thread"), release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
+print("Nestory: image bytes to results (libvips load included), \(options.parallelPasses ? "passes after the second on two threads" : "one thread"), release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
 print("First code found by pass: " + passCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 print("By confidence: " + confidenceOutcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))

@@ -77,9 +77,9 @@ import Testing
         #expect(codes.first?.pass != "original")
     }
 
-    @Test func passesTwoAtATimeReadWhatOneAtATimeReads() throws {
-        // Hard pictures reach the later passes, which run in pairs on two threads; the reads, which pass found
-        // them, how many agreed and where they are must be the same as one pass at a time.
+    @Test func passesOnTwoThreadsReadWhatOneAtATimeReads() throws {
+        // Hard pictures reach the later passes, which run on two threads; the reads, which pass found them, how
+        // many agreed and where they are must be the same as one pass at a time.
         let code128 = BarcodeRendering.picture(BarcodeRendering.code128("Nestory-128 ok"))
         let pictures = [
             BarcodeRendering.noisy(code128, amount: 40),
@@ -88,15 +88,15 @@ import Testing
             BarcodeRendering.noisy(BarcodeRendering.blank(width: 320, height: 240, grey: 128), amount: 80),
         ]
         // zbar alone, so that its later passes do the reading.
-        let pairs = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: true))
+        let twoThreads = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: true))
         let single = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: false))
         for (index, picture) in pictures.enumerated() {
             let png = BarcodeRendering.png(picture)
-            #expect(try pairs.decode(imageData: png) == single.decode(imageData: png), "picture \(index)")
+            #expect(try twoThreads.decode(imageData: png) == single.decode(imageData: png), "picture \(index)")
         }
         // zbar's first pass reads nothing of the first one (see laterPassesRescueWhatTheFirstMisses): a later pass
-        // read it, so pairs did run. The last has no code and runs every pass.
-        let late = try #require(try pairs.decode(imageData: BarcodeRendering.png(pictures[0])).first)
+        // read it, so both threads did run. The last has no code and runs every pass.
+        let late = try #require(try twoThreads.decode(imageData: BarcodeRendering.png(pictures[0])).first)
         #expect(late.text == "Nestory-128 ok" && !["zxing", "original"].contains(late.pass), "\(late.pass)")
     }
 
