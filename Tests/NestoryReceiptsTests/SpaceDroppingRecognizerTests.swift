@@ -1,0 +1,42 @@
+import Foundation
+import NestoryDomain
+import Testing
+@testable import NestoryReceipts
+
+/// Text as a recogniser that drops spaces and prints full-width punctuation reads it (RapidOCR's PP-OCR
+/// models do both): dates glued to their times, words glued together, `（M)`, `C0.`, one letter wrong in a
+/// label. Every receipt here is written by hand for the rule it checks.
+@Suite struct SpaceDroppingRecognizerTests {
+    let extractor = ReceiptExtractor()
+    let malaysia = ReceiptHints(dateOrder: .dayFirst, currency: try! CurrencyCode("MYR"))
+
+    func ringgit(_ text: String) throws -> Money { try Money.parse(text, currency: try CurrencyCode("MYR")) }
+    func date(_ iso: String) throws -> CalendarDate { try CalendarDate(iso: iso) }
+    func squeezed(_ text: String?) -> String { (text ?? "").uppercased().filter { $0.isLetter || $0.isNumber } }
+
+    // MARK: Dates glued to times
+
+    @Test func aTwoDigitYearGluedToTheTime() throws {
+        for line in ["18/03/1815:17 SLIP NO.: 7010385084", "Date :18-03-185:23:26PM", "18/03/1815:17062051"] {
+            #expect(extractor.extract(text: "KEDAI RUNCIT MAJU\n\(line)\nTOTAL 10.00", hints: malaysia).purchaseDate?.value == (try date("2018-03-18")), "\(line)")
+        }
+    }
+
+    @Test func yearFirstMonthNameAndDottedTimesGluedToTheDate() throws {
+        #expect(extractor.extract(text: "Date:2016/05/0114:11:20", hints: malaysia).purchaseDate?.value == (try date("2016-05-01")))
+        #expect(extractor.extract(text: "05May1818:06:40", hints: malaysia).purchaseDate?.value == (try date("2018-05-05")))
+        #expect(extractor.extract(text: "CB#:389772 17/01/20188.08.53", hints: malaysia).purchaseDate?.value == (try date("2018-01-17")))
+    }
+
+    @Test func aDateGluedToTheNumberBeforeIt() throws {
+        let reading = extractor.extract(text: "Order No. 100021911/03/201806:20PM\nTotal 13.10", hints: malaysia)
+        #expect(reading.purchaseDate?.value == (try date("2018-03-11")))
+        #expect(reading.total?.value == (try ringgit("13.10")))
+    }
+
+    @Test func gluedTimesLeaveOrdinaryDatesAndAmountsAlone() throws {
+        #expect(extractor.extract(text: "19/10/2018 20:49:59", hints: malaysia).purchaseDate?.value == (try date("2018-10-19")))
+        #expect(extractor.extract(text: "DATE 01/03/201815:17", hints: malaysia).purchaseDate?.value == (try date("2018-03-01")))
+        #expect(DateScanner.scan("TOTAL 12.50 CASH 20.00").isEmpty)
+    }
+}
