@@ -197,6 +197,7 @@ public struct ReceiptExtractor: Sendable {
 
     /// Classifies a label such as `TOTAL AMT....RM` or `CHANGE DUE`.
     static func classify(_ label: String) -> (Kind, Double) {
+        let label = canonicalLabel(label)
         let w = Set(words(label.uppercased()))
         let j = label.uppercased().filter(\.isLetter)
         guard !j.isEmpty else { return (.other, 0) }
@@ -280,6 +281,47 @@ public struct ReceiptExtractor: Sendable {
         if w == ["DUE"] || w == ["TOTAL", "DUE"] { return (.total, 10) }
         if w.contains("PAYABLE") || w.contains("AMOUNT") || w.contains("AMT") { return (.total, 5) }
         return (.other, 0)
+    }
+
+    /// Label words as meant when OCR misread one character of them: digits for look-alike letters inside a word
+    /// (`Tota1`, `T0TAL`), and one letter wrong, missing or extra in a long label word (`Totsl`, `toal`,
+    /// `Inchusive`). Only words that cannot be another common receipt word one letter away are repaired.
+    static func canonicalLabel(_ label: String) -> String {
+        let targets = ["TOTAL", "SUBTOTAL", "ROUNDING", "INCLUSIVE", "PAYABLE"]
+        let lookalikes: [Character: Character] = ["0": "O", "1": "L", "5": "S", "8": "B", "|": "L", "!": "L"]
+        var changed = false
+        let rewritten = label.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
+            // The word's letters (and look-alike digits) between any punctuation around it.
+            let chars = Array(token)
+            guard let first = chars.firstIndex(where: { $0.isLetter }), let last = chars.lastIndex(where: { $0.isLetter || lookalikes[$0] != nil }) else { return String(token) }
+            var core = Array(chars[first...last])
+            let letterCount = core.filter(\.isLetter).count
+            guard letterCount >= 3, core.allSatisfy({ $0.isLetter || lookalikes[$0] != nil }) else { return String(token) }
+            core = core.map { lookalikes[$0] ?? $0 }
+            let upper = String(core).uppercased()
+            guard !targets.contains(upper) else {
+                if letterCount < core.count { changed = true; return String(chars[..<first]) + upper + String(chars[(last + 1)...]) }
+                return String(token)
+            }
+            guard let target = targets.first(where: { upper.count >= 4 && oneEditApart(upper, $0) }) else {
+                if letterCount < core.count { changed = true; return String(chars[..<first]) + upper + String(chars[(last + 1)...]) }
+                return String(token)
+            }
+            changed = true
+            return String(chars[..<first]) + target + String(chars[(last + 1)...])
+        }
+        return changed ? rewritten.joined(separator: " ") : label
+    }
+
+    /// One substitution, deletion or insertion turns `a` into `b` (both upper-case).
+    static func oneEditApart(_ a: String, _ b: String) -> Bool {
+        let x = Array(a), y = Array(b)
+        guard abs(x.count - y.count) <= 1, x != y else { return false }
+        var i = 0
+        while i < min(x.count, y.count), x[i] == y[i] { i += 1 }
+        if x.count == y.count { return x[(i + 1)...] == y[(i + 1)...] }
+        if x.count < y.count { return x[i...] == y[(i + 1)...] }
+        return x[(i + 1)...] == y[i...]
     }
 
     /// Every amount on the receipt with the label that names it: the text before it on its line, or for

@@ -39,4 +39,34 @@ import Testing
         #expect(extractor.extract(text: "DATE 01/03/201815:17", hints: malaysia).purchaseDate?.value == (try date("2018-03-01")))
         #expect(DateScanner.scan("TOTAL 12.50 CASH 20.00").isEmpty)
     }
+
+    // MARK: Labels and amounts
+
+    @Test func labelWordsWithOneLetterWrongOrADigitForALetter() {
+        for label in ["Grand Tota1", "Totsl", "toal sales(Inclusive of GsT):", "Fotal Sales Inclusive GST:", "T0TAL"] {
+            #expect(ReceiptExtractor.classify(label).0 == .total, "\(label)")
+        }
+        #expect(ReceiptExtractor.classify("Total Inchusive GST:").0 == .total)
+        #expect(ReceiptExtractor.classify("Roundng Adjustment:").0 == .rounding)
+        // Real words one letter away from a label word are left alone.
+        #expect(ReceiptExtractor.classify("SERVICE CHARGE").0 != .change)
+        #expect(ReceiptExtractor.classify("TOTE BAG").0 == .other)
+        #expect(ReceiptExtractor.classify("Total Exclusive GST:").0 != .total)
+    }
+
+    @Test func aMisspeltInclusiveTotalBeatsAMisreadOne() throws {
+        let text = """
+            Type: 10 Total 277.90
+            Rounding Adj 0.00
+            Total Inchusive GST: 277.00
+            CASH 277.00
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).total?.value == (try ringgit("277.00")))
+    }
+
+    @Test func centsAfterAStrayMarkAreALostAmount() {
+        #expect(AmountScanner.scan("Total (Inclusive of GST): §,50").isEmpty)
+        #expect(AmountScanner.scan("ROUNDING -.01").map(\.cents) == [-1])
+        #expect(AmountScanner.scan("CHANGE RM .20").map(\.cents) == [20])
+    }
 }
