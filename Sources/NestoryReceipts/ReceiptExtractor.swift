@@ -59,7 +59,7 @@ public struct ReceiptExtractor: Sendable {
     static func rows(_ lines: [RecognizedLine]) -> [RecognizedLine] {
         let cleaned = lines.map { line -> RecognizedLine in
             var copy = line
-            copy.text = line.text.trimmingCharacters(in: .whitespaces)
+            copy.text = normalizeForms(line.text).trimmingCharacters(in: .whitespaces)
             return copy
         }
         guard !cleaned.isEmpty, cleaned.allSatisfy({ $0.box != nil }) else { return cleaned }
@@ -92,6 +92,23 @@ public struct ReceiptExtractor: Sendable {
         }
     }
 
+    /// Full-width forms (`（M)`, `：`, as recognisers trained on Chinese print them) as their ASCII letters, digits
+    /// and punctuation, and the ideographic space as a space.
+    static func normalizeForms(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { (0xFF01...0xFF5E).contains($0.value) || $0.value == 0x3000 }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if (0xFF01...0xFF5E).contains(scalar.value), let ascii = Unicode.Scalar(scalar.value - 0xFEE0) {
+                scalars.append(ascii)
+            } else if scalar.value == 0x3000 {
+                scalars.append(" ")
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
     static func analyse(_ lines: [RecognizedLine]) -> [Line] {
         let heights = lines.compactMap { $0.box?.height }.filter { $0 > 0 }.sorted()
         let median = heights.isEmpty ? 0 : Double(heights[heights.count / 2])
@@ -99,6 +116,11 @@ public struct ReceiptExtractor: Sendable {
             var line = original
             // OCR sometimes splits the cents off as their own word (`161. 84` is `161.84`) or reads digits as letters.
             line.text = AmountScanner.repair(line.text)
+            // A recogniser that drops spaces glues the legal form to the name and to itself (`BAKERIES(KL)SDNBHD`).
+            if line.text.range(of: #"(?i)SDN\.?BHD"#, options: .regularExpression) != nil {
+                line.text = line.text.replacingOccurrences(of: #"(?i)(?<=[A-Za-z)\]])(SDN\.? ?BHD)"#, with: " $1", options: .regularExpression)
+                    .replacingOccurrences(of: #"(?i)(SDN\.?)(BHD)"#, with: "$1 $2", options: .regularExpression)
+            }
             var amounts = AmountScanner.scan(line.text)
             // `Total After Adj Incl GST 42 50`: after a money label, two digits set apart at the end are the cents.
             if amounts.isEmpty, let match = line.text.range(of: #"(?<=[A-Za-z:.)] )([0-9]{1,5}) ([0-9]{2})$"#, options: .regularExpression) {
@@ -120,7 +142,7 @@ public struct ReceiptExtractor: Sendable {
                 let height = wordHeights.isEmpty ? Double(box.height) : Double(wordHeights[wordHeights.count / 2])
                 prominence = height / median
             }
-            return Line(index: index, text: line.text, upper: upper, words: words(upper),
+            return Line(index: index, text: line.text, upper: upper, words: words(upper) + gluedWords(words(upper)),
                         letters: upper.filter(\.isLetter), amounts: amounts, dates: DateScanner.scan(line.text),
                         prominence: prominence,
                         amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
@@ -131,6 +153,28 @@ public struct ReceiptExtractor: Sendable {
     static func wordConfidence(_ line: RecognizedLine) -> Double? {
         let values = line.words.compactMap(\.confidence)
         return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    /// Lexicon words hidden in words a recogniser glued together (it drops spaces: `SOONHUATMACHINERYENTERPRISE`,
+    /// `JALANPUTRA`, `LOT3`): a legal form, business, address or header word of four letters or more that starts
+    /// or ends a long word, or the letters of a word glued to a number. Added after the line's own words.
+    static func gluedWords(_ words: [String]) -> [String] {
+        var found: [String] = []
+        for word in words where word.count >= 3 {
+            var base = word
+            if let letters = word.wholeMatch(of: /([A-Z]{2,})[0-9]+/)?.1 ?? word.wholeMatch(of: /[0-9]+([A-Z]{2,})/)?.1 {
+                base = String(letters)
+                if Lexicon.gluedVocabulary.contains(base) || Lexicon.addressWords.contains(base) {
+                    found.append(base)
+                    continue
+                }
+            }
+            guard base.allSatisfy(\.isLetter), base.count >= 7 else { continue }
+            for candidate in Lexicon.gluedVocabulary.sorted() where base.count >= candidate.count + 3 {
+                if base.hasPrefix(candidate) || base.hasSuffix(candidate) { found.append(candidate) }
+            }
+        }
+        return found
     }
 
     static func words(_ upper: String) -> [String] {
@@ -629,7 +673,9 @@ public struct ReceiptExtractor: Sendable {
         if line.upper.contains("CO.REG") || line.upper.contains("CO. REG") || line.upper.contains("CO NO")
             || line.upper.contains("CO. NO") || line.upper.contains("COMPANY NO") || line.upper.contains("COMPANY REG")
             || line.upper.contains("@") || line.upper.contains(".COM") || line.upper.contains("WWW.")
-            || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil {
+            || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil
+            // Run together by a recogniser that drops spaces: `(GSTREG.NO000670224384)`.
+            || line.upper.range(of: #"(GST|SST|REG|ROC|BRN)[A-Z.:# ]{0,8}[0-9]{6,}"#, options: .regularExpression) != nil {
             return true
         }
         // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
@@ -681,8 +727,10 @@ public struct ReceiptExtractor: Sendable {
             guard line.letters.count >= 3, line.dates.isEmpty, line.amounts.isEmpty, !isHeaderNoise(line),
                   line.words.allSatisfy({ !["THANK", "THANKS", "RETURNABLE", "REFUND", "EXCHANGE", "WELCOME"].contains($0) }) else { return false }
             // A legal form (`SDN BHD`, `LTD`) outweighs a street word or a web address in the same line.
+            // (A registration number in brackets is no postcode, even with a letter misread in it: `(I39386X)`.)
             if hasSuffix(line), line.words.filter({ Lexicon.companySuffixes.contains($0) }).count >= 1,
-               line.upper.range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) == nil,
+               line.upper.replacingOccurrences(of: #"\([^()]*[0-9]{5,}[^()]*\)"#, with: " ", options: .regularExpression)
+                   .range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) == nil,
                !line.words.contains(where: { ["TEL", "FAX", "GST", "REG", "PHONE"].contains($0) }) {
                 return true
             }
@@ -779,6 +827,7 @@ public struct ReceiptExtractor: Sendable {
         // Recognisers print `¥` for a `Y` and mangle the legal form (`SON BHD`, `$/8`): legal forms are a
         // small closed vocabulary, so a near miss at the end of the name is put right.
         value = value.replacingOccurrences(of: "¥", with: "Y")
+        value = lettersForZeros(value)
         value = value.replacingOccurrences(of: #"(?i)\b(S[O0D]N|SDN)\.? ?(BHD|B[HN][DO0]|BAD|8HD|iti)\b\.?"#, with: "SDN BHD", options: .regularExpression)
         value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
@@ -804,6 +853,12 @@ public struct ReceiptExtractor: Sendable {
         return value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#")))
     }
 
+    /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
+    static func lettersForZeros(_ text: String) -> String {
+        guard text.contains("0") else { return text }
+        return text.replacingOccurrences(of: #"(?<=[A-Za-z])0(?![0-9])|(?<![0-9A-Za-z])0(?=[A-Za-z]{2})"#, with: "O", options: .regularExpression)
+    }
+
     /// The address: header lines after the vendor, up to the first contact, id, date or amount line.
     static func address(_ lines: [Line], after vendorLine: Int) -> ReadField<String>? {
         guard vendorLine >= 0 else { return nil }
@@ -827,7 +882,7 @@ public struct ReceiptExtractor: Sendable {
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }
-        let text = collected.map(\.text).joined(separator: " ")
+        let text = lettersForZeros(collected.map(\.text).joined(separator: " "))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

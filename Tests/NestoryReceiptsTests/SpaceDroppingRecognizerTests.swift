@@ -40,6 +40,46 @@ import Testing
         #expect(DateScanner.scan("TOTAL 12.50 CASH 20.00").isEmpty)
     }
 
+    // MARK: Vendor and address
+
+    @Test func fullWidthBracketsAndAZeroForTheLetterO() throws {
+        let text = """
+            BINTANG C0.（M)BHD （123456-H)
+            3RD FLR, L0T 12, JALAN MERANTI
+            47100 PUCHONG
+            """
+        let reading = extractor.extract(text: text, hints: malaysia)
+        #expect(reading.vendor?.value == "BINTANG CO.(M)BHD")
+        #expect(reading.address?.value == "3RD FLR, LOT 12, JALAN MERANTI 47100 PUCHONG")
+    }
+
+    @Test func wordsGluedTogetherStillNameTheShopAndTheStreet() throws {
+        let text = """
+            lim ah kow
+            LIMKEEHARDWARETRADING
+            (JM0123456-K)
+            LOT7,JALANMERANTI2,
+            47100PUCHONG,SELANGOR
+            """
+        let reading = extractor.extract(text: text, hints: malaysia)
+        #expect(reading.vendor?.value == "LIMKEEHARDWARETRADING")
+        #expect(squeezed(reading.address?.value) == "LOT7JALANMERANTI247100PUCHONGSELANGOR")
+        let glued = ReceiptExtractor.gluedWords(["LIMKEEHARDWARETRADING", "LOT7", "JALANMERANTI2", "TOTE"])
+        #expect(Set(glued) == ["TRADING", "LOT", "JALAN"])
+    }
+
+    @Test func aGluedLegalFormAndABracketedIdWithALetterInIt() throws {
+        let text = """
+            SINARMAJUBAKERIES(KL)SDNBHD(I23456X)
+            Lot5,JalanIndah 2/1,
+            40000ShahAlam,Selangor.
+            (GSTReg.No000123456789)
+            """
+        let reading = extractor.extract(text: text, hints: malaysia)
+        #expect(squeezed(reading.vendor?.value) == "SINARMAJUBAKERIESKLSDNBHD")
+        #expect(squeezed(reading.address?.value) == "LOT5JALANINDAH2140000SHAHALAMSELANGOR")
+    }
+
     // MARK: Labels and amounts
 
     @Test func labelWordsWithOneLetterWrongOrADigitForALetter() {
