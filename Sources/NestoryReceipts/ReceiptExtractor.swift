@@ -117,9 +117,10 @@ public struct ReceiptExtractor: Sendable {
             // OCR sometimes splits the cents off as their own word (`161. 84` is `161.84`) or reads digits as letters.
             line.text = AmountScanner.repair(line.text)
             // A recogniser that drops spaces glues the legal form to the name and to itself (`BAKERIES(KL)SDNBHD`).
-            if line.text.range(of: #"(?i)SDN\.?BHD"#, options: .regularExpression) != nil {
-                line.text = line.text.replacingOccurrences(of: #"(?i)(?<=[A-Za-z)\]])(SDN\.? ?BHD)"#, with: " $1", options: .regularExpression)
-                    .replacingOccurrences(of: #"(?i)(SDN\.?)(BHD)"#, with: "$1 $2", options: .regularExpression)
+            // (`SON` and `S0N` are the usual misreadings of `SDN`.)
+            if line.text.range(of: #"(?i)S[DO0]N\.?BHD"#, options: .regularExpression) != nil {
+                line.text = line.text.replacingOccurrences(of: #"(?i)(?<=[A-Za-z)\]])(S[DO0]N\.? ?BHD)"#, with: " $1", options: .regularExpression)
+                    .replacingOccurrences(of: #"(?i)(S[DO0]N\.?)(BHD)"#, with: "$1 $2", options: .regularExpression)
             }
             var amounts = AmountScanner.scan(line.text)
             // `Total After Adj Incl GST 42 50`: after a money label, two digits set apart at the end are the cents.
@@ -725,7 +726,9 @@ public struct ReceiptExtractor: Sendable {
         if header.isEmpty { header = Array(lines.prefix(3)) }
         func eligible(_ line: Line) -> Bool {
             guard line.letters.count >= 3, line.dates.isEmpty, line.amounts.isEmpty, !isHeaderNoise(line),
-                  line.words.allSatisfy({ !["THANK", "THANKS", "RETURNABLE", "REFUND", "EXCHANGE", "WELCOME"].contains($0) }) else { return false }
+                  line.words.allSatisfy({ !["THANK", "THANKS", "RETURNABLE", "REFUND", "EXCHANGE", "WELCOME"].contains($0) }),
+                  // The same words run together (`GOODSSOLDARENOTRETURNABLE.THAIKYOU`, `WelcometotheFamily`).
+                  !["RETURNABLE", "THANKYOU", "WELCOMETO"].contains(where: { line.letters.contains($0) }) else { return false }
             // A legal form (`SDN BHD`, `LTD`) outweighs a street word or a web address in the same line.
             // (A registration number in brackets is no postcode, even with a letter misread in it: `(I39386X)`.)
             if hasSuffix(line), line.words.filter({ Lexicon.companySuffixes.contains($0) }).count >= 1,
@@ -794,7 +797,9 @@ public struct ReceiptExtractor: Sendable {
                 if Lexicon.companySuffixes.contains(word) || word == "S/B" { break }
                 if word.count >= 2 { name.append(word) }
             }
-            return name.count == 1 && (Lexicon.businessWords.contains(name[0]) || name[0].count <= 3)
+            // (Or a short word glued to a business word: `JTJFOODS SDN BHD`, not `FARMASIMALURI S/B`.)
+            return name.count == 1 && (Lexicon.businessWords.contains(name[0]) || name[0].count <= 3
+                || gluedWords([name[0]]).contains { Lexicon.businessWords.contains($0) && name[0].count - $0.count <= 3 })
         }
         while first > 0, joinable(first - 1), first > chosen.index - 2,
               continues(lines[first].text) || dangling(lines[first - 1].text)
@@ -827,9 +832,9 @@ public struct ReceiptExtractor: Sendable {
         // Recognisers print `¥` for a `Y` and mangle the legal form (`SON BHD`, `$/8`): legal forms are a
         // small closed vocabulary, so a near miss at the end of the name is put right.
         value = value.replacingOccurrences(of: "¥", with: "Y")
-        value = lettersForZeros(value)
-        value = value.replacingOccurrences(of: #"(?i)\b(S[O0D]N|SDN)\.? ?(BHD|B[HN][DO0]|BAD|8HD|iti)\b\.?"#, with: "SDN BHD", options: .regularExpression)
-        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
+        value = lettersForZeros(value).replacingOccurrences(of: #"(?<=[A-Za-z]-)0(?![0-9])"#, with: "O", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8E]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8D](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
         value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
         // A registration or contact line read onto the same row: `HASHA PETROKIOSK Company No: …`.

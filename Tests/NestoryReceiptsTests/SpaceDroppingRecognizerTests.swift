@@ -80,6 +80,40 @@ import Testing
         #expect(squeezed(reading.address?.value) == "LOT5JALANINDAH2140000SHAHALAMSELANGOR")
     }
 
+    @Test func misreadAndGluedLegalForms() {
+        #expect(ReceiptExtractor.cleanVendor("KEDAI MURAH San Bhd") == "KEDAI MURAH SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("SRI WANGI SEAFOOD SDN BH") == "SRI WANGI SEAFOOD SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("MEGA JAYA(KL)SDNEHD") == "MEGA JAYA(KL)SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("MEGA JAYA (KL) SDN EHD") == "MEGA JAYA (KL) SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("24 HOUR MART S/D") == "24 HOUR MART S/B")
+        #expect(ReceiptExtractor.cleanVendor("KAI-0 TRADING") == "KAI-O TRADING")
+        // Glued to the name, `SON BHD` is still the legal form.
+        let reading = extractor.extract(text: "stamp 12\nPERMATA MALAYSIASONBHD\nNO. 3, JALAN SERI 2", hints: malaysia)
+        #expect(reading.vendor?.value == "PERMATA MALAYSIA SDN BHD")
+    }
+
+    @Test func aGluedFooterLineIsNoNameAndAShortGluedNameJoinsTheLineAbove() {
+        let footer = """
+            GOODSSOLDARENOTRETURNABLE.THANKYOU
+            MEGA CASH & CARRY
+            NO.5,JALAN SS2/1,
+            """
+        #expect(extractor.extract(text: footer, hints: malaysia).vendor?.value == "MEGA CASH & CARRY")
+        let joined = """
+            APPLETREECAFE
+            ABCFOODSSDNBHD
+            (1234567A)
+            No3,JalanPermas 10/8,
+            """
+        #expect(squeezed(extractor.extract(text: joined, hints: malaysia).vendor?.value) == "APPLETREECAFEABCFOODSSDNBHD")
+        let notJoined = """
+            Bcd Efgh Ijk
+            FarmasiSejahtera S/B(587969-U)
+            23,Jln Burung Jentayu,
+            """
+        #expect(extractor.extract(text: notJoined, hints: malaysia).vendor?.value == "FarmasiSejahtera S/B")
+    }
+
     // MARK: Labels and amounts
 
     @Test func labelWordsWithOneLetterWrongOrADigitForALetter() {
