@@ -162,17 +162,18 @@ public struct ReceiptExtractor: Sendable {
     static func gluedWords(_ words: [String]) -> [String] {
         var found: [String] = []
         for word in words where word.count >= 3 {
-            var base = word
-            if let letters = word.wholeMatch(of: /([A-Z]{2,})[0-9]+/)?.1 ?? word.wholeMatch(of: /[0-9]+([A-Z]{2,})/)?.1 {
-                base = String(letters)
-                if Lexicon.gluedVocabulary.contains(base) || Lexicon.addressWords.contains(base) {
-                    found.append(base)
+            // The runs of letters between digits (`LOT276JALANBANTING`: `LOT`, `JALANBANTING`), or the whole word.
+            let runs = word.allSatisfy(\.isLetter) ? [word] : word.split(whereSeparator: { !$0.isLetter }).map(String.init)
+            for run in runs {
+                // A whole run of three letters or more beside digits (not `3RD`, `21ST`).
+                if run.count >= 3, run != word, Lexicon.gluedVocabulary.contains(run) || Lexicon.addressWords.contains(run) {
+                    found.append(run)
                     continue
                 }
-            }
-            guard base.allSatisfy(\.isLetter), base.count >= 7 else { continue }
-            for candidate in Lexicon.gluedVocabulary.sorted() where base.count >= candidate.count + 3 {
-                if base.hasPrefix(candidate) || base.hasSuffix(candidate) { found.append(candidate) }
+                guard run.count >= 7 else { continue }
+                for candidate in Lexicon.gluedVocabulary.sorted() where run.count >= candidate.count + 3 {
+                    if run.hasPrefix(candidate) || run.hasSuffix(candidate) { found.append(candidate) }
+                }
             }
         }
         return found

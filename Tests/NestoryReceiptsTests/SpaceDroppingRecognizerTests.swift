@@ -66,6 +66,9 @@ import Testing
         #expect(squeezed(reading.address?.value) == "LOT7JALANMERANTI247100PUCHONGSELANGOR")
         let glued = ReceiptExtractor.gluedWords(["LIMKEEHARDWARETRADING", "LOT7", "JALANMERANTI2", "TOTE"])
         #expect(Set(glued) == ["TRADING", "LOT", "JALAN"])
+        #expect(Set(ReceiptExtractor.gluedWords(["LOT276JALANBANTING", "3RD", "21ST", "NO12"])) == ["LOT", "JALAN"])
+        let address = extractor.extract(text: "KEDAI KAYU MAJU\nLOT276JALANBANTING\n43800DENGKIL,SELANGOR", hints: malaysia).address?.value
+        #expect(address == "LOT276JALANBANTING 43800DENGKIL,SELANGOR")
     }
 
     @Test func aGluedLegalFormAndABracketedIdWithALetterInIt() throws {
