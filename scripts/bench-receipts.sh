@@ -9,7 +9,8 @@
 #          --engine rapidocr --python VENV/bin/python (the optional second engine),
 #          --cache DIR (OCR output saved per image and configuration, and read back on later runs with the
 #          same configuration, so extraction changes re-score in seconds; never for reported numbers), --limit N,
-#          --misses FILE (every wrong field, for reading).
+#          --misses FILE (every wrong field, for reading), --readings FILE (every image field with its confidence and
+#          whether it is right, one line each, to compare engines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"

@@ -80,7 +80,9 @@ enum AmountScanner {
             guard var (cents, hasDecimals) = parseNumber(token, separators: separators.map { ($0.0, $0.1 - i) }) else { continue }
             // `.01`: cents printed without the leading zero.
             var numberStart = i
+            // (Not after a stray mark, `§,50`: that is a digit misread, and the amount is lost.)
             if separators.isEmpty, token.count == 2, i > 0, chars[i - 1] == "." || chars[i - 1] == ",", i < 2 || !isDigit(chars[i - 2]) {
+                if i >= 2, !(chars[i - 2].isLetter || chars[i - 2].isWhitespace || "-+($€£:=".contains(chars[i - 2])) { continue }
                 cents = Int64(token) ?? 0
                 hasDecimals = true
                 numberStart = i - 1

@@ -81,8 +81,22 @@ enum DateScanner {
         // Spaces after a date's separators (`24- I1- 17`) first, so the digit repair sees the neighbours it needs.
         let spaced = line.uppercased().replacingOccurrences(of: #"(?<=[0-9])([/\-]) (?=[0-9A-Z@][0-9]?[/\-] ?[0-9])"#, with: "$1", options: .regularExpression)
             .replacingOccurrences(of: #"(?<=[0-9])([/\-]) (?=[0-9]{2,4}(?![0-9]))"#, with: "$1", options: .regularExpression)
-        let text = repairDigits(spaced)
+        var text = repairDigits(spaced)
             .replacingOccurrences(of: #"([/.\-][0-9]{4})([0-9]{1,2}:[0-9]{2})"#, with: "$1 $2", options: .regularExpression)
+            // `17/01/20188.08.53`: the same with a time printed with points (seconds required, so no amount is split).
+            .replacingOccurrences(of: #"([/.\-][0-9]{4})([0-9]{1,2}\.[0-9]{2}\.[0-9]{2})(?![0-9])"#, with: "$1 $2", options: .regularExpression)
+        // Recognisers that drop spaces glue the time to a whole date whatever its form: `18/03/1815:17` is
+        // 18/03/18 at 15:17, `2016/05/0114:11` is 2016/05/01 at 14:11, `05MAY1818:06` is 05 MAY 18 at 18:06.
+        for pattern in [#"((?<![0-9])[0-9]{1,2}([/.\-])[0-9]{1,2}\2(?:[0-9]{4}|[0-9]{2}))([0-9]{1,2}:[0-9]{2})"#,
+                        #"((?<![0-9])[0-9]{4}([/.\-])[0-9]{1,2}\2[0-9]{2})([0-9]{1,2}:[0-9]{2})"#] {
+            text = text.replacingOccurrences(of: pattern, with: "$1 $3", options: .regularExpression)
+        }
+        text = text.replacingOccurrences(of: #"((?<![0-9])[0-9]{1,2} ?[A-Z]{3,9}\.? ?(?:[0-9]{4}|[0-9]{2}))([0-9]{1,2}:[0-9]{2})"#,
+                                         with: "$1 $2", options: .regularExpression)
+        // A date glued to the number before it (`ORDER NO. 100021911/03/2018`): with a full year, the last two digits
+        // of the run are the day.
+        text = text.replacingOccurrences(of: #"(?<=[0-9]{3})([0-9]{2}([/.\-])[0-9]{2}\2(?:19|20)[0-9]{2})(?![0-9])"#,
+                                         with: " $1", options: .regularExpression)
         let ns = text as NSString
         let whole = NSRange(location: 0, length: ns.length)
         var found: [PrintedDate] = []

@@ -45,4 +45,7 @@ enum Lexicon {
         "FAX", "HP", "EMAIL", "E-MAIL", "WWW", "HTTP", "HTTPS", "ABN", "ACN", "EIN", "TIN", "UST", "USTID",
         "SIRET", "NIF", "CIF", "MOBILE", "WHATSAPP", "WEBSITE", "ID", "BRN",
     ]
+    /// Words long enough to be found inside words a recogniser glued together (see `gluedWords`).
+    static let gluedVocabulary: Set<String> = companySuffixes.union(businessWords).union(addressWords).union(headerNoise)
+        .filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
 }

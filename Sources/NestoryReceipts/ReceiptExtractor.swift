@@ -59,7 +59,7 @@ public struct ReceiptExtractor: Sendable {
     static func rows(_ lines: [RecognizedLine]) -> [RecognizedLine] {
         let cleaned = lines.map { line -> RecognizedLine in
             var copy = line
-            copy.text = line.text.trimmingCharacters(in: .whitespaces)
+            copy.text = normalizeForms(line.text).trimmingCharacters(in: .whitespaces)
             return copy
         }
         guard !cleaned.isEmpty, cleaned.allSatisfy({ $0.box != nil }) else { return cleaned }
@@ -92,6 +92,23 @@ public struct ReceiptExtractor: Sendable {
         }
     }
 
+    /// Full-width forms (`（M)`, `：`, as recognisers trained on Chinese print them) as their ASCII letters, digits
+    /// and punctuation, and the ideographic space as a space.
+    static func normalizeForms(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { (0xFF01...0xFF5E).contains($0.value) || $0.value == 0x3000 }) else { return text }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if (0xFF01...0xFF5E).contains(scalar.value), let ascii = Unicode.Scalar(scalar.value - 0xFEE0) {
+                scalars.append(ascii)
+            } else if scalar.value == 0x3000 {
+                scalars.append(" ")
+            } else {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
     static func analyse(_ lines: [RecognizedLine]) -> [Line] {
         let heights = lines.compactMap { $0.box?.height }.filter { $0 > 0 }.sorted()
         let median = heights.isEmpty ? 0 : Double(heights[heights.count / 2])
@@ -99,6 +116,12 @@ public struct ReceiptExtractor: Sendable {
             var line = original
             // OCR sometimes splits the cents off as their own word (`161. 84` is `161.84`) or reads digits as letters.
             line.text = AmountScanner.repair(line.text)
+            // A recogniser that drops spaces glues the legal form to the name and to itself (`BAKERIES(KL)SDNBHD`).
+            // (`SON` and `S0N` are the usual misreadings of `SDN`.)
+            if line.text.range(of: #"(?i)S[DO0]N\.?BHD"#, options: .regularExpression) != nil {
+                line.text = line.text.replacingOccurrences(of: #"(?i)(?<=[A-Za-z)\]])(S[DO0]N\.? ?BHD)"#, with: " $1", options: .regularExpression)
+                    .replacingOccurrences(of: #"(?i)(S[DO0]N\.?)(BHD)"#, with: "$1 $2", options: .regularExpression)
+            }
             var amounts = AmountScanner.scan(line.text)
             // `Total After Adj Incl GST 42 50`: after a money label, two digits set apart at the end are the cents.
             if amounts.isEmpty, let match = line.text.range(of: #"(?<=[A-Za-z:.)] )([0-9]{1,5}) ([0-9]{2})$"#, options: .regularExpression) {
@@ -120,7 +143,7 @@ public struct ReceiptExtractor: Sendable {
                 let height = wordHeights.isEmpty ? Double(box.height) : Double(wordHeights[wordHeights.count / 2])
                 prominence = height / median
             }
-            return Line(index: index, text: line.text, upper: upper, words: words(upper),
+            return Line(index: index, text: line.text, upper: upper, words: words(upper) + gluedWords(words(upper)),
                         letters: upper.filter(\.isLetter), amounts: amounts, dates: DateScanner.scan(line.text),
                         prominence: prominence,
                         amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
@@ -131,6 +154,29 @@ public struct ReceiptExtractor: Sendable {
     static func wordConfidence(_ line: RecognizedLine) -> Double? {
         let values = line.words.compactMap(\.confidence)
         return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    /// Lexicon words hidden in words a recogniser glued together (it drops spaces: `SOONHUATMACHINERYENTERPRISE`,
+    /// `JALANPUTRA`, `LOT3`): a legal form, business, address or header word of four letters or more that starts
+    /// or ends a long word, or the letters of a word glued to a number. Added after the line's own words.
+    static func gluedWords(_ words: [String]) -> [String] {
+        var found: [String] = []
+        for word in words where word.count >= 3 {
+            // The runs of letters between digits (`LOT276JALANBANTING`: `LOT`, `JALANBANTING`), or the whole word.
+            let runs = word.allSatisfy(\.isLetter) ? [word] : word.split(whereSeparator: { !$0.isLetter }).map(String.init)
+            for run in runs {
+                // A whole run of three letters or more beside digits (not `3RD`, `21ST`).
+                if run.count >= 3, run != word, Lexicon.gluedVocabulary.contains(run) || Lexicon.addressWords.contains(run) {
+                    found.append(run)
+                    continue
+                }
+                guard run.count >= 7 else { continue }
+                for candidate in Lexicon.gluedVocabulary.sorted() where run.count >= candidate.count + 3 {
+                    if run.hasPrefix(candidate) || run.hasSuffix(candidate) { found.append(candidate) }
+                }
+            }
+        }
+        return found
     }
 
     static func words(_ upper: String) -> [String] {
@@ -197,6 +243,7 @@ public struct ReceiptExtractor: Sendable {
 
     /// Classifies a label such as `TOTAL AMT....RM` or `CHANGE DUE`.
     static func classify(_ label: String) -> (Kind, Double) {
+        let label = canonicalLabel(label)
         let w = Set(words(label.uppercased()))
         let j = label.uppercased().filter(\.isLetter)
         guard !j.isEmpty else { return (.other, 0) }
@@ -280,6 +327,47 @@ public struct ReceiptExtractor: Sendable {
         if w == ["DUE"] || w == ["TOTAL", "DUE"] { return (.total, 10) }
         if w.contains("PAYABLE") || w.contains("AMOUNT") || w.contains("AMT") { return (.total, 5) }
         return (.other, 0)
+    }
+
+    /// Label words as meant when OCR misread one character of them: digits for look-alike letters inside a word
+    /// (`Tota1`, `T0TAL`), and one letter wrong, missing or extra in a long label word (`Totsl`, `toal`,
+    /// `Inchusive`). Only words that cannot be another common receipt word one letter away are repaired.
+    static func canonicalLabel(_ label: String) -> String {
+        let targets = ["TOTAL", "SUBTOTAL", "ROUNDING", "INCLUSIVE", "PAYABLE"]
+        let lookalikes: [Character: Character] = ["0": "O", "1": "L", "5": "S", "8": "B", "|": "L", "!": "L"]
+        var changed = false
+        let rewritten = label.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
+            // The word's letters (and look-alike digits) between any punctuation around it.
+            let chars = Array(token)
+            guard let first = chars.firstIndex(where: { $0.isLetter }), let last = chars.lastIndex(where: { $0.isLetter || lookalikes[$0] != nil }) else { return String(token) }
+            var core = Array(chars[first...last])
+            let letterCount = core.filter(\.isLetter).count
+            guard letterCount >= 3, core.allSatisfy({ $0.isLetter || lookalikes[$0] != nil }) else { return String(token) }
+            core = core.map { lookalikes[$0] ?? $0 }
+            let upper = String(core).uppercased()
+            guard !targets.contains(upper) else {
+                if letterCount < core.count { changed = true; return String(chars[..<first]) + upper + String(chars[(last + 1)...]) }
+                return String(token)
+            }
+            guard let target = targets.first(where: { upper.count >= 4 && oneEditApart(upper, $0) }) else {
+                if letterCount < core.count { changed = true; return String(chars[..<first]) + upper + String(chars[(last + 1)...]) }
+                return String(token)
+            }
+            changed = true
+            return String(chars[..<first]) + target + String(chars[(last + 1)...])
+        }
+        return changed ? rewritten.joined(separator: " ") : label
+    }
+
+    /// One substitution, deletion or insertion turns `a` into `b` (both upper-case).
+    static func oneEditApart(_ a: String, _ b: String) -> Bool {
+        let x = Array(a), y = Array(b)
+        guard abs(x.count - y.count) <= 1, x != y else { return false }
+        var i = 0
+        while i < min(x.count, y.count), x[i] == y[i] { i += 1 }
+        if x.count == y.count { return x[(i + 1)...] == y[(i + 1)...] }
+        if x.count < y.count { return x[i...] == y[(i + 1)...] }
+        return x[(i + 1)...] == y[i...]
     }
 
     /// Every amount on the receipt with the label that names it: the text before it on its line, or for
@@ -587,7 +675,9 @@ public struct ReceiptExtractor: Sendable {
         if line.upper.contains("CO.REG") || line.upper.contains("CO. REG") || line.upper.contains("CO NO")
             || line.upper.contains("CO. NO") || line.upper.contains("COMPANY NO") || line.upper.contains("COMPANY REG")
             || line.upper.contains("@") || line.upper.contains(".COM") || line.upper.contains("WWW.")
-            || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil {
+            || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil
+            // Run together by a recogniser that drops spaces: `(GSTREG.NO000670224384)`.
+            || line.upper.range(of: #"(GST|SST|REG|ROC|BRN)[A-Z.:# ]{0,8}[0-9]{6,}"#, options: .regularExpression) != nil {
             return true
         }
         // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
@@ -637,10 +727,14 @@ public struct ReceiptExtractor: Sendable {
         if header.isEmpty { header = Array(lines.prefix(3)) }
         func eligible(_ line: Line) -> Bool {
             guard line.letters.count >= 3, line.dates.isEmpty, line.amounts.isEmpty, !isHeaderNoise(line),
-                  line.words.allSatisfy({ !["THANK", "THANKS", "RETURNABLE", "REFUND", "EXCHANGE", "WELCOME"].contains($0) }) else { return false }
+                  line.words.allSatisfy({ !["THANK", "THANKS", "RETURNABLE", "REFUND", "EXCHANGE", "WELCOME"].contains($0) }),
+                  // The same words run together (`GOODSSOLDARENOTRETURNABLE.THAIKYOU`, `WelcometotheFamily`).
+                  !["RETURNABLE", "THANKYOU", "WELCOMETO"].contains(where: { line.letters.contains($0) }) else { return false }
             // A legal form (`SDN BHD`, `LTD`) outweighs a street word or a web address in the same line.
+            // (A registration number in brackets is no postcode, even with a letter misread in it: `(I39386X)`.)
             if hasSuffix(line), line.words.filter({ Lexicon.companySuffixes.contains($0) }).count >= 1,
-               line.upper.range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) == nil,
+               line.upper.replacingOccurrences(of: #"\([^()]*[0-9]{5,}[^()]*\)"#, with: " ", options: .regularExpression)
+                   .range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) == nil,
                !line.words.contains(where: { ["TEL", "FAX", "GST", "REG", "PHONE"].contains($0) }) {
                 return true
             }
@@ -704,7 +798,9 @@ public struct ReceiptExtractor: Sendable {
                 if Lexicon.companySuffixes.contains(word) || word == "S/B" { break }
                 if word.count >= 2 { name.append(word) }
             }
-            return name.count == 1 && (Lexicon.businessWords.contains(name[0]) || name[0].count <= 3)
+            // (Or a short word glued to a business word: `JTJFOODS SDN BHD`, not `FARMASIMALURI S/B`.)
+            return name.count == 1 && (Lexicon.businessWords.contains(name[0]) || name[0].count <= 3
+                || gluedWords([name[0]]).contains { Lexicon.businessWords.contains($0) && name[0].count - $0.count <= 3 })
         }
         while first > 0, joinable(first - 1), first > chosen.index - 2,
               continues(lines[first].text) || dangling(lines[first - 1].text)
@@ -737,8 +833,9 @@ public struct ReceiptExtractor: Sendable {
         // Recognisers print `¥` for a `Y` and mangle the legal form (`SON BHD`, `$/8`): legal forms are a
         // small closed vocabulary, so a near miss at the end of the name is put right.
         value = value.replacingOccurrences(of: "¥", with: "Y")
-        value = value.replacingOccurrences(of: #"(?i)\b(S[O0D]N|SDN)\.? ?(BHD|B[HN][DO0]|BAD|8HD|iti)\b\.?"#, with: "SDN BHD", options: .regularExpression)
-        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
+        value = lettersForZeros(value).replacingOccurrences(of: #"(?<=[A-Za-z]-)0(?![0-9])"#, with: "O", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8E]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8D](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
         value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
         // A registration or contact line read onto the same row: `HASHA PETROKIOSK Company No: …`.
@@ -760,6 +857,12 @@ public struct ReceiptExtractor: Sendable {
             }
         }
         return value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#")))
+    }
+
+    /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
+    static func lettersForZeros(_ text: String) -> String {
+        guard text.contains("0") else { return text }
+        return text.replacingOccurrences(of: #"(?<=[A-Za-z])0(?![0-9])|(?<![0-9A-Za-z])0(?=[A-Za-z]{2})"#, with: "O", options: .regularExpression)
     }
 
     /// The address: header lines after the vendor, up to the first contact, id, date or amount line.
@@ -785,7 +888,7 @@ public struct ReceiptExtractor: Sendable {
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }
-        let text = collected.map(\.text).joined(separator: " ")
+        let text = lettersForZeros(collected.map(\.text).joined(separator: " "))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

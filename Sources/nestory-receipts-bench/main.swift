@@ -3,7 +3,7 @@
 //
 //   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
 //                              [--normalize] [--sharpen] [--cache DIR] [--limit N] [--text-only] [--misses FILE]
-//                              [--date-order dmy|mdy]
+//                              [--date-order dmy|mdy] [--readings FILE]
 //
 // Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
 // image (tesseract + extraction) and from the dataset's perfect text (extraction alone), plus seconds per
@@ -22,6 +22,8 @@ struct Options {
     var limit = Int.max
     var textOnly = false
     var misses: String?
+    /// Every image field as read (name, field, value, confidence, right or not), for comparing engines.
+    var readings: String?
     var dateOrder = DateOrder.dayFirst
     /// `tesseract` (the default) or `rapidocr` (needs `--python` with rapidocr-onnxruntime installed).
     var engine = "tesseract"
@@ -45,6 +47,7 @@ struct Options {
             case "--limit": limit = Int(iterator.next() ?? "") ?? limit
             case "--text-only": textOnly = true
             case "--misses": misses = iterator.next()
+            case "--readings": readings = iterator.next()
             case "--date-order": dateOrder = DateOrder(rawValue: iterator.next() ?? "") ?? .dayFirst
             case "--engine": engine = iterator.next() ?? engine
             case "--python": python = iterator.next() ?? python
@@ -158,6 +161,7 @@ let extractor = ReceiptExtractor()
 // As the app would: the household's date order, and today as the day the receipts were captured.
 let hints = ReceiptHints(dateOrder: options.dateOrder, capturedOn: CalendarDate(Date(), in: .current))
 var missLog = ""
+var readingLog = "name\tfield\tvalue\tconfidence\tright\ttext_confidence\n"
 
 // From the perfect text: extraction alone.
 var textScores: [Field: Int] = [:]
@@ -253,6 +257,13 @@ if !options.textOnly {
         if let confidence = text.confidence { meanConfidence.append(confidence) }
         let reading = extractor.extract(text, hints: hints)
         for field in Field.allCases {
+            let (value, confidence): (String, Double?) = switch field {
+            case .vendor: (reading.vendor?.value ?? "", reading.vendor?.confidence)
+            case .address: (reading.address?.value ?? "", reading.address?.confidence)
+            case .date: (reading.purchaseDate?.value.iso ?? "", reading.purchaseDate?.confidence)
+            case .total: (reading.total?.value.plainAmount ?? "", reading.total?.confidence)
+            }
+            readingLog += "\(sample.name)\t\(field.rawValue)\t\(value.replacingOccurrences(of: "\t", with: " "))\t\(confidence.map { String(format: "%.3f", $0) } ?? "")\t\(correct(field, reading, sample.labels) ? 1 : 0)\t\(text.confidence.map { String(format: "%.3f", $0) } ?? "")\n"
             if correct(field, reading, sample.labels) { imageScores[field, default: 0] += 1 } else {
                 let got: String = switch field {
                 case .vendor: reading.vendor?.value ?? "-"
@@ -313,3 +324,4 @@ if !options.textOnly {
     if children > 0 { print(String(format: "Peak memory of one worker process (max RSS of the children): %.0f MiB", children)) }
 }
 if let path = options.misses { try? missLog.write(toFile: path, atomically: true, encoding: .utf8) }
+if let path = options.readings { try? readingLog.write(toFile: path, atomically: true, encoding: .utf8) }
