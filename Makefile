@@ -29,9 +29,11 @@ test: test-deps
 
 deps:
 	@./scripts/install-deps.sh
+	@./scripts/install-ocr.sh
 
 test-deps:
 	@./scripts/install-deps.sh --test
+	@./scripts/install-ocr.sh
 
 release: deps
 	$(SWIFT) build -c release --product nestory

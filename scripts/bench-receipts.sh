@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Receipt field accuracy: vendor, address, date and total read from each image (tesseract + extraction)
+# Receipt field accuracy: vendor, address, date and total read from each image (OCR + extraction)
 # and from the dataset's perfect text (extraction alone), with seconds per receipt and peak memory.
 #   scripts/bench-receipts.sh [DATA_DIR] [extra options for nestory-receipts-bench]
 # DATA_DIR defaults to ../shared/datasets/receipts-sroie-dev (a folder of NAME.jpg, NAME.json, NAME.ocr.txt).
 # Options: --workers N, --psm 3|4|6|11, --upscale WIDTH (0: never), --otsu, --deskew, --luminance (grey by
 #          luminance rather than the darkest channel), --threshold 0|1|2 (tesseract's own binarisation),
 #          --normalize (flatten the background), --sharpen (unsharp mask after enlarging),
-#          --engine rapidocr --python VENV/bin/python (the optional second engine),
+#          --engine tesseract|rapidocr --python VENV/bin/python (default: RapidOCR from .venv-ocr when
+#          scripts/install-ocr.sh installed it, as the server does; else tesseract),
 #          --cache DIR (OCR output saved per image and configuration, and read back on later runs with the
 #          same configuration, so extraction changes re-score in seconds; never for reported numbers), --limit N,
 #          --misses FILE (every wrong field, for reading), --readings FILE (every image field with its confidence and
@@ -30,4 +31,10 @@ fi
 swift build -c release --product nestory-receipts-bench >&2
 # Each tesseract engine runs on one worker thread; OpenMP threads inside it only contend with the others.
 export OMP_THREAD_LIMIT=1
-./.build/release/nestory-receipts-bench "$DATA" "$@"
+# The server's engine: RapidOCR when scripts/install-ocr.sh put it in .venv-ocr (--engine tesseract for the other).
+ENGINE=()
+case " $* " in
+  *" --engine "*) ;;
+  *) if [ -x .venv-ocr/bin/python ]; then ENGINE=(--engine rapidocr --python .venv-ocr/bin/python); fi ;;
+esac
+./.build/release/nestory-receipts-bench "$DATA" "${ENGINE[@]}" "$@"

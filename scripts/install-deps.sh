@@ -5,12 +5,12 @@ set -euo pipefail
 
 # Build and run: SQLite (GRDB), zlib (backup archives), libvips (images), libdeflate and libpng (PNGs read for
 # barcodes), zbar and zxing-cpp (barcodes), tesseract + English data (OCR), cairo + pango (report PDFs) with
-# fonts: DejaVu, and Droid Sans Fallback for CJK names.
+# fonts: DejaVu, and Droid Sans Fallback for CJK names; python3-venv for RapidOCR (receipts, scripts/install-ocr.sh).
 RUNTIME_PACKAGES=(libsqlite3-dev zlib1g-dev pkg-config libvips-dev libpng-dev libdeflate-dev libzbar-dev libzxing-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng
-  libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-droid-fallback)
+  libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-droid-fallback python3-venv)
 # Tests and benchmarks: the sqlite3 shell, the reference tools measured beside Nestory (zip and unzip for
 # bench-backup), poppler-utils (pdftotext, pdfimages, pdftoppm check the PDFs), python3-venv (browser
-# tests, WeasyPrint for bench-reports).
+# tests, WeasyPrint for bench-reports; also a runtime package).
 TEST_PACKAGES=(sqlite3 zip unzip libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl poppler-utils python3-venv)
 
 want=("${RUNTIME_PACKAGES[@]}")

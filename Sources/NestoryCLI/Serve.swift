@@ -73,12 +73,11 @@ struct Migrate: ParsableCommand {
 }
 
 extension Serve {
-    /// tesseract on one worker with a short queue: a burst of receipts waits its turn (or is told the
-    /// server is busy) instead of taking every core from the web app. OpenMP inside tesseract is held
-    /// to one thread for the same reason.
+    /// One OCR worker with a short queue: a burst of receipts waits its turn (or is told the server is busy)
+    /// instead of taking every core from the web app. RapidOCR when it is installed, else tesseract (OCREngine).
     static func receiptReader() -> ReceiptReader {
-        setenv("OMP_THREAD_LIMIT", "1", 0)
-        // Started on the first receipt: an idle server does not hold the OCR model in memory.
-        return ReceiptReader(recognizer: LazyTextRecognizer { TesseractRecognizer(configuration: .init(workers: 1, maxQueued: 16)) })
+        ReceiptReader(recognizer: OCREngine.recognizer(workers: 1, maxQueued: 16) { message in
+            FileHandle.standardError.write(Data("nestory: \(message)\n".utf8))
+        })
     }
 }

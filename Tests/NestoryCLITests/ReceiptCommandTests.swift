@@ -3,10 +3,16 @@ import Testing
 
 /// `nestory receipt read IMAGE`, run as a person would: the built binary, beside the test bundle.
 @Suite struct ReceiptCommandTests {
-    @Test func printsTheFieldsAsJSON() throws {
+    /// Both engines: RapidOCR (installed by scripts/install-ocr.sh into .venv-ocr, used when it is there) and
+    /// tesseract. Without RapidOCR the first falls back to tesseract and says so.
+    @Test(arguments: ["rapidocr", "tesseract"])
+    func printsTheFieldsAsJSON(engine: String) throws {
         let image = try fixtureReceiptPNG()
-        let result = try CLI.run(["receipt", "read", image.path, "--date-order", "dmy"])
+        let result = try CLI.run(["receipt", "read", image.path, "--date-order", "dmy"], environment: ["NESTORY_OCR_ENGINE": engine])
         #expect(result.status == 0, "stderr: \(result.stderr)")
+        if engine == "rapidocr", !FileManager.default.isExecutableFile(atPath: ".venv-ocr/bin/python") {
+            #expect(result.stderr.contains("reading receipts with tesseract"))
+        }
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let total = try #require(json["total"] as? [String: Any])
         #expect(total["amount"] as? String == "23.50")
