@@ -856,7 +856,28 @@ public struct ReceiptExtractor: Sendable {
                 break
             }
         }
-        return value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#")))
+        return respaced(value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#"))))
+    }
+
+    /// Words of a store name a recogniser glued together, set apart where a legal form or business word ends
+    /// the glued word (`FAMILYMART` → `FAMILY MART`, `GIFTHOMEDECO` → `GIFT HOME DECO`) or a long one begins it
+    /// (`HARDWAREHAVEN` → `HARDWARE HAVEN`). A shorter word at the start is left alone (`MARTINEZ`), and so is a
+    /// word that is in the lexicon itself (`BOOKSTORE`). Only the spacing changes.
+    static func respaced(_ name: String) -> String {
+        let vocabulary = Lexicon.businessWords.union(Lexicon.companySuffixes).filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+            .sorted { $0.count > $1.count }
+        func split(_ word: String) -> String {
+            let upper = word.uppercased()
+            guard word.count >= 7, word.allSatisfy({ $0.isASCII && $0.isLetter }), !vocabulary.contains(upper) else { return word }
+            if let suffix = vocabulary.first(where: { upper.hasSuffix($0) && upper.count - $0.count >= 3 }) {
+                return split(String(word.dropLast(suffix.count))) + " " + word.suffix(suffix.count)
+            }
+            if let prefix = vocabulary.first(where: { $0.count >= 6 && upper.hasPrefix($0) && upper.count - $0.count >= 4 }) {
+                return word.prefix(prefix.count) + " " + split(String(word.dropFirst(prefix.count)))
+            }
+            return word
+        }
+        return name.split(separator: " ", omittingEmptySubsequences: false).map { split(String($0)) }.joined(separator: " ")
     }
 
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.

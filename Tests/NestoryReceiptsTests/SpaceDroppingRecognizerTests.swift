@@ -62,13 +62,27 @@ import Testing
             47100PUCHONG,SELANGOR
             """
         let reading = extractor.extract(text: text, hints: malaysia)
-        #expect(reading.vendor?.value == "LIMKEEHARDWARETRADING")
+        #expect(reading.vendor?.value == "LIMKEE HARDWARE TRADING")
         #expect(squeezed(reading.address?.value) == "LOT7JALANMERANTI247100PUCHONGSELANGOR")
         let glued = ReceiptExtractor.gluedWords(["LIMKEEHARDWARETRADING", "LOT7", "JALANMERANTI2", "TOTE"])
         #expect(Set(glued) == ["TRADING", "LOT", "JALAN"])
         #expect(Set(ReceiptExtractor.gluedWords(["LOT276JALANBANTING", "3RD", "21ST", "NO12"])) == ["LOT", "JALAN"])
         let address = extractor.extract(text: "KEDAI KAYU MAJU\nLOT276JALANBANTING\n43800DENGKIL,SELANGOR", hints: malaysia).address?.value
         #expect(address == "LOT276JALANBANTING 43800DENGKIL,SELANGOR")
+    }
+
+    @Test func aGluedStoreNameIsSetApartAtItsBusinessWords() {
+        let cases = [
+            "HARDWAREHAVEN": "HARDWARE HAVEN", "FAMILYMART": "FAMILY MART", "GiftShop": "Gift Shop",
+            "GIFTHOMEDECO SDN BHD": "GIFT HOME DECO SDN BHD", "SANYUSTATIONERY SHOP": "SANYU STATIONERY SHOP",
+            "SOONHUATMACHINERYENTERPRISE": "SOONHUATMACHINERY ENTERPRISE",
+            // Left alone: a lexicon word itself, a short word at the start, names with no such word, spacing.
+            "BOOKSTORE": "BOOKSTORE", "MARTINEZ HARDWARE": "MARTINEZ HARDWARE", "SHOPRITE": "SHOPRITE",
+            "AEON CO. (M) BHD": "AEON CO. (M) BHD", "99 SPEED MART": "99 SPEED MART", "MART": "MART",
+        ]
+        for (glued, expected) in cases { #expect(ReceiptExtractor.respaced(glued) == expected, "\(glued)") }
+        let reading = extractor.extract(text: "HARDWAREHAVEN\n12 MAIN STREET\nTOTAL 139.32", hints: malaysia)
+        #expect(reading.vendor?.value == "HARDWARE HAVEN")
     }
 
     @Test func aGluedLegalFormAndABracketedIdWithALetterInIt() throws {
@@ -114,7 +128,7 @@ import Testing
             FarmasiSejahtera S/B(587969-U)
             23,Jln Burung Jentayu,
             """
-        #expect(extractor.extract(text: notJoined, hints: malaysia).vendor?.value == "FarmasiSejahtera S/B")
+        #expect(extractor.extract(text: notJoined, hints: malaysia).vendor?.value == "Farmasi Sejahtera S/B")
     }
 
     // MARK: Labels and amounts
