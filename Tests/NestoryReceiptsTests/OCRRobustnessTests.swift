@@ -5,12 +5,7 @@ import Testing
 
 /// The rules that read totals from column layouts and put right the usual recognition errors in amounts and
 /// dates. Every receipt here is written by hand for the rule it checks.
-@Suite struct OCRRobustnessTests {
-    let extractor = ReceiptExtractor()
-    let malaysia = ReceiptHints(dateOrder: .dayFirst, currency: try! CurrencyCode("MYR"))
-
-    func ringgit(_ text: String) throws -> Money { try Money.parse(text, currency: try CurrencyCode("MYR")) }
-    func date(_ iso: String) throws -> CalendarDate { try CalendarDate(iso: iso) }
+@Suite struct OCRRobustnessTests: MalaysianReceipts {
 
     // MARK: Totals from the closing figures
 

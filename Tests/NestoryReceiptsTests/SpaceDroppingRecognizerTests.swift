@@ -6,12 +6,7 @@ import Testing
 /// Text as a recogniser that drops spaces and prints full-width punctuation reads it (RapidOCR's PP-OCR
 /// models do both): dates glued to their times, words glued together, `（M)`, `C0.`, one letter wrong in a
 /// label. Every receipt here is written by hand for the rule it checks.
-@Suite struct SpaceDroppingRecognizerTests {
-    let extractor = ReceiptExtractor()
-    let malaysia = ReceiptHints(dateOrder: .dayFirst, currency: try! CurrencyCode("MYR"))
-
-    func ringgit(_ text: String) throws -> Money { try Money.parse(text, currency: try CurrencyCode("MYR")) }
-    func date(_ iso: String) throws -> CalendarDate { try CalendarDate(iso: iso) }
+@Suite struct SpaceDroppingRecognizerTests: MalaysianReceipts {
     func squeezed(_ text: String?) -> String { (text ?? "").uppercased().filter { $0.isLetter || $0.isNumber } }
 
     // MARK: Dates glued to times
