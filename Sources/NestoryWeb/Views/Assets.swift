@@ -131,7 +131,8 @@ enum Assets {
     .choices legend { font-weight:600; margin-bottom:8px; }
     .choice { display:flex; gap:10px; align-items:flex-start; border:1px solid var(--line); border-radius:10px; padding:10px 12px; margin-bottom:8px; }
     .choice input { width:auto; min-height:0; margin-top:4px; }
-    .facts { list-style:none; padding:0; }
+    ul.facts { list-style:none; padding:0; grid-template-columns:minmax(0, 1fr); gap:4px; }
+    ul.facts li { overflow-wrap:anywhere; }
     .modes { margin:0 0 12px; }
     .review { display:grid; gap:12px; grid-template-columns:1fr; }
     @media (min-width: 800px) { .review { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); align-items:start; } }
