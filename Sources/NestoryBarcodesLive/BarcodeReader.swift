@@ -12,9 +12,9 @@ import NestoryDomain
 /// where passes disagree about one spot, the read more passes agree on wins (a tie reports neither, and the
 /// remaining passes run). QR codes carry their own error correction and need no second pass. zbar confirms
 /// zxing's 1D reads on the part of the picture around them first, and scans the whole picture only if that
-/// leaves anything unsettled. Which pass found
-/// a code, how many agreed and a ``BarcodeConfidence`` come with each result. Each pass has its own zbar scanner,
-/// so a call never depends on an earlier one. Safe to call from several threads at once.
+/// leaves anything unsettled. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
+/// each result. Each pass has its own zbar scanner, so a call never depends on an earlier one. Safe to call
+/// from several threads at once.
 public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// What the reader looks for and how hard it tries.
     public struct Options: Sendable {
@@ -135,7 +135,6 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // serves them).
         let picture = Picture(base: base, shrink: shrink, offset: offset)
         var pool = CandidatePool(strongScanLines: options.strongScanLines)
-        var passesRun = 0
         let head = options.passes.prefix(2)
         for pass in head {
             // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos about
@@ -148,7 +147,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 }
                 if pool.isSettled(minimum: .medium) { return pool.results(dropLow: options.dropLowConfidence) }
             }
-            if pool.take(run(pass, on: picture), of: pass, passesRun: &passesRun, stopWhenSure: options.stopWhenSure) {
+            if pool.take(run(pass, on: picture), of: pass, stopWhenSure: options.stopWhenSure) {
                 return pool.results(dropLow: options.dropLowConfidence)
             }
         }
@@ -157,7 +156,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // still taken in order, and no pass starts once they settle, so the result is the same as one at a time.
         let rest = Array(options.passes.dropFirst(head.count))
         guard !rest.isEmpty else { return pool.results(dropLow: options.dropLowConfidence) }
-        let schedule = Mutex(Schedule(pool: pool, passesRun: passesRun, count: rest.count))
+        let schedule = Mutex(Schedule(pool: pool, count: rest.count))
         let stopWhenSure = options.stopWhenSure
         let work: @Sendable (Int) -> Void = { _ in
             while let index = schedule.withLock({ $0.start() }) {
@@ -179,7 +178,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let shrink: Int
         let offset: (x: Int, y: Int)
         private let shrunk = Mutex<GrayImage?>(nil)
-        private let doubled = Mutex<GrayImage?>(nil)
+        private let doubledCopy = Mutex<GrayImage?>(nil)
 
         init(base: GrayImage, shrink: Int, offset: (x: Int, y: Int)) {
             self.base = base
@@ -196,10 +195,11 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             }
         }
 
-        /// `source` (the working picture) upscaled by 2; a second thread wanting it waits for the first.
-        func doubled(of source: GrayImage) -> GrayImage {
-            doubled.withLock { copy in
-                if copy == nil { copy = source.upscaled(by: 2) }
+        /// The working picture (`working` when there is one, else `base`) upscaled by 2, for the passes that start
+        /// from it; a second thread wanting it waits for the first.
+        var doubled: GrayImage {
+            doubledCopy.withLock { copy in
+                if copy == nil { copy = (working ?? base).upscaled(by: 2) }
                 return copy!
             }
         }
@@ -208,7 +208,6 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// The passes after the first two, shared by the threads that run them.
     private struct Schedule: Sendable {
         var pool: CandidatePool
-        var passesRun: Int
         let count: Int
         var next = 0
         /// Passes finished but not yet taken (a later pass can finish before an earlier one).
@@ -216,9 +215,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         var taken = 0
         var settled = false
 
-        init(pool: CandidatePool, passesRun: Int, count: Int) {
+        init(pool: CandidatePool, count: Int) {
             self.pool = pool
-            self.passesRun = passesRun
             self.count = count
         }
 
@@ -233,7 +231,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         mutating func finish(_ index: Int, _ outcome: PassOutcome?, passes: [Pass], stopWhenSure: Bool) {
             finished[index] = .some(outcome)
             while !settled, let outcome = finished.removeValue(forKey: taken) {
-                settled = pool.take(outcome, of: passes[taken], passesRun: &passesRun, stopWhenSure: stopWhenSure)
+                settled = pool.take(outcome, of: passes[taken], stopWhenSure: stopWhenSure)
                 taken += 1
             }
         }
@@ -249,7 +247,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     private func run(_ pass: Pass, on picture: Picture) -> PassOutcome? {
         let working = pass != .original && !pass.usesZXing ? picture.working : nil
         let source = working ?? picture.base
-        guard let step = prepare(source, pass, doubled: { picture.doubled(of: source) }) else { return nil }
+        guard let step = prepare(source, pass, doubled: { picture.doubled }) else { return nil }
         let scale = working != nil ? picture.shrink : 1
         let symbols = pass.usesZXing
             ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
@@ -358,6 +356,8 @@ struct CandidatePool: Sendable {
     init(strongScanLines: Int) { self.strongScanLines = strongScanLines }
     var candidates: [String: Candidate] = [:]
     var order: [String] = []
+    /// Passes whose reads were taken (those that applied to the picture).
+    var passesRun = 0
 
     var isEmpty: Bool { candidates.isEmpty }
 
@@ -384,7 +384,7 @@ struct CandidatePool: Sendable {
     /// Adds one pass's reads (nil: the pass did not apply to the picture); true once the reads so far are sure
     /// enough to stop. A single pass's read of a 1D code is confirmed by one more pass before stopping; QR codes
     /// carry their own error correction.
-    fileprivate mutating func take(_ outcome: BarcodeReader.PassOutcome?, of pass: BarcodeReader.Pass, passesRun: inout Int, stopWhenSure: Bool) -> Bool {
+    fileprivate mutating func take(_ outcome: BarcodeReader.PassOutcome?, of pass: BarcodeReader.Pass, stopWhenSure: Bool) -> Bool {
         guard let outcome else { return false }
         passesRun += 1
         for read in outcome.reads { add(read.symbol, pass: pass, points: read.points) }

@@ -55,13 +55,7 @@ extension GrayImage {
         let y0 = max(0, min(height, Int((region.y * Double(height)).rounded(.down))))
         let x1 = max(x0, min(width, Int(((region.x + region.width) * Double(width)).rounded(.up))))
         let y1 = max(y0, min(height, Int(((region.y + region.height) * Double(height)).rounded(.up))))
-        let w = x1 - x0, h = y1 - y0
-        var out = [UInt8](repeating: 0, count: w * h)
-        for y in 0..<h {
-            let source = (y0 + y) * width + x0
-            out.replaceSubrange(y * w..<(y + 1) * w, with: pixels[source..<source + w])
-        }
-        return GrayImage(width: w, height: h, pixels: out)
+        return cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// The `width` × `height` pixels from (`x`, `y`); the rectangle must lie inside the picture.

@@ -32,7 +32,7 @@ enum OCREngine {
         let python = python
         let rapid = LazyTextRecognizer { RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python)) }
         return FallbackTextRecognizer(primary: rapid, fallback: tesseract) { reason in
-            report("RapidOCR is not available (\(reason)); reading receipts with tesseract.")
+            report("RapidOCR is not available, reading receipts with tesseract: \(reason)")
         }
     }
 }

@@ -48,4 +48,9 @@ enum Lexicon {
     /// Words long enough to be found inside words a recogniser glued together (see `gluedWords`).
     static let gluedVocabulary: Set<String> = companySuffixes.union(businessWords).union(addressWords).union(headerNoise)
         .filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+    /// `gluedVocabulary` in alphabetical order, sorted once (the order glued words are reported in).
+    static let gluedVocabularyInOrder: [String] = gluedVocabulary.sorted()
+    /// Legal forms and business words of four letters or more, longest first: where a glued store name is set apart.
+    static let nameWordsLongestFirst: [String] = businessWords.union(companySuffixes).filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+        .sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
 }

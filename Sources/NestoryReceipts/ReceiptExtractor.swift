@@ -143,7 +143,8 @@ public struct ReceiptExtractor: Sendable {
                 let height = wordHeights.isEmpty ? Double(box.height) : Double(wordHeights[wordHeights.count / 2])
                 prominence = height / median
             }
-            return Line(index: index, text: line.text, upper: upper, words: words(upper) + gluedWords(words(upper)),
+            let own = words(upper)
+            return Line(index: index, text: line.text, upper: upper, words: own + gluedWords(own),
                         letters: upper.filter(\.isLetter), amounts: amounts, dates: DateScanner.scan(line.text),
                         prominence: prominence,
                         amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
@@ -171,7 +172,7 @@ public struct ReceiptExtractor: Sendable {
                     continue
                 }
                 guard run.count >= 7 else { continue }
-                for candidate in Lexicon.gluedVocabulary.sorted() where run.count >= candidate.count + 3 {
+                for candidate in Lexicon.gluedVocabularyInOrder where run.count >= candidate.count + 3 {
                     if run.hasPrefix(candidate) || run.hasSuffix(candidate) { found.append(candidate) }
                 }
             }
@@ -345,16 +346,11 @@ public struct ReceiptExtractor: Sendable {
             guard letterCount >= 3, core.allSatisfy({ $0.isLetter || lookalikes[$0] != nil }) else { return String(token) }
             core = core.map { lookalikes[$0] ?? $0 }
             let upper = String(core).uppercased()
-            guard !targets.contains(upper) else {
-                if letterCount < core.count { changed = true; return String(chars[..<first]) + upper + String(chars[(last + 1)...]) }
-                return String(token)
-            }
-            guard let target = targets.first(where: { upper.count >= 4 && oneEditApart(upper, $0) }) else {
-                if letterCount < core.count { changed = true; return String(chars[..<first]) + upper + String(chars[(last + 1)...]) }
-                return String(token)
-            }
+            // The label word one edit away, or the word itself with its look-alike digits read as letters.
+            let replacement = targets.contains(upper) ? upper : targets.first { upper.count >= 4 && oneEditApart(upper, $0) } ?? upper
+            guard replacement != upper || letterCount < core.count else { return String(token) }
             changed = true
-            return String(chars[..<first]) + target + String(chars[(last + 1)...])
+            return String(chars[..<first]) + replacement + String(chars[(last + 1)...])
         }
         return changed ? rewritten.joined(separator: " ") : label
     }
@@ -864,8 +860,7 @@ public struct ReceiptExtractor: Sendable {
     /// (`HARDWAREHAVEN` → `HARDWARE HAVEN`). A shorter word at the start is left alone (`MARTINEZ`), and so is a
     /// word that is in the lexicon itself (`BOOKSTORE`). Only the spacing changes.
     static func respaced(_ name: String) -> String {
-        let vocabulary = Lexicon.businessWords.union(Lexicon.companySuffixes).filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
-            .sorted { $0.count > $1.count }
+        let vocabulary = Lexicon.nameWordsLongestFirst
         func split(_ word: String) -> String {
             let upper = word.uppercased()
             guard word.count >= 7, word.allSatisfy({ $0.isASCII && $0.isLetter }), !vocabulary.contains(upper) else { return word }
