@@ -72,11 +72,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Use-case services: one use case per method, shared by the web app and the command line.
+        .target(name: "NestoryServices", dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth"], swiftSettings: swiftSettings),
+
         // HTTP server and web app.
         .target(
             name: "NestoryWeb",
             dependencies: [
                 "NestoryDomain",
+                "NestoryServices",
                 "NestoryStore",
                 "NestoryAuth",
                 "NestoryImaging",
@@ -98,6 +102,7 @@ let package = Package(
             name: "NestoryCLI",
             dependencies: [
                 "NestoryDomain",
+                "NestoryServices",
                 "NestoryStore",
                 "NestoryDemo",
                 "NestoryAuth",
@@ -247,9 +252,14 @@ let package = Package(
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "NestoryServicesTests",
+            dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
+                "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

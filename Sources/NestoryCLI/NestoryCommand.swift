@@ -34,14 +34,21 @@ struct CLIError: Error, CustomStringConvertible, LocalizedError {
 
 /// Runs a command body, turning the store's and the domain's errors into clear messages.
 func reportingErrors<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as StoreError {
-        throw CLIError(error.description)
-    } catch let error as DomainError {
-        throw CLIError(error.message)
-    } catch let error as BackupError {
-        throw CLIError(error.description)
+    do { return try body() } catch { throw cliError(error) }
+}
+
+/// ``reportingErrors(_:)`` for a service call.
+func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do { return try await body() } catch { throw cliError(error) }
+}
+
+/// The one place errors become what the command line says.
+private func cliError(_ error: any Error) -> any Error {
+    switch error {
+    case let error as StoreError: return CLIError(error.description)
+    case let error as DomainError: return CLIError(error.message)
+    case let error as BackupError: return CLIError(error.description)
+    default: return error
     }
 }
 

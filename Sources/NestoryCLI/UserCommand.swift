@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import NestoryAuth
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 
-struct UserCommand: ParsableCommand {
+struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, SetPassword.self])
 
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an account and put it in a household.",
             discussion: """
@@ -35,36 +36,21 @@ struct UserCommand: ParsableCommand {
         @Option(help: "owner or member (a new household's first account is always its owner).")
         var role: MemberRole?
 
-        func run() throws {
+        func run() async throws {
             let password = try readPassword()
-            try reportingErrors {
-                try PasswordPolicy.validate(password)
-                let currencyCode = try CurrencyCode(currency)
-                _ = try User.normalizedEmail(email)
-                let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
-                let now = Date()
-                let existing: Household?
-                if let id = HouseholdID(string: household) {
-                    existing = try database.household(id)
-                } else {
-                    let named = try database.households(named: household)
-                    guard named.count <= 1 else {
-                        throw CLIError("Several households are called \(household); pass its id instead.")
-                    }
-                    existing = named.first
-                }
-                let hash = try BcryptPasswordHasher().hash(password)
-                let user = try database.createUser(email: email, displayName: name ?? "", passwordHash: hash, now: now)
-                let target = try existing ?? database.createHousehold(name: household, currency: currencyCode, now: now)
-                let memberRole: MemberRole = existing == nil ? .owner : (role ?? .member)
-                try database.addMember(target.id, user: user.id, role: memberRole, now: now)
-                print("Added \(user.email) as \(memberRole.rawValue) of \(target.name) (household \(target.id)).")
+            let currencyCode = try reportingErrors { try CurrencyCode(currency) }
+            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+            let choice: AccountService.HouseholdChoice = HouseholdID(string: household).map { .id($0) } ?? .name(household, currency: currencyCode)
+            let made = try await reportingErrors {
+                try await accountService(database).addUser(email: email, displayName: name ?? "", password: password, household: choice,
+                                                           role: role)
             }
+            print("Added \(made.user.email) as \(made.role.rawValue) of \(made.household.name) (household \(made.household.id)).")
         }
 
     }
 
-    struct SetPassword: ParsableCommand {
+    struct SetPassword: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "password",
             abstract: "Set an account's password (for example one restored from a web export, which has none).",
@@ -75,19 +61,18 @@ struct UserCommand: ParsableCommand {
         @Argument(help: "The account's email address.")
         var email: String
 
-        func run() throws {
+        func run() async throws {
             let password = try readPassword()
-            try reportingErrors {
-                try PasswordPolicy.validate(password)
-                let database = try AppDatabase.open(data.folder, mode: .readCurrent)
-                guard let (user, _) = try database.userCredentials(email: try User.normalizedEmail(email)) else {
-                    throw CLIError("There is no account \(email).")
-                }
-                try database.changePasswordHash(user.id, to: try BcryptPasswordHasher().hash(password))
-                print("Set a new password for \(user.email).")
-            }
+            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let user = try await reportingErrors { try await accountService(database).setPassword(email: email, to: password) }
+            print("Set a new password for \(user.email).")
         }
     }
+}
+
+/// The account service as the command line uses it: bcrypt on a pool of one thread.
+private func accountService(_ database: AppDatabase) -> AccountService {
+    AccountService(database: database, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
 }
 
 private func readPassword() throws -> String {

@@ -9,22 +9,24 @@ extension AppDatabase {
     @discardableResult
     public func createHousehold(name: String, currency: CurrencyCode, now: Date) throws -> Household {
         let household = Household(name: try Household.validatedName(name), currency: currency, createdAt: now)
-        try write { db in
-            try db.execute(
-                sql: "INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [household.id.description, household.name, currency.code,
-                            household.highValueThreshold.minorUnits, now.millis])
-            for (index, name) in Defaults.rooms.enumerated() {
-                try db.execute(sql: "INSERT INTO room (id, household_id, name, sort_order) VALUES (?, ?, ?, ?)",
-                               arguments: [RoomID().description, household.id.description, name, index])
-            }
-            for (index, seed) in Defaults.categories.enumerated() {
-                try db.execute(
-                    sql: "INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom) VALUES (?, ?, ?, ?, ?, ?, 0)",
-                    arguments: [CategoryID().description, household.id.description, seed.name, seed.colorHex, seed.icon, index])
-            }
-        }
+        try write { db in try Self.insertHousehold(db, household) }
         return household
+    }
+
+    static func insertHousehold(_ db: Database, _ household: Household) throws {
+        try db.execute(
+            sql: "INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [household.id.description, household.name, household.currency.code,
+                        household.highValueThreshold.minorUnits, household.createdAt.millis])
+        for (index, name) in Defaults.rooms.enumerated() {
+            try db.execute(sql: "INSERT INTO room (id, household_id, name, sort_order) VALUES (?, ?, ?, ?)",
+                           arguments: [RoomID().description, household.id.description, name, index])
+        }
+        for (index, seed) in Defaults.categories.enumerated() {
+            try db.execute(
+                sql: "INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                arguments: [CategoryID().description, household.id.description, seed.name, seed.colorHex, seed.icon, index])
+        }
     }
 
     public func household(_ id: HouseholdID) throws -> Household {
@@ -78,16 +80,63 @@ extension AppDatabase {
 
     /// Registers a user. The password must already be hashed.
     public func createUser(email: String, displayName: String, passwordHash: String, now: Date) throws -> User {
+        let user = try Self.newUser(email: email, displayName: displayName, now: now)
+        return try write { db in
+            try Self.insertUser(db, user, passwordHash: passwordHash)
+            return user
+        }
+    }
+
+    static func newUser(email: String, displayName: String, now: Date) throws -> User {
         let email = try User.normalizedEmail(email)
         let name = Text.clean(displayName) ?? String(email.split(separator: "@")[0])
-        let user = User(email: email, displayName: name, createdAt: now)
+        return User(email: email, displayName: name, createdAt: now)
+    }
+
+    static func insertUser(_ db: Database, _ user: User, passwordHash: String) throws {
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE email = ?", arguments: [user.email]) == true {
+            throw DomainError.conflict("An account with \(user.email) already exists.")
+        }
+        try db.execute(sql: "INSERT INTO user (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [user.id.description, user.email, user.displayName, passwordHash, user.createdAt.millis])
+    }
+
+    /// Where a new account goes: a household created with it, or one that exists.
+    public enum AccountHousehold: Sendable {
+        case new(name: String, currency: CurrencyCode)
+        case existing(HouseholdID)
+    }
+
+    /// Creates a user and their membership, and the household too when it is new, in one transaction:
+    /// either all of it is there afterwards or none of it. The first person in a new household is its
+    /// owner. With `onlyIfFirst`, the account is made only while the server has no account at all
+    /// (first-run set-up): of two simultaneous set-ups one makes the owner and the other gets a conflict.
+    public func createAccount(email: String, displayName: String, passwordHash: String, household: AccountHousehold,
+                              role: MemberRole, onlyIfFirst: Bool = false, now: Date) throws -> (User, Household, MemberRole) {
+        let user = try Self.newUser(email: email, displayName: displayName, now: now)
+        var created: Household?
+        if case .new(let name, let currency) = household {
+            created = Household(name: try Household.validatedName(name), currency: currency, createdAt: now)
+        }
         return try write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE email = ?", arguments: [email]) == true {
-                throw DomainError.conflict("An account with \(email) already exists.")
+            if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM user LIMIT 1") == true {
+                throw DomainError.conflict("Nestory is already set up on this server: sign in instead.")
             }
-            try db.execute(sql: "INSERT INTO user (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [user.id.description, email, name, passwordHash, now.millis])
-            return user
+            try Self.insertUser(db, user, passwordHash: passwordHash)
+            let target: Household
+            let memberRole: MemberRole
+            switch household {
+            case .new:
+                target = created!
+                try Self.insertHousehold(db, target)
+                memberRole = .owner
+            case .existing(let id):
+                target = try Self.fetchHousehold(db, id)
+                memberRole = role
+            }
+            try db.execute(sql: "INSERT INTO membership (household_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)",
+                           arguments: [target.id.description, user.id.description, memberRole.rawValue, now.millis])
+            return (user, target, memberRole)
         }
     }
 

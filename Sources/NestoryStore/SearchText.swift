@@ -8,7 +8,11 @@ import Foundation
 enum SearchText {
     /// Nil when the text has no searchable word (empty, or only punctuation): no search filter.
     static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace })
+        // Control characters (NUL, escapes, bidi and zero-width marks) separate words like spaces: FTS5
+        // would stop reading a query at a NUL, and nobody means to search for them.
+        let words = text.split(whereSeparator: { character in
+            character.isWhitespace || character.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
+        })
             .map(String.init)
             .filter { word in word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
             .prefix(16)

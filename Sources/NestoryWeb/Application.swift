@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import NestoryDomain
 import NestoryImaging
+import NestoryServices
 import NestoryStore
 
 /// Where the server listens.
@@ -43,8 +44,10 @@ public struct WebDependencies: Sendable {
     public let passwordHasher: any PasswordHasher
     public let cookies: CookiePolicy
     public let now: @Sendable () -> Date
-    /// Sign-in failures: per account and per client address, in one window.
-    public let signInLimiter: RateLimiter
+    /// Blocking work (password hashing, restores, imports) runs here, never on an event loop.
+    public let blocking: BlockingPool
+    /// Set-up, members, sign-in (with its limits per account and per client address), sessions, passwords.
+    public let accounts: AccountService
     public let limits: Limits
     /// Checks uploads and makes thumbnails and display sizes (libvips in production).
     public let imaging: any ImageProcessing
@@ -60,11 +63,9 @@ public struct WebDependencies: Sendable {
     public let receiptScans = ReceiptScans()
     /// Reports being generated in the background.
     public let reportJobs: ReportJobs
-    /// A hash of nothing in particular, checked for unknown emails so they cost as much as wrong passwords.
-    let dummyPasswordHash: String
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
-                signInLimiter: RateLimiter = RateLimiter(limit: 10, window: 15 * 60), limits: Limits = Limits(),
+                signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(), limits: Limits = Limits(),
                 barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()],
                 reportJobs: ReportJobs = ReportJobs(), receiptReader: ReceiptReader? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
@@ -77,9 +78,9 @@ public struct WebDependencies: Sendable {
         self.database = database
         self.passwordHasher = passwordHasher
         self.cookies = cookies
-        self.signInLimiter = signInLimiter
+        self.blocking = blocking
+        self.accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.now = now
-        self.dummyPasswordHash = try passwordHasher.hash("not a password: \(UUID())")
     }
 
     /// The calendar day now, where the server runs: the bound for "not in the future" checks.

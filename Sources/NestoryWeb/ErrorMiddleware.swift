@@ -60,6 +60,8 @@ struct ErrorMiddleware: RouterMiddleware {
                 return Self.response(.notFound, code: "not_found", message: error.message)
             case .conflict:
                 return Self.response(.conflict, code: "conflict", message: error.message)
+            case .forbidden(let message):
+                return Self.response(.forbidden, code: "forbidden", message: message)
             case .currencyMismatch:
                 return Self.response(.unprocessableContent, code: "currency_mismatch", message: error.message)
             }

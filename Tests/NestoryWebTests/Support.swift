@@ -6,6 +6,7 @@ import NestoryAuth
 import NestoryBarcodesLive
 import NestoryDomain
 import NestoryReceipts
+import NestoryServices
 import NestoryImagingLive
 import NestoryStore
 import Testing
@@ -16,14 +17,14 @@ final class TestApp: @unchecked Sendable {
     let path: String
     let database: AppDatabase
     let dependencies: WebDependencies
-    let limiter: RateLimiter
 
-    init(limit: Int = 10, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4), receiptReader: ReceiptReader? = nil) throws {
+    /// `limit` failed sign-ins per account and `clientLimit` per client address, in 15 minutes.
+    init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
+         receiptReader: ReceiptReader? = nil) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
-        limiter = RateLimiter(limit: limit, window: 900)
         dependencies = try WebDependencies(database: database, passwordHasher: hasher, imaging: try LibvipsImageProcessor(),
-                                           signInLimiter: limiter,
+                                           signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900),
                                            limits: Limits(maxPhotoBytes: 100_000),
                                            barcodes: BarcodeReader(), productProviders: [], receiptReader: receiptReader)
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NestoryAuth
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 
 /// First-run set-up, sign in and out, and the household's members.
@@ -10,6 +11,7 @@ struct AccountController {
     let dependencies: WebDependencies
 
     var database: AppDatabase { dependencies.database }
+    var accounts: AccountService { dependencies.accounts }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("setup", use: setupPage)
@@ -26,83 +28,60 @@ struct AccountController {
     // MARK: - First run
 
     @Sendable func setupPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard try !database.hasUsers() else { return .redirect(to: "/signin") }
+        guard try accounts.needsSetup() else { return .redirect(to: "/signin") }
         return try pageWithCSRF(request) { csrf in AccountViews.setup(csrf: csrf, form: [:], errors: []) }
     }
 
     @Sendable func setup(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard try !database.hasUsers() else { return .redirect(to: "/signin") }
+        guard try accounts.needsSetup() else { return .redirect(to: "/signin") }
         let form = try await Form.read(request, context: context)
         let values = ["household": form["household"] ?? "", "currency": form["currency"] ?? "USD", "name": form["name"] ?? "",
                       "email": form["email"] ?? ""]
-        var errors: [FieldError] = []
-        func collect(_ body: () throws -> Void) {
-            do { try body() } catch let error as DomainError {
-                if case .validation(let fields) = error { errors += fields } else { errors.append(FieldError(field: "form", message: error.message)) }
-            } catch { errors.append(FieldError(field: "form", message: "\(error)")) }
+        let input = AccountService.SetupInput(household: values["household"]!, currency: values["currency"]!, name: values["name"]!,
+                                              email: values["email"]!, password: form["password"] ?? "", confirmation: form["confirm"] ?? "")
+        do {
+            let user = try await accounts.setUp(input)
+            return try startSession(for: user.id, redirectTo: "/")
+        } catch let error as DomainError {
+            if case .conflict = error { return .redirect(to: "/signin?notice=already-set-up") }
+            let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
+            return HTMLResponse.page(AccountViews.setup(csrf: csrf, form: values, errors: FieldErrors.fields(of: error)),
+                                     status: .unprocessableContent)
         }
-        var currency = CurrencyCode.usd
-        collect { _ = try Household.validatedName(values["household"]!) }
-        collect { currency = try CurrencyCode(values["currency"]!) }
-        collect { _ = try User.normalizedEmail(values["email"]!) }
-        collect { try PasswordPolicy.validate(form["password"] ?? "") }
-        if form["password"] != form["confirm"] {
-            errors.append(FieldError(field: "confirm", message: "The two passwords are not the same."))
-        }
-        let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
-        guard errors.isEmpty, let password = form["password"] else {
-            return HTMLResponse.page(AccountViews.setup(csrf: csrf, form: values, errors: errors), status: .unprocessableContent)
-        }
-        let hash = try await offload { try dependencies.passwordHasher.hash(password) }
-        let now = dependencies.now()
-        let user = try database.createUser(email: values["email"]!, displayName: values["name"]!, passwordHash: hash, now: now)
-        let household = try database.createHousehold(name: values["household"]!, currency: currency, now: now)
-        try database.addMember(household.id, user: user.id, role: .owner, now: now)
-        return try startSession(for: user.id, redirectTo: "/")
     }
 
     // MARK: - Sign in and out
 
     @Sendable func signInPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard try database.hasUsers() else { return .redirect(to: "/setup") }
+        guard try !accounts.needsSetup() else { return .redirect(to: "/setup") }
         if context.viewer != nil { return .redirect(to: "/") }
         let next = request.uri.queryParameters["next"].map(String.init)
-        return try pageWithCSRF(request) { csrf in AccountViews.signIn(csrf: csrf, email: "", next: next, message: nil) }
+        let message = request.uri.queryParameters["notice"] == "already-set-up"
+            ? "Nestory was set up a moment ago, maybe from another tab: sign in with that account." : nil
+        return try pageWithCSRF(request) { csrf in AccountViews.signIn(csrf: csrf, email: "", next: next, message: message) }
     }
 
     @Sendable func signIn(_ request: Request, context: AppRequestContext) async throws -> Response {
         let form = try await Form.read(request, context: context)
-        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let next = Self.safeNext(form["next"])
         let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
-        let now = dependencies.now()
-        let accountKey = "account:" + email.lowercased()
-        let clientKey = "client:" + context.clientKey
-        for key in [accountKey, clientKey] {
-            if let wait = await dependencies.signInLimiter.retryAfter(key, now: now) {
-                var response = HTMLResponse.page(
-                    AccountViews.signIn(csrf: csrf, email: email, next: next,
-                                        message: "Too many attempts. Wait \(wait) seconds and try again."),
-                    status: .tooManyRequests)
-                response.headers[.retryAfter] = String(wait)
-                return response
-            }
-        }
-        let password = form["password"] ?? ""
-        let credentials = try database.userCredentials(email: email)
-        let hasher = dependencies.passwordHasher
-        let dummy = dependencies.dummyPasswordHash
-        // An unknown email costs the same hash check as a wrong password, and gets the same answer.
-        let valid = await offload { hasher.verify(password, against: credentials?.passwordHash ?? dummy) }
-        guard let credentials, valid else {
-            await dependencies.signInLimiter.recordFailure(accountKey, now: now)
-            await dependencies.signInLimiter.recordFailure(clientKey, now: now)
+        switch await accounts.signIn(email: email, password: form["password"] ?? "", client: context.clientKey) {
+        case .signedIn(let user):
+            return try startSession(for: user.id, redirectTo: next ?? "/")
+        case .rejected:
             return HTMLResponse.page(
                 AccountViews.signIn(csrf: csrf, email: email, next: next, message: "That email and password don’t match an account."),
                 status: .unauthorized)
+        case .wait(let seconds):
+            let minutes = AccountService.SignInOutcome.minutes(seconds)
+            var response = HTMLResponse.page(
+                AccountViews.signIn(csrf: csrf, email: email, next: next,
+                                    message: "Too many attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again."),
+                status: .tooManyRequests)
+            response.headers[.retryAfter] = String(seconds)
+            return response
         }
-        await dependencies.signInLimiter.reset(accountKey)
-        return try startSession(for: credentials.user.id, redirectTo: next ?? "/")
     }
 
     @Sendable func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -123,20 +102,16 @@ struct AccountController {
 
     @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can add members.") }
+        guard viewer.role == .owner else { throw DomainError.forbidden("Only the household’s owner can add members.") }
         let form = try await Form.read(request, context: context)
         let values = ["email": form["email"] ?? "", "name": form["name"] ?? ""]
         do {
-            let password = form["password"] ?? ""
-            try PasswordPolicy.validate(password)
-            _ = try User.normalizedEmail(values["email"]!)
-            let hash = try await offload { try dependencies.passwordHasher.hash(password) }
-            let user = try database.createUser(email: values["email"]!, displayName: values["name"]!, passwordHash: hash, now: dependencies.now())
-            try database.addMember(viewer.household.id, user: user.id, role: .member, now: dependencies.now())
-            return .redirect(to: "/settings?notice=" + (user.email.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") + "+added")
+            let user = try await accounts.addMember(to: viewer.household.id, by: viewer.role, email: values["email"]!,
+                                                    displayName: values["name"]!, password: form["password"] ?? "")
+            return .redirect(to: "/settings", notice: "\(user.email) added")
         } catch let error as DomainError {
-            let fields: [FieldError]
-            if case .validation(let list) = error { fields = list } else { fields = [FieldError(field: "email", message: error.message)] }
+            var fields = FieldErrors.fields(of: error)
+            if case .conflict = error { fields = [FieldError(field: "email", message: error.message)] }
             return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
                                                            form: values, errors: fields, notice: nil), status: .unprocessableContent)
         }
@@ -144,41 +119,31 @@ struct AccountController {
 
     @Sendable func removeMember(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can remove members.") }
+        guard viewer.role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove members.") }
         guard let id = context.parameters.get("userID").flatMap(UserID.init(string:)) else { throw DomainError.notFound("The member") }
         try database.removeMember(viewer.household.id, user: id)
-        return .redirect(to: "/settings?notice=Member+removed")
+        return .redirect(to: "/settings", notice: "Member removed")
     }
 
     @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let form = try await Form.read(request, context: context)
-        guard let credentials = try database.userCredentials(email: viewer.user.email),
-              await offload({ dependencies.passwordHasher.verify(form["current"] ?? "", against: credentials.passwordHash) }) else {
+        do {
+            try await accounts.changePassword(viewer.user, current: form["current"] ?? "", new: form["password"] ?? "")  // ends every session
+        } catch let error as DomainError {
             return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id), form: [:],
-                                                           errors: [FieldError(field: "current", message: "That is not your current password.")],
-                                                           notice: nil), status: .unprocessableContent)
-        }
-        let password = form["password"] ?? ""
-        do { try PasswordPolicy.validate(password) } catch {
-            return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id), form: [:],
-                                                           errors: [FieldError(field: "password", message: error.message)], notice: nil),
+                                                           errors: FieldErrors.fields(of: error), notice: nil),
                                      status: .unprocessableContent)
         }
-        let hash = try await offload { try dependencies.passwordHasher.hash(password) }
-        try database.changePasswordHash(viewer.user.id, to: hash)  // ends every session, this one too
-        return try startSession(for: viewer.user.id, redirectTo: "/settings?notice=Password+changed")
+        return try startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed")
     }
 
     // MARK: - Helpers
 
     /// A new session id at every sign-in (no fixation), with its own CSRF token.
-    private func startSession(for userID: UserID, redirectTo path: String) throws -> Response {
-        let token = SessionToken.generate()
-        let now = dependencies.now()
-        try database.createSession(tokenHash: SessionToken.hash(token), userID: userID, csrfToken: SessionToken.generate(), now: now,
-                                   expiresAt: now.addingTimeInterval(dependencies.cookies.sessionLifetime))
-        var response = Response.redirect(to: path)
+    private func startSession(for userID: UserID, redirectTo path: String, notice: String? = nil) throws -> Response {
+        let token = try accounts.startSession(for: userID, lifetime: dependencies.cookies.sessionLifetime)
+        var response = Response.redirect(to: path, notice: notice)
         response.setCookie(dependencies.cookies.session(token))
         return response
     }
@@ -216,6 +181,16 @@ extension Response {
     /// 303 See Other: after a form post, the browser follows with a GET.
     static func redirect(to path: String) -> Response {
         Response(status: .seeOther, headers: [.location: path])
+    }
+
+    /// A redirect whose page says what just happened: `notice` is a sentence (or a code a view knows),
+    /// percent-encoded so it reads back as the same text (spaces as %20, never `+`).
+    static func redirect(to path: String, notice: String?) -> Response {
+        guard let notice, !notice.isEmpty else { return redirect(to: path) }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let encoded = notice.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        return redirect(to: path + (path.contains("?") ? "&" : "?") + "notice=" + encoded)
     }
 }
 

@@ -57,7 +57,7 @@ struct CaptureController {
         let form = try await Form.read(request, context: context)
         let enabled = form["online"] == "on"
         try database.setOnlineProductLookup(viewer.household.id, enabled)
-        return .redirect(to: "/settings?notice=" + (enabled ? "Online+product+lookups+on" : "Online+product+lookups+off"))
+        return .redirect(to: "/settings", notice: enabled ? "Online product lookups are on." : "Online product lookups are off.")
     }
 
     // MARK: - API

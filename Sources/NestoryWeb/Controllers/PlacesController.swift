@@ -47,7 +47,7 @@ struct PlacesController {
             case .rooms: _ = try database.createRoom(viewer.household.id, name: form["name"] ?? "")
             case .categories: _ = try database.createCategory(viewer.household.id, name: form["name"] ?? "", colorHex: form["color"] ?? "#64748B")
             }
-            return .redirect(to: "/\(kind.rawValue)?notice=Added")
+            return .redirect(to: "/\(kind.rawValue)", notice: "Added.")
         } catch let error as DomainError {
             return try await list(kind, request, context, errors: InventoryController.fields(error), status: .unprocessableContent)
         }
@@ -65,11 +65,11 @@ struct PlacesController {
             case (.rooms, "delete"):
                 guard let roomID = RoomID(string: id) else { throw DomainError.notFound("The room") }
                 let moved = try database.deleteRoom(household, roomID, now: now)
-                return .redirect(to: "/rooms?notice=" + "Room+deleted;+\(moved)+item\(moved == 1 ? "" : "s")+now+have+no+room")
+                return .redirect(to: "/rooms", notice: "Room deleted; \(moved) item\(moved == 1 ? "" : "s") now \(moved == 1 ? "has" : "have") no room.")
             case (.categories, "delete"):
                 guard let categoryID = CategoryID(string: id) else { throw DomainError.notFound("The category") }
                 let moved = try database.deleteCategory(household, categoryID, now: now)
-                return .redirect(to: "/categories?notice=" + "Category+deleted;+\(moved)+item\(moved == 1 ? "" : "s")+now+uncategorized")
+                return .redirect(to: "/categories", notice: "Category deleted; \(moved) item\(moved == 1 ? " is" : "s are") now uncategorized.")
             case (_, "up"), (_, "down"):
                 var ids = kind == .rooms ? try database.rooms(household).map(\.id.description) : try database.categories(household).map(\.id.description)
                 guard let index = ids.firstIndex(of: id) else { throw DomainError.notFound("That entry") }

@@ -126,7 +126,7 @@ struct ReceiptsController {
             return .redirect(to: "/receipts/\(id)" + queryString([("error", errors.map(\.message).joined(separator: " "))]))
         }
         try database.updateReceipt(viewer.household.id, id, fields)
-        return .redirect(to: "/receipts/\(id)?notice=Saved")
+        return .redirect(to: "/receipts/\(id)", notice: "Saved.")
     }
 
     @Sendable func link(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -136,7 +136,7 @@ struct ReceiptsController {
         let itemID = form["item"].flatMap(ItemID.init(string:))
         try database.linkReceipt(viewer.household.id, id, to: itemID)
         if let itemID { return .redirect(to: "/items/\(itemID)?notice=receipt+linked") }
-        return .redirect(to: "/receipts/\(id)?notice=Unlinked")
+        return .redirect(to: "/receipts/\(id)", notice: "Unlinked.")
     }
 
     /// A new item from the receipt: its purchase date and price prefilled from what was read.

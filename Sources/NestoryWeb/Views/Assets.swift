@@ -39,7 +39,7 @@ enum Assets {
     .error { color:var(--danger); margin:4px 0 0; }
     .hint { color:var(--muted); margin:4px 0 0; font-size:.9rem; }
     .alert { border:1px solid var(--danger); color:var(--danger); border-radius:10px; padding:10px 12px; margin-bottom:12px; }
-    .notice { border:1px solid var(--ok); color:var(--ok); border-radius:10px; padding:10px 12px; margin:8px 0; }
+    .notice { border:1px solid var(--ok); color:var(--ok); border-radius:10px; padding:10px 12px; margin:8px 0; overflow-wrap:anywhere; }
     .two { display:grid; grid-template-columns:1fr 1fr; gap:12px; }
     .form-actions { display:flex; gap:12px; justify-content:flex-end; }
     .tabs { position:fixed; bottom:0; left:0; right:0; display:flex; background:var(--card); border-top:1px solid var(--line);

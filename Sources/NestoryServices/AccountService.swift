@@ -1,0 +1,226 @@
+import Foundation
+import NestoryAuth
+import NestoryDomain
+import NestoryStore
+
+/// Accounts: first-run set-up, adding people (the web app's Settings and `nestory user add`), signing in
+/// with its limits, sessions, and password changes. The web app and the command line both call this, so
+/// each rule (who becomes owner, what a valid account is, how guesses are limited) lives here once.
+public struct AccountService: Sendable {
+    let database: AppDatabase
+    let passwordHasher: any PasswordHasher
+    let blocking: BlockingPool
+    let limits: SignInLimits
+    let now: @Sendable () -> Date
+    /// Checked for unknown emails so they cost as much as wrong passwords; made on first use, not at start.
+    private let dummyHash: DummyHash
+
+    public init(database: AppDatabase, passwordHasher: any PasswordHasher, blocking: BlockingPool,
+                limits: SignInLimits = SignInLimits(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.passwordHasher = passwordHasher
+        self.blocking = blocking
+        self.limits = limits
+        self.now = now
+        dummyHash = DummyHash(passwordHasher)
+    }
+
+    // MARK: - Set-up and adding people
+
+    /// What the first-run form asks for.
+    public struct SetupInput: Sendable {
+        public var household: String
+        public var currency: String
+        public var name: String
+        public var email: String
+        public var password: String
+        public var confirmation: String
+
+        public init(household: String, currency: String, name: String, email: String, password: String, confirmation: String) {
+            self.household = household
+            self.currency = currency
+            self.name = name
+            self.email = email
+            self.password = password
+            self.confirmation = confirmation
+        }
+    }
+
+    /// Whether the server still needs its first-run set-up.
+    public func needsSetup() throws -> Bool {
+        try !database.hasUsers()
+    }
+
+    /// First run: the household, its owner's account and the membership, in one transaction. Every field
+    /// is checked and all problems are reported together. If another set-up got there first, this one is
+    /// refused with a conflict and changes nothing.
+    public func setUp(_ input: SetupInput) async throws -> User {
+        var errors = FieldErrors()
+        let currency = errors.collect { try CurrencyCode(input.currency) }
+        do { _ = try Household.validatedName(input.household) } catch {
+            // The household's name is the form's "household" field ("name" is the person's).
+            errors.append(FieldError(field: "household", message: error.message))
+        }
+        errors.collect { _ = try User.normalizedEmail(input.email) }
+        errors.collect { try PasswordPolicy.validate(input.password) }
+        if input.password != input.confirmation {
+            errors.append(FieldError(field: "confirm", message: "The two passwords are not the same."))
+        }
+        try errors.throwIfAny()
+        guard try needsSetup() else { throw DomainError.conflict("Nestory is already set up on this server: sign in instead.") }
+        let hash = try await hashPassword(input.password)
+        let (user, _, _) = try database.createAccount(
+            email: input.email, displayName: input.name, passwordHash: hash,
+            household: .new(name: input.household, currency: currency!), role: .owner, onlyIfFirst: true, now: now())
+        return user
+    }
+
+    /// Where `addUser` puts the account: a household by id or name (created when none has the name).
+    public enum HouseholdChoice: Sendable {
+        case id(HouseholdID)
+        case name(String, currency: CurrencyCode)
+    }
+
+    /// `nestory user add`: the account, its membership and (when new) the household, in one transaction.
+    /// The first person in a new household is its owner; others get `role` (a member unless said).
+    public func addUser(email: String, displayName: String, password: String, household: HouseholdChoice,
+                        role: MemberRole?) async throws -> (user: User, household: Household, role: MemberRole) {
+        try PasswordPolicy.validate(password)
+        _ = try User.normalizedEmail(email)
+        let target: AppDatabase.AccountHousehold
+        switch household {
+        case .id(let id):
+            target = .existing(try database.household(id).id)
+        case .name(let name, let currency):
+            let named = try database.households(named: name)
+            guard named.count <= 1 else {
+                throw DomainError.conflict("Several households are called \(name); pass its id instead.")
+            }
+            target = named.first.map { .existing($0.id) } ?? .new(name: name, currency: currency)
+        }
+        let hash = try await hashPassword(password)
+        let made = try database.createAccount(email: email, displayName: displayName, passwordHash: hash, household: target,
+                                              role: role ?? .member, now: now())
+        return (made.0, made.1, made.2)
+    }
+
+    /// Settings → Members: the owner adds a member to their household.
+    public func addMember(to household: HouseholdID, by role: MemberRole, email: String, displayName: String,
+                          password: String) async throws -> User {
+        guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can add members.") }
+        var errors = FieldErrors()
+        errors.collect { _ = try User.normalizedEmail(email) }
+        errors.collect { try PasswordPolicy.validate(password) }
+        try errors.throwIfAny()
+        let hash = try await hashPassword(password)
+        return try database.createAccount(email: email, displayName: displayName, passwordHash: hash, household: .existing(household),
+                                          role: .member, now: now()).0
+    }
+
+    // MARK: - Signing in
+
+    /// What a sign-in attempt came to.
+    public enum SignInOutcome: Sendable, Equatable {
+        case signedIn(User)
+        /// The email and password match no account (the same answer for an unknown email).
+        case rejected
+        /// Too many failures recently: try again after this many seconds.
+        case wait(seconds: Int)
+
+        /// The wait in whole minutes, rounded up, as people are told it.
+        public static func minutes(_ seconds: Int) -> Int { max(1, (seconds + 59) / 60) }
+    }
+
+    /// Checks an email and password, within the limits: failures count against the account as the lookup
+    /// finds it (so spellings of one address share one count) and, more loosely, against the client
+    /// address, so one person mistyping one account's password does not lock other accounts there.
+    public func signIn(email: String, password: String, client: String) async -> SignInOutcome {
+        let at = now()
+        let credentials = try? database.userCredentials(email: email)
+        let accountKey = credentials.map { "user:\($0.user.id)" }
+            ?? "email:" + ((try? User.normalizedEmail(email)) ?? email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+        let clientKey = "client:" + client
+        let waits = [await limits.perAccount.retryAfter(accountKey, now: at), await limits.perClient.retryAfter(clientKey, now: at)]
+        if let wait = waits.compactMap({ $0 }).max() { return .wait(seconds: wait) }
+        let hasher = passwordHasher
+        let stored: String
+        if let credentials { stored = credentials.passwordHash } else { stored = await dummyHash.value(on: blocking) }
+        // An unknown email costs the same hash check as a wrong password, and gets the same answer.
+        let valid = await blocking.run { hasher.verify(password, against: stored) }
+        guard let credentials, valid else {
+            await limits.perAccount.recordFailure(accountKey, now: at)
+            await limits.perClient.recordFailure(clientKey, now: at)
+            return .rejected
+        }
+        await limits.perAccount.reset(accountKey)
+        return .signedIn(credentials.user)
+    }
+
+    /// A new session (a fresh token at every sign-in: no fixation); returns the token for the cookie.
+    public func startSession(for user: UserID, lifetime: TimeInterval) throws -> String {
+        let token = SessionToken.generate()
+        let at = now()
+        try database.createSession(tokenHash: SessionToken.hash(token), userID: user, csrfToken: SessionToken.generate(), now: at,
+                                   expiresAt: at.addingTimeInterval(lifetime))
+        return token
+    }
+
+    /// Changes a password after checking the current one; every session of the account ends.
+    public func changePassword(_ user: User, current: String, new password: String) async throws {
+        let hasher = passwordHasher
+        guard let credentials = try database.userCredentials(email: user.email),
+              await blocking.run({ hasher.verify(current, against: credentials.passwordHash) }) else {
+            throw DomainError.invalid(field: "current", message: "That is not your current password.")
+        }
+        do { try PasswordPolicy.validate(password) } catch {
+            throw DomainError.invalid(field: "password", message: error.message)
+        }
+        try database.changePasswordHash(user.id, to: try await hashPassword(password))
+    }
+
+    /// Sets a password without the old one (`nestory user password`, an administrator's act).
+    public func setPassword(email: String, to password: String) async throws -> User {
+        try PasswordPolicy.validate(password)
+        guard let (user, _) = try database.userCredentials(email: try User.normalizedEmail(email)) else {
+            throw DomainError.notFound("The account \(email)")
+        }
+        try database.changePasswordHash(user.id, to: try await hashPassword(password))
+        return user
+    }
+
+    private func hashPassword(_ password: String) async throws -> String {
+        let hasher = passwordHasher
+        return try await blocking.run { try hasher.hash(password) }
+    }
+}
+
+/// How many failed sign-ins are allowed in a window: per account (tight) and per client address (looser,
+/// against guessing across many accounts).
+public struct SignInLimits: Sendable {
+    public let perAccount: RateLimiter
+    public let perClient: RateLimiter
+
+    public init(perAccount: Int = 10, perClient: Int = 50, window: TimeInterval = 15 * 60) {
+        self.perAccount = RateLimiter(limit: perAccount, window: window)
+        self.perClient = RateLimiter(limit: perClient, window: window)
+    }
+}
+
+/// A bcrypt hash of nothing in particular, made the first time an unknown email signs in.
+private final class DummyHash: @unchecked Sendable {
+    private let hasher: any PasswordHasher
+    private let lock = NSLock()
+    private var hash: String?
+
+    init(_ hasher: any PasswordHasher) { self.hasher = hasher }
+
+    func value(on pool: BlockingPool) async -> String {
+        if let hash = lock.withLock({ hash }) { return hash }
+        let hasher = self.hasher
+        let made = (try? await pool.run { try hasher.hash("not a password: \(UUID())") }) ?? "$2b$12$invalidinvalidinvalidinvalidinvalidinvalidinvalidinva"
+        return lock.withLock {
+            if hash == nil { hash = made }
+            return hash!
+        }
+    }
+}
