@@ -61,11 +61,24 @@ struct ItemFormValues: Sendable {
                 errors.append(FieldError(field: "quantity", message: "Quantity is a whole number such as 1 or 4."))
             }
         }
-        let condition = optional("condition").flatMap(ItemCondition.init(rawValue:)) ?? .good
+        func id<ID>(_ key: String, _ what: String, _ make: (String) -> ID?) -> ID? {
+            do { return try optionalID(optional(key), field: key, what: what, make) } catch {
+                errors += FieldErrors.fields(of: error)
+                return nil
+            }
+        }
+        let categoryID = id("categoryID", "The category", CategoryID.init(string:))
+        let roomID = id("roomID", "The room", RoomID.init(string:))
+        var condition = ItemCondition.good
+        if let text = optional("condition") {
+            if let value = ItemCondition(rawValue: text) { condition = value } else {
+                errors.append(FieldError(field: "condition", message: "Choose a condition from the list."))
+            }
+        }
         let draft = ItemDraft(
             name: self["name"], brand: optional("brand"), modelNumber: optional("modelNumber"), serialNumber: optional("serialNumber"),
             purchasePrice: price, purchaseDate: purchaseDate, currency: currency,
-            categoryID: optional("categoryID").flatMap(CategoryID.init(string:)), roomID: optional("roomID").flatMap(RoomID.init(string:)),
+            categoryID: categoryID, roomID: roomID,
             condition: condition, conditionNotes: optional("conditionNotes"), barcode: optional("barcode"), warrantyExpiry: warranty,
             tags: self["tags"].split(separator: ",").map(String.init), notes: optional("notes"), quantity: quantity)
         // The domain's rules too, so every problem is reported at once (form errors win per field).

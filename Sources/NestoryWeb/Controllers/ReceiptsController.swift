@@ -34,7 +34,7 @@ struct ReceiptsController {
 
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let item = try request.uri.queryParameters["item"].flatMap { ItemID(string: String($0)) }
+        let item = try optionalID(request.uri.queryParameters["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item }
         return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item))
     }
@@ -68,7 +68,7 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let limit = dependencies.limits.maxPhotoBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }
-        let itemID = try request.uri.queryParameters["item"].flatMap { ItemID(string: String($0)) }
+        let itemID = try optionalID(request.uri.queryParameters["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item.id }
         let body = try await request.body.collect(upTo: Int(limit))
         let data = Data(buffer: body)
@@ -133,7 +133,7 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
         let form = try await Form.read(request, context: context)
-        let itemID = form["item"].flatMap(ItemID.init(string:))
+        let itemID = try optionalID(form["item"], field: "item", what: "The item", ItemID.init(string:))
         try database.linkReceipt(viewer.household.id, id, to: itemID)
         if let itemID { return .redirect(to: "/items/\(itemID)?notice=receipt+linked") }
         return .redirect(to: "/receipts/\(id)", notice: "Unlinked.")
