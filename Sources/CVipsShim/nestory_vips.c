@@ -142,6 +142,20 @@ int nv_probe(const void *buf, size_t len, nv_header *out, char *err, size_t errl
 /// the file loader, not the buffer loader (a truncated JPEG then decodes with grey where data is
 /// missing, with a warning); the option string does reach it.
 #define NV_LOADER_OPTIONS "fail_on=error"
+/// JPEG and WebP also stop at a decoder warning: libjpeg reports damaged entropy data (a flipped bit,
+/// a bad Huffman code, data ending early) only as a warning and fills the rest with grey or noise, which
+/// would be stored as the proof of an item. PNG keeps "error": libpng warns about harmless things
+/// (a known-incorrect sRGB profile) in many real files.
+#define NV_STRICT_LOADER_OPTIONS "fail_on=warning"
+
+/// The loader options for this buffer's format.
+static const char *nv_loader_options(const void *buf, size_t len) {
+    const char *loader = vips_foreign_find_load_buffer(buf, len);
+    if (loader != NULL && (strcmp(loader, "VipsForeignLoadJpegBuffer") == 0 || strcmp(loader, "VipsForeignLoadWebpBuffer") == 0)) {
+        return NV_STRICT_LOADER_OPTIONS;
+    }
+    return NV_LOADER_OPTIONS;
+}
 
 /// A copy of `in` (sharing its pixels) with every metadata field removed: EXIF (and GPS within it),
 /// XMP, IPTC, ICC, comments, libvips' own notes. The savers' "strip" option is not enough on its own:
@@ -325,6 +339,7 @@ int nv_derive(const void *buf, size_t len, const nv_output_spec *specs, int coun
     VipsImage *source = NULL;
     int box = specs[0].max_size;
     int status;
+    const char *loader_options = nv_loader_options(buf, len);
 
     // Shrink-on-load (JPEG DCT scaling, WebP scaling, HEIF embedded thumbnails), EXIF
     // autorotation, and sRGB conversion, as vipsthumbnail does. With an embedded ICC profile
@@ -334,7 +349,7 @@ int nv_derive(const void *buf, size_t len, const nv_output_spec *specs, int coun
             "height", box,
             "size", VIPS_SIZE_DOWN,
             "fail_on", VIPS_FAIL_ON_ERROR,
-            "option_string", NV_LOADER_OPTIONS,
+            "option_string", loader_options,
             "export_profile", "srgb",
             NULL);
     } else {
@@ -342,7 +357,7 @@ int nv_derive(const void *buf, size_t len, const nv_output_spec *specs, int coun
             "height", box,
             "size", VIPS_SIZE_DOWN,
             "fail_on", VIPS_FAIL_ON_ERROR,
-            "option_string", NV_LOADER_OPTIONS,
+            "option_string", loader_options,
             NULL);
     }
     if (status != 0) {

@@ -189,6 +189,33 @@ extension ImagingTests {
         #expect(outcomes["image_processing_failed"] == nil, "damage is the upload's fault, not ours: \(outcomes)")
     }
 
+    @Test func aJPEGWhoseDataIsDamagedIsRefusedNotStoredAsGrey() async throws {
+        // libjpeg reports damaged entropy data (bad Huffman codes, data ending inside a segment) only as a
+        // warning and decodes the rest as grey or noise: JPEGs stop at warnings, so such a photo is
+        // refused rather than kept as an item's proof. (A single flipped bit often decodes to a valid code
+        // and cannot be told apart: JPEG carries no checksum.)
+        let whole = try Fixtures.encode(Fixtures.ppm(width: 1200, height: 900, pixel: Fixtures.textured), as: "d.jpg[Q=85]", in: folder)
+        var generator = SeededGenerator(seed: 7)
+        var refused = 0
+        for _ in 0..<20 {
+            var damaged = whole
+            for _ in 0..<64 {
+                let index = Int.random(in: (whole.count / 10)..<damaged.count, using: &generator)
+                damaged[index] ^= UInt8(1 << Int.random(in: 0..<8, using: &generator))
+            }
+            do { _ = try imaging.deriveBlocking(from: damaged) } catch {
+                #expect(error.code == "image_unreadable")
+                refused += 1
+            }
+        }
+        #expect(refused >= 10, "\(refused) of 20 damaged JPEGs refused")
+        // A header claiming 3000 x 3000 with almost no data after it.
+        let black = try Fixtures.encode(Fixtures.ppm(width: 3000, height: 3000) { _, _ in (0, 0, 0) }, as: "b.jpg", in: folder)
+        await expectError("image_unreadable") { () throws(ImagingError) in _ = try await imaging.derive(from: Data(black.prefix(4_600))) }
+        #expect(try imaging.deriveBlocking(from: black).display.width > 0)
+        #expect(try imaging.deriveBlocking(from: whole).display.width == 1200)
+    }
+
     // MARK: Messages
 
     @Test func errorsHaveStableCodesAndMessagesWithoutLibraryDetail() {
