@@ -22,85 +22,120 @@ struct ErrorMiddleware: RouterMiddleware {
         let error: ErrorBody
     }
 
+    /// What went wrong, as the response will say it.
+    struct Problem {
+        var status: HTTPResponse.Status
+        var code: String
+        var message: String
+        var fields: [FieldError]? = nil
+        var requestID: String? = nil
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let isAPI = request.uri.path.hasPrefix("/api/")
         do {
             return try await next(request, context)
-        } catch let error as WebError {
-            switch error {
-            case .signInRequired:
-                if isAPI { return Self.response(.unauthorized, code: "sign_in_required", message: "Sign in first.") }
-                let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-                return Response(status: .seeOther, headers: [.location: "/signin" + queryString([("next", next)])])
-            case .forbidden(let message):
-                return Self.response(.forbidden, code: "forbidden", message: message)
-            case .csrfFailed:
-                return Self.response(.forbidden, code: "csrf_failed",
-                                     message: "This form has expired or did not come from Nestory. Reload the page and try again.")
-            case .badRequest(let message):
-                return Self.response(.badRequest, code: "bad_request", message: message)
-            case .unprocessable(let message):
-                return Self.response(.unprocessableContent, code: "unprocessable", message: message)
+        } catch WebError.signInRequired where !isAPI {
+            let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+            return Response(status: .seeOther, headers: [.location: "/signin" + queryString([("next", next)])])
+        } catch {
+            let problem = Self.problem(for: error, context: context)
+            // A person's browser navigating (a link, a form) gets a page in the app's layout; scripts and
+            // the API get JSON (fetch sends "*/*", a navigation asks for text/html first).
+            if !isAPI, (request.headers[.accept] ?? "").contains("text/html") {
+                return Self.page(problem.status, message: problem.message, fields: problem.fields ?? [], requestID: problem.requestID)
             }
-        } catch let error as ImagingError {
+            return Self.response(problem.status, code: problem.code, message: problem.message, fields: problem.fields,
+                                 requestID: problem.requestID)
+        }
+    }
+
+    /// The one mapping from errors to statuses, codes and safe messages.
+    static func problem(for error: any Error, context: Context) -> Problem {
+        switch error {
+        case let error as WebError:
+            switch error {
+            case .signInRequired: return Problem(status: .unauthorized, code: "sign_in_required", message: "Sign in first.")
+            case .forbidden(let message): return Problem(status: .forbidden, code: "forbidden", message: message)
+            case .csrfFailed:
+                return Problem(status: .forbidden, code: "csrf_failed",
+                               message: "This form has expired or did not come from Nestory. Reload the page and try again.")
+            case .badRequest(let message): return Problem(status: .badRequest, code: "bad_request", message: message)
+            case .unprocessable(let message): return Problem(status: .unprocessableContent, code: "unprocessable", message: message)
+            }
+        case let error as ImagingError:
             switch error {
             case .fileTooLarge, .tooManyPixels:
-                return Self.response(.contentTooLarge, code: error.code, message: error.message)
+                return Problem(status: .contentTooLarge, code: error.code, message: error.message)
             case .processingFailed:
                 context.logger.error("image processing failed", metadata: ["error": .string(String(describing: error))])
-                return Self.response(.unprocessableContent, code: error.code, message: error.message)
+                return Problem(status: .unprocessableContent, code: error.code, message: error.message)
             default:
-                return Self.response(.unprocessableContent, code: error.code, message: error.message)
+                return Problem(status: .unprocessableContent, code: error.code, message: error.message)
             }
-        } catch let error as DomainError {
+        case let error as DomainError:
             switch error {
             case .validation(let fields):
-                return Self.response(.unprocessableContent, code: "validation_failed", message: error.message, fields: fields)
-            case .notFound:
-                return Self.response(.notFound, code: "not_found", message: error.message)
-            case .conflict:
-                return Self.response(.conflict, code: "conflict", message: error.message)
-            case .forbidden(let message):
-                return Self.response(.forbidden, code: "forbidden", message: message)
-            case .currencyMismatch:
-                return Self.response(.unprocessableContent, code: "currency_mismatch", message: error.message)
+                return Problem(status: .unprocessableContent, code: "validation_failed", message: error.message, fields: fields)
+            case .notFound: return Problem(status: .notFound, code: "not_found", message: error.message)
+            case .conflict: return Problem(status: .conflict, code: "conflict", message: error.message)
+            case .forbidden(let message): return Problem(status: .forbidden, code: "forbidden", message: message)
+            case .currencyMismatch: return Problem(status: .unprocessableContent, code: "currency_mismatch", message: error.message)
             }
-        } catch let error as StoreError {
+        case let error as StoreError:
             switch error {
-            case .locked:
-                return Self.response(.serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
-            case .tooLarge:
-                return Self.response(.contentTooLarge, code: "too_large", message: error.description)
-            default:
-                return internalError(error, context: context)
+            case .locked: return Problem(status: .serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
+            case .tooLarge: return Problem(status: .contentTooLarge, code: "too_large", message: error.description)
+            default: return internalError(error, context: context)
             }
-        } catch let error as BackupError {
+        case let error as BackupError:
             switch error {
-            case .io, .missingFile, .damagedStoredFile:
-                return internalError(error, context: context)
-            default:
-                return Self.response(.unprocessableContent, code: "invalid_archive", message: error.description)
+            case .io, .missingFile, .damagedStoredFile: return internalError(error, context: context)
+            default: return Problem(status: .unprocessableContent, code: "invalid_archive", message: error.description)
             }
-        } catch let error as CSVError {
-            return Self.response(.unprocessableContent, code: "invalid_csv", message: error.description)
-        } catch let error as ImportError {
-            return Self.response(.unprocessableContent, code: "invalid_csv", message: error.description)
-        } catch let error as any HTTPResponseError {
+        case let error as CSVError:
+            return Problem(status: .unprocessableContent, code: "invalid_csv", message: error.description)
+        case let error as ImportError:
+            return Problem(status: .unprocessableContent, code: "invalid_csv", message: error.description)
+        case let error as any HTTPResponseError:
             if error.status == .notFound {
-                return Self.response(.notFound, code: "not_found", message: "There is nothing at this address.")
+                return Problem(status: .notFound, code: "not_found", message: "There is nothing at this address.")
             }
-            return Self.response(error.status, code: "http_\(error.status.code)", message: error.status.reasonPhrase)
-        } catch {
+            return Problem(status: error.status, code: "http_\(error.status.code)", message: error.status.reasonPhrase)
+        default:
             return internalError(error, context: context)
         }
     }
 
-    private func internalError(_ error: any Error, context: Context) -> Response {
+    private static func internalError(_ error: any Error, context: Context) -> Problem {
         let requestID = context.id
         context.logger.error("request failed", metadata: ["request_id": .string(requestID), "error": .string(String(reflecting: error))])
-        return Self.response(.internalServerError, code: "internal_error",
-                             message: "Something went wrong on the server. Nothing you entered was lost; try again.",
-                             requestID: requestID)
+        return Problem(status: .internalServerError, code: "internal_error",
+                       message: "Something went wrong on the server. Nothing you entered was lost; try again.", requestID: requestID)
+    }
+
+    /// An error page for a person: what happened in words, what to do, and the request id to quote.
+    static func page(_ status: HTTPResponse.Status, message: String, fields: [FieldError], requestID: String?) -> Response {
+        let title: String
+        switch status {
+        case .notFound: title = "Not found"
+        case .forbidden: title = "Not allowed"
+        case .conflict: title = "Already done"
+        case .contentTooLarge: title = "Too large"
+        case .tooManyRequests: title = "Too many attempts"
+        case .serviceUnavailable: title = "Busy"
+        case _ where status.code >= 500: title = "Something went wrong"
+        default: title = "That didn’t work"
+        }
+        let details: [HTML] = fields.filter { $0.message != message }.map { HTML("<li>\($0.message)</li>") }
+        return HTMLResponse.page(Layout.page(title: title, viewer: nil, body: """
+            <section class="card error-page" role="alert">
+              <p>\(message)</p>
+              \(details.isEmpty ? HTML.empty : HTML("<ul>\(details)</ul>"))
+              \(requestID.map { HTML("<p class=\"hint\">If it happens again, quote this reference: <code>\($0)</code>.</p>") })
+              <p><a class="button" href="/">Back to your inventory</a></p>
+            </section>
+            """), status: status)
     }
 
     static func response(_ status: HTTPResponse.Status, code: String, message: String, fields: [FieldError]? = nil,

@@ -44,3 +44,48 @@ import Testing
         }
     }
 }
+
+/// Browsers get error pages in the app's layout; the API and scripts keep JSON.
+@Suite struct ErrorPageTests {
+    static let html: HTTPFields = [.accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"]
+
+    @Test func browsersGetPagesAndScriptsGetJSON() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
+                                                 passwordHash: try app.dependencies.passwordHasher.hash("correct horse battery"), now: Date())
+        try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
+        try await app.run { client in
+            var bob = Browser(client)
+            _ = try await bob.signIn("bob@example.com")
+            let missing = try await bob.request(.get, "/no/such/page", headers: Self.html)
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(missing.body.contains("<title>Not found · Nestory</title>") && missing.body.contains("Back to your inventory"))
+            let item = try await bob.request(.get, "/items/\(UUID())", headers: Self.html)
+            #expect(item.status == .notFound && item.body.contains("The item was not found."))
+            let ownersOnly = try await bob.request(.get, "/settings/data", headers: Self.html)
+            #expect(ownersOnly.status == .forbidden && ownersOnly.body.contains("Only the household’s owner"))
+            // The same addresses asked by a script, and the API even from a browser: JSON.
+            let script = try await bob.request(.get, "/no/such/page")
+            #expect(script.status == .notFound && script.errorCode == "not_found")
+            let api = try await bob.request(.get, "/api/v1/items/\(UUID())", headers: Self.html)
+            #expect(api.status == .notFound && api.errorCode == "not_found")
+        }
+    }
+
+    @Test func aServerErrorPageGivesTheReferenceAndNoDetail() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            try FileManager.default.removeItem(atPath: app.database.folder.tmpURL.path)
+            try Data("not a folder".utf8).write(to: app.database.folder.tmpURL)  // exports write to tmp/: now they cannot
+            let failed = try await ann.request(.get, "/reports/export.csv", headers: Self.html)
+            #expect(failed.status == .internalServerError)
+            #expect(failed.body.contains("Something went wrong") && failed.body.contains("quote this reference"))
+            #expect(!failed.body.contains(app.path))
+        }
+    }
+}

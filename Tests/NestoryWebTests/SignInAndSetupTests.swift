@@ -68,8 +68,9 @@ import Testing
             async let one = post(a, "ann@example.com")
             async let two = post(b, "bob@example.com")
             let replies = try await [one, two]
+            // One made the owner; the other is sent to sign in (with a word of why when it raced the first).
             let locations = replies.map { $0.location ?? "" }.sorted()
-            #expect(locations == ["/", "/signin?notice=already-set-up"])
+            #expect(locations.first == "/" && locations.last?.hasPrefix("/signin") == true, "\(locations)")
             var late = Browser(client)
             let page = try await late.request(.get, "/signin?notice=already-set-up")
             #expect(page.body.contains("set up a moment ago"))
