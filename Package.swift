@@ -73,7 +73,7 @@ let package = Package(
         ),
 
         // Use-case services: one use case per method, shared by the web app and the command line.
-        .target(name: "NestoryServices", dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth"], swiftSettings: swiftSettings),
+        .target(name: "NestoryServices", dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging"], swiftSettings: swiftSettings),
 
         // HTTP server and web app.
         .target(
@@ -253,7 +253,7 @@ let package = Package(
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryServicesTests",
-            dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth"],
+            dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -7,6 +7,7 @@ import NestoryAuth
 import NestoryImaging
 import NestoryImagingLive
 import NestoryOCR
+import NestoryProducts
 import NestoryReceipts
 import NestoryStore
 import NestoryWeb
@@ -49,7 +50,8 @@ struct Serve: AsyncParsableCommand {
         }
         let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
                                                cookies: CookiePolicy(secure: secureCookies), limits: limits,
-                                               barcodes: BarcodeReader(), receiptReader: Self.receiptReader())
+                                               barcodes: BarcodeReader(), productProviders: [OpenFoodFacts(), UPCItemDB()],
+                                               receiptReader: Self.receiptReader())
         let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
         try await app.runService()

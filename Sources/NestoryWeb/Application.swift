@@ -48,6 +48,8 @@ public struct WebDependencies: Sendable {
     public let blocking: BlockingPool
     /// Set-up, members, sign-in (with its limits per account and per client address), sessions, passwords.
     public let accounts: AccountService
+    /// Adding photos to items.
+    public let photos: PhotoService
     public let limits: Limits
     /// Checks uploads and makes thumbnails and display sizes (libvips in production).
     public let imaging: any ImageProcessing
@@ -66,7 +68,7 @@ public struct WebDependencies: Sendable {
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(), limits: Limits = Limits(),
-                barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()],
+                barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
                 reportJobs: ReportJobs = ReportJobs(), receiptReader: ReceiptReader? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws {
         self.receiptReader = receiptReader
@@ -80,6 +82,7 @@ public struct WebDependencies: Sendable {
         self.cookies = cookies
         self.blocking = blocking
         self.accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
+        self.photos = PhotoService(database: database, imaging: imaging, blocking: blocking, maxBytes: limits.maxPhotoBytes, now: now)
         self.now = now
     }
 

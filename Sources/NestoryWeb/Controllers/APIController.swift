@@ -118,29 +118,12 @@ struct APIController {
     /// The body is the image itself (`Content-Type: image/...`), streamed to disk within the limit.
     @Sendable func addPhoto(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhotoJSON> {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
-        _ = try database.item(viewer.household.id, id)  // 404 before reading a byte for someone else's item
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > dependencies.limits.maxPhotoBytes {
-            throw StoreError.tooLarge(limit: dependencies.limits.maxPhotoBytes)
+        let photo = try await dependencies.photos.addPhoto(viewer.household.id, to: try itemID(context),
+                                                           declaredLength: request.headers[.contentLength].flatMap(Int64.init)) { upload in
+            for try await buffer in request.body {
+                try buffer.withUnsafeReadableBytes { try upload.append($0) }
+            }
         }
-        let writer = try database.blobs.makeWriter(maxBytes: dependencies.limits.maxPhotoBytes)
-        for try await buffer in request.body {
-            try buffer.withUnsafeReadableBytes { try writer.append($0) }
-        }
-        let staged = try writer.finish()
-        // Check the header (size, format, pixel count: a bomb is refused before decoding) and make
-        // the renditions before keeping anything: a truncated or corrupt photo is refused whole.
-        let derived: DerivedImages
-        do {
-            derived = try await dependencies.imaging.derive(from: try database.blobs.contents(of: staged))
-        } catch {
-            database.blobs.discard(staged)
-            throw error
-        }
-        let photo = try database.addPhoto(viewer.household.id, to: id, staged: staged, contentType: derived.original.format.mimeType,
-                                          now: dependencies.now())
-        try? database.renditions.write(derived.thumbnail.data, for: photo.attachment.sha256, .thumbnail)
-        try? database.renditions.write(derived.display.data, for: photo.attachment.sha256, .display)
         return EditedResponse(status: .created, response: PhotoJSON(photo))
     }
 

@@ -1,0 +1,62 @@
+import Foundation
+import NestoryDomain
+import NestoryImaging
+import NestoryStore
+
+/// Adding a photo to an item: stage the upload on disk within the size limit, check it and make its
+/// renditions (a file that does not fully decode is refused whole), record it, keep the renditions.
+/// The web app's upload, the offline queue's replay and the command line share this.
+public struct PhotoService: Sendable {
+    let database: AppDatabase
+    let imaging: any ImageProcessing
+    let blocking: BlockingPool
+    let maxBytes: Int64
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.imaging = imaging
+        self.blocking = blocking
+        self.maxBytes = maxBytes
+        self.now = now
+    }
+
+    /// Where an upload's bytes go while they arrive: appended to a file, never held whole in memory.
+    public struct Upload: Sendable {
+        let writer: BlobStore.Writer
+
+        /// Appends the next bytes; throws once the upload passes the size limit.
+        public func append(_ bytes: UnsafeRawBufferPointer) throws {
+            try writer.append(bytes)
+        }
+    }
+
+    /// Adds the photo whose bytes `receive` writes into the upload. Someone else's item is "not found"
+    /// before a byte is read; a declared length over the limit is refused before reading too.
+    public func addPhoto(_ household: HouseholdID, to item: ItemID, declaredLength: Int64? = nil,
+                         receive: (Upload) async throws -> Void) async throws -> ItemPhoto {
+        _ = try database.item(household, item)
+        if let declaredLength, declaredLength > maxBytes { throw StoreError.tooLarge(limit: maxBytes) }
+        let writer = try database.blobs.makeWriter(maxBytes: maxBytes)
+        try await receive(Upload(writer: writer))
+        let database = self.database
+        let staged = try await blocking.run { try writer.finish() }  // fsync
+        let derived: DerivedImages
+        do {
+            derived = try await imaging.derive(from: try database.blobs.contents(of: staged))
+        } catch {
+            database.blobs.discard(staged)
+            throw error
+        }
+        let at = now()
+        // The file is renamed into place and fsynced, and the row written, off the event loops.
+        return try await blocking.run {
+            let photo = try database.addPhoto(household, to: item, staged: staged, contentType: derived.original.format.mimeType, now: at)
+            // The renditions are a cache: made again on first view if they cannot be kept now.
+            try? database.renditions.write(derived.thumbnail.data, for: photo.attachment.sha256, .thumbnail)
+            try? database.renditions.write(derived.display.data, for: photo.attachment.sha256, .display)
+            return photo
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import NestoryDomain
+import NestoryImaging
+import NestoryImagingLive
+import NestoryServices
+import NestoryStore
+import Testing
+
+@Suite struct PhotoServiceTests {
+    final class Fixture: @unchecked Sendable {
+        let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-photos-\(UUID())").path)
+        let database: AppDatabase
+        let service: PhotoService
+        let household: Household
+        let item: Item
+
+        init(maxBytes: Int64 = 5_000_000) throws {
+            database = try AppDatabase.open(folder)
+            service = PhotoService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes)
+            household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
+            item = try database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date(),
+                                           today: try CalendarDate(year: 2026, month: 1, day: 1))
+        }
+
+        deinit {
+            try? database.close()
+            try? FileManager.default.removeItem(atPath: folder.path)
+        }
+
+        /// Files left in tmp/ (staged uploads that were neither kept nor removed).
+        var leftovers: [String] { (try? FileManager.default.contentsOfDirectory(atPath: folder.tmpURL.path)) ?? [] }
+
+        func jpeg(width: Int = 640, height: Int = 480) throws -> Data {
+            let ppm = folder.tmpURL.appendingPathComponent("source.ppm")
+            var data = Data("P6\n\(width) \(height)\n255\n".utf8)
+            for y in 0..<height { for x in 0..<width { data += [UInt8(x & 255), UInt8(y & 255), UInt8((x * y) & 255)] } }
+            try data.write(to: ppm)
+            let out = folder.tmpURL.appendingPathComponent("photo.jpg")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
+            process.arguments = ["copy", ppm.path, out.path + "[Q=85]"]
+            try process.run()
+            process.waitUntilExit()
+            defer { try? FileManager.default.removeItem(at: ppm); try? FileManager.default.removeItem(at: out) }
+            return try Data(contentsOf: out)
+        }
+    }
+
+    static func send(_ data: Data, chunk: Int = 10_000) -> (PhotoService.Upload) async throws -> Void {
+        { upload in
+            for start in stride(from: 0, to: data.count, by: chunk) {
+                try data[start..<min(start + chunk, data.count)].withUnsafeBytes { try upload.append($0) }
+            }
+        }
+    }
+
+    @Test func aPhotoIsStagedCheckedRecordedAndGetsItsRenditions() async throws {
+        let fixture = try Fixture()
+        let jpeg = try fixture.jpeg()
+        let photo = try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(jpeg))
+        #expect(photo.attachment.contentType == "image/jpeg" && photo.attachment.byteCount == jpeg.count)
+        #expect(try fixture.database.item(fixture.household.id, fixture.item.id).photos.map(\.id) == [photo.id])
+        #expect(fixture.database.renditions.read(photo.attachment.sha256, .thumbnail) != nil)
+        #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+    }
+
+    @Test func someoneElsesItemIsNotFoundBeforeAByteIsRead() async throws {
+        let fixture = try Fixture()
+        let other = try fixture.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
+        await #expect(throws: DomainError.self) {
+            try await fixture.service.addPhoto(other.id, to: fixture.item.id) { _ in Issue.record("the upload was read") }
+        }
+        await #expect(throws: StoreError.tooLarge(limit: 5_000_000)) {
+            try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, declaredLength: 5_000_001) { _ in
+                Issue.record("the upload was read")
+            }
+        }
+    }
+
+    @Test func aDamagedOrOversizedUploadLeavesNothingBehind() async throws {
+        let fixture = try Fixture(maxBytes: 50_000)
+        let jpeg = try fixture.jpeg()
+        await #expect(throws: ImagingError.self) {
+            try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(Data(jpeg.prefix(jpeg.count / 2))))
+        }
+        await #expect(throws: StoreError.tooLarge(limit: 50_000)) {
+            try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(jpeg + Data(count: 60_000)))
+        }
+        #expect(try fixture.database.item(fixture.household.id, fixture.item.id).photos.isEmpty)
+        #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+    }
+}
