@@ -117,6 +117,13 @@ public struct AccountService: Sendable {
                                           role: .member, now: now()).0
     }
 
+    /// Settings → Members: the owner removes a member; their sessions end at once.
+    public func removeMember(_ user: UserID, from household: HouseholdID, by role: MemberRole) async throws {
+        guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove members.") }
+        let database = database
+        try await blocking.run { try database.removeMember(household, user: user) }
+    }
+
     // MARK: - Signing in
 
     /// What a sign-in attempt came to.
@@ -157,12 +164,19 @@ public struct AccountService: Sendable {
     }
 
     /// A new session (a fresh token at every sign-in: no fixation); returns the token for the cookie.
-    public func startSession(for user: UserID, lifetime: TimeInterval) throws -> String {
-        let token = SessionToken.generate()
-        let at = now()
-        try database.createSession(tokenHash: SessionToken.hash(token), userID: user, csrfToken: SessionToken.generate(), now: at,
-                                   expiresAt: at.addingTimeInterval(lifetime))
+    public func startSession(for user: UserID, lifetime: TimeInterval) async throws -> String {
+        let (database, token, at) = (database, SessionToken.generate(), now())
+        try await blocking.run {
+            try database.createSession(tokenHash: SessionToken.hash(token), userID: user, csrfToken: SessionToken.generate(), now: at,
+                                       expiresAt: at.addingTimeInterval(lifetime))
+        }
         return token
+    }
+
+    /// Ends one session (signing out).
+    public func endSession(tokenHash: String) async throws {
+        let database = database
+        try await blocking.run { try database.deleteSession(tokenHash: tokenHash) }
     }
 
     /// Changes a password after checking the current one; every session of the account ends.
@@ -175,7 +189,8 @@ public struct AccountService: Sendable {
         do { try PasswordPolicy.validate(password) } catch {
             throw DomainError.invalid(field: "password", message: error.message)
         }
-        try database.changePasswordHash(user.id, to: try await hashPassword(password))
+        let (database, hash) = (database, try await hashPassword(password))
+        try await blocking.run { try database.changePasswordHash(user.id, to: hash) }
     }
 
     /// Sets a password without the old one (`nestory user password`, an administrator's act).

@@ -48,8 +48,10 @@ public struct WebDependencies: Sendable {
     public let blocking: BlockingPool
     /// Set-up, members, sign-in (with its limits per account and per client address), sessions, passwords.
     public let accounts: AccountService
-    /// Adding photos to items.
-    public let photos: PhotoService
+    /// Items: create, change, delete, add photos.
+    public let items: ItemsService
+    /// Rooms and categories.
+    public let places: PlacesService
     public let limits: Limits
     /// Checks uploads and makes thumbnails and display sizes (libvips in production).
     public let imaging: any ImageProcessing
@@ -82,7 +84,8 @@ public struct WebDependencies: Sendable {
         self.cookies = cookies
         self.blocking = blocking
         self.accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
-        self.photos = PhotoService(database: database, imaging: imaging, blocking: blocking, maxBytes: limits.maxPhotoBytes, now: now)
+        self.places = PlacesService(database: database, blocking: blocking, now: now)
+        self.items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: limits.maxPhotoBytes, now: now)
         self.now = now
     }
 

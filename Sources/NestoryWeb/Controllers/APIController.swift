@@ -91,7 +91,7 @@ struct APIController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ItemJSON> {
         let viewer = try context.requireViewer()
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: dependencies.today())
+        let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
         return EditedResponse(status: .created, headers: [.location: "/api/v1/items/\(item.id)"],
                               response: ItemJSON(try database.item(viewer.household.id, item.id)))
     }
@@ -105,20 +105,20 @@ struct APIController {
         let viewer = try context.requireViewer()
         let id = try itemID(context)
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: dependencies.today())
+        _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
         return ItemJSON(try database.item(viewer.household.id, id))
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try database.deleteItem(viewer.household.id, try itemID(context))
+        try await dependencies.items.delete(viewer.household.id, try itemID(context))
         return Response(status: .noContent)
     }
 
     /// The body is the image itself (`Content-Type: image/...`), streamed to disk within the limit.
     @Sendable func addPhoto(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhotoJSON> {
         let viewer = try context.requireViewer()
-        let photo = try await dependencies.photos.addPhoto(viewer.household.id, to: try itemID(context),
+        let photo = try await dependencies.items.addPhoto(viewer.household.id, to: try itemID(context),
                                                            declaredLength: request.headers[.contentLength].flatMap(Int64.init)) { upload in
             for try await buffer in request.body {
                 try buffer.withUnsafeReadableBytes { try upload.append($0) }

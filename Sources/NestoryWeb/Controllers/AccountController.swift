@@ -41,7 +41,7 @@ struct AccountController {
                                               email: values["email"]!, password: form["password"] ?? "", confirmation: form["confirm"] ?? "")
         do {
             let user = try await accounts.setUp(input)
-            return try startSession(for: user.id, redirectTo: "/")
+            return try await startSession(for: user.id, redirectTo: "/")
         } catch let error as DomainError {
             if case .conflict = error { return .redirect(to: "/signin?notice=already-set-up") }
             let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
@@ -68,7 +68,7 @@ struct AccountController {
         let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
         switch await accounts.signIn(email: email, password: form["password"] ?? "", client: context.clientKey) {
         case .signedIn(let user):
-            return try startSession(for: user.id, redirectTo: next ?? "/")
+            return try await startSession(for: user.id, redirectTo: next ?? "/")
         case .rejected:
             return HTMLResponse.page(
                 AccountViews.signIn(csrf: csrf, email: email, next: next, message: "That email and password don’t match an account."),
@@ -85,7 +85,7 @@ struct AccountController {
     }
 
     @Sendable func signOut(_ request: Request, context: AppRequestContext) async throws -> Response {
-        if let viewer = context.viewer { try database.deleteSession(tokenHash: viewer.sessionTokenHash) }
+        if let viewer = context.viewer { try await accounts.endSession(tokenHash: viewer.sessionTokenHash) }
         var response = Response.redirect(to: "/signin")
         response.setCookie(dependencies.cookies.expiredSession())
         return response
@@ -119,9 +119,8 @@ struct AccountController {
 
     @Sendable func removeMember(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        guard viewer.role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove members.") }
         guard let id = context.parameters.get("userID").flatMap(UserID.init(string:)) else { throw DomainError.notFound("The member") }
-        try database.removeMember(viewer.household.id, user: id)
+        try await accounts.removeMember(id, from: viewer.household.id, by: viewer.role)
         return .redirect(to: "/settings", notice: "Member removed")
     }
 
@@ -135,14 +134,14 @@ struct AccountController {
                                                            errors: FieldErrors.fields(of: error), notice: nil),
                                      status: .unprocessableContent)
         }
-        return try startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed")
+        return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed")
     }
 
     // MARK: - Helpers
 
     /// A new session id at every sign-in (no fixation), with its own CSRF token.
-    private func startSession(for userID: UserID, redirectTo path: String, notice: String? = nil) throws -> Response {
-        let token = try accounts.startSession(for: userID, lifetime: dependencies.cookies.sessionLifetime)
+    private func startSession(for userID: UserID, redirectTo path: String, notice: String? = nil) async throws -> Response {
+        let token = try await accounts.startSession(for: userID, lifetime: dependencies.cookies.sessionLifetime)
         var response = Response.redirect(to: path, notice: notice)
         response.setCookie(dependencies.cookies.session(token))
         return response

@@ -57,10 +57,10 @@ struct InventoryController {
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
-            let item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: dependencies.today())
+            let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
             return .redirect(to: "/items/\(item.id)?notice=added")
         } catch let error as DomainError {
-            return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: Self.fields(error)), status: .unprocessableContent)
+            return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
         }
     }
 
@@ -88,16 +88,16 @@ struct InventoryController {
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
-            _ = try database.updateItem(viewer.household.id, id, draft, now: dependencies.now(), today: dependencies.today())
+            _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
             return .redirect(to: "/items/\(id)?notice=saved")
         } catch let error as DomainError {
-            return HTMLResponse.page(try form(viewer, values: values, item: existing, errors: Self.fields(error)), status: .unprocessableContent)
+            return HTMLResponse.page(try form(viewer, values: values, item: existing, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
         }
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try database.deleteItem(viewer.household.id, try itemID(context))
+        try await dependencies.items.delete(viewer.household.id, try itemID(context))
         return .redirect(to: "/?notice=deleted")
     }
 
@@ -145,8 +145,4 @@ struct InventoryController {
         return id
     }
 
-    static func fields(_ error: DomainError) -> [FieldError] {
-        if case .validation(let fields) = error { return fields }
-        return [FieldError(field: "form", message: error.message)]
-    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 
 /// Rooms and categories: list, add, rename, reorder, delete (saying what happens to their items).
@@ -9,7 +10,8 @@ struct PlacesController {
     let dependencies: WebDependencies
     var database: AppDatabase { dependencies.database }
 
-    enum Kind: String { case rooms, categories }
+    typealias Kind = PlacesService.Kind
+    var places: PlacesService { dependencies.places }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         for kind in [Kind.rooms, .categories] {
@@ -43,13 +45,10 @@ struct PlacesController {
         let viewer = try context.requireViewer()
         let form = try await Form.read(request, context: context)
         do {
-            switch kind {
-            case .rooms: _ = try database.createRoom(viewer.household.id, name: form["name"] ?? "")
-            case .categories: _ = try database.createCategory(viewer.household.id, name: form["name"] ?? "", colorHex: form["color"] ?? "#64748B")
-            }
+            try await places.add(kind, to: viewer.household.id, name: form["name"] ?? "", colorHex: form["color"])
             return .redirect(to: "/\(kind.rawValue)", notice: "Added.")
         } catch let error as DomainError {
-            return try await list(kind, request, context, errors: InventoryController.fields(error), status: .unprocessableContent)
+            return try await list(kind, request, context, errors: FieldErrors.fields(of: error), status: .unprocessableContent)
         }
     }
 
@@ -59,36 +58,22 @@ struct PlacesController {
         let household = viewer.household.id
         guard let id = context.parameters.get("id") else { throw DomainError.notFound("That \(kind == .rooms ? "room" : "category")") }
         let form = try await Form.read(request, context: context)
-        let now = dependencies.now()
         do {
-            switch (kind, form["action"] ?? "rename") {
-            case (.rooms, "delete"):
-                guard let roomID = RoomID(string: id) else { throw DomainError.notFound("The room") }
-                let moved = try database.deleteRoom(household, roomID, now: now)
-                return .redirect(to: "/rooms", notice: "Room deleted; \(moved) item\(moved == 1 ? "" : "s") now \(moved == 1 ? "has" : "have") no room.")
-            case (.categories, "delete"):
-                guard let categoryID = CategoryID(string: id) else { throw DomainError.notFound("The category") }
-                let moved = try database.deleteCategory(household, categoryID, now: now)
-                return .redirect(to: "/categories", notice: "Category deleted; \(moved) item\(moved == 1 ? " is" : "s are") now uncategorized.")
-            case (_, "up"), (_, "down"):
-                var ids = kind == .rooms ? try database.rooms(household).map(\.id.description) : try database.categories(household).map(\.id.description)
-                guard let index = ids.firstIndex(of: id) else { throw DomainError.notFound("That entry") }
-                let target = form["action"] == "up" ? index - 1 : index + 1
-                if ids.indices.contains(target) { ids.swapAt(index, target) }
-                if kind == .rooms { try database.reorderRooms(household, ids.compactMap(RoomID.init(string:))) } else {
-                    try database.reorderCategories(household, ids.compactMap(CategoryID.init(string:)))
-                }
-            case (.rooms, _):
-                guard let roomID = RoomID(string: id) else { throw DomainError.notFound("The room") }
-                try database.renameRoom(household, roomID, to: form["name"] ?? "")
-            case (.categories, _):
-                guard let categoryID = CategoryID(string: id) else { throw DomainError.notFound("The category") }
-                try database.updateCategory(household, categoryID, name: form["name"] ?? "", colorHex: form["color"] ?? "")
+            switch form["action"] ?? "rename" {
+            case "delete":
+                let moved = try await places.delete(kind, id, in: household)
+                let notice = kind == .rooms
+                    ? "Room deleted; \(moved) item\(moved == 1 ? "" : "s") now \(moved == 1 ? "has" : "have") no room."
+                    : "Category deleted; \(moved) item\(moved == 1 ? " is" : "s are") now uncategorized."
+                return .redirect(to: "/\(kind.rawValue)", notice: notice)
+            case "up": try await places.move(kind, id, in: household, .up)
+            case "down": try await places.move(kind, id, in: household, .down)
+            default: try await places.rename(kind, id, in: household, to: form["name"] ?? "", colorHex: form["color"])
             }
             return .redirect(to: "/\(kind.rawValue)")
         } catch let error as DomainError {
             if case .notFound = error { throw error }
-            return try await list(kind, request, context, errors: InventoryController.fields(error), status: .unprocessableContent)
+            return try await list(kind, request, context, errors: FieldErrors.fields(of: error), status: .unprocessableContent)
         }
     }
 }

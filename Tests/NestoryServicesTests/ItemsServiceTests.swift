@@ -6,17 +6,17 @@ import NestoryServices
 import NestoryStore
 import Testing
 
-@Suite struct PhotoServiceTests {
+@Suite struct ItemsServiceTests {
     final class Fixture: @unchecked Sendable {
         let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-photos-\(UUID())").path)
         let database: AppDatabase
-        let service: PhotoService
+        let service: ItemsService
         let household: Household
         let item: Item
 
         init(maxBytes: Int64 = 5_000_000) throws {
             database = try AppDatabase.open(folder)
-            service = PhotoService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes)
+            service = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes)
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
             item = try database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date(),
                                            today: try CalendarDate(year: 2026, month: 1, day: 1))
@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    static func send(_ data: Data, chunk: Int = 10_000) -> (PhotoService.Upload) async throws -> Void {
+    static func send(_ data: Data, chunk: Int = 10_000) -> (ItemsService.Upload) async throws -> Void {
         { upload in
             for start in stride(from: 0, to: data.count, by: chunk) {
                 try data[start..<min(start + chunk, data.count)].withUnsafeBytes { try upload.append($0) }
@@ -88,5 +88,31 @@ import Testing
         }
         #expect(try fixture.database.item(fixture.household.id, fixture.item.id).photos.isEmpty)
         #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+    }
+}
+
+@Suite struct PlacesServiceTests {
+    @Test func roomsMoveRenameAndDeleteKeepingTheirItems() async throws {
+        let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-places-\(UUID())").path)
+        let database = try AppDatabase.open(folder)
+        defer { try? database.close(); try? FileManager.default.removeItem(atPath: folder.path) }
+        let places = PlacesService(database: database, blocking: BlockingPool(width: 1))
+        let household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
+        try await places.add(.rooms, to: household.id, name: "Workshop", colorHex: nil)
+        let rooms = try database.rooms(household.id)
+        let workshop = try #require(rooms.last)
+        try await places.move(.rooms, workshop.id.description, in: household.id, .up)
+        #expect(try database.rooms(household.id).map(\.name).suffix(2).first == "Workshop")
+        try await places.move(.rooms, rooms[0].id.description, in: household.id, .up)  // already first: nothing changes
+        #expect(try database.rooms(household.id).first?.id == rooms[0].id)
+        try await places.rename(.rooms, workshop.id.description, in: household.id, to: "Shed", colorHex: nil)
+        _ = try database.createItem(household.id, ItemDraft(name: "Saw", currency: .usd, roomID: workshop.id), now: Date())
+        #expect(try await places.delete(.rooms, workshop.id.description, in: household.id) == 1)
+        #expect(!(try database.rooms(household.id).map(\.name).contains("Shed")))
+        await #expect(throws: DomainError.notFound("That room")) { try await places.delete(.rooms, "not-an-id", in: household.id) }
+        let other = try database.createHousehold(name: "Joneses", currency: .usd, now: Date())
+        await #expect(throws: DomainError.self) {
+            try await places.move(.rooms, rooms[1].id.description, in: other.id, .down)
+        }
     }
 }

@@ -3,10 +3,10 @@ import NestoryDomain
 import NestoryImaging
 import NestoryStore
 
-/// Adding a photo to an item: stage the upload on disk within the size limit, check it and make its
-/// renditions (a file that does not fully decode is refused whole), record it, keep the renditions.
-/// The web app's upload, the offline queue's replay and the command line share this.
-public struct PhotoService: Sendable {
+/// Items: create, change and delete them, and add photos. The web form, the JSON API, the offline
+/// queue's replay and the command line share these; every write runs on the blocking pool, never on an
+/// event loop (a commit waits for its fsync).
+public struct ItemsService: Sendable {
     let database: AppDatabase
     let imaging: any ImageProcessing
     let blocking: BlockingPool
@@ -21,6 +21,26 @@ public struct PhotoService: Sendable {
         self.maxBytes = maxBytes
         self.now = now
     }
+
+    /// Creates an item (the draft is checked against the domain's rules, dates against today).
+    public func create(_ household: HouseholdID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
+        let (database, at) = (database, now())
+        return try await blocking.run { try database.createItem(household, draft, now: at, today: today) }
+    }
+
+    /// Replaces an item's fields.
+    public func update(_ household: HouseholdID, _ item: ItemID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
+        let (database, at) = (database, now())
+        return try await blocking.run { try database.updateItem(household, item, draft, now: at, today: today) }
+    }
+
+    /// Deletes an item (its photos' files go when no other row uses them).
+    public func delete(_ household: HouseholdID, _ item: ItemID) async throws {
+        let database = database
+        try await blocking.run { try database.deleteItem(household, item) }
+    }
+
+    // MARK: - Photos
 
     /// Where an upload's bytes go while they arrive: appended to a file, never held whole in memory.
     public struct Upload: Sendable {
