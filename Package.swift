@@ -94,8 +94,14 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            // Assets/ holds the stylesheet and script as real files; the plugin compiles them in.
+            exclude: ["Assets"],
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedAssets"]
         ),
+        // Embeds a target's Assets/ files, with content hashes, as generated Swift at build time.
+        .executableTarget(name: "embed-assets"),
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["embed-assets"]),
 
         // The command line: commands and the bootstrap that picks live implementations.
         .target(

@@ -62,8 +62,9 @@ struct PlacesController {
             switch form["action"] ?? "rename" {
             case "delete":
                 let moved = try await places.delete(kind, id, in: household)
-                let notice = kind == .rooms
-                    ? "Room deleted; \(moved) item\(moved == 1 ? "" : "s") now \(moved == 1 ? "has" : "have") no room."
+                let noun = kind == .rooms ? "Room" : "Category"
+                let notice = moved == 0 ? "\(noun) deleted; it had no items."
+                    : kind == .rooms ? "Room deleted; \(moved) item\(moved == 1 ? " now has" : "s now have") no room."
                     : "Category deleted; \(moved) item\(moved == 1 ? " is" : "s are") now uncategorized."
                 return .redirect(to: "/\(kind.rawValue)", notice: notice)
             case "up": try await places.move(kind, id, in: household, .up)

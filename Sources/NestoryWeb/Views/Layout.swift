@@ -51,8 +51,8 @@ enum Layout {
             <meta name="theme-color" content="#0f766e">
             \(viewer.map { HTML(raw: "<meta name=\"csrf-token\" content=\"\(HTML.escape($0.csrfToken))\">") } ?? .empty)
             <title>\(title) · Nestory</title>
-            <link rel="stylesheet" href="/assets/app.css?v=\(Assets.version)">
-            <script src="/assets/app.js?v=\(Assets.version)" defer></script>
+            <link rel="stylesheet" href="\(Assets.css.url)">
+            <script src="\(Assets.js.url)" defer></script>
             \(head)
             </head>
             <body class="\(viewer == nil ? "signed-out" : "signed-in")">
