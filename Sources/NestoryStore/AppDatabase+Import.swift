@@ -15,16 +15,6 @@ public struct NamedPlaceDraft: Sendable {
     }
 }
 
-/// What an import added.
-public struct ImportSummary: Codable, Hashable, Sendable {
-    public var items = 0
-    public var roomsCreated: [String] = []
-    public var categoriesCreated: [String] = []
-    public init() {}
-
-    enum CodingKeys: String, CodingKey { case items, roomsCreated = "rooms_created", categoriesCreated = "categories_created" }
-}
-
 extension AppDatabase {
     /// Adds imported items in one transaction (all or nothing), creating the rooms and categories
     /// they name that the household does not have yet (matched by name, ignoring case and accents).

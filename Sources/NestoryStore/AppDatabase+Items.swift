@@ -2,17 +2,6 @@ import Foundation
 import GRDB
 import NestoryDomain
 
-/// An item with everything its detail page shows.
-public struct ItemDetails: Hashable, Sendable {
-    public let item: Item
-    public let photos: [ItemPhoto]
-    public let receipts: [Receipt]
-
-    public var documentation: DocumentationStatus {
-        DocumentationStatus(item: item, photoCount: photos.count, receiptCount: receipts.count)
-    }
-}
-
 /// An item to insert in bulk (demo data, imports): fields, times and already stored photos.
 public struct NewItem: Sendable {
     public var id: ItemID
@@ -425,22 +414,3 @@ extension AppDatabase {
     }
 }
 
-/// What was read from a receipt (all optional: a receipt may be stored for manual entry).
-public struct ReceiptFields: Hashable, Sendable {
-    public var vendor: String?
-    public var total: Money?
-    public var tax: Money?
-    public var purchaseDate: CalendarDate?
-    public var rawText: String?
-    public var confidence: Double?
-
-    public init(vendor: String? = nil, total: Money? = nil, tax: Money? = nil, purchaseDate: CalendarDate? = nil,
-                rawText: String? = nil, confidence: Double? = nil) {
-        self.vendor = vendor
-        self.total = total
-        self.tax = tax
-        self.purchaseDate = purchaseDate
-        self.rawText = rawText
-        self.confidence = confidence
-    }
-}

@@ -2,12 +2,6 @@ import Foundation
 import GRDB
 import NestoryDomain
 
-/// A receipt with the item it is linked to (for the receipts list and the review screen).
-public struct ReceiptListing: Hashable, Sendable {
-    public let receipt: Receipt
-    public let itemName: String?
-}
-
 extension AppDatabase {
     /// One receipt of the household.
     public func receipt(_ householdID: HouseholdID, _ id: ReceiptID) throws -> ReceiptListing {

@@ -2,20 +2,6 @@ import Foundation
 import GRDB
 import NestoryDomain
 
-/// A generated report in the export history.
-public struct StoredReport: Hashable, Sendable, Identifiable {
-    public let id: UUID
-    public let householdID: HouseholdID
-    /// `inventory` or `loss`.
-    public let kind: String
-    public let createdAt: Date
-    public let byteCount: Int64
-    /// The options as JSON, as the report module wrote them.
-    public let options: String
-    /// The file's name inside the data folder's `reports/`.
-    public let fileName: String
-}
-
 /// An item as reports read it: the listing, the names of its room and category, and its photos.
 public struct ReportItemRecord: Hashable, Sendable {
     public let listing: ItemListing

@@ -152,44 +152,6 @@ public enum ArchiveRecord {
     }
 }
 
-/// How a restore treats the household's existing data.
-public enum RestoreMode: String, Sendable, CaseIterable, Codable {
-    /// The household's rooms, categories, items, photos and receipts become exactly the archive's.
-    case replace
-    /// Rows are matched by id: new ones are added, an item newer in the archive replaces the stored one,
-    /// everything else is kept. Rooms and categories with the same name are the same place.
-    case merge
-}
-
-/// What a restore did, per kind of row.
-public struct RestoreSummary: Codable, Hashable, Sendable {
-    public struct Counts: Codable, Hashable, Sendable {
-        public var added = 0
-        public var updated = 0
-        public var skipped = 0
-        public var removed = 0
-        public init() {}
-    }
-
-    public var householdID: String = ""
-    public var householdCreated = false
-    public var rooms = Counts()
-    public var categories = Counts()
-    public var items = Counts()
-    public var photos = Counts()
-    public var receipts = Counts()
-    public var reports = Counts()
-    public var members = Counts()
-    /// Accounts created without a password (the archive had none): they need one before signing in.
-    public var accountsNeedingPassword: [String] = []
-    public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case householdID = "household_id", householdCreated = "household_created", rooms, categories, items, photos, receipts, reports, members
-        case accountsNeedingPassword = "accounts_needing_password"
-    }
-}
-
 /// Where a restore reads the archive's rows from, one at a time (so memory stays flat), after the
 /// archive has been validated.
 public protocol HouseholdArchiveSource {

@@ -2,7 +2,6 @@ import Foundation
 import NestoryBackup
 import NestoryDomain
 import NestoryImport
-import NestoryStore
 
 /// Settings → Your data: export, restore, import.
 enum DataViews {

@@ -1,6 +1,5 @@
 import Foundation
 import NestoryDomain
-import NestoryStore
 
 /// What the inventory page shows, from its URL: so back, reload and shared links keep the state.
 struct InventoryState: Sendable, Equatable {

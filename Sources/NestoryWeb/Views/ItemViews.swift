@@ -1,6 +1,5 @@
 import Foundation
 import NestoryDomain
-import NestoryStore
 
 /// Item detail and the add/edit form.
 enum ItemViews {

@@ -1,6 +1,5 @@
 import Foundation
 import NestoryDomain
-import NestoryStore
 
 /// Receipts: capture, review, the list.
 enum ReceiptViews {

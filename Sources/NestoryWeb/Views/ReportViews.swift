@@ -1,7 +1,6 @@
 import Foundation
 import NestoryDomain
 import NestoryReports
-import NestoryStore
 
 /// The Reports tab: report cards, the options sheet, the loss-list flow, progress and the history.
 enum ReportViews {
