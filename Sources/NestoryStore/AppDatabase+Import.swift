@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import NestoryDomain
 
 /// An item from an import: its fields, and its room and category by name (created when missing).

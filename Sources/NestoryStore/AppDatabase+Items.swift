@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import NestoryDomain
 
 /// An item to insert in bulk (demo data, imports): fields, times and already stored photos.

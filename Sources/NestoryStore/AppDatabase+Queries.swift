@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+package import GRDB
 import NestoryDomain
 
 extension AppDatabase {
@@ -74,7 +74,7 @@ extension AppDatabase {
     }
 
     /// The SQL and arguments `items` runs for a query, so benchmarks can time the bare query beside it.
-    public func rawListSQL(_ householdID: HouseholdID, _ query: ItemQuery) throws -> (sql: String, arguments: StatementArguments) {
+    package func rawListSQL(_ householdID: HouseholdID, _ query: ItemQuery) throws -> (sql: String, arguments: StatementArguments) {
         let sql = try ItemListSQL(householdID: householdID, query: query, plan: .sortOrderFirst)
         return (sql.text, sql.arguments)
     }

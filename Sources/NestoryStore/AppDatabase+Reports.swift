@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import NestoryDomain
 
 /// An item as reports read it: the listing, the names of its room and category, and its photos.

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import NestoryDomain
 
 /// A signed-in session as the web layer sees it.

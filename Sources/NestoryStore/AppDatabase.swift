@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
+package import GRDB
 import NestoryDomain
 
 /// The only way into Nestory's data: named reads and writes that keep the invariants, every one
@@ -125,7 +125,7 @@ public final class AppDatabase: Sendable {
     }
 
     /// Runs raw SQL read-only: for benchmarks that compare the facade with the query it runs.
-    public func unsafeRawRead<T>(_ body: (Database) throws -> T) throws -> T {
+    package func unsafeRawRead<T>(_ body: (Database) throws -> T) throws -> T {
         try read(body)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import NestoryDomain
 
 /// The item columns every item query selects, in a fixed order, read by position: the list page

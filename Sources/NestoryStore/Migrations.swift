@@ -1,4 +1,4 @@
-import GRDB
+internal import GRDB
 
 /// The schema's history. Append-only: a migration that has shipped is never edited; a change is a
 /// new migration with a new name. Migrations use SQL only, never app types, so they stay valid as

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Failures of the data folder or the database file itself, worded for the person running Nestory.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
