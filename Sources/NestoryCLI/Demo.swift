@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
 import NestoryDemo
+import NestoryAuth
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 
-struct Demo: ParsableCommand {
+struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a demo household with realistic items (some deliberately undocumented).")
 
@@ -22,13 +24,17 @@ struct Demo: ParsableCommand {
     @Option(help: "The household's currency (ISO code).")
     var currency: String = "USD"
 
+    @Option(help: ArgumentHelp("The owner's email, to sign in to the demo.",
+                               discussion: "The password is NESTORY_PASSWORD, or one made up and printed once. An existing account becomes the demo's owner with its own password."))
+    var owner: String = "demo@example.com"
+
     func validate() throws {
         guard (0...10_000_000).contains(items) else { throw ValidationError("--items must be between 0 and 10,000,000.") }
     }
 
-    func run() throws {
-        try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+    func run() async throws {
+        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+        let household = try reportingErrors {
             let start = Date()
             let household = try DemoSeeder.seed(database, name: name, currency: try CurrencyCode(currency), count: items,
                                                 seed: seed, now: start) { written in
@@ -38,6 +44,20 @@ struct Demo: ParsableCommand {
             }
             let seconds = Date().timeIntervalSince(start)
             print("Created \(household.name) (household \(household.id)) with \(items) items in \(String(format: "%.1f", seconds)) s.")
+            return household
         }
+        // An owner, so the demo can be signed in to and backed up from the web app.
+        if let (user, _) = try reportingErrors({ try database.userCredentials(email: owner) }) {
+            try reportingErrors { try database.addMember(household.id, user: user.id, role: .owner, now: Date()) }
+            print("Sign in as \(user.email) (its own password): it owns the demo.")
+            return
+        }
+        let given = ProcessInfo.processInfo.environment["NESTORY_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+        let password = given ?? String(SessionToken.generate().prefix(16))
+        let accounts = AccountService(database: database, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
+        let made = try await reportingErrors {
+            try await accounts.addUser(email: owner, displayName: "Demo owner", password: password, household: .id(household.id), role: .owner)
+        }
+        print("Sign in as \(made.user.email) with " + (given == nil ? "the password \(password) (shown once)." : "the password in NESTORY_PASSWORD."))
     }
 }

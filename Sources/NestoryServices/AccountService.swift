@@ -94,7 +94,8 @@ public struct AccountService: Sendable {
         case .name(let name, let currency):
             let named = try database.households(named: name)
             guard named.count <= 1 else {
-                throw DomainError.conflict("Several households are called \(name); pass its id instead.")
+                throw DomainError.conflict("Several households are called \(name); pass one's id instead: "
+                                           + named.map { "\($0.name) (\($0.id))" }.joined(separator: ", ") + ".")
             }
             target = named.first.map { .existing($0.id) } ?? .new(name: name, currency: currency)
         }

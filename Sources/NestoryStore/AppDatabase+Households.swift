@@ -54,12 +54,12 @@ extension AppDatabase {
         }
     }
 
-    /// Finds households by exact name (several households may share one).
+    /// Finds households by name (several households may share one).
+    /// Names match ignoring case and the spaces around them ("the smiths" finds "The Smiths"), as people
+    /// type them on the command line.
     public func households(named name: String) throws -> [Household] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM household WHERE name = ? ORDER BY created_at", arguments: [name])
-                .map(Self.householdFrom)
-        }
+        let wanted = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try allHouseholds().filter { $0.name.compare(wanted, options: [.caseInsensitive]) == .orderedSame }
     }
 
     /// Renames, changes currency or threshold.

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryAuth
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,6 +42,24 @@ import Testing
         #expect(object["documentationScorePercent"] as? Int == documented * 100 / 300)
     }
 
+    @Test func theDemoHasAnOwnerWhoCanSignIn() throws {
+        let folder = CLI.Folder()
+        let demo = try CLI.run(["demo", "--data", folder.path, "--items", "3"])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let line = try #require(demo.stdout.split(separator: "\n").first { $0.hasPrefix("Sign in as demo@example.com with the password ") })
+        let password = String(line.dropFirst("Sign in as demo@example.com with the password ".count).prefix { $0 != " " })
+        let database = try AppDatabase.open(DataFolder(path: folder.path), mode: .readCurrent)
+        defer { try? database.close() }
+        let credentials = try #require(try database.userCredentials(email: "demo@example.com"))
+        #expect(BcryptPasswordHasher().verify(password, against: credentials.passwordHash))
+        let household = try #require(try database.allHouseholds().first)
+        #expect(try database.members(of: household.id).map(\.role) == [.owner])
+        // A second demo with the same owner: the existing account owns it too, its password unchanged.
+        let again = try CLI.run(["demo", "--data", folder.path, "--items", "1", "--name", "Second"])
+        #expect(again.status == 0 && again.stdout.contains("its own password"), "\(again.stdout) \(again.stderr)")
+        #expect(try database.memberships(of: credentials.user.id).map(\.role) == [.owner, .owner])
+    }
+
     @Test func demoIsDeterministicWithASeed() throws {
         let a = CLI.Folder(), b = CLI.Folder()
         for folder in [a, b] { #expect(try CLI.run(["demo", "--data", folder.path, "--items", "120", "--seed", "9"]).status == 0) }
@@ -59,7 +78,8 @@ import Testing
                                 stdin: "correct horse battery staple\n")
         #expect(owner.status == 0, "\(owner.stderr)")
         #expect(owner.stdout.contains("alice@example.com as owner of The Smiths"))
-        let member = try CLI.run(["user", "add", "bob@example.com", "--household", "The Smiths", "--data", folder.path],
+        // The name as typed in a hurry finds the household: no second "the smiths" is made.
+        let member = try CLI.run(["user", "add", "bob@example.com", "--household", " the SMITHS", "--data", folder.path],
                                  environment: ["NESTORY_PASSWORD": "another long password"])
         #expect(member.status == 0, "\(member.stderr)")
         #expect(member.stdout.contains("as member of The Smiths"))
@@ -68,6 +88,7 @@ import Testing
         let household = try #require(try database.households(named: "The Smiths").first)
         #expect(household.currency == .eur)
         #expect(try database.members(of: household.id).map(\.role) == [.owner, .member])
+        #expect(try database.allHouseholds().count == 1)
         #expect(try database.rooms(household.id).count == Defaults.rooms.count)
         let credentials = try #require(try database.userCredentials(email: "ALICE@example.com"))
         #expect(credentials.passwordHash.hasPrefix("bcrypt-sha256$"))
