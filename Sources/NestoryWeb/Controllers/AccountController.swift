@@ -131,7 +131,7 @@ struct AccountController {
             try await accounts.changePassword(viewer.user, current: form["current"] ?? "", new: form["password"] ?? "")  // ends every session
         } catch let error as DomainError {
             return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id), form: [:],
-                                                           errors: FieldErrors.fields(of: error), notice: nil),
+                                                           errors: [], passwordErrors: FieldErrors.fields(of: error), notice: nil),
                                      status: .unprocessableContent)
         }
         return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed")

@@ -42,8 +42,9 @@ enum AccountViews {
             """)
     }
 
+    /// `errors` are the add-member form's; `passwordErrors` the change-password form's.
     static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
-                         notice: String?, onlineLookup: Bool = false) -> HTML {
+                         passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -58,9 +59,9 @@ enum AccountViews {
             <h3>Add a member</h3>
             <form method="post" action="/settings/members" novalidate>
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-              \(Layout.field("name", label: "Name", value: form["name"], errors: errors))
-              \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required"))
-              \(Layout.field("password", label: "First password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\"", hint: "Tell them in person; they can change it in Settings."))
+              \(Layout.field("name", label: "Name", value: form["name"], errors: errors, id: "f-member-name"))
+              \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required", id: "f-member-email"))
+              \(Layout.field("password", label: "First password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\"", hint: "Tell them in person; they can change it in Settings.", id: "f-member-password"))
               <button type="submit" class="primary">Add member</button>
             </form>
             """ : .empty
@@ -97,8 +98,8 @@ enum AccountViews {
             <p class="muted">You will stay signed in here; every other device is signed out.</p>
             <form method="post" action="/settings/password">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-              \(Layout.field("current", label: "Current password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"current-password\""))
-              \(Layout.field("password", label: "New password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\""))
+              \(Layout.field("current", label: "Current password", value: nil, type: "password", errors: passwordErrors, attributes: "required autocomplete=\"current-password\""))
+              \(Layout.field("password", label: "New password", value: nil, type: "password", errors: passwordErrors, attributes: "required autocomplete=\"new-password\"", id: "f-new-password"))
               <button type="submit" class="primary">Change password</button>
             </form>
             </section>

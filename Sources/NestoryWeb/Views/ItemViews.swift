@@ -120,12 +120,13 @@ enum ItemViews {
 
     static func form(viewer: Viewer, values: ItemFormValues, item: Item?, rooms: [Room], categories: [NestoryDomain.Category],
                      errors: [FieldError]) -> HTML {
-        func select(_ name: String, label: String, options: [(String, String)], none: String) -> HTML {
-            let current = values[name]
+        /// A choice; `none` is the empty choice's label, or nil when a value is always chosen (`fallback` then).
+        func select(_ name: String, label: String, options: [(String, String)], none: String?, fallback: String? = nil) -> HTML {
+            let current = values[name].isEmpty ? (fallback ?? "") : values[name]
             let message = errors.first { $0.field == name }?.message
             return """
                 <div class="field\(message == nil ? "" : " invalid")"><label for="f-\(name)">\(label)</label>
-                <select id="f-\(name)" name="\(name)"><option value="">\(none)</option>\(options.map { value, text in
+                <select id="f-\(name)" name="\(name)">\(none.map { HTML("<option value=\"\">\($0)</option>") })\(options.map { value, text in
                     HTML("<option value=\"\(value)\"\(value == current ? HTML(raw: " selected") : .empty)>\(text)</option>") })</select>
                 \(message.map { HTML("<p class=\"error\">\($0)</p>") })</div>
                 """
@@ -155,7 +156,7 @@ enum ItemViews {
               \(Layout.field("modelNumber", label: "Model", value: values["modelNumber"], errors: errors))
               </div>
               \(Layout.field("serialNumber", label: "Serial number", value: values["serialNumber"], errors: errors, attributes: "autocapitalize=\"characters\" spellcheck=\"false\""))
-              \(select("condition", label: "Condition", options: conditions, none: "Good"))
+              \(select("condition", label: "Condition", options: conditions, none: nil, fallback: ItemCondition.good.rawValue))
               \(Layout.field("conditionNotes", label: "Condition notes", value: values["conditionNotes"], errors: errors))
               \(Layout.field("warrantyExpiry", label: "Warranty expires", value: values["warrantyExpiry"], type: "date", errors: errors))
               \(Layout.field("barcode", label: "Barcode", value: values["barcode"], errors: errors, attributes: "inputmode=\"numeric\""))

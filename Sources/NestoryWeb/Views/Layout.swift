@@ -70,10 +70,11 @@ enum Layout {
     }
 
     /// A labelled text field with its error message, if any.
+    /// `id` defaults to `f-NAME`; give one when a page has two forms with a field of the same name.
     static func field(_ name: String, label: String, value: String?, type: String = "text", errors: [FieldError],
-                      attributes: String = "", hint: String? = nil) -> HTML {
+                      attributes: String = "", hint: String? = nil, id: String? = nil) -> HTML {
         let message = errors.first { $0.field == name }?.message
-        let id = "f-\(name)"
+        let id = id ?? "f-\(name)"
         return """
             <div class="field\(message == nil ? "" : " invalid")">
               <label for="\(id)">\(label)</label>
