@@ -34,10 +34,15 @@ public struct ItemsService: Sendable {
         return try await blocking.run { try database.updateItem(household, item, draft, now: at, today: today) }
     }
 
-    /// Deletes an item (its photos' files go when no other row uses them).
-    public func delete(_ household: HouseholdID, _ item: ItemID) async throws {
+    /// Deletes an item (its photos' files go when no other row uses them); returns what it was.
+    @discardableResult
+    public func delete(_ household: HouseholdID, _ item: ItemID) async throws -> Item {
         let database = database
-        try await blocking.run { try database.deleteItem(household, item) }
+        return try await blocking.run {
+            let deleted = try database.item(household, item).item
+            try database.deleteItem(household, item)
+            return deleted
+        }
     }
 
     // MARK: - Photos

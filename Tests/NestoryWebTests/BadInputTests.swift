@@ -89,3 +89,21 @@ import Testing
         }
     }
 }
+
+/// Every successful action says what it did, in words, where the person lands.
+@Suite struct NoticeTests {
+    @Test func deletingAnItemSaysWhichOneOnTheInventory() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let item = try app.database.createItem(household.id, ItemDraft(name: "Walnut <desk>", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let deleted = try await ann.request(.post, "/items/\(item.id)/delete", form: [:])
+            let page = try await ann.request(.get, try #require(deleted.location))
+            #expect(page.body.contains("<div class=\"notice\" role=\"status\">“Walnut &lt;desk&gt;” deleted.</div>"))
+            let added = try await ann.request(.post, "/items", form: ["name": "Lamp"])
+            #expect(try await ann.request(.get, try #require(added.location)).body.contains(">Item added.</div>"))
+        }
+    }
+}

@@ -98,9 +98,10 @@ struct ReceiptsWebTests {
             let search = try await ann.request(.get, "/receipts/\(id)?q=reading")
             #expect(search.body.contains("Reading lamp") && search.body.contains("name=\"item\" value=\"\(lamp.id)\""))
             let linked = try await ann.request(.post, "/receipts/\(id)/link", form: ["item": lamp.id.description])
-            #expect(linked.location == "/items/\(lamp.id)?notice=receipt+linked")
-            let detail = try await ann.request(.get, "/items/\(lamp.id)")
+            #expect(linked.location?.hasPrefix("/items/\(lamp.id)?notice=") == true)
+            let detail = try await ann.request(.get, try #require(linked.location))
             #expect(detail.body.contains("Lamp Shop") && detail.body.contains("$45.00"))
+            #expect(detail.body.contains("<div class=\"notice\" role=\"status\">Receipt linked to this item.</div>"))
             let list = try await ann.request(.get, "/receipts")
             #expect(list.body.contains("Lamp Shop") && list.body.contains("for Reading lamp"))
         }

@@ -34,7 +34,8 @@ struct InventoryController {
             valueByCategory: try database.valueByCategory(householdID), itemsByRoom: try database.itemsByRoom(householdID),
             page: listing.page, matching: listing.matching,
             rooms: Dictionary(uniqueKeysWithValues: try database.rooms(householdID).map { ($0.id, $0) }),
-            categories: Dictionary(uniqueKeysWithValues: try database.categories(householdID).map { ($0.id, $0) }))
+            categories: Dictionary(uniqueKeysWithValues: try database.categories(householdID).map { ($0.id, $0) }),
+            notice: query["notice"])
         if query["fragment"] == "1" { return HTMLResponse.page(InventoryViews.items(model)) }
         return HTMLResponse.page(InventoryViews.page(model))
     }
@@ -58,7 +59,7 @@ struct InventoryController {
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
             let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
-            return .redirect(to: "/items/\(item.id)?notice=added")
+            return .redirect(to: "/items/\(item.id)", notice: "Item added.")
         } catch let error as DomainError {
             return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
         }
@@ -89,7 +90,7 @@ struct InventoryController {
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
             _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
-            return .redirect(to: "/items/\(id)?notice=saved")
+            return .redirect(to: "/items/\(id)", notice: "Changes saved.")
         } catch let error as DomainError {
             return HTMLResponse.page(try form(viewer, values: values, item: existing, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
         }
@@ -97,8 +98,8 @@ struct InventoryController {
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try await dependencies.items.delete(viewer.household.id, try itemID(context))
-        return .redirect(to: "/?notice=deleted")
+        let deleted = try await dependencies.items.delete(viewer.household.id, try itemID(context))
+        return .redirect(to: "/", notice: "“\(deleted.name)” deleted.")
     }
 
     /// A stored photo or receipt image, only for the household that owns a row pointing at it.

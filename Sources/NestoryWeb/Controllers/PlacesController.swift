@@ -108,7 +108,7 @@ enum PlacesViews {
                 """
         }
         return Layout.page(title: kind == .rooms ? "Rooms" : "Categories", viewer: viewer, section: .settings, body: """
-            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.notice(notice))
             \(Layout.errorSummary(errors))
             <section class="card">
               <p class="muted">Deleting a \(noun) never deletes items: they stay in your inventory \(kind == .rooms ? "without a room" : "without a category").</p>

@@ -135,7 +135,7 @@ struct ReceiptsController {
         let form = try await Form.read(request, context: context)
         let itemID = try optionalID(form["item"], field: "item", what: "The item", ItemID.init(string:))
         try database.linkReceipt(viewer.household.id, id, to: itemID)
-        if let itemID { return .redirect(to: "/items/\(itemID)?notice=receipt+linked") }
+        if let itemID { return .redirect(to: "/items/\(itemID)", notice: "Receipt linked to this item.") }
         return .redirect(to: "/receipts/\(id)", notice: "Unlinked.")
     }
 
@@ -155,7 +155,7 @@ struct ReceiptsController {
             return .redirect(to: "/receipts/\(id)" + queryString([("error", message)]))
         }
         try database.linkReceipt(viewer.household.id, id, to: item.id)
-        return .redirect(to: "/items/\(item.id)?notice=added")
+        return .redirect(to: "/items/\(item.id)", notice: "Item added from the receipt, which is linked to it.")
     }
 }
 

@@ -176,7 +176,7 @@ struct ReportsController {
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         try database.deleteReport(viewer.household.id, try reportID(context))
-        return .redirect(to: "/reports?notice=deleted")
+        return .redirect(to: "/reports", notice: "Report deleted.")
     }
 
     private func reportID(_ context: AppRequestContext) throws -> UUID {

@@ -66,7 +66,7 @@ enum AccountViews {
             </form>
             """ : .empty
         return Layout.page(title: "Settings", viewer: viewer, section: .settings, body: """
-            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.notice(notice))
             <section class="card">
             <h2>Household</h2>
             <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted)</p>

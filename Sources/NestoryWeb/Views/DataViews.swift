@@ -30,7 +30,7 @@ enum DataViews {
                 """
         }
         return Layout.page(title: "Your data", viewer: viewer, section: .settings, body: """
-            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.notice(notice))
             <p><a href="/settings">← Settings</a></p>
             <section class="card">
             <h2>Export data</h2>

@@ -73,6 +73,8 @@ struct InventoryPage {
     let matching: (count: Int, exact: Bool)
     let rooms: [RoomID: Room]
     let categories: [CategoryID: NestoryDomain.Category]
+    /// What just happened (an item deleted, say), from the redirect that led here.
+    var notice: String? = nil
 }
 
 enum InventoryViews {
@@ -146,6 +148,7 @@ enum InventoryViews {
             <a class="primary button icon" href="/items/new" aria-label="Add item">+</a>
             """
         return Layout.page(title: "Inventory", viewer: model.viewer, section: .inventory, actions: add, body: """
+            \(Layout.notice(model.notice))
             \(strip)
             \(charts)
             <section class="browse" aria-label="Items">

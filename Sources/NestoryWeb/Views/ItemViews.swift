@@ -65,9 +65,8 @@ enum ItemViews {
             <progress class="upload-progress" hidden max="100" value="0"></progress>
             <p class="upload-status" role="status" aria-live="polite"></p>
             """
-        let notices = ["added": "Item added.", "saved": "Changes saved."]
         return Layout.page(title: item.name, viewer: viewer, section: .inventory, body: """
-            \(notice.flatMap { notices[$0] }.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.notice(notice))
             <article class="detail">
             \(photos)
             <section class="card">

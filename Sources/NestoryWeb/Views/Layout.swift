@@ -69,6 +69,14 @@ enum Layout {
             """
     }
 
+    /// What the page says just happened (`?notice=`): a sentence from a redirect, or one of the short
+    /// codes the script uses. Escaped like any text; nothing when there is none.
+    static func notice(_ raw: String?) -> HTML {
+        guard let raw = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return .empty }
+        let codes = ["added": "Item added.", "saved": "Changes saved.", "deleted": "Deleted."]
+        return HTML("<div class=\"notice\" role=\"status\">\(codes[raw] ?? String(raw.prefix(300)))</div>")
+    }
+
     /// A labelled text field with its error message, if any.
     /// `id` defaults to `f-NAME`; give one when a page has two forms with a field of the same name.
     static func field(_ name: String, label: String, value: String?, type: String = "text", errors: [FieldError],

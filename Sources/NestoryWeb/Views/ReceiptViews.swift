@@ -119,7 +119,7 @@ enum ReceiptViews {
             </section>
             """
         return Layout.page(title: "Receipt", viewer: viewer, section: .capture, body: """
-            \(notice.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.notice(notice))
             \(error.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
             \(failure)
             <div class="review">

@@ -27,9 +27,8 @@ enum ReportViews {
                 </li>
                 """
         }
-        let notices = ["deleted": "Report deleted."]
         return Layout.page(title: "Reports", viewer: viewer, section: .reports, body: """
-            \(notice.flatMap { notices[$0] }.map { HTML("<div class=\"notice\" role=\"status\">\($0)</div>") })
+            \(Layout.notice(notice))
             <section class="card">
               <p>Create inventory summaries and loss lists for insurance.</p>
               <p class="stats"><span>Total items: <strong>\(summary.itemCount)</strong></span>
