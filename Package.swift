@@ -72,8 +72,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // One durable job system: jobs as rows, a runner that is a ServiceLifecycle service.
+        .target(
+            name: "NestoryJobs",
+            dependencies: [
+                "NestoryDomain", "NestoryStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Use-case services: one use case per method, shared by the web app and the command line.
-        .target(name: "NestoryServices", dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging"], swiftSettings: swiftSettings),
+        .target(
+            name: "NestoryServices",
+            dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts"],
+            swiftSettings: swiftSettings
+        ),
 
         // HTTP server and web app.
         .target(
@@ -257,6 +273,11 @@ let package = Package(
         ),
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryJobsTests",
+            dependencies: ["NestoryJobs", "NestoryStore", "NestoryDomain", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "NestoryServicesTests",
             dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive"],

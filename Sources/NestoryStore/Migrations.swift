@@ -13,11 +13,41 @@ enum Migrations {
         migrator.registerMigration("2026-11-22-chart-counters", migrate: chartCounters)
         migrator.registerMigration("2026-11-23-products", migrate: products)
         migrator.registerMigration("2026-11-23-reports", migrate: reports)
+        migrator.registerMigration("2026-11-24-jobs", migrate: jobs)
         return migrator
     }
 
     /// The export history: one row per generated report (PDF), its file in `reports/` of the data
     /// folder (`reports/<id>.pdf`). A row is written only after its file is complete and in place.
+    /// Background work (reports, backups, receipt reading, imports) as rows: its state, progress,
+    /// attempts and result survive a restart, and a job left running by a crash is found at start.
+    private static func jobs(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE job (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted')),
+                done INTEGER NOT NULL DEFAULT 0,
+                total INTEGER NOT NULL DEFAULT 0,
+                payload TEXT NOT NULL,            -- JSON the handler reads
+                result TEXT,                      -- JSON the handler returned
+                attempts INTEGER NOT NULL DEFAULT 0,
+                max_attempts INTEGER NOT NULL DEFAULT 1,
+                next_attempt_at INTEGER NOT NULL, -- milliseconds since 1970
+                error_code TEXT,
+                message TEXT,                     -- safe to show
+                cancel_requested INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                started_at INTEGER,
+                finished_at INTEGER,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE INDEX job_due ON job(kind, state, next_attempt_at);
+            CREATE INDEX job_by_household ON job(household_id, created_at);
+            """)
+    }
+
     private static func reports(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE report (

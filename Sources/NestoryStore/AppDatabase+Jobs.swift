@@ -1,0 +1,203 @@
+import Foundation
+internal import GRDB
+import NestoryDomain
+
+extension AppDatabase {
+    // MARK: - Jobs
+
+    /// Queues a job. `payload` is the handler's JSON; the job may run `maxAttempts` times in all.
+    @discardableResult
+    public func enqueueJob(_ householdID: HouseholdID, kind: String, payload: String, maxAttempts: Int = 1, now: Date) throws -> Job {
+        try write { db in try Self.insertJob(db, householdID, kind: kind, payload: payload, maxAttempts: maxAttempts, now: now) }
+    }
+
+    static func insertJob(_ db: Database, _ householdID: HouseholdID, kind: String, payload: String, maxAttempts: Int, now: Date) throws -> Job {
+        _ = try fetchHousehold(db, householdID)
+        let id = JobID()
+        try db.execute(sql: """
+            INSERT INTO job (id, household_id, kind, state, payload, max_attempts, next_attempt_at, created_at, updated_at)
+            VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)
+            """, arguments: [id.description, householdID.description, kind, payload, max(1, maxAttempts), now.millis, now.millis, now.millis])
+        return try fetchJob(db, id)!
+    }
+
+    /// Starts the oldest due job of a kind: queued → running, one more attempt. Nil when none is due.
+    public func claimJob(kind: String, now: Date) throws -> Job? {
+        try write { db in
+            guard let id = try String.fetchOne(db, sql: """
+                SELECT id FROM job WHERE kind = ? AND state = 'queued' AND next_attempt_at <= ?
+                ORDER BY next_attempt_at, created_at LIMIT 1
+                """, arguments: [kind, now.millis]) else { return nil }
+            try db.execute(sql: """
+                UPDATE job SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?, error_code = NULL, message = NULL
+                WHERE id = ?
+                """, arguments: [now.millis, now.millis, id])
+            return try Self.fetchJob(db, JobID(string: id)!)
+        }
+    }
+
+    /// When the next queued job of these kinds is due (to sleep until then), or nil when none waits.
+    public func nextJobDue(kinds: [String]) throws -> Date? {
+        guard !kinds.isEmpty else { return nil }
+        return try read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT MIN(next_attempt_at) FROM job WHERE state = 'queued' AND kind IN (\(kinds.map { _ in "?" }.joined(separator: ",")))
+                """, arguments: StatementArguments(kinds)).map(Date.init(millis:))
+        }
+    }
+
+    /// Records progress of a running job. Returns whether a cancellation was asked for meanwhile.
+    @discardableResult
+    public func jobProgress(_ id: JobID, done: Int64, total: Int64, now: Date) throws -> Bool {
+        try write { db in
+            try db.execute(sql: "UPDATE job SET done = ?, total = ?, updated_at = ? WHERE id = ? AND state = 'running'",
+                           arguments: [done, total, now.millis, id.description])
+            return try Bool.fetchOne(db, sql: "SELECT cancel_requested FROM job WHERE id = ?", arguments: [id.description]) ?? false
+        }
+    }
+
+    /// A running job succeeded with this result.
+    public func succeedJob(_ id: JobID, result: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                UPDATE job SET state = 'succeeded', result = ?, done = MAX(done, total), finished_at = ?, updated_at = ?,
+                error_code = NULL, message = NULL WHERE id = ? AND state = 'running'
+                """, arguments: [result, now.millis, now.millis, id.description])
+        }
+    }
+
+    /// A running job failed. With `retryAt` (and attempts left) it waits to be run again; otherwise it
+    /// is failed for good. Returns the job as it now is.
+    @discardableResult
+    public func failJob(_ id: JobID, code: String, message: String, retryAt: Date?, now: Date) throws -> Job? {
+        try write { db in
+            guard let job = try Self.fetchJob(db, id), job.state == .running else { return try Self.fetchJob(db, id) }
+            if let retryAt, job.attempts < job.maxAttempts, !job.cancelRequested {
+                try db.execute(sql: """
+                    UPDATE job SET state = 'queued', next_attempt_at = ?, error_code = ?, message = ?, updated_at = ? WHERE id = ?
+                    """, arguments: [retryAt.millis, code, message, now.millis, id.description])
+            } else {
+                try db.execute(sql: """
+                    UPDATE job SET state = ?, error_code = ?, message = ?, finished_at = ?, updated_at = ? WHERE id = ?
+                    """, arguments: [job.cancelRequested ? "cancelled" : "failed", job.cancelRequested ? "cancelled" : code,
+                                     job.cancelRequested ? "Cancelled." : message, now.millis, now.millis, id.description])
+            }
+            return try Self.fetchJob(db, id)
+        }
+    }
+
+    /// A running job stopped because it was cancelled (or the server is stopping: then `requeue` puts it
+    /// back in the queue, or marks it interrupted when it may not run again).
+    public func stopJob(_ id: JobID, requeue: Bool, now: Date) throws {
+        try write { db in
+            guard let job = try Self.fetchJob(db, id), job.state == .running else { return }
+            if job.cancelRequested {
+                try db.execute(sql: """
+                    UPDATE job SET state = 'cancelled', error_code = 'cancelled', message = 'Cancelled.', finished_at = ?, updated_at = ?
+                    WHERE id = ?
+                    """, arguments: [now.millis, now.millis, id.description])
+            } else if requeue && job.attempts < job.maxAttempts {
+                try db.execute(sql: "UPDATE job SET state = 'queued', next_attempt_at = ?, updated_at = ? WHERE id = ?",
+                               arguments: [now.millis, now.millis, id.description])
+            } else {
+                try db.execute(sql: """
+                    UPDATE job SET state = 'interrupted', error_code = 'interrupted', message = ?, finished_at = ?, updated_at = ? WHERE id = ?
+                    """, arguments: [Self.interruptedMessage, now.millis, now.millis, id.description])
+            }
+        }
+    }
+
+    static let interruptedMessage = "The server stopped while this was being done. Nothing was changed; start it again."
+
+    /// Cancels a job of the household: a queued one at once, a running one as soon as its handler notices.
+    /// Returns the job as it now is.
+    public func cancelJob(_ householdID: HouseholdID, _ id: JobID, now: Date) throws -> Job {
+        try write { db in
+            guard let job = try Self.fetchJob(db, id), job.householdID == householdID else { throw DomainError.notFound("The job") }
+            switch job.state {
+            case .queued:
+                try db.execute(sql: """
+                    UPDATE job SET state = 'cancelled', error_code = 'cancelled', message = 'Cancelled.', finished_at = ?, updated_at = ?
+                    WHERE id = ?
+                    """, arguments: [now.millis, now.millis, id.description])
+            case .running:
+                try db.execute(sql: "UPDATE job SET cancel_requested = 1, updated_at = ? WHERE id = ?", arguments: [now.millis, id.description])
+            default:
+                break
+            }
+            return try Self.fetchJob(db, id)!
+        }
+    }
+
+    /// At start, before any job runs: jobs left running by a process that died are queued again when
+    /// their kind may be retried and attempts remain, else marked interrupted. Returns how many of each.
+    public func recoverJobs(retryable: Set<String>, now: Date) throws -> (requeued: Int, interrupted: Int) {
+        try write { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, kind, attempts, max_attempts FROM job WHERE state = 'running'")
+            var requeued = 0, interrupted = 0
+            for row in rows {
+                let kind: String = row["kind"], attempts: Int = row["attempts"], maxAttempts: Int = row["max_attempts"]
+                if retryable.contains(kind) && attempts < maxAttempts {
+                    try db.execute(sql: "UPDATE job SET state = 'queued', next_attempt_at = ?, updated_at = ? WHERE id = ?",
+                                   arguments: [now.millis, now.millis, row["id"] as String])
+                    requeued += 1
+                } else {
+                    try db.execute(sql: """
+                        UPDATE job SET state = 'interrupted', error_code = 'interrupted', message = ?, finished_at = ?, updated_at = ?
+                        WHERE id = ?
+                        """, arguments: [Self.interruptedMessage, now.millis, now.millis, row["id"] as String])
+                    interrupted += 1
+                }
+            }
+            return (requeued, interrupted)
+        }
+    }
+
+    /// A job of this household (another household's job is not found).
+    public func job(_ householdID: HouseholdID, _ id: JobID) throws -> Job {
+        try read { db in
+            guard let job = try Self.fetchJob(db, id), job.householdID == householdID else { throw DomainError.notFound("The job") }
+            return job
+        }
+    }
+
+    /// A job by id whatever its household (for the runner and its handlers).
+    public func job(_ id: JobID) throws -> Job? {
+        try read { db in try Self.fetchJob(db, id) }
+    }
+
+    /// The household's jobs of a kind, newest first: the unfinished ones, and finished ones of the last `days`.
+    public func jobs(_ householdID: HouseholdID, kind: String, since: Date) throws -> [Job] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM job WHERE household_id = ? AND kind = ? AND (state IN ('queued', 'running') OR created_at >= ?)
+                ORDER BY created_at DESC, id LIMIT 100
+                """, arguments: [householdID.description, kind, since.millis]).map(Self.jobFrom)
+        }
+    }
+
+    /// Payloads of the jobs not yet finished (the temporary-file sweep keeps what they still need).
+    public func unfinishedJobPayloads() throws -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT payload || COALESCE(result, '') FROM job WHERE state IN ('queued', 'running')") }
+    }
+
+    /// Results of finished jobs newer than `since` (a backup's archive is kept for download until it expires).
+    public func recentJobResults(since: Date) throws -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT result FROM job WHERE result IS NOT NULL AND created_at >= ?", arguments: [since.millis])
+        }
+    }
+
+    static func fetchJob(_ db: Database, _ id: JobID) throws -> Job? {
+        try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id.description]).map(jobFrom)
+    }
+
+    static func jobFrom(_ row: Row) -> Job {
+        Job(id: row.id("id"), householdID: row.id("household_id"), kind: row["kind"],
+            state: JobState(rawValue: row["state"]) ?? .failed, done: row["done"], total: row["total"], payload: row["payload"],
+            result: row["result"], attempts: row["attempts"], maxAttempts: row["max_attempts"], nextAttemptAt: row.date("next_attempt_at"),
+            errorCode: row["error_code"], message: row["message"], cancelRequested: row["cancel_requested"],
+            createdAt: row.date("created_at"), startedAt: (row["started_at"] as Int64?).map(Date.init(millis:)),
+            finishedAt: (row["finished_at"] as Int64?).map(Date.init(millis:)))
+    }
+}
