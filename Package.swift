@@ -87,7 +87,9 @@ let package = Package(
         // Use-case services: one use case per method, shared by the web app and the command line.
         .target(
             name: "NestoryServices",
-            dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts"],
+            dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
+                           "NestoryBackup",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 
@@ -287,7 +289,7 @@ let package = Package(
             name: "NestoryWebTests",
             dependencies: [
                 "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
-                "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts",
+                "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -10,7 +10,7 @@ import NestoryStore
 /// stored file (its SHA-256 checked on the way, so a damaged file fails the backup instead of being
 /// copied), and the manifest last. The archive is written beside its destination and renamed into
 /// place only when complete and fsynced.
-public struct BackupWriter {
+public struct BackupWriter: Sendable {
     public let database: AppDatabase
 
     public init(database: AppDatabase) {

@@ -10,6 +10,9 @@ import NestoryOCR
 import NestoryProducts
 import NestoryReceipts
 import NestoryStore
+import NestoryBackup
+import NestoryReportsLive
+import NestoryServices
 import NestoryWeb
 
 struct Serve: AsyncParsableCommand {
@@ -48,10 +51,14 @@ struct Serve: AsyncParsableCommand {
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in
             try LibvipsImageProcessor(limits: imagingLimits)
         }
-        let dependencies = try WebDependencies(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
-                                               cookies: CookiePolicy(secure: secureCookies), limits: limits,
-                                               barcodes: BarcodeReader(), productProviders: [OpenFoodFacts(), UPCItemDB()],
-                                               receiptReader: Self.receiptReader())
+        // The one place live implementations are picked.
+        let services = Services(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
+                                reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
+                                receiptReader: Self.receiptReader(), maxPhotoBytes: limits.maxPhotoBytes,
+                                logger: Logger(label: "nestory.jobs"))
+        let dependencies = WebDependencies(database: database, services: services, imaging: imaging,
+                                           cookies: CookiePolicy(secure: secureCookies), limits: limits,
+                                           barcodes: BarcodeReader(), productProviders: [OpenFoodFacts(), UPCItemDB()])
         let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
         try await app.runService()

@@ -188,9 +188,9 @@ public struct JobQueue: Sendable {
 
     /// Queues a job of a kind some handler runs (else a programming error, reported loudly).
     @discardableResult
-    public func enqueue<Payload: Encodable>(_ household: HouseholdID, kind: String, payload: Payload) throws -> Job {
+    public func enqueue<Payload: Encodable>(_ household: HouseholdID, kind: String, subject: String? = nil, payload: Payload) throws -> Job {
         guard let policy = policies[kind] else { preconditionFailure("no handler runs jobs of kind \(kind)") }
-        let job = try database.enqueueJob(household, kind: kind, payload: try JSONEncoder.jobText(payload),
+        let job = try database.enqueueJob(household, kind: kind, subject: subject, payload: try JSONEncoder.jobText(payload),
                                           maxAttempts: policy.maxAttempts, now: now())
         wake()
         return job

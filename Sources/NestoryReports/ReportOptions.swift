@@ -126,3 +126,35 @@ public struct LossListOptions: Hashable, Codable, Sendable {
         "\(incident.type.label) on \(incident.date.iso) · \(itemIDs.count) item\(itemIDs.count == 1 ? "" : "s") · \(paper.label)"
     }
 }
+
+/// A report to generate, with its options (Codable: it is a queued job's payload).
+public enum ReportRequest: Sendable, Hashable, Codable {
+    case inventory(InventoryReportOptions)
+    case lossList(LossListOptions)
+
+    public var kind: ReportKind {
+        switch self {
+        case .inventory: return .inventory
+        case .lossList: return .lossList
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case kind, inventory, lossList }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(ReportKind.self, forKey: .kind) {
+        case .inventory: self = .inventory(try container.decode(InventoryReportOptions.self, forKey: .inventory))
+        case .lossList: self = .lossList(try container.decode(LossListOptions.self, forKey: .lossList))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        switch self {
+        case .inventory(let options): try container.encode(options, forKey: .inventory)
+        case .lossList(let options): try container.encode(options, forKey: .lossList)
+        }
+    }
+}

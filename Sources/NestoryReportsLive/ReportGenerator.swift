@@ -69,7 +69,7 @@ public struct RenderedReport: Sendable, Hashable {
 
 /// Makes reports and exports for a household from the store: PDFs written as they are rendered,
 /// optionally kept in the export history.
-public struct ReportGenerator: Sendable {
+public struct ReportGenerator: Sendable, ReportMaking {
     public let database: AppDatabase
 
     public init(database: AppDatabase) {
@@ -132,7 +132,7 @@ public struct ReportGenerator: Sendable {
 
     /// Renders a report into the data folder's temporary folder, then keeps it in the export history.
     public func generateAndRecord(_ householdID: HouseholdID, request: ReportRequest, now: Date,
-                                  progress: Progress = { _, _ in }) throws -> StoredReport {
+                                  progress: @escaping Progress = { _, _ in }) throws -> StoredReport {
         let tmp = database.folder.tmpURL.appendingPathComponent("report-\(UUID().uuidString.lowercased()).pdf")
         defer { try? FileManager.default.removeItem(at: tmp) }
         let encoder = JSONEncoder()
@@ -146,6 +146,8 @@ public struct ReportGenerator: Sendable {
             try lossList(householdID, options: options, to: tmp, now: now, progress: progress)
             optionsJSON = try encoder.encode(options)
         }
+        // Only a whole PDF is kept: a full disk once left a 0-byte "finished" report.
+        try PDFFileCheck.check(tmp)
         return try database.recordReport(householdID, kind: request.kind.rawValue, options: String(decoding: optionsJSON, as: UTF8.self),
                                          file: tmp, now: now)
     }
@@ -179,18 +181,5 @@ public struct ReportGenerator: Sendable {
 
     static func size(_ url: URL) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
-    }
-}
-
-/// A report to generate, with its options.
-public enum ReportRequest: Sendable, Hashable {
-    case inventory(InventoryReportOptions)
-    case lossList(LossListOptions)
-
-    public var kind: ReportKind {
-        switch self {
-        case .inventory: return .inventory
-        case .lossList: return .lossList
-        }
     }
 }

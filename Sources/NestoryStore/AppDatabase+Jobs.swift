@@ -7,18 +7,32 @@ extension AppDatabase {
 
     /// Queues a job. `payload` is the handler's JSON; the job may run `maxAttempts` times in all.
     @discardableResult
-    public func enqueueJob(_ householdID: HouseholdID, kind: String, payload: String, maxAttempts: Int = 1, now: Date) throws -> Job {
-        try write { db in try Self.insertJob(db, householdID, kind: kind, payload: payload, maxAttempts: maxAttempts, now: now) }
+    public func enqueueJob(_ householdID: HouseholdID, kind: String, subject: String? = nil, payload: String, maxAttempts: Int = 1,
+                           now: Date) throws -> Job {
+        try write { db in
+            try Self.insertJob(db, householdID, kind: kind, subject: subject, payload: payload, maxAttempts: maxAttempts, now: now)
+        }
     }
 
-    static func insertJob(_ db: Database, _ householdID: HouseholdID, kind: String, payload: String, maxAttempts: Int, now: Date) throws -> Job {
+    static func insertJob(_ db: Database, _ householdID: HouseholdID, kind: String, subject: String?, payload: String, maxAttempts: Int,
+                          now: Date) throws -> Job {
         _ = try fetchHousehold(db, householdID)
         let id = JobID()
         try db.execute(sql: """
-            INSERT INTO job (id, household_id, kind, state, payload, max_attempts, next_attempt_at, created_at, updated_at)
-            VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)
-            """, arguments: [id.description, householdID.description, kind, payload, max(1, maxAttempts), now.millis, now.millis, now.millis])
+            INSERT INTO job (id, household_id, kind, subject, state, payload, max_attempts, next_attempt_at, created_at, updated_at)
+            VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)
+            """, arguments: [id.description, householdID.description, kind, subject, payload, max(1, maxAttempts), now.millis, now.millis,
+                             now.millis])
         return try fetchJob(db, id)!
+    }
+
+    /// The newest job of a kind about a subject (the reading of one receipt), if any.
+    public func latestJob(_ householdID: HouseholdID, kind: String, subject: String) throws -> Job? {
+        try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM job WHERE subject = ? AND household_id = ? AND kind = ? ORDER BY created_at DESC LIMIT 1
+                """, arguments: [subject, householdID.description, kind]).map(Self.jobFrom)
+        }
     }
 
     /// Starts the oldest due job of a kind: queued → running, one more attempt. Nil when none is due.

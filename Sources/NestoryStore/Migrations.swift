@@ -27,6 +27,7 @@ enum Migrations {
                 id TEXT PRIMARY KEY NOT NULL,
                 household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
                 kind TEXT NOT NULL,
+                subject TEXT,                     -- what it is about (a receipt's id), to find its latest job
                 state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted')),
                 done INTEGER NOT NULL DEFAULT 0,
                 total INTEGER NOT NULL DEFAULT 0,
@@ -45,6 +46,7 @@ enum Migrations {
             );
             CREATE INDEX job_due ON job(kind, state, next_attempt_at);
             CREATE INDEX job_by_household ON job(household_id, created_at);
+            CREATE INDEX job_by_subject ON job(subject, created_at) WHERE subject IS NOT NULL;
             """)
     }
 

@@ -41,51 +41,34 @@ public struct Limits: Sendable {
 /// The live dependencies the web module is given (by the bootstrap, or by tests).
 public struct WebDependencies: Sendable {
     public let database: AppDatabase
-    public let passwordHasher: any PasswordHasher
     public let cookies: CookiePolicy
     public let now: @Sendable () -> Date
-    /// Blocking work (password hashing, restores, imports) runs here, never on an event loop.
-    public let blocking: BlockingPool
-    /// Set-up, members, sign-in (with its limits per account and per client address), sessions, passwords.
-    public let accounts: AccountService
-    /// Items: create, change, delete, add photos.
-    public let items: ItemsService
-    /// Rooms and categories.
-    public let places: PlacesService
+    /// The use cases: accounts, items, places, reports, backups, receipts (and their job runner).
+    public let services: Services
+    public var blocking: BlockingPool { services.blocking }
+    public var accounts: AccountService { services.accounts }
+    public var items: ItemsService { services.items }
+    public var places: PlacesService { services.places }
     public let limits: Limits
     /// Checks uploads and makes thumbnails and display sizes (libvips in production).
     public let imaging: any ImageProcessing
-    /// Backups being written and uploads waiting for their next step.
+    /// Uploads waiting for the person's next choice (an archive to restore, a CSV to map).
     public let transfers = DataTransfers()
     /// Finds barcodes in pictures (zbar in production); nil where scanning is not offered.
     public let barcodes: (any BarcodeDecoding)?
     /// Product lookup by barcode: the household's items, the catalogue, online providers.
     public let products: ProductLookup
-    /// Reads receipts (tesseract in production); nil where reading is not offered (fields are typed).
-    public let receiptReader: ReceiptReader?
-    /// Receipts being read in the background.
-    public let receiptScans = ReceiptScans()
-    /// Reports being generated in the background.
-    public let reportJobs: ReportJobs
 
-    public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
-                signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(), limits: Limits = Limits(),
-                barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
-                reportJobs: ReportJobs = ReportJobs(), receiptReader: ReceiptReader? = nil,
-                now: @escaping @Sendable () -> Date = Date.init) throws {
-        self.receiptReader = receiptReader
+    public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
+                limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.services = services
         self.barcodes = barcodes
         self.products = ProductLookup(database: database, providers: productProviders)
-        self.reportJobs = reportJobs
         self.limits = limits
         self.imaging = imaging
-        self.database = database
-        self.passwordHasher = passwordHasher
         self.cookies = cookies
-        self.blocking = blocking
-        self.accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
-        self.places = PlacesService(database: database, blocking: blocking, now: now)
-        self.items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: limits.maxPhotoBytes, now: now)
         self.now = now
     }
 
@@ -111,16 +94,20 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
+    JobsController(dependencies: dependencies).addRoutes(to: api)
     return router
 }
 
 /// The whole application: the router served on the configured address.
 public func buildApplication(_ dependencies: WebDependencies, configuration: ServerConfiguration,
                              logger: Logger = Logger(label: "nestory")) -> some ApplicationProtocol {
+    // The job runner is a service beside the server: on SIGTERM the server stops taking requests first,
+    // then running jobs drain (services stop in the reverse of this order).
     Application(
         router: buildRouter(dependencies),
         server: .http1OnEventLoops(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
+        services: [dependencies.services.runner],
         logger: logger
     )
 }

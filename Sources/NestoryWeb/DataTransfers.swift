@@ -3,24 +3,9 @@ import NestoryAuth
 import NestoryBackup
 import NestoryDomain
 
-/// Long-running exports (backups) and uploads waiting for a decision (an archive to restore, a CSV
-/// to map), per household. Files live in the data folder's tmp/web/ and are removed when they
-/// expire (an hour) or are replaced.
+/// Uploads waiting for a decision (an archive to restore, a CSV to map), per household and person.
+/// Files live in the data folder's tmp/web/ and are removed when they expire (an hour) or are replaced.
 public final class DataTransfers: @unchecked Sendable {
-    public struct Job: Sendable {
-        public enum State: Sendable {
-            case running(done: Int64, total: Int64)
-            case finished(bytes: Int64)
-            case failed(String)
-        }
-        public let id: String
-        public let householdID: HouseholdID
-        public let file: URL
-        public let downloadName: String
-        public let createdAt: Date
-        public var state: State
-    }
-
     /// An uploaded file waiting for the next step (restore's mode, CSV's column mapping).
     public struct Upload: Sendable {
         public let token: String
@@ -34,43 +19,12 @@ public final class DataTransfers: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var jobs: [String: Job] = [:]
-    /// Backups are written one at a time (they are disk-bound; several at once only slow each other).
-    let queue = DispatchQueue(label: "nestory.backups", qos: .utility)
     private var uploads: [String: Upload] = [:]
     static let lifetime: TimeInterval = 3600
 
     public init() {}
 
-    func folder(_ tmp: URL) throws -> URL {
-        let url = tmp.appendingPathComponent("web", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     static func token() -> String { SessionToken.generate() }
-
-    // MARK: - Jobs
-
-    func addJob(_ job: Job) {
-        lock.withLock {
-            expire(now: job.createdAt)
-            jobs[job.id] = job
-        }
-    }
-
-    func update(_ id: String, _ state: Job.State) {
-        lock.withLock { jobs[id]?.state = state }
-    }
-
-    func job(_ id: String, household: HouseholdID) -> Job? {
-        lock.withLock { jobs[id].flatMap { $0.householdID == household ? $0 : nil } }
-    }
-
-    /// The household's jobs, newest first.
-    func jobs(household: HouseholdID) -> [Job] {
-        lock.withLock { jobs.values.filter { $0.householdID == household }.sorted { $0.createdAt > $1.createdAt } }
-    }
 
     // MARK: - Uploads
 
@@ -101,12 +55,12 @@ public final class DataTransfers: @unchecked Sendable {
         }
     }
 
+    /// The files of uploads still waiting (the temporary-file sweep keeps them).
+    func pendingFiles() -> Set<String> {
+        lock.withLock { Set(uploads.values.map(\.file.lastPathComponent)) }
+    }
+
     private func expire(now: Date) {
-        for (id, job) in jobs where now.timeIntervalSince(job.createdAt) > Self.lifetime {
-            if case .running = job.state { continue }
-            try? FileManager.default.removeItem(at: job.file)
-            jobs[id] = nil
-        }
         for (token, upload) in uploads where now.timeIntervalSince(upload.createdAt) > Self.lifetime {
             try? FileManager.default.removeItem(at: upload.file)
             uploads[token] = nil

@@ -58,9 +58,9 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             JobRunner(database: database, handlers: handlers, drainTimeout: drain, pollInterval: .milliseconds(20), random: { 0 })
         }
 
-        /// Waits (at most 10 s) until the job is in one of the states.
+        /// Waits (at most 90 s: the whole suite runs at once on two cores) until the job is in one of the states.
         func wait(_ id: JobID, for states: Set<JobState>) async throws -> Job {
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(90)
             while Date() < deadline {
                 let job = try #require(try database.job(id))
                 if states.contains(job.state) { return job }

@@ -53,7 +53,7 @@ import Testing
         let app = try TestApp()
         let (household, _) = try app.household("Smiths", email: "ann@example.com")
         let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
-                                                 passwordHash: try app.dependencies.passwordHasher.hash("correct horse battery"), now: Date())
+                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
         try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
         try await app.run { client in
             var bob = Browser(client)

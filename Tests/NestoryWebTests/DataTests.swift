@@ -12,7 +12,7 @@ struct DataTests {
         let app = try TestApp()
         let (home, _) = try app.household("Home", email: "ann@example.com")
         let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
-                                                 passwordHash: try app.dependencies.passwordHasher.hash("correct horse battery"), now: Date())
+                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
         try app.database.addMember(home.id, user: member.id, role: .member, now: Date())
         _ = try app.household("Other", email: "eve@example.com")
         try await app.run { client in
@@ -28,19 +28,19 @@ struct DataTests {
             #expect(started.status == .seeOther)
             let id = try #require(started.location?.split(separator: "=").last.map(String.init))
             var state = ""
-            for _ in 0..<200 where state != "finished" {
-                let reply = try await ann.request(.get, "/settings/data/export/\(id)")
+            for _ in 0..<500 where state != "succeeded" {
+                let reply = try await ann.request(.get, "/api/v1/jobs/\(id)")
                 state = ((reply.json as? [String: Any])?["state"] as? String) ?? ""
-                if state != "finished" { try await Task.sleep(for: .milliseconds(20)) }
+                if state != "succeeded" { try await Task.sleep(for: .milliseconds(20)) }
             }
-            #expect(state == "finished")
+            #expect(state == "succeeded")
             let download = try await ann.request(.get, "/settings/data/export/\(id)/download")
             #expect(download.status == .ok)
             #expect(download.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"nestory-Home-") == true)
 
             var eve = Browser(client)
             try await eve.signIn("eve@example.com")
-            #expect(try await eve.request(.get, "/settings/data/export/\(id)").status == .notFound)
+            #expect(try await eve.request(.get, "/api/v1/jobs/\(id)").status == .notFound)
             #expect(try await eve.request(.get, "/settings/data/export/\(id)/download").status == .notFound)
 
             let upload = try await ann.request(.post, "/settings/data/csv", body: Data("Name,Price\nLamp,12\n".utf8))

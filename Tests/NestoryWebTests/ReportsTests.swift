@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NestoryDemo
 import NestoryDomain
+import NestoryServices
 import NestoryReports
 import NestoryStore
 import Testing
@@ -34,13 +35,15 @@ import Testing
             let whileRunning = try await browser.request(.get, "/reports")
             #expect(whileRunning.body.contains("Full Inventory: being made") || whileRunning.body.contains("class=\"row report\""))
             let jobPath = try #require(started.location)
-            let jobID = try #require(UUID(uuidString: String(jobPath.dropFirst("/reports/jobs/".count))))
-            let state = await app.dependencies.reportJobs.wait(jobID)
-            guard case .finished(let reportID) = state else { Issue.record("job ended as \(String(describing: state))"); return }
-            let status = try await browser.request(.get, jobPath + "/status")
-            #expect(status.body.contains("\"state\":\"finished\""))
+            let jobID = try #require(JobID(string: String(jobPath.dropFirst("/reports/jobs/".count))))
+            let job = try await app.waitForJob(jobID)
+            guard job.state == .succeeded, let made = job.decodedResult(as: ReportsService.Made.self) else {
+                Issue.record("job ended as \(job.state) \(job.message ?? "")"); return
+            }
+            let status = try await browser.request(.get, "/api/v1/jobs/\(jobID)")
+            #expect(status.body.contains("\"state\":\"succeeded\""))
             #expect(try await browser.request(.get, jobPath).body.contains("Your report is ready."))
-            let id = reportID.uuidString.lowercased()
+            let id = made.reportID.uuidString.lowercased()
             let pdf = try await browser.request(.get, "/reports/\(id)/download")
             #expect(pdf.status == .ok)
             #expect(pdf.headers[.contentType] == "application/pdf")
@@ -76,8 +79,8 @@ import Testing
                 "item": items[1].id.description, "incidentDate": "2025-06-01", "type": "theft", "description": "Break-in", "photos": "1"])
             #expect(started.status == .seeOther)
             let location = try #require(started.location)
-            let jobID = try #require(UUID(uuidString: String(location.dropFirst("/reports/jobs/".count))))
-            guard case .finished = await app.dependencies.reportJobs.wait(jobID) else { Issue.record("the loss list failed"); return }
+            let jobID = try #require(JobID(string: String(location.dropFirst("/reports/jobs/".count))))
+            guard try await app.waitForJob(jobID).state == .succeeded else { Issue.record("the loss list failed"); return }
             let stored = try app.database.reports(household.id)
             #expect(stored.count == 1 && stored[0].kind == "loss")
             let options = try JSONDecoder().decode(LossListOptions.self, from: Data(stored[0].options.utf8))
@@ -108,21 +111,24 @@ import Testing
         let app = try TestApp()
         let generated = try DemoSeeder.seed(app.database, name: "Big", count: 3000, seed: 4, now: Date())
         let user = try app.database.createUser(email: "ann@example.com", displayName: "Ann",
-                                               passwordHash: try app.dependencies.passwordHasher.hash("correct horse battery"), now: Date())
+                                               passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
         try app.database.addMember(generated.id, user: user.id, role: .owner, now: Date())
         try await app.run { client in
             var browser = Browser(client)
             _ = try await browser.signIn("ann@example.com")
             let started = try await browser.request(.post, "/reports/inventory", form: ["group": "room", "undocumented": "1"])
             let path = try #require(started.location)
+            let statusPath = "/api/v1/jobs/" + path.dropFirst("/reports/jobs/".count)
             var seen: [(Int, Int)] = []
             for _ in 0..<4000 {
-                let status = try await browser.request(.get, path + "/status")
+                let status = try await browser.request(.get, statusPath)
                 let object = try #require(status.json as? [String: Any])
-                if object["state"] as? String == "running", let done = object["done"] as? Int, let total = object["total"] as? Int, total > 0 {
+                let progress = object["progress"] as? [String: Any]
+                if object["state"] as? String == "running", let done = progress?["done"] as? Int, let total = progress?["total"] as? Int,
+                   total > 0 {
                     seen.append((done, total))
                 }
-                if object["state"] as? String == "finished" { break }
+                if object["state"] as? String == "succeeded" { break }
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
             #expect(!seen.isEmpty, "never saw the job running with a count")

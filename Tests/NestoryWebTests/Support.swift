@@ -9,27 +9,38 @@ import NestoryReceipts
 import NestoryServices
 import NestoryImagingLive
 import NestoryStore
+import NestoryBackup
+import NestoryReportsLive
 import Testing
 @testable import NestoryWeb
 
 /// A real router over a real database in a temporary folder, with a fast password hasher.
 final class TestApp: @unchecked Sendable {
     let path: String
+    let hasher: any PasswordHasher
     let database: AppDatabase
     let dependencies: WebDependencies
+    private var runnerTask: Task<Void, any Error>?
 
     /// `limit` failed sign-ins per account and `clientLimit` per client address, in 15 minutes.
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
          receiptReader: ReceiptReader? = nil) throws {
+        self.hasher = hasher
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
-        dependencies = try WebDependencies(database: database, passwordHasher: hasher, imaging: try LibvipsImageProcessor(),
-                                           signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900),
-                                           limits: Limits(maxPhotoBytes: 100_000),
-                                           barcodes: BarcodeReader(), productProviders: [], receiptReader: receiptReader)
+        let imaging = try LibvipsImageProcessor()
+        let services = Services(database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
+                                backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
+                                signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2))
+        dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
+                                       barcodes: BarcodeReader(), productProviders: [])
+        // The job runner, as the server runs it beside the router.
+        let runner = services.runner
+        runnerTask = Task { try await runner.run() }
     }
 
     deinit {
+        runnerTask?.cancel()
         try? database.close()
         try? FileManager.default.removeItem(atPath: path)
     }
@@ -39,9 +50,19 @@ final class TestApp: @unchecked Sendable {
         try await app.test(.router) { client in try await body(client) }
     }
 
+    /// Waits (at most 60 s) until a job has finished, however it ended.
+    func waitForJob(_ id: JobID) async throws -> Job {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let job = try database.job(id), job.state.isFinished { return job }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try #require(try database.job(id))
+    }
+
     /// Creates a household with an owner directly in the store.
     func household(_ name: String, email: String, password: String = "correct horse battery") throws -> (Household, User) {
-        let hash = try dependencies.passwordHasher.hash(password)
+        let hash = try hasher.hash(password)
         let user = try database.createUser(email: email, displayName: name, passwordHash: hash, now: Date())
         let household = try database.createHousehold(name: name, currency: .usd, now: Date())
         try database.addMember(household.id, user: user.id, role: .owner, now: Date())

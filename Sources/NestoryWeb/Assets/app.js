@@ -68,22 +68,34 @@
       window.location.href = `/items/${result.id}?notice=added`;
     });
   });
-  // Report progress: poll the job; when it has finished (or failed) the page shows the result.
-  const job = document.querySelector("[data-job]");
-  if (job) {
-    const status = job.querySelector(".job-status"), bar = job.querySelector(".job-progress");
+  // Background jobs (reports, backups, receipts): one poller for every kind. An element with
+  // data-job-status="/api/v1/jobs/ID" shows the job's progress in its .job-progress bar and .job-status
+  // text (data-progress-text, with {done}, {total} and {percent}); once the job has finished, however it
+  // ended, the page reloads and shows the outcome.
+  document.querySelectorAll("[data-job-status]").forEach((element) => {
+    const url = element.dataset.jobStatus;
+    const bar = element.querySelector(".job-progress"), label = element.querySelector(".job-status");
+    let delay = 300;
     const poll = async () => {
-      const response = await fetch(job.dataset.job, { credentials: "same-origin" }).catch(() => null);
-      const state = response && response.ok ? await response.json().catch(() => null) : null;
-      if (state && (state.state === "finished" || state.state === "failed")) { window.location.reload(); return; }
-      if (state && state.total > 0) {
-        bar.value = Math.floor((state.done * 100) / state.total);
-        status.textContent = `Rendering ${state.done} of ${state.total} items…`;
+      let job = null;
+      try {
+        const response = await fetch(url, { credentials: "same-origin" });
+        job = response.ok ? await response.json() : null;
+      } catch { job = null; }
+      if (job && job.state !== "queued" && job.state !== "running") { window.location.reload(); return; }
+      if (job && job.progress.total > 0) {
+        const percent = Math.floor((job.progress.done * 100) / job.progress.total);
+        if (bar) bar.value = percent;
+        if (label && element.dataset.progressText) {
+          label.textContent = element.dataset.progressText
+            .replace("{done}", job.progress.done).replace("{total}", job.progress.total).replace("{percent}", percent);
+        }
       }
-      setTimeout(poll, 400);
+      delay = Math.min(delay * 1.3, 2000);
+      setTimeout(poll, delay);
     };
-    setTimeout(poll, 250);
-  }
+    setTimeout(poll, delay);
+  });
   // Loss list: keep the "selected" count current while ticking items.
   document.querySelectorAll("form.loss-select").forEach((form) => {
     const count = form.querySelector("[data-selected-count]");
@@ -201,18 +213,6 @@
     });
   });
 
-  // A receipt being read: the review page reloads once the reading is done.
-  const receiptPoll = document.querySelector("[data-receipt-poll]");
-  if (receiptPoll) {
-    const poll = async () => {
-      let state = null;
-      try { state = await (await fetch(receiptPoll.dataset.receiptPoll, { credentials: "same-origin" })).json(); } catch { state = null; }
-      if (state && state.state !== "reading") { window.location.reload(); return; }
-      setTimeout(poll, 600);
-    };
-    setTimeout(poll, 400);
-  }
-
   // One file sent with progress, then the page the server names (a backup to restore, a CSV to map,
   // a receipt to review); a preview is shown first where the form has one.
   document.querySelectorAll("input[type=file][data-upload-next]").forEach((input) => {
@@ -253,37 +253,6 @@
     });
   });
 
-  // Backups being written: poll until each is ready to download.
-  document.querySelectorAll("li.export[data-export-job]").forEach((row) => {
-    const url = row.dataset.exportJob;
-    if (!url) return;
-    const job = row.querySelector(".job");
-    const poll = async () => {
-      let state = null;
-      try { state = await (await fetch(url, { credentials: "same-origin" })).json(); } catch { state = null; }
-      if (state && state.state === "running") {
-        const percent = state.total > 0 ? Math.floor((state.done / state.total) * 100) : 0;
-        const bar = job.querySelector("progress");
-        if (bar) bar.value = percent;
-        const label = job.querySelector(".job-status");
-        if (label) label.textContent = `Writing… ${percent}%`;
-        setTimeout(poll, 700);
-      } else if (state && state.state === "finished") {
-        const link = document.createElement("a");
-        link.className = "button primary small";
-        link.href = state.download;
-        link.setAttribute("download", "");
-        link.textContent = `Download (${(state.bytes / 1048576).toFixed(1)} MB)`;
-        job.replaceChildren(link);
-      } else {
-        const message = document.createElement("span");
-        message.className = "error";
-        message.textContent = (state && state.message) || "The backup failed.";
-        job.replaceChildren(message);
-      }
-    };
-    setTimeout(poll, 300);
-  });
 
   document.querySelectorAll("input[type=file][data-upload]").forEach((input) => {
     input.addEventListener("change", async () => {

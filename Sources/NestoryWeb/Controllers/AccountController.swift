@@ -163,19 +163,6 @@ struct AccountController {
     }
 }
 
-/// Runs slow, blocking work (password hashing) off the server's cooperative threads.
-func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try body() }) }
-    }
-}
-
-func offload<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: body()) }
-    }
-}
-
 extension Response {
     /// 303 See Other: after a form post, the browser follows with a GET.
     static func redirect(to path: String) -> Response {

@@ -77,7 +77,7 @@ struct CaptureController {
         let data = Data(buffer: body)
         let codes: [DecodedBarcode]
         do {
-            codes = try await offload { try decoder.decode(imageData: data, region: region) }
+            codes = try await dependencies.blocking.run { try decoder.decode(imageData: data, region: region) }
         } catch let error as BarcodeReaderError {
             throw WebError.unprocessable(error.message)
         }

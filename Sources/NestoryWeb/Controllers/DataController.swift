@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NestoryBackup
 import NestoryDomain
+import NestoryServices
 import NestoryImport
 import NestoryStore
 
@@ -17,7 +18,6 @@ struct DataController {
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("settings/data", use: page)
         router.post("settings/data/export", use: startExport)
-        router.get("settings/data/export/:id", use: exportStatus)
         router.get("settings/data/export/:id/download", use: download)
         router.post("settings/data/restore", use: uploadArchive)
         router.get("settings/data/restore/:token", use: restorePage)
@@ -35,7 +35,9 @@ struct DataController {
 
     @Sendable func page(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: transfers.jobs(household: viewer.household.id),
+        let recent = try database.jobs(viewer.household.id, kind: JobKind.backup,
+                                       since: dependencies.now().addingTimeInterval(-BackupService.lifetime))
+        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent,
                                                 notice: request.uri.queryParameters["notice"].map(String.init)))
     }
 
@@ -43,68 +45,24 @@ struct DataController {
 
     @Sendable func startExport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        let now = dependencies.now()
-        let id = DataTransfers.token()
-        let folder = try transfers.folder(database.folder.tmpURL)
-        let file = folder.appendingPathComponent("export-\(id).zip")
-        let day = CalendarDate(now, in: .current).iso
-        let safeName = viewer.household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
-        let job = DataTransfers.Job(id: id, householdID: viewer.household.id, file: file,
-                                    downloadName: "nestory-\(safeName.prefix(40))-\(day).zip", createdAt: now,
-                                    state: .running(done: 0, total: 0))
-        transfers.addJob(job)
-        let database = self.database, transfers = self.transfers, household = viewer.household.id
-        // The work happens off the request; the page polls for progress.
-        transfers.queue.async {
-            do {
-                let result = try BackupWriter(database: database).write(
-                    household: household, to: file, now: now, includePasswordHashes: false,
-                    progress: { done, total in transfers.update(id, .running(done: done, total: total)) })
-                transfers.update(id, .finished(bytes: result.archiveBytes))
-            } catch {
-                transfers.update(id, .failed(String(describing: error)))
-            }
-        }
-        return .redirect(to: "/settings/data?export=\(id)")
-    }
-
-    struct JobJSON: ResponseEncodable {
-        let id: String
-        let state: String
-        let done: Int64
-        let total: Int64
-        let bytes: Int64?
-        let message: String?
-        let download: String?
-    }
-
-    @Sendable func exportStatus(_ request: Request, context: AppRequestContext) async throws -> JobJSON {
-        let viewer = try owner(context)
-        guard let id = context.parameters.get("id"), let job = transfers.job(id, household: viewer.household.id) else {
-            throw DomainError.notFound("The export")
-        }
-        switch job.state {
-        case .running(let done, let total):
-            return JobJSON(id: id, state: "running", done: done, total: total, bytes: nil, message: nil, download: nil)
-        case .finished(let bytes):
-            return JobJSON(id: id, state: "finished", done: bytes, total: bytes, bytes: bytes, message: nil,
-                           download: "/settings/data/export/\(id)/download")
-        case .failed(let message):
-            return JobJSON(id: id, state: "failed", done: 0, total: 0, bytes: nil, message: message, download: nil)
-        }
+        let job = try dependencies.services.backups.startExport(viewer.household, now: dependencies.now())
+        return .redirect(to: "/settings/data?export=\(job.id)")
     }
 
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        guard let id = context.parameters.get("id"), let job = transfers.job(id, household: viewer.household.id),
-              case .finished(let bytes) = job.state else {
-            throw DomainError.notFound("The export")
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
+              let job = try? database.job(viewer.household.id, id), job.kind == JobKind.backup, job.state == .succeeded,
+              let made = job.decodedResult(as: BackupService.Made.self),
+              dependencies.now().timeIntervalSince(job.createdAt) < BackupService.lifetime else {
+            throw DomainError.notFound("The export (backups can be downloaded for an hour; make a new one)")
         }
-        let body = try await FileIO().loadFile(path: job.file.path, context: context)
+        let file = try BackupService.folder(database).appendingPathComponent(made.file)
+        let body = try await FileIO().loadFile(path: file.path, context: context)
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
-        headers[.contentLength] = String(bytes)
-        headers[.contentDisposition] = "attachment; filename=\"\(job.downloadName)\""
+        headers[.contentLength] = String(made.bytes)
+        headers[.contentDisposition] = "attachment; filename=\"\(made.downloadName)\""
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: body)
     }
@@ -117,7 +75,7 @@ struct DataController {
             throw StoreError.tooLarge(limit: limit)
         }
         let token = DataTransfers.token()
-        let file = try transfers.folder(database.folder.tmpURL).appendingPathComponent("upload-\(token).\(ext)")
+        let file = try BackupService.folder(database).appendingPathComponent("upload-\(token).\(ext)")
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
             throw StoreError.io("cannot create \(file.path)")
         }
@@ -150,7 +108,7 @@ struct DataController {
         let upload = try await receive(request, context: context, viewer: viewer, ext: "zip", limit: dependencies.limits.maxArchiveBytes)
         let database = self.database
         do {
-            let manifest = try await offload { () throws -> BackupManifest in
+            let manifest = try await dependencies.blocking.run { () throws -> BackupManifest in
                 let checked = try BackupReader(database: database).validate(upload.file)
                 defer { checked.discard() }
                 return checked.manifest
@@ -179,7 +137,7 @@ struct DataController {
             throw WebError.badRequest("Choose whether to replace your data or merge the backup into it.")
         }
         let database = self.database, household = viewer.household.id
-        let (manifest, summary) = try await offload {
+        let (manifest, summary) = try await dependencies.blocking.run {
             try BackupReader(database: database).restore(upload.file, into: household, mode: mode)
         }
         transfers.removeUpload(upload.token)
@@ -232,7 +190,7 @@ struct DataController {
         do {
             // A large file takes a while: off the connection's event loop, so other requests go on.
             let (database, householdID, now, columns) = (database, viewer.household.id, dependencies.now(), mapping)
-            let summary = try await offload {
+            let summary = try await dependencies.blocking.run {
                 let items = try ItemImport.items(from: table, mapping: columns, options: options)
                 return try database.importItems(householdID, items.map {
                     NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NestoryDomain
+import NestoryServices
 import NestoryImaging
 import NestoryReceipts
 import NestoryStore
@@ -51,7 +52,8 @@ struct ReceiptsController {
         let search = request.uri.queryParameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
         let matches = search.isEmpty ? [] : try database.items(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(
-            viewer: viewer, listing: listing, state: dependencies.receiptScans.state(id), search: search, matches: matches,
+            viewer: viewer, listing: listing, state: reading(try dependencies.services.receipts.reading(viewer.household.id, id)),
+            search: search, matches: matches,
             rooms: try database.rooms(viewer.household.id), notice: request.uri.queryParameters["notice"].map(String.init),
             error: request.uri.queryParameters["error"].map(String.init)))
     }
@@ -76,11 +78,8 @@ struct ReceiptsController {
         guard let format = ImageFormat.sniff(data) else {
             throw WebError.unprocessable("The file is not an image (a photo of the receipt, JPEG, PNG or HEIC, is needed).")
         }
-        let receipt = try database.addReceipt(viewer.household.id, itemID: itemID, data: data, contentType: format.mimeType,
-                                              now: dependencies.now())
-        dependencies.receiptScans.start(receipt.id, household: viewer.household.id, imageData: data, reader: dependencies.receiptReader,
-                                        database: database, hints: ReceiptHints(currency: viewer.household.currency,
-                                                                                capturedOn: dependencies.today()))
+        let receipt = try await dependencies.services.receipts.add(viewer.household, item: itemID, data: data, contentType: format.mimeType,
+                                                                    today: dependencies.today())
         return EditedResponse(status: .created, response: UploadedJSON(id: receipt.id.description, next: "/receipts/\(receipt.id)"))
     }
 
@@ -88,16 +87,38 @@ struct ReceiptsController {
         let id: String
         let state: String
         let message: String?
+        /// The reading's job (`GET /api/v1/jobs/{id}`), if it was read in the background.
+        let job: String?
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> StatusJSON {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
         _ = try database.receipt(viewer.household.id, id)
-        switch dependencies.receiptScans.state(id) {
-        case .reading: return StatusJSON(id: id.description, state: "reading", message: nil)
-        case .failed(let message): return StatusJSON(id: id.description, state: "failed", message: message)
-        case .done: return StatusJSON(id: id.description, state: "done", message: nil)
+        let job = try dependencies.services.receipts.reading(viewer.household.id, id)
+        switch reading(job) {
+        case .reading: return StatusJSON(id: id.description, state: "reading", message: nil, job: job?.id.description)
+        case .failed(let message): return StatusJSON(id: id.description, state: "failed", message: message, job: job?.id.description)
+        case .done: return StatusJSON(id: id.description, state: "done", message: nil, job: job?.id.description)
+        }
+    }
+
+    /// Where the reading of a receipt stands, from its job.
+    enum Reading: Equatable {
+        case reading(JobID)
+        case failed(String)
+        case done
+    }
+
+    func reading(_ job: Job?) -> Reading {
+        guard let job else {
+            return dependencies.services.receipts.reads ? .done
+                : .failed("Reading receipts is not available on this server: type the fields below.")
+        }
+        switch job.state {
+        case .queued, .running: return .reading(job.id)
+        case .succeeded: return JobJSON(job).message.map(Reading.failed) ?? .done
+        case .failed, .cancelled, .interrupted: return .failed(job.message ?? "The receipt could not be read. The image is kept: type the fields below.")
         }
     }
 
@@ -156,66 +177,5 @@ struct ReceiptsController {
         }
         try database.linkReceipt(viewer.household.id, id, to: item.id)
         return .redirect(to: "/items/\(item.id)", notice: "Item added from the receipt, which is linked to it.")
-    }
-}
-
-/// Receipts being read in the background, and why one could not be (in memory: what was read is
-/// stored on the receipt itself). Reading is bounded by the recogniser's own workers and queue.
-public final class ReceiptScans: @unchecked Sendable {
-    public enum State: Sendable, Equatable {
-        case reading
-        case failed(String)
-        case done
-    }
-
-    private let lock = NSLock()
-    private var reading = Set<ReceiptID>()
-    private var failures: [ReceiptID: String] = [:]
-
-    public init() {}
-
-    func state(_ id: ReceiptID) -> State {
-        lock.withLock {
-            if reading.contains(id) { return .reading }
-            if let message = failures[id] { return .failed(message) }
-            return .done
-        }
-    }
-
-    func start(_ id: ReceiptID, household: HouseholdID, imageData: Data, reader: ReceiptReader?, database: AppDatabase, hints: ReceiptHints) {
-        guard let reader else {
-            lock.withLock { failures[id] = "Reading receipts is not available on this server: type the fields below." }
-            return
-        }
-        lock.withLock { _ = reading.insert(id) }
-        Task.detached(priority: .utility) {
-            var failure: String?
-            do {
-                let result = try await reader.read(imageData: imageData, hints: hints)
-                try database.updateReceipt(household, id, ReceiptFields(
-                    vendor: result.vendor?.value, total: result.total?.value, tax: result.tax?.value,
-                    purchaseDate: result.purchaseDate?.value, rawText: result.rawText, confidence: result.overallConfidence))
-                if result.vendor == nil && result.total == nil && result.purchaseDate == nil {
-                    failure = "No receipt text could be read in this picture (blank, dark, or not a receipt?). The image is kept: type the fields below."
-                }
-            } catch let error as RecognitionError {
-                failure = Self.message(error)
-            } catch {
-                failure = "The receipt could not be read. The image is kept: type the fields below."
-            }
-            self.lock.withLock {
-                self.reading.remove(id)
-                if let failure { self.failures[id] = failure }
-            }
-        }
-    }
-
-    static func message(_ error: RecognitionError) -> String {
-        switch error {
-        case .unreadableImage: return "The image is damaged or is not a picture Nestory can read. It is kept: type the fields below."
-        case .imageTooLarge: return "The picture is too large to read. It is kept: type the fields below, or take a smaller photo."
-        case .engineUnavailable: return "Reading receipts is not available on this server right now: type the fields below."
-        case .recognitionFailed: return "The server is busy reading other receipts. The image is kept: type the fields below, or add it again later."
-        }
     }
 }

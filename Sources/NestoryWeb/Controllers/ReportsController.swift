@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NestoryDomain
+import NestoryServices
 import NestoryReports
-import NestoryReportsLive
 import NestoryStore
 
 /// The Reports tab: the full inventory and loss-list PDFs (generated in the background with
@@ -11,7 +11,6 @@ import NestoryStore
 struct ReportsController {
     let dependencies: WebDependencies
     var database: AppDatabase { dependencies.database }
-    var generator: ReportGenerator { ReportGenerator(database: database) }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("reports", use: index)
@@ -21,7 +20,6 @@ struct ReportsController {
         router.get("reports/loss/confirm", use: lossConfirm)
         router.post("reports/loss", use: startLossList)
         router.get("reports/jobs/:id", use: job)
-        router.get("reports/jobs/:id/status", use: jobStatus)
         router.get("reports/export.csv", use: exportCSV)
         router.get("reports/export.json", use: exportJSON)
         router.get("reports/:id/download", use: download)
@@ -32,7 +30,8 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
         return HTMLResponse.page(ReportViews.index(viewer: viewer, summary: try database.summary(id), history: try database.reports(id),
-                                                   running: dependencies.reportJobs.unfinished(householdID: id),
+                                                   running: try database.jobs(id, kind: JobKind.report, since: dependencies.now().addingTimeInterval(-86_400))
+                                                       .filter { !$0.state.isFinished }.reversed(),
                                                    notice: request.uri.queryParameters["notice"].map(String.init)))
     }
 
@@ -48,9 +47,8 @@ struct ReportsController {
             grouping: form["group"].flatMap(ReportGrouping.init(rawValue:)) ?? .room, includePhotos: form["photos"] == "1",
             includeUndocumented: form["undocumented"] == "1",
             paper: form["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
-        let job = dependencies.reportJobs.start(.inventory(options), householdID: viewer.household.id, generator: generator,
-                                                now: dependencies.now())
-        return .redirect(to: "/reports/jobs/\(job.uuidString.lowercased())")
+        let job = try dependencies.services.reports.start(viewer.household.id, .inventory(options))
+        return .redirect(to: "/reports/jobs/\(job.id)")
     }
 
     // MARK: - Loss list
@@ -101,9 +99,8 @@ struct ReportsController {
             guard !owned.isEmpty else { throw DomainError.notFound("The items") }
             let options = LossListOptions(incident: incident, itemIDs: owned, includePhotos: values["photos"] == "1",
                                           paper: values["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
-            let job = dependencies.reportJobs.start(.lossList(options), householdID: viewer.household.id, generator: generator,
-                                                    now: dependencies.now())
-            return .redirect(to: "/reports/jobs/\(job.uuidString.lowercased())")
+            let job = try dependencies.services.reports.start(viewer.household.id, .lossList(options))
+            return .redirect(to: "/reports/jobs/\(job.id)")
         } catch let error as DomainError {
             guard case .validation(let fields) = error else { throw error }
             return try confirmPage(viewer, ids: ids, values: values, errors: fields, status: .unprocessableContent)
@@ -132,28 +129,9 @@ struct ReportsController {
         return HTMLResponse.page(ReportViews.job(viewer: viewer, job: try job(context, viewer)))
     }
 
-    struct JobStatusJSON: ResponseEncodable {
-        let state: String
-        let done: Int
-        let total: Int
-        let message: String?
-        let downloadURL: String?
-    }
-
-    @Sendable func jobStatus(_ request: Request, context: AppRequestContext) async throws -> JobStatusJSON {
-        let viewer = try context.requireViewer()
-        switch try job(context, viewer).state {
-        case .queued: return JobStatusJSON(state: "queued", done: 0, total: 0, message: nil, downloadURL: nil)
-        case .running(let done, let total): return JobStatusJSON(state: "running", done: done, total: total, message: nil, downloadURL: nil)
-        case .finished(let id):
-            return JobStatusJSON(state: "finished", done: 1, total: 1, message: nil, downloadURL: "/reports/\(id.uuidString.lowercased())/download")
-        case .failed(let message): return JobStatusJSON(state: "failed", done: 0, total: 0, message: message, downloadURL: nil)
-        }
-    }
-
-    private func job(_ context: AppRequestContext, _ viewer: Viewer) throws -> ReportJobs.Job {
-        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
-              let job = dependencies.reportJobs.job(id, householdID: viewer.household.id) else {
+    private func job(_ context: AppRequestContext, _ viewer: Viewer) throws -> Job {
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
+              let job = try? database.job(viewer.household.id, id), job.kind == JobKind.report else {
             throw DomainError.notFound("The report")
         }
         return job
@@ -188,21 +166,14 @@ struct ReportsController {
 
     @Sendable func exportCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let data = try export { try generator.exportCSV(viewer.household.id, to: $0) }
+        let data = try await dependencies.services.reports.export(viewer.household.id, as: .csv, now: dependencies.now())
         return Self.file(data, type: "text/csv; charset=utf-8", name: "nestory-inventory-\(dependencies.today().iso).csv")
     }
 
     @Sendable func exportJSON(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let data = try export { try generator.exportJSON(viewer.household.id, to: $0, now: dependencies.now()) }
+        let data = try await dependencies.services.reports.export(viewer.household.id, as: .json, now: dependencies.now())
         return Self.file(data, type: "application/json", name: "nestory-inventory-\(dependencies.today().iso).json")
-    }
-
-    private func export(_ body: (URL) throws -> Int) throws -> Data {
-        let url = database.folder.tmpURL.appendingPathComponent("export-\(UUID().uuidString.lowercased())")
-        defer { try? FileManager.default.removeItem(at: url) }
-        _ = try body(url)
-        return try Data(contentsOf: url)
     }
 
     static func file(_ data: Data, type: String, name: String) -> Response {

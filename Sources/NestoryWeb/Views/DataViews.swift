@@ -1,30 +1,35 @@
 import Foundation
 import NestoryBackup
 import NestoryDomain
+import NestoryServices
 import NestoryImport
 
 /// Settings → Your data: export, restore, import.
 enum DataViews {
-    static func page(viewer: Viewer, jobs: [DataTransfers.Job], notice: String?) -> HTML {
+    static func page(viewer: Viewer, jobs: [Job], notice: String?) -> HTML {
         let exports: [HTML] = jobs.prefix(5).map { job in
             let status: HTML
+            let made = job.decodedResult(as: BackupService.Made.self)
             switch job.state {
-            case .running(let done, let total):
-                let percent = total > 0 ? Int(done * 100 / total) : 0
+            case .queued, .running:
+                let percent = job.total > 0 ? Int(job.done * 100 / job.total) : 0
                 status = """
                     <progress max="100" value="\(percent)" class="job-progress" aria-label="Backup progress"></progress>
                     <span class="job-status muted">Writing… \(percent)%</span>
                     """
-            case .finished(let bytes):
+            case .succeeded:
                 status = """
-                    <a class="button primary small" href="/settings/data/export/\(job.id)/download" download>Download (\(byteText(bytes)))</a>
+                    <a class="button primary small" href="/settings/data/export/\(job.id)/download" download>Download (\(byteText(made?.bytes ?? 0)))</a>
                     """
-            case .failed(let message):
-                status = "<span class=\"error\">\(message)</span>"
+            case .failed, .cancelled, .interrupted:
+                status = "<span class=\"error\">\(job.message ?? "The backup could not be made. Try again.")</span>"
             }
+            let name = (try? job.decodedPayload(as: BackupService.Request.self))?.downloadName ?? "Backup"
+            let poll: HTML = job.state.isFinished ? .empty
+                : HTML(" data-job-status=\"/api/v1/jobs/\(job.id)\" data-progress-text=\"Writing… {percent}%\"")
             return """
-                <li class="row export" data-export-job="\(job.running ? "/settings/data/export/\(job.id)" : "")">
-                  <div><strong>\(job.downloadName)</strong><br><span class="muted">\(job.createdAt.formatted(date: .abbreviated, time: .shortened))</span></div>
+                <li class="row export"\(poll)>
+                  <div><strong>\(name)</strong><br><span class="muted">\(job.createdAt.formatted(date: .abbreviated, time: .shortened))</span></div>
                   <div class="job">\(status)</div>
                 </li>
                 """
@@ -201,12 +206,5 @@ enum DataViews {
     static func madeOn(_ manifest: BackupManifest) -> String {
         guard let date = ISO8601DateFormatter().date(from: manifest.createdAt) else { return "on \(manifest.createdAt)" }
         return "on " + date.formatted(date: .abbreviated, time: .shortened)
-    }
-}
-
-extension DataTransfers.Job {
-    var running: Bool {
-        if case .running = state { return true }
-        return false
     }
 }

@@ -49,15 +49,15 @@ enum ReceiptViews {
             """)
     }
 
-    static func review(viewer: Viewer, listing: ReceiptListing, state: ReceiptScans.State, search: String, matches: [Item],
+    static func review(viewer: Viewer, listing: ReceiptListing, state: ReceiptsController.Reading, search: String, matches: [Item],
                        rooms: [Room], notice: String?, error: String?) -> HTML {
         let r = listing.receipt
         let image: HTML = """
             <figure class="receipt-image"><a href="/files/\(r.attachment.sha256)"><img src="/files/\(r.attachment.sha256)?size=display" alt="The receipt"></a></figure>
             """
-        if state == .reading {
+        if case .reading(let job) = state {
             return Layout.page(title: "Reading the receipt", viewer: viewer, section: .capture, body: """
-                <div class="review" data-receipt-poll="/api/v1/receipts/\(r.id)">
+                <div class="review" data-job-status="/api/v1/jobs/\(job)">
                 \(image)
                 <section class="card"><p class="big" role="status">Reading the receipt…</p>
                 <progress class="wide" aria-label="Reading"></progress>

@@ -1,14 +1,15 @@
 import Foundation
 import NestoryDomain
+import NestoryServices
 import NestoryReports
 
 /// The Reports tab: report cards, the options sheet, the loss-list flow, progress and the history.
 enum ReportViews {
-    static func index(viewer: Viewer, summary: InventorySummary, history: [StoredReport], running: [ReportJobs.Job], notice: String?) -> HTML {
+    static func index(viewer: Viewer, summary: InventorySummary, history: [StoredReport], running: [Job], notice: String?) -> HTML {
         let inProgress: [HTML] = running.map { job in
-            var progress = ""
-            if case .running(let done, let total) = job.state, total > 0 { progress = " · \(done * 100 / total)%" }
-            return "<li class=\"row\"><a href=\"/reports/jobs/\(job.id.uuidString.lowercased())\">\(job.kind.title): being made\(progress)</a></li>"
+            let progress = job.total > 0 ? " · \(job.done * 100 / job.total)%" : ""
+            let title = (try? job.decodedPayload(as: ReportRequest.self))?.kind.title ?? "Report"
+            return "<li class=\"row\"><a href=\"/reports/jobs/\(job.id)\">\(title): being made\(progress)</a></li>"
         }
         let score = summary.score
         let rows: [HTML] = history.map { report in
@@ -107,37 +108,36 @@ enum ReportViews {
     }
 
     /// Progress of a report being generated; finished: the download.
-    static func job(viewer: Viewer, job: ReportJobs.Job) -> HTML {
-        let id = job.id.uuidString.lowercased()
+    static func job(viewer: Viewer, job: Job) -> HTML {
+        let title = (try? job.decodedPayload(as: ReportRequest.self))?.kind.title ?? "Report"
         let body: HTML
         var head: HTML = .empty
         switch job.state {
         case .queued, .running:
-            var done = 0, total = 0
-            if case .running(let d, let t) = job.state { (done, total) = (d, t) }
-            let percent = total > 0 ? done * 100 / total : 0
+            let percent = job.total > 0 ? job.done * 100 / job.total : 0
             head = "<noscript><meta http-equiv=\"refresh\" content=\"2\"></noscript>"
             body = """
-                <section class="card" data-job="/reports/jobs/\(id)/status">
-                  <p class="job-status" role="status" aria-live="polite">\(total > 0 ? "Rendering \(done) of \(total) items…" : "Starting…")</p>
+                <section class="card" data-job-status="/api/v1/jobs/\(job.id)" data-progress-text="Rendering {done} of {total} items…">
+                  <p class="job-status" role="status" aria-live="polite">\(job.total > 0 ? "Rendering \(job.done) of \(job.total) items…" : "Starting…")</p>
                   <progress class="job-progress" max="100" value="\(percent)">\(percent)%</progress>
                   <p class="muted">You can leave this page: the report will be in your report history when it is ready.</p>
                 </section>
                 """
-        case .finished(let reportID):
+        case .succeeded:
+            let download = JobJSON(job).links.download ?? "/reports"
             body = """
                 <section class="card">
                   <p class="job-status" role="status">Your report is ready.</p>
-                  <p><a class="primary button" href="/reports/\(reportID.uuidString.lowercased())/download">Download PDF</a>
+                  <p><a class="primary button" href="\(download)">Download PDF</a>
                   <a class="button" href="/reports">Back to reports</a></p>
                 </section>
                 """
-        case .failed(let message):
+        case .failed, .cancelled, .interrupted:
             body = """
-                <section class="card"><div class="alert" role="alert">\(message)</div><a class="button" href="/reports">Back to reports</a></section>
+                <section class="card"><div class="alert" role="alert">\(job.message ?? "The report could not be made. Try again.")</div><a class="button" href="/reports">Back to reports</a></section>
                 """
         }
-        return Layout.page(title: job.kind.title, viewer: viewer, section: .reports, head: head, body: body)
+        return Layout.page(title: title, viewer: viewer, section: .reports, head: head, body: body)
     }
 
     // MARK: - Loss list

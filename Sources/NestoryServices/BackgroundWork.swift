@@ -1,0 +1,298 @@
+import Foundation
+import NestoryBackup
+import NestoryDomain
+import NestoryJobs
+import NestoryReceipts
+import NestoryReports
+import NestoryStore
+
+// The long use cases: each enqueues a job (the request returns at once) and provides the handler that
+// the job runner calls. The live report maker and backup writer are chosen by the bootstrap and reached
+// through their interfaces (ReportMaking, BackupMaking).
+
+/// The kinds of job, as stored.
+public enum JobKind {
+    public static let report = "report"
+    public static let backup = "backup"
+    public static let receipt = "receipt"
+}
+
+// MARK: - Reports
+
+/// The inventory and loss-list PDFs, made in the background with progress.
+public struct ReportsService: Sendable {
+    let queue: JobQueue
+    let maker: any ReportMaking
+    let database: AppDatabase
+    let blocking: BlockingPool
+
+    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, blocking: BlockingPool) {
+        self.queue = queue
+        self.maker = maker
+        self.database = database
+        self.blocking = blocking
+    }
+
+    public enum ExportFormat: Sendable { case csv, json }
+
+    /// The inventory as CSV or JSON (streamed to a temporary file off the event loop, then read whole).
+    public func export(_ household: HouseholdID, as format: ExportFormat, now: Date) async throws -> Data {
+        let (maker, url) = (maker, database.folder.tmpURL.appendingPathComponent("export-\(UUID().uuidString.lowercased())"))
+        return try await blocking.run {
+            defer { try? FileManager.default.removeItem(at: url) }
+            switch format {
+            case .csv: _ = try maker.exportCSV(household, to: url)
+            case .json: _ = try maker.exportJSON(household, to: url, now: now)
+            }
+            return try Data(contentsOf: url)
+        }
+    }
+
+    /// Queues a report; its job's result names the report once it is in the history.
+    public func start(_ household: HouseholdID, _ request: ReportRequest) throws -> Job {
+        try queue.enqueue(household, kind: JobKind.report, payload: request)
+    }
+
+    public struct Made: Codable, Sendable {
+        public let reportID: UUID
+    }
+}
+
+public struct ReportJobHandler: JobHandler {
+    let reports: any ReportMaking
+    let database: AppDatabase
+    let blocking: BlockingPool
+    let now: @Sendable () -> Date
+    public let kind = JobKind.report
+    public let concurrency: Int
+    /// A report interrupted by a stop is made again from the start at the next start.
+    public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
+
+    public init(reports: any ReportMaking, database: AppDatabase, blocking: BlockingPool, concurrency: Int = 1,
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.reports = reports
+        self.database = database
+        self.blocking = blocking
+        self.concurrency = concurrency
+        self.now = now
+    }
+
+    public func run(_ job: Job, context: JobContext) async throws -> String {
+        let request = try job.decodedPayload(as: ReportRequest.self)
+        let (reports, at) = (reports, now())
+        do {
+            let report = try await blocking.run {
+                try reports.generateAndRecord(job.householdID, request: request, now: at) { done, total in
+                    try? context.progress(done: Int64(done), total: Int64(total))
+                }
+            }
+            return try JSONEncoder.jobText(ReportsService.Made(reportID: report.id))
+        } catch let error as DomainError {
+            throw JobFailure(code: "invalid_request", message: error.message)
+        } catch is PDFFileCheck.Incomplete {
+            throw JobFailure(code: "report_incomplete",
+                             message: "The report could not be written completely (is the server’s disk full?). Nothing was kept; try again.")
+        }
+    }
+
+    /// The report is in the history and its file is a whole PDF.
+    public func verify(_ job: Job, result: String) throws {
+        guard let made = try? JSONDecoder().decode(ReportsService.Made.self, from: Data(result.utf8)),
+              let (_, url) = try? database.report(job.householdID, made.reportID) else {
+            throw JobFailure(code: "report_missing", message: "The report was not kept. Try again.")
+        }
+        do { try PDFFileCheck.check(url) } catch {
+            throw JobFailure(code: "report_incomplete",
+                             message: "The report could not be written completely (is the server’s disk full?). Try again.")
+        }
+    }
+}
+
+// MARK: - Backups
+
+/// Backups written in the background into the data folder's temporary files, downloaded when done,
+/// removed by the temporary-file sweep after `BackupService.lifetime`.
+public struct BackupService: Sendable {
+    let queue: JobQueue
+
+    public init(queue: JobQueue) { self.queue = queue }
+
+    /// How long a finished archive is kept for download.
+    public static let lifetime: TimeInterval = 3600
+
+    public struct Request: Codable, Sendable {
+        public let downloadName: String
+    }
+
+    public struct Made: Codable, Sendable {
+        /// The archive's name in the data folder's `tmp/web/`.
+        public let file: String
+        public let bytes: Int64
+        public let downloadName: String
+    }
+
+    public func startExport(_ household: Household, now: Date) throws -> Job {
+        let day = CalendarDate(now, in: .current).iso
+        let safeName = household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
+        return try queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip"))
+    }
+
+    /// The folder backups and uploads wait in (inside the data folder's tmp/).
+    public static func folder(_ database: AppDatabase) throws -> URL {
+        let url = database.folder.tmpURL.appendingPathComponent("web", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+public struct BackupJobHandler: JobHandler {
+    let backups: any BackupMaking
+    let database: AppDatabase
+    let blocking: BlockingPool
+    let now: @Sendable () -> Date
+    public let kind = JobKind.backup
+    /// One at a time: backups are disk-bound, several at once only slow each other.
+    public let concurrency = 1
+    public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
+
+    public init(backups: any BackupMaking, database: AppDatabase, blocking: BlockingPool, now: @escaping @Sendable () -> Date = Date.init) {
+        self.backups = backups
+        self.database = database
+        self.blocking = blocking
+        self.now = now
+    }
+
+    public func run(_ job: Job, context: JobContext) async throws -> String {
+        let request = try job.decodedPayload(as: BackupService.Request.self)
+        let name = "export-\(job.id).zip"
+        let file = try BackupService.folder(database).appendingPathComponent(name)
+        let (backups, at) = (backups, now())
+        do {
+            let bytes = try await blocking.run {
+                try backups.writeBackup(household: job.householdID, to: file, now: at) { done, total in
+                    try? context.progress(done: done, total: total)
+                }
+            }
+            return try JSONEncoder.jobText(BackupService.Made(file: name, bytes: bytes, downloadName: request.downloadName))
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+
+    /// The archive is there, of the size written, and ends with a ZIP end-of-central-directory record.
+    public func verify(_ job: Job, result: String) throws {
+        let failure = JobFailure(code: "backup_incomplete",
+                                 message: "The backup could not be written completely (is the server’s disk full?). Try again.")
+        guard let made = try? JSONDecoder().decode(BackupService.Made.self, from: Data(result.utf8)),
+              let folder = try? BackupService.folder(database),
+              let handle = try? FileHandle(forReadingFrom: folder.appendingPathComponent(made.file)) else { throw failure }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        guard size == UInt64(made.bytes), size >= 22 else { throw failure }
+        let tail = min(size, 65_557)
+        try? handle.seek(toOffset: size - tail)
+        guard let bytes = try? handle.read(upToCount: Int(tail)), bytes.range(of: Data([0x50, 0x4B, 0x05, 0x06])) != nil else { throw failure }
+    }
+}
+
+// MARK: - Receipts
+
+/// Receipts: the image is kept the moment it arrives, then read in the background.
+public struct ReceiptsService: Sendable {
+    let database: AppDatabase
+    let queue: JobQueue
+    let blocking: BlockingPool
+    /// Whether a reader is configured (else the fields are typed by hand).
+    public let reads: Bool
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, queue: JobQueue, blocking: BlockingPool, reads: Bool, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.queue = queue
+        self.blocking = blocking
+        self.reads = reads
+        self.now = now
+    }
+
+    public struct Request: Codable, Sendable {
+        public let receiptID: ReceiptID
+        public let currency: String
+        public let capturedOn: String
+    }
+
+    /// Keeps the receipt's image (linked to `item` if given), then queues its reading.
+    public func add(_ household: Household, item: ItemID?, data: Data, contentType: String, today: CalendarDate) async throws -> Receipt {
+        let (database, at) = (database, now())
+        let receipt = try await blocking.run {
+            try database.addReceipt(household.id, itemID: item, data: data, contentType: contentType, now: at)
+        }
+        if reads {
+            try queue.enqueue(household.id, kind: JobKind.receipt, subject: receipt.id.description,
+                              payload: Request(receiptID: receipt.id, currency: household.currency.code, capturedOn: today.iso))
+        }
+        return receipt
+    }
+
+    /// The reading of a receipt: its latest job, if it was ever queued.
+    public func reading(_ household: HouseholdID, _ receipt: ReceiptID) throws -> Job? {
+        try database.latestJob(household, kind: JobKind.receipt, subject: receipt.description)
+    }
+}
+
+public struct ReceiptJobHandler: JobHandler {
+    let reader: ReceiptReader
+    let database: AppDatabase
+    public let kind = JobKind.receipt
+    public let concurrency: Int
+    /// The reader may be busy (its queue full): try again a little later; reading twice is harmless.
+    public let retry = RetryPolicy(maxAttempts: 4, baseDelay: 5, maxDelay: 120, resumesAfterStop: true)
+
+    public init(reader: ReceiptReader, database: AppDatabase, concurrency: Int = 1) {
+        self.reader = reader
+        self.database = database
+        self.concurrency = concurrency
+    }
+
+    public struct Read: Codable, Sendable {
+        /// Nil when fields were found; else what to tell the person (the image is kept for typing).
+        public let message: String?
+    }
+
+    public func run(_ job: Job, context: JobContext) async throws -> String {
+        let request = try job.decodedPayload(as: ReceiptsService.Request.self)
+        let listing = try database.receipt(job.householdID, request.receiptID)
+        let (data, _) = try database.attachmentData(job.householdID, sha256: listing.receipt.attachment.sha256)
+        let hints = ReceiptHints(currency: try? CurrencyCode(request.currency), capturedOn: try? CalendarDate(iso: request.capturedOn))
+        let reading: ReceiptReading
+        do {
+            reading = try await reader.read(imageData: data, hints: hints)
+        } catch {
+            throw Self.failure(error)
+        }
+        try database.updateReceipt(job.householdID, request.receiptID, ReceiptFields(
+            vendor: reading.vendor?.value, total: reading.total?.value, tax: reading.tax?.value,
+            purchaseDate: reading.purchaseDate?.value, rawText: reading.rawText, confidence: reading.overallConfidence))
+        let nothing = reading.vendor == nil && reading.total == nil && reading.purchaseDate == nil
+        return try JSONEncoder.jobText(Read(message: nothing
+            ? "No receipt text could be read in this picture (blank, dark, or not a receipt?). The image is kept: type the fields below."
+            : nil))
+    }
+
+    static func failure(_ error: RecognitionError) -> JobFailure {
+        switch error {
+        case .unreadableImage:
+            return JobFailure(code: "image_unreadable",
+                              message: "The image is damaged or is not a picture Nestory can read. It is kept: type the fields below.")
+        case .imageTooLarge:
+            return JobFailure(code: "image_too_large",
+                              message: "The picture is too large to read. It is kept: type the fields below, or take a smaller photo.")
+        case .engineUnavailable:
+            return JobFailure(code: "reader_unavailable", message: "Reading receipts is not available on this server right now: type the fields below.")
+        case .recognitionFailed:
+            return JobFailure(code: "reader_busy",
+                              message: "The server is busy reading other receipts; it will try again shortly. The image is kept: you can type the fields below.",
+                              retryable: true)
+        }
+    }
+}
