@@ -37,15 +37,6 @@ struct Serve: AsyncParsableCommand {
         }
         var logger = Logger(label: "nestory")
         logger.logLevel = .info
-        // Leftovers of a crash (files no row uses) are swept once at start, off the request path.
-        Task.detached(priority: .background) {
-            do {
-                let removed = try database.collectGarbage(now: Date())
-                if removed > 0 { logger.info("removed \(removed) unused stored files") }
-            } catch {
-                logger.warning("storage sweep failed: \(error)")
-            }
-        }
         let limits = Limits()
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in

@@ -129,6 +129,12 @@ public struct BackupService: Sendable {
         public let file: String
         public let bytes: Int64
         public let downloadName: String
+
+        public init(file: String, bytes: Int64, downloadName: String) {
+            self.file = file
+            self.bytes = bytes
+            self.downloadName = downloadName
+        }
     }
 
     public func startExport(_ household: Household, now: Date) throws -> Job {

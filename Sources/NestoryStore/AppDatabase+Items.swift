@@ -376,7 +376,7 @@ extension AppDatabase {
         }
     }
 
-    /// Removes stored files no row uses and staging files a crash left behind. Safe while serving.
+    /// Removes stored files no row uses and temporary files over an hour old. Safe while serving.
     /// Returns how many stored files were removed.
     @discardableResult
     public func collectGarbage(now: Date) throws -> Int {

@@ -243,17 +243,49 @@ public struct BlobStore: Sendable {
     }
 
     /// Removes staging files left by a crash, older than `age` seconds.
-    func sweepTemporaryFiles(olderThan age: TimeInterval, now: Date) {
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: tmp.path) else { return }
-        // Uploads being staged, and reports and exports being written (see NestoryReportsLive, NestoryWeb).
-        for name in names where ["stage-", "report-", "export-"].contains(where: name.hasPrefix) {
-            let path = tmp.appendingPathComponent(name).path
-            if let modified = (try? fm.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-               now.timeIntervalSince(modified) > age {
-                unlink(path)
+    /// Removes what crashes and abandoned work leave in tmp/: staged uploads, reports and exports being
+    /// written, backup and restore work folders, and the web app's uploads and finished backups (tmp/web/)
+    /// once the newest file in them is older than `age`. With `orphans`, files in tmp/web/ that `keep` does
+    /// not name go at once (at start no upload is waiting: they live in the server's memory). Returns how
+    /// many entries and bytes were removed.
+    @discardableResult
+    public func sweepTemporaryFiles(olderThan age: TimeInterval, now: Date, keep: Set<String> = [], orphans: Bool = false)
+        -> (entries: Int, bytes: Int64) {
+        var removed = 0
+        var bytes: Int64 = 0
+        func sweep(_ folder: URL, isWeb: Bool) {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+            for name in names {
+                let url = folder.appendingPathComponent(name)
+                if !isWeb && name == "web" { sweep(url, isWeb: true); continue }
+                if keep.contains(name) { continue }
+                let (newest, size) = Self.newestModification(url)
+                if now.timeIntervalSince(newest) > age || (isWeb && orphans) {
+                    if (try? FileManager.default.removeItem(at: url)) != nil {
+                        removed += 1
+                        bytes += size
+                    }
+                }
             }
         }
+        sweep(tmp, isWeb: false)
+        return (removed, bytes)
+    }
+
+    /// The newest modification time in a file or folder tree, and its size in bytes.
+    static func newestModification(_ url: URL) -> (Date, Int64) {
+        let fm = FileManager.default
+        guard let attributes = try? fm.attributesOfItem(atPath: url.path) else { return (.distantFuture, 0) }
+        var newest = attributes[.modificationDate] as? Date ?? .distantFuture
+        var size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        if attributes[.type] as? FileAttributeType == .typeDirectory, let walker = fm.enumerator(atPath: url.path) {
+            while let relative = walker.nextObject() as? String {
+                guard let inner = try? fm.attributesOfItem(atPath: url.appendingPathComponent(relative).path) else { continue }
+                if let date = inner[.modificationDate] as? Date, date > newest { newest = date }
+                size += (inner[.size] as? NSNumber)?.int64Value ?? 0
+            }
+        }
+        return (newest, size)
     }
 
     // MARK: - POSIX helpers

@@ -101,13 +101,14 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
 /// The whole application: the router served on the configured address.
 public func buildApplication(_ dependencies: WebDependencies, configuration: ServerConfiguration,
                              logger: Logger = Logger(label: "nestory")) -> some ApplicationProtocol {
-    // The job runner is a service beside the server: on SIGTERM the server stops taking requests first,
-    // then running jobs drain (services stop in the reverse of this order).
+    // The job runner and the housekeeping (temporary files, unused stored files) are services beside the
+    // server: on SIGTERM the server stops taking requests first, then running jobs drain.
     Application(
         router: buildRouter(dependencies),
         server: .http1OnEventLoops(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
-        services: [dependencies.services.runner],
+        services: [dependencies.services.runner,
+                   Housekeeping(database: dependencies.database, pendingUploads: { dependencies.transfers.pendingFiles() })],
         logger: logger
     )
 }

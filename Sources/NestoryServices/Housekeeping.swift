@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import NestoryDomain
+import NestoryStore
+import ServiceLifecycle
+
+/// Tidies the data folder beside the server: at start, and every `interval` after, it removes stored files
+/// no row uses and temporary files (uploads, exports, backups and restores in progress) that nothing will
+/// use: a crash mid-upload leaves its file behind, and nothing else would ever remove it.
+public struct Housekeeping: Service {
+    let database: AppDatabase
+    let interval: Duration
+    let logger: Logger
+    let now: @Sendable () -> Date
+    /// Files in tmp/web/ still wanted: uploads waiting for the person's choice.
+    let pendingUploads: @Sendable () -> Set<String>
+
+    public init(database: AppDatabase, interval: Duration = .seconds(600), logger: Logger = Logger(label: "nestory.housekeeping"),
+                pendingUploads: @escaping @Sendable () -> Set<String>, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.interval = interval
+        self.logger = logger
+        self.pendingUploads = pendingUploads
+        self.now = now
+    }
+
+    public func run() async throws {
+        await sweep(atStart: true)
+        // Sleeps are cut short by a graceful shutdown, which ends the loop.
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                await sweep(atStart: false)
+            }
+        }
+    }
+
+    /// One pass. At start every file in tmp/web/ that no unfinished job or recent backup names is an
+    /// orphan; later, uploads and archives live for `BackupService.lifetime`.
+    public func sweep(atStart: Bool) async {
+        let (database, at, pending) = (database, now(), pendingUploads())
+        await Task.detached(priority: .background) {
+            do {
+                let keep = try Self.wanted(database, now: at).union(pending)
+                let swept = database.blobs.sweepTemporaryFiles(olderThan: BackupService.lifetime, now: at, keep: keep, orphans: atStart)
+                let removed = try database.collectGarbage(now: at)
+                if swept.entries + removed > 0 {
+                    logger.info("tidied the data folder", metadata: [
+                        "temporary_entries": .stringConvertible(swept.entries), "temporary_bytes": .stringConvertible(swept.bytes),
+                        "unused_stored_files": .stringConvertible(removed)])
+                }
+            } catch {
+                logger.warning("tidying the data folder failed", metadata: ["error": .string(String(describing: error))])
+            }
+        }.value
+    }
+
+    /// Names of tmp/web/ files that jobs still need: archives of backups made within their lifetime.
+    static func wanted(_ database: AppDatabase, now: Date) throws -> Set<String> {
+        let texts = try database.recentJobResults(since: now.addingTimeInterval(-BackupService.lifetime)) + database.unfinishedJobPayloads()
+        return Set(texts.compactMap { (try? JSONDecoder().decode(BackupService.Made.self, from: Data($0.utf8)))?.file })
+    }
+}
