@@ -35,3 +35,26 @@ def test_openapi_document_is_valid_and_describes_the_item_list(server, browser):
     item_schema = {"$ref": "#/components/schemas/Item", "components": components}
     Draft202012Validator(item_schema).validate(created.json())
     context.close()
+
+
+def test_a_job_answers_in_the_documented_shape(server, browser):
+    spec = json.load(urllib.request.urlopen(server + "/api/v1/openapi.json", timeout=10))
+    context = browser.new_context()
+    page = context.new_page()
+    sign_in(page, server)
+    csrf = page.get_attribute('meta[name="csrf-token"]', "content")
+    started = page.request.post(server + "/settings/data/export", form={"_csrf": csrf}, max_redirects=0)
+    assert started.status == 303
+    job_id = started.headers["location"].split("export=")[1]
+    schema = {**spec["paths"]["/jobs/{jobID}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"],
+              "components": spec["components"]}
+    for _ in range(600):
+        job = page.request.get(server + f"/api/v1/jobs/{job_id}").json()
+        Draft202012Validator(schema).validate(job)
+        if job["state"] not in ("queued", "running"):
+            break
+        page.wait_for_timeout(50)
+    assert job["state"] == "succeeded" and job["kind"] == "backup" and job["links"]["download"].endswith("/download"), job
+    cancelled = page.request.post(server + f"/api/v1/jobs/{job_id}/cancel", headers={"X-CSRF-Token": csrf})
+    assert cancelled.status == 200 and cancelled.json()["state"] == "succeeded"  # a finished job is left as it is
+    Draft202012Validator(schema).validate(cancelled.json())

@@ -13,6 +13,16 @@ enum OpenAPI {
             "properties": { "code": { "type": "string" }, "message": { "type": "string" },
               "fields": { "type": "array", "items": { "type": "object", "properties": { "field": { "type": "string" }, "message": { "type": "string" } } } },
               "requestID": { "type": "string" } } } } },
+          "Job": { "type": "object", "description": "Background work (a report, a backup, reading a receipt): the same shape for every kind.",
+            "required": ["id", "kind", "state", "progress", "attempts", "createdAt", "links"], "properties": {
+            "id": { "type": "string", "format": "uuid" }, "kind": { "enum": ["report", "backup", "receipt"] },
+            "state": { "enum": ["queued", "running", "succeeded", "failed", "cancelled", "interrupted"] },
+            "progress": { "type": "object", "required": ["done", "total"], "properties": { "done": { "type": "integer" }, "total": { "type": "integer", "description": "0 while unknown" } } },
+            "message": { "type": "string", "description": "Safe to show: why it failed or was interrupted, or a note on what it made" },
+            "errorCode": { "type": "string" }, "attempts": { "type": "integer" },
+            "createdAt": { "type": "string", "format": "date-time" }, "finishedAt": { "type": "string", "format": "date-time" },
+            "links": { "type": "object", "properties": { "page": { "type": "string", "description": "The page that shows the outcome" },
+              "download": { "type": "string", "description": "What it made, once it succeeded" } } } } },
           "Money": { "type": "object", "required": ["amount", "currency", "minorUnits"], "properties": {
             "amount": { "type": "string", "example": "12.50" }, "currency": { "type": "string", "example": "USD" }, "minorUnits": { "type": "integer" } } },
           "ItemInput": { "type": "object", "required": ["name"], "properties": {
@@ -93,8 +103,21 @@ enum OpenAPI {
         "/receipts/{receiptID}": {
           "parameters": [{ "name": "receiptID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
           "get": { "summary": "Whether the receipt is still being read", "responses": { "200": { "description": "The state", "content": { "application/json": { "schema": { "type": "object", "properties": {
-              "id": { "type": "string" }, "state": { "enum": ["reading", "done", "failed"] }, "message": { "type": "string" } } } } } },
+              "id": { "type": "string" }, "state": { "enum": ["reading", "done", "failed"] }, "message": { "type": "string" },
+              "job": { "type": "string", "format": "uuid", "description": "The reading's job, at /jobs/{jobID}" } } } } } },
             "404": { "description": "Not in this household" } } }
+        },
+        "/jobs/{jobID}": {
+          "parameters": [{ "name": "jobID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "get": { "summary": "A background job's state and progress (reports, backups, receipt reading)",
+            "responses": { "200": { "description": "The job", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Job" } } } },
+              "404": { "description": "Not in this household", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
+        "/jobs/{jobID}/cancel": {
+          "parameters": [{ "name": "jobID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "post": { "summary": "Cancel a job: a queued one at once, a running one as soon as it notices (a finished one is left as it is)",
+            "responses": { "200": { "description": "The job as it now is", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Job" } } } },
+              "404": { "description": "Not in this household", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
         "/products/{code}": {
           "parameters": [{ "name": "code", "in": "path", "required": true, "schema": { "type": "string" }, "description": "A barcode in any form (UPC-A, UPC-E, EAN-13, EAN-8) or a QR code's text" }],
