@@ -112,6 +112,7 @@ let package = Package(
                 "NestoryReportsLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             // Assets/ holds the stylesheet and script as real files; the plugin compiles them in.
             exclude: ["Assets"],
@@ -142,8 +143,13 @@ let package = Package(
                 "NestoryImport",
                 "NestoryReports",
                 "NestoryReportsLive",
+                "NestoryJobs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -345,7 +351,8 @@ let package = Package(
         ),
         // END Reports tests
 
-        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
+                                                           .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
     ],
     // zxing-cpp's headers need C++17.
     cxxLanguageStandard: .cxx17

@@ -14,9 +14,9 @@ import Glibc
 /// is replaced on the next call. Without the worker program, zxing passes find nothing and zbar works alone.
 /// Safe to call from several threads at once.
 public enum ZXingScanner {
-    /// Where the worker program is: `NESTORY_ZXING_WORKER`, else `nestory-zxing` beside the running executable.
+    /// Where the worker program is by default: `nestory-zxing` beside the running executable (the bootstrap
+    /// may name another, from the settings).
     public static var workerPath: String? {
-        if let path = ProcessInfo.processInfo.environment["NESTORY_ZXING_WORKER"], !path.isEmpty { return path }
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         let candidate = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("nestory-zxing").path
         return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil

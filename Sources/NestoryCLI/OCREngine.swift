@@ -6,16 +6,21 @@ import NestoryReceipts
 /// far better than tesseract (BENCHMARKS.md, Receipts) and is used when it is installed (`scripts/install-ocr.sh`
 /// puts it in `.venv-ocr`), with tesseract behind it for whatever it cannot read; tesseract alone otherwise.
 ///
-/// `NESTORY_OCR_ENGINE`: `auto` (the default), `rapidocr` or `tesseract`. `NESTORY_OCR_PYTHON`: the Python that has
-/// RapidOCR installed (default `.venv-ocr/bin/python` in the working folder).
+/// The engine is `auto` (the default), `rapidocr` or `tesseract` (setting `ocr.engine`, `NESTORY_OCR_ENGINE`); the
+/// Python that has RapidOCR is `ocr.python` (`NESTORY_OCR_PYTHON`, default `.venv-ocr/bin/python`).
 enum OCREngine {
-    static var python: String {
-        ProcessInfo.processInfo.environment["NESTORY_OCR_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? ".venv-ocr/bin/python"
+    static let defaultPython = ".venv-ocr/bin/python"
+
+    /// The engine and Python as the environment says, for the commands that take no settings file.
+    static var fromEnvironment: (engine: String, python: String) {
+        let environment = ProcessInfo.processInfo.environment
+        return (environment["NESTORY_OCR_ENGINE"]?.lowercased() ?? "auto",
+                environment["NESTORY_OCR_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultPython)
     }
 
     /// Whether receipts are read with RapidOCR first.
-    static var usesRapidOCR: Bool {
-        switch ProcessInfo.processInfo.environment["NESTORY_OCR_ENGINE"]?.lowercased() {
+    static func usesRapidOCR(engine: String, python: String) -> Bool {
+        switch engine {
         case "tesseract": return false
         case "rapidocr": return true
         default: return FileManager.default.isExecutableFile(atPath: python)
@@ -24,12 +29,12 @@ enum OCREngine {
 
     /// A recogniser with `workers` engines and room for `maxQueued` more receipts; each engine starts on the
     /// first receipt, so an idle server holds no OCR model in memory.
-    static func recognizer(workers: Int, maxQueued: Int, report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
+    static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int,
+                           report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
         // OpenMP inside tesseract only contends with the other workers and the web app.
         setenv("OMP_THREAD_LIMIT", "1", 0)
         let tesseract = LazyTextRecognizer { TesseractRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued)) }
-        guard usesRapidOCR else { return tesseract }
-        let python = python
+        guard usesRapidOCR(engine: engine, python: python) else { return tesseract }
         let rapid = LazyTextRecognizer { RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python)) }
         return FallbackTextRecognizer(primary: rapid, fallback: tesseract) { reason in
             report("RapidOCR is not available, reading receipts with tesseract: \(reason)")

@@ -42,7 +42,8 @@ struct ReceiptCommand: AsyncParsableCommand {
             do { data = try Data(contentsOf: url) } catch { throw CLIError("\(image) cannot be read: \(error.localizedDescription)") }
             let hints = ReceiptHints(dateOrder: dateOrder.flatMap { DateOrder(rawValue: $0.lowercased()) },
                                      currency: currency.flatMap { try? CurrencyCode($0) })
-            let recognizer = OCREngine.recognizer(workers: 1, maxQueued: 0) { message in
+            let (engine, python) = OCREngine.fromEnvironment
+            let recognizer = OCREngine.recognizer(engine: engine, python: python, workers: 1, maxQueued: 0) { message in
                 FileHandle.standardError.write(Data("nestory: \(message)\n".utf8))
             }
             let reading: ReceiptReading

@@ -1,57 +1,141 @@
 import ArgumentParser
 import Foundation
-import NestoryBarcodesLive
 import Hummingbird
 import Logging
+import Metrics
 import NestoryAuth
+import NestoryBackup
+import NestoryBarcodes
+import NestoryBarcodesLive
 import NestoryImaging
 import NestoryImagingLive
 import NestoryOCR
 import NestoryProducts
 import NestoryReceipts
-import NestoryStore
-import NestoryBackup
 import NestoryReportsLive
 import NestoryServices
+import NestoryStore
 import NestoryWeb
+import Prometheus
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start the web server (migrating the database first).")
+    static let configuration = CommandConfiguration(
+        abstract: "Start the web server (migrating the database first).",
+        discussion: """
+            Settings come from these flags, then the environment (NESTORY_ and the key in capitals with underscores, \
+            e.g. NESTORY_PORT, NESTORY_LIMITS_MAX_PHOTO_BYTES), then a JSON settings file (--config or NESTORY_CONFIG; \
+            the keys nested, e.g. {"limits": {"maxPhotoBytes": 20000000}}), then the defaults. Any key can be given \
+            as a flag with --set KEY=VALUE. The keys:
 
-    @OptionGroup var data: DataOptions
+            \(Settings.keys.map { "  \($0.key.padding(toLength: 26, withPad: " ", startingAt: 0)) \($0.help)" }.joined(separator: "\n"))
+            """)
 
-    @Option(help: "The address to listen on. Use 0.0.0.0 to accept other machines (behind HTTPS).")
-    var host: String = ProcessInfo.processInfo.environment["NESTORY_HOST"] ?? "127.0.0.1"
+    @Option(name: .customLong("data"), help: "The data folder (database and stored files). Also NESTORY_DATA.")
+    var dataPath: String?
 
-    @Option(help: "The port to listen on.")
-    var port: Int = Int(ProcessInfo.processInfo.environment["NESTORY_PORT"] ?? "") ?? 8080
+    @Option(help: "The address to listen on. Use 0.0.0.0 to accept other machines (behind HTTPS). Also NESTORY_HOST.")
+    var host: String?
 
-    @Flag(help: "Mark cookies Secure: use when browsers reach Nestory over HTTPS (behind a proxy). Also NESTORY_SECURE_COOKIES=1.")
-    var secureCookies = ProcessInfo.processInfo.environment["NESTORY_SECURE_COOKIES"] == "1"
+    @Option(help: "The port to listen on. Also NESTORY_PORT.")
+    var port: Int?
+
+    @Flag(help: "Mark cookies Secure: use when browsers reach Nestory over HTTPS (behind a proxy). Also NESTORY_SECURE_COOKIES=true.")
+    var secureCookies = false
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Also NESTORY_LOG_LEVEL.")
+    var logLevel: String?
+
+    @Option(name: .customLong("config"), help: "A JSON settings file. Also NESTORY_CONFIG.")
+    var configFile: String?
+
+    @Option(name: .customLong("set"), help: "Any setting, as KEY=VALUE (repeatable), e.g. --set ocr.workers=2.")
+    var overrides: [String] = []
+
+    /// What the command line said, by settings key.
+    func flags() throws -> [String: String] {
+        var flags: [String: String] = [:]
+        for pair in overrides {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("--set takes KEY=VALUE (got \(pair)).")
+            }
+            flags[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        if let dataPath { flags["data"] = dataPath }
+        if let host { flags["host"] = host }
+        if let port { flags["port"] = String(port) }
+        if secureCookies { flags["secureCookies"] = "true" }
+        if let logLevel { flags["logLevel"] = logLevel }
+        if let configFile { flags["config"] = configFile }
+        return flags
+    }
 
     func run() async throws {
+        let settings: Settings
+        do { settings = try await Settings.read(flags: flags()) } catch let error as Settings.Invalid { throw CLIError(error.description) }
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "nestory")
+        logger.info("settings", metadata: settings.logged)
+        // Each connection is a file descriptor: the usual soft limit of 1,024 would refuse connections (and
+        // /health) long before memory runs short. Raise it to the hard limit.
+        var files = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
+
+        let folder = DataFolder(path: settings.data)
         let database = try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+            let database = try AppDatabase.open(folder, mode: .createAndMigrate)
             try database.checkIntegrity()
             return database
         }
-        var logger = Logger(label: "nestory")
-        logger.logLevel = .info
-        let limits = Limits()
+        let limits = settings.limits
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in
             try LibvipsImageProcessor(limits: imagingLimits)
         }
+        let ocrLogger = Logger(label: "nestory.ocr")
+        let recognizer = OCREngine.recognizer(engine: settings.ocrEngine, python: settings.ocrPython, workers: settings.ocrWorkers,
+                                              maxQueued: settings.ocrQueue) { message in ocrLogger.warning("\(message)") }
         // The one place live implementations are picked.
-        let services = Services(database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
-                                reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
-                                receiptReader: Self.receiptReader(), maxPhotoBytes: limits.maxPhotoBytes,
-                                logger: Logger(label: "nestory.jobs"))
-        let dependencies = WebDependencies(database: database, services: services, imaging: imaging,
-                                           cookies: CookiePolicy(secure: secureCookies), limits: limits,
-                                           barcodes: BarcodeReader(), productProviders: [OpenFoodFacts(), UPCItemDB()])
-        let app = buildApplication(dependencies, configuration: ServerConfiguration(host: host, port: port), logger: logger)
-        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(host):\(port) with data in \(data.folder.path)")
+        let services = Services(
+            database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
+            reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
+            receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
+            signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
+                                       window: TimeInterval(settings.signInWindowMinutes * 60)),
+            concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),
+            drainTimeout: .seconds(settings.drainSeconds), logger: Logger(label: "nestory.jobs"))
+        let barcodes = TimedBarcodeDecoder(base: BarcodeReader(options: .init(zxingWorker: settings.zxingWorker ?? ZXingScanner.workerPath)))
+        let metrics: Operations.MetricsAccess = switch settings.metrics {
+        case "off": .off
+        case "token": .token(settings.metricsToken ?? "")
+        default: .loopback
+        }
+        let operations = Operations(
+            metrics: metrics,
+            emitMetrics: {
+                var buffer: [UInt8] = []
+                registry.emit(into: &buffer)
+                return String(decoding: buffer, as: UTF8.self)
+            },
+            checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
+                                     recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython))
+        let dependencies = WebDependencies(
+            database: database, services: services, imaging: imaging,
+            cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),
+            limits: limits, barcodes: barcodes, productProviders: [OpenFoodFacts(), UPCItemDB()], operations: operations,
+            logger: Logger(label: "nestory.http"))
+        let app = buildApplication(dependencies, configuration: ServerConfiguration(
+            host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
+        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path)")
         try await app.runService()
     }
 }
@@ -69,15 +153,28 @@ struct Migrate: ParsableCommand {
             print("Database \(data.folder.databaseURL.path) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")
         }
     }
-
 }
 
-extension Serve {
-    /// One OCR worker with a short queue: a burst of receipts waits its turn (or is told the server is busy)
-    /// instead of taking every core from the web app. RapidOCR when it is installed, else tesseract (OCREngine).
-    static func receiptReader() -> ReceiptReader {
-        ReceiptReader(recognizer: OCREngine.recognizer(workers: 1, maxQueued: 16) { message in
-            FileHandle.standardError.write(Data("nestory: \(message)\n".utf8))
-        })
+/// Barcode decoding, timed for /metrics.
+struct TimedBarcodeDecoder: BarcodeDecoding {
+    let base: any BarcodeDecoding
+
+    func decode(imageData: Data, region: BarcodeRegion?) throws(BarcodeReaderError) -> [DecodedBarcode] {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer {
+            Metrics.Timer(label: "nestory_barcode_decode_seconds").recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+        }
+        return try base.decode(imageData: imageData, region: region)
+    }
+}
+
+/// Receipt text recognition, timed for /metrics.
+struct TimedRecognizer: TextRecognizer {
+    let base: any TextRecognizer
+
+    func recognize(imageData: Data) async throws(RecognitionError) -> RecognizedText {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { Metrics.Timer(label: "nestory_ocr_seconds").recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start)) }
+        return try await base.recognize(imageData: imageData)
     }
 }

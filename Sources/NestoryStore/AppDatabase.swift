@@ -98,6 +98,19 @@ public final class AppDatabase: Sendable {
 
     /// Runs SQLite's structural check of the whole file (proportional to its size: for start-up and
     /// `migrate`, not for every command).
+    /// Whether a write can start now (takes the write lock, then gives it back): for readiness checks.
+    public func checkWritable() throws {
+        do {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                defer { try? db.execute(sql: "ROLLBACK") }
+                try db.execute(sql: "CREATE TABLE nestory_ready_check (x)")
+            }
+        } catch {
+            throw StoreError.translate(error, path: folder.path)
+        }
+    }
+
     public func checkIntegrity() throws {
         try read { db in
             let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")

@@ -13,10 +13,13 @@ import NestoryStore
 public struct ServerConfiguration: Sendable {
     public var host: String
     public var port: Int
+    /// Idle and half-sent connections are closed after this.
+    public var idleTimeout: Duration
 
-    public init(host: String = "127.0.0.1", port: Int = 8080) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, idleTimeout: Duration = .seconds(60)) {
         self.host = host
         self.port = port
+        self.idleTimeout = idleTimeout
     }
 }
 
@@ -58,10 +61,17 @@ public struct WebDependencies: Sendable {
     public let barcodes: (any BarcodeDecoding)?
     /// Product lookup by barcode: the household's items, the catalogue, online providers.
     public let products: ProductLookup
+    /// /metrics and /health/ready.
+    public let operations: Operations
+    /// The access log and anything a request reports.
+    public let logger: Logger
 
     public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
+                operations: Operations = Operations(), logger: Logger = Logger(label: "nestory.http"),
                 now: @escaping @Sendable () -> Date = Date.init) {
+        self.operations = operations
+        self.logger = logger
         self.database = database
         self.services = services
         self.barcodes = barcodes
@@ -81,8 +91,10 @@ public struct WebDependencies: Sendable {
 /// The router, apart from the server, so tests can drive it directly.
 public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestLogMiddleware(logger: dependencies.logger))
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware())
-    HealthController(database: dependencies.database).addRoutes(to: router)
+    HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now))
     AccountController(dependencies: dependencies).addRoutes(to: router)
@@ -105,7 +117,7 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
     // server: on SIGTERM the server stops taking requests first, then running jobs drain.
     Application(
         router: buildRouter(dependencies),
-        server: .http1OnEventLoops(),
+        server: .http1OnEventLoops(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
         services: [dependencies.services.runner,
                    Housekeeping(database: dependencies.database, pendingUploads: { dependencies.transfers.pendingFiles() })],

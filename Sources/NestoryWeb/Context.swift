@@ -20,6 +20,8 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var viewer: Viewer?
+    /// This request's id (X-Request-ID), set by the first middleware; in responses, error bodies and logs.
+    public var requestID: String = ""
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -33,6 +35,15 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
     public func requireViewer() throws -> Viewer {
         guard let viewer else { throw WebError.signInRequired }
         return viewer
+    }
+
+    /// Whether the client is on this machine (127.0.0.0/8 or ::1), by the socket's address.
+    var isLoopback: Bool {
+        switch remoteAddress {
+        case .v4(let address): return address.host.hasPrefix("127.")
+        case .v6(let address): return address.host == "::1" || address.host.hasPrefix("::ffff:127.")
+        default: return false
+        }
     }
 
     /// A key for per-client limits: the peer address without the port.

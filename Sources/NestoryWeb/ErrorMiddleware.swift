@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Metrics
 import HTTPTypes
 import NestoryBackup
 import NestoryDomain
@@ -84,7 +85,9 @@ struct ErrorMiddleware: RouterMiddleware {
             }
         case let error as StoreError:
             switch error {
-            case .locked: return Problem(status: .serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
+            case .locked:
+                Counter(label: "nestory_database_busy_total").increment()
+                return Problem(status: .serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
             case .tooLarge: return Problem(status: .contentTooLarge, code: "too_large", message: error.description)
             default: return internalError(error, context: context)
             }
@@ -108,7 +111,7 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     private static func internalError(_ error: any Error, context: Context) -> Problem {
-        let requestID = context.id
+        let requestID = context.requestID.isEmpty ? context.id : context.requestID
         context.logger.error("request failed", metadata: ["request_id": .string(requestID), "error": .string(String(reflecting: error))])
         return Problem(status: .internalServerError, code: "internal_error",
                        message: "Something went wrong on the server. Nothing you entered was lost; try again.", requestID: requestID)

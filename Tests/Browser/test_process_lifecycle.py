@@ -125,3 +125,73 @@ def test_sigterm_drains_a_running_report_and_exits_cleanly():
                           f"SELECT state, done, total FROM job WHERE id = '{job_id}'"], capture_output=True, text=True, check=True)
     state = row.stdout.strip().split("|")[0]
     assert state in ("succeeded", "queued"), row.stdout  # drained to the end, or put back for the next start
+
+
+def start_with(data, port, *settings):
+    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), *settings],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(base + "/health", timeout=1)
+            return process, base
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("nestory serve did not start")
+
+
+def test_idle_connections_are_closed_and_never_stop_health():
+    import resource
+    import socket
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+    data = tempfile.mkdtemp(prefix="nestory-idle-")
+    process, base = start_with(data, free_port(), "--set", "http.idleTimeoutSeconds=2")
+    port = int(base.rsplit(":", 1)[1])
+    idle = []
+    try:
+        started = time.time()
+        for _ in range(2000):  # connections that send nothing, and half-sent requests
+            connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+            if len(idle) % 2:
+                connection.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            idle.append(connection)
+        with urllib.request.urlopen(base + "/health", timeout=5) as response:
+            assert response.status == 200
+        # After the idle timeout the server has closed them: a read sees the end of the stream.
+        time.sleep(max(0, 4.5 - (time.time() - started)))
+        probe = idle[0]
+        probe.settimeout(5)
+        assert probe.recv(1) == b"", "an idle connection was still open after the timeout"
+        half_sent = idle[1]
+        half_sent.settimeout(5)
+        while chunk := half_sent.recv(4096):  # an error response may come first; then the server closes it
+            pass
+        assert chunk == b""
+        with urllib.request.urlopen(base + "/health", timeout=5) as response:
+            assert response.status == 200
+    finally:
+        for connection in idle:
+            connection.close()
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_metrics_access_log_and_readiness_of_the_running_server():
+    data = tempfile.mkdtemp(prefix="nestory-ops-")
+    process, base = start_with(data, free_port())
+    try:
+        with urllib.request.urlopen(base + "/health/ready", timeout=30) as response:
+            ready = json.loads(response.read())
+        assert ready["status"] == "ready", ready
+        assert {check["name"] for check in ready["checks"]} >= {"database", "disk", "imaging", "ocr"}
+        with urllib.request.urlopen(base + "/metrics", timeout=10) as response:  # from this machine: allowed by default
+            metrics = response.read().decode()
+        assert 'http_route="/health/ready"' in metrics and "nestory_jobs_running" in metrics
+    finally:
+        process.terminate()
+        assert process.wait(timeout=30) == 0
+    log = process.stderr.read()
+    assert "settings" in log and "metrics.token=(none)" in log
+    assert "path=/health/ready" in log and "status=200" in log and "request_id=" in log

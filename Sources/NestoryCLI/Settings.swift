@@ -1,0 +1,176 @@
+import Configuration
+import Foundation
+import Logging
+import NestoryBarcodesLive
+import NestoryServices
+import NestoryStore
+import NestoryWeb
+
+/// Everything an operator can set, read once in the bootstrap with swift-configuration and passed down:
+/// command-line flags first, then the environment (`NESTORY_` and the key in capitals, e.g.
+/// `NESTORY_LIMITS_MAX_PHOTO_BYTES`), then the settings file (`--config FILE` or `NESTORY_CONFIG`, JSON with
+/// the same keys nested: `{"limits": {"maxPhotoBytes": 20000000}}`), then the defaults below. No module below
+/// the bootstrap reads the environment.
+struct Settings: Sendable, Equatable {
+    var host = "127.0.0.1"
+    var port = 8080
+    var data = DataFolder.defaultPath
+    var secureCookies = false
+    var logLevel = Logger.Level.info
+
+    var maxPhotoBytes: Int64 = 40_000_000
+    var maxArchiveBytes: Int64 = 64_000_000_000
+    var maxCSVBytes: Int64 = 50_000_000
+    var maxScanBytes: Int64 = 15_000_000
+
+    var ocrEngine = "auto"
+    var ocrPython = ".venv-ocr/bin/python"
+    var ocrWorkers = 1
+    var ocrQueue = 16
+    var ocrTimeoutSeconds = 120
+
+    var reportJobs = 1
+    var receiptJobs = 1
+    var drainSeconds = 25
+
+    var sessionDays = 30
+    var signInAccountLimit = 10
+    var signInClientLimit = 50
+    var signInWindowMinutes = 15
+    var idleTimeoutSeconds = 60
+
+    /// `off`, `loopback` (only this machine may read /metrics) or `token` (a bearer token).
+    var metrics = "loopback"
+    var metricsToken: String?
+    var minFreeMegabytes = 100
+    var zxingWorker: String?
+
+    /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
+    static let keys: [(key: String, help: String)] = [
+        ("host", "Address to listen on (0.0.0.0 for other machines, behind HTTPS)"), ("port", "Port to listen on"),
+        ("data", "The data folder"), ("secureCookies", "Mark cookies Secure (behind HTTPS)"),
+        ("logLevel", "trace, debug, info, notice, warning, error or critical"),
+        ("limits.maxPhotoBytes", "Largest photo or receipt upload"), ("limits.maxArchiveBytes", "Largest backup to restore"),
+        ("limits.maxCSVBytes", "Largest CSV to import"), ("limits.maxScanBytes", "Largest picture to search for a barcode"),
+        ("ocr.engine", "auto, rapidocr or tesseract"), ("ocr.python", "The Python that has RapidOCR"),
+        ("ocr.workers", "Receipts read at once"), ("ocr.queue", "Receipts waiting at most"),
+        ("ocr.timeoutSeconds", "Longest one receipt may take before its worker is restarted"),
+        ("jobs.reports", "Reports made at once"), ("jobs.receipts", "Receipt readings run at once"),
+        ("jobs.drainSeconds", "On SIGTERM, how long running jobs may finish"),
+        ("session.days", "How long a sign-in lasts"), ("signIn.accountLimit", "Failed sign-ins per account per window"),
+        ("signIn.clientLimit", "Failed sign-ins per client address per window"), ("signIn.windowMinutes", "The window"),
+        ("http.idleTimeoutSeconds", "Idle or half-sent connections are closed after this"),
+        ("metrics.mode", "off, loopback or token"), ("metrics.token", "The bearer token for /metrics (secret)"),
+        ("health.minFreeMegabytes", "Free space /health/ready asks for"), ("zxingWorker", "The nestory-zxing worker program"),
+    ]
+
+    enum Invalid: Error, CustomStringConvertible {
+        case value(String, String)
+        var description: String {
+            switch self { case .value(let key, let message): return "The setting \(key) \(message)." }
+        }
+    }
+
+    /// Reads the settings: `flags` (what the command line said, by key), the environment, the file, defaults.
+    static func read(flags: [String: String], environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Settings {
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map { key, value in
+                (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: key == "metrics.token"))
+            })),
+            EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .specific(["NESTORY_METRICS_TOKEN"]))
+                .prefixKeys(with: "nestory"),
+        ]
+        if let file = flags["config"] ?? environment["NESTORY_CONFIG"], !file.isEmpty {
+            guard FileManager.default.fileExists(atPath: file) else { throw Invalid.value("file", "\(file) does not exist") }
+            providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file)))
+        }
+        let config = ConfigReader(providers: providers)
+        var settings = Settings()
+        // Every value is read as text (flags and the environment are text; a file's numbers are accepted too)
+        // and checked here, so a wrong value is an error that names its key, never a silent default.
+        func text(_ key: String, secret: Bool = false) -> String? {
+            let configKey = ConfigKey(key.split(separator: ".").map(String.init))
+            if let value = config.string(forKey: configKey, isSecret: secret) { return value }
+            if let value = config.int(forKey: configKey) { return String(value) }
+            if let value = config.bool(forKey: configKey) { return String(value) }
+            return nil
+        }
+        func int<T: FixedWidthInteger>(_ key: String, _ target: inout T, range: ClosedRange<T>) throws {
+            guard let raw = text(key) else { return }
+            guard let value = T(raw.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+                throw Invalid.value(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound) (it is \(raw))")
+            }
+            target = value
+        }
+        func choice(_ key: String, _ target: inout String, _ allowed: [String]) throws {
+            guard let raw = text(key)?.lowercased() else { return }
+            guard allowed.contains(raw) else { throw Invalid.value(key, "must be one of \(allowed.joined(separator: ", ")) (it is \(raw))") }
+            target = raw
+        }
+        if let host = text("host") { settings.host = host }
+        try int("port", &settings.port, range: 1...65_535)
+        if let data = text("data") { settings.data = data }
+        if let raw = text("secureCookies") {
+            switch raw.lowercased() {
+            case "1", "true", "yes", "on": settings.secureCookies = true
+            case "0", "false", "no", "off": settings.secureCookies = false
+            default: throw Invalid.value("secureCookies", "must be true or false (it is \(raw))")
+            }
+        }
+        if let raw = text("logLevel") {
+            guard let level = Logger.Level(rawValue: raw.lowercased()) else {
+                throw Invalid.value("logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (it is \(raw))")
+            }
+            settings.logLevel = level
+        }
+        try int("limits.maxPhotoBytes", &settings.maxPhotoBytes, range: 100_000...2_000_000_000)
+        try int("limits.maxArchiveBytes", &settings.maxArchiveBytes, range: 1_000_000...Int64.max)
+        try int("limits.maxCSVBytes", &settings.maxCSVBytes, range: 1_000...2_000_000_000)
+        try int("limits.maxScanBytes", &settings.maxScanBytes, range: 100_000...200_000_000)
+        try choice("ocr.engine", &settings.ocrEngine, ["auto", "rapidocr", "tesseract"])
+        if let python = text("ocr.python"), !python.isEmpty { settings.ocrPython = python }
+        try int("ocr.workers", &settings.ocrWorkers, range: 1...64)
+        try int("ocr.queue", &settings.ocrQueue, range: 0...10_000)
+        try int("ocr.timeoutSeconds", &settings.ocrTimeoutSeconds, range: 5...3600)
+        try int("jobs.reports", &settings.reportJobs, range: 1...64)
+        try int("jobs.receipts", &settings.receiptJobs, range: 1...64)
+        try int("jobs.drainSeconds", &settings.drainSeconds, range: 0...3600)
+        try int("session.days", &settings.sessionDays, range: 1...365)
+        try int("signIn.accountLimit", &settings.signInAccountLimit, range: 1...10_000)
+        try int("signIn.clientLimit", &settings.signInClientLimit, range: 1...100_000)
+        try int("signIn.windowMinutes", &settings.signInWindowMinutes, range: 1...1440)
+        try int("http.idleTimeoutSeconds", &settings.idleTimeoutSeconds, range: 1...3600)
+        try choice("metrics.mode", &settings.metrics, ["off", "loopback", "token"])
+        settings.metricsToken = text("metrics.token", secret: true).flatMap { $0.isEmpty ? nil : $0 }
+        if settings.metrics == "token", (settings.metricsToken?.count ?? 0) < 16 {
+            throw Invalid.value("metrics.token", "must be at least 16 characters when metrics.mode is token")
+        }
+        try int("health.minFreeMegabytes", &settings.minFreeMegabytes, range: 0...10_000_000)
+        settings.zxingWorker = text("zxingWorker").flatMap { $0.isEmpty ? nil : $0 }
+        return settings
+    }
+
+    /// The effective settings for the start-up log, secrets redacted.
+    var logged: Logger.Metadata {
+        [
+            "host": .string(host), "port": .stringConvertible(port), "data": .string(data), "secureCookies": .stringConvertible(secureCookies),
+            "logLevel": .string(logLevel.rawValue), "limits.maxPhotoBytes": .stringConvertible(maxPhotoBytes),
+            "limits.maxArchiveBytes": .stringConvertible(maxArchiveBytes), "limits.maxCSVBytes": .stringConvertible(maxCSVBytes),
+            "limits.maxScanBytes": .stringConvertible(maxScanBytes), "ocr.engine": .string(ocrEngine), "ocr.python": .string(ocrPython),
+            "ocr.workers": .stringConvertible(ocrWorkers), "ocr.queue": .stringConvertible(ocrQueue),
+            "ocr.timeoutSeconds": .stringConvertible(ocrTimeoutSeconds), "jobs.reports": .stringConvertible(reportJobs),
+            "jobs.receipts": .stringConvertible(receiptJobs), "jobs.drainSeconds": .stringConvertible(drainSeconds),
+            "session.days": .stringConvertible(sessionDays), "signIn.accountLimit": .stringConvertible(signInAccountLimit),
+            "signIn.clientLimit": .stringConvertible(signInClientLimit), "signIn.windowMinutes": .stringConvertible(signInWindowMinutes),
+            "http.idleTimeoutSeconds": .stringConvertible(idleTimeoutSeconds), "metrics.mode": .string(metrics),
+            "metrics.token": .string(metricsToken == nil ? "(none)" : "(redacted)"),
+            "health.minFreeMegabytes": .stringConvertible(minFreeMegabytes), "zxingWorker": .string(zxingWorker ?? "(beside the binary)"),
+        ]
+    }
+
+    var limits: Limits {
+        var limits = Limits(maxPhotoBytes: maxPhotoBytes, maxArchiveBytes: maxArchiveBytes, maxCSVBytes: maxCSVBytes)
+        limits.maxScanBytes = maxScanBytes
+        return limits
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+@testable import NestoryCLI
+import Testing
+
+/// Settings: flags beat the environment, which beats the settings file, which beats the defaults; a wrong
+/// value is an error naming its key; secrets never reach the log.
+@Suite struct SettingsTests {
+    static func file(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-settings-\(UUID()).json").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func flagsThenEnvironmentThenFileThenDefaults() async throws {
+        let config = try Self.file(#"{"port": 7001, "ocr": {"workers": 3, "engine": "tesseract"}, "limits": {"maxPhotoBytes": 5000000}, "logLevel": "debug"}"#)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let environment = ["NESTORY_CONFIG": config, "NESTORY_PORT": "7002", "NESTORY_OCR_WORKERS": "4", "NESTORY_SECURE_COOKIES": "1"]
+        let settings = try await Settings.read(flags: ["port": "7003"], environment: environment)
+        #expect(settings.port == 7003)  // the flag
+        #expect(settings.ocrWorkers == 4)  // the environment over the file
+        #expect(settings.ocrEngine == "tesseract" && settings.maxPhotoBytes == 5_000_000 && settings.logLevel == .debug)  // the file
+        #expect(settings.secureCookies)
+        #expect(settings.host == "127.0.0.1" && settings.reportJobs == 1 && settings.idleTimeoutSeconds == 60)  // defaults
+        let noFlag = try await Settings.read(flags: [:], environment: environment)
+        #expect(noFlag.port == 7002)
+        let onlyFile = try await Settings.read(flags: ["config": config], environment: [:])
+        #expect(onlyFile.port == 7001 && onlyFile.ocrWorkers == 3)
+        #expect(try await Settings.read(flags: [:], environment: [:]) == Settings())
+    }
+
+    @Test func aWrongValueNamesItsKey() async throws {
+        for (flags, environment, expected) in [
+            (["port": "80000"], [String: String](), "port"), ([:], ["NESTORY_OCR_ENGINE": "magic"], "ocr.engine"),
+            ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"),
+            (["metrics.mode": "token"], [:], "metrics.token"), (["config": "/no/such/file.json"], [:], "file"),
+        ] {
+            do {
+                _ = try await Settings.read(flags: flags, environment: environment)
+                Issue.record("\(flags) \(environment) was accepted")
+            } catch let error as Settings.Invalid {
+                #expect(error.description.hasPrefix("The setting \(expected) "), "\(error)")
+            }
+        }
+    }
+
+    @Test func theLoggedSettingsHideTheMetricsToken() async throws {
+        let settings = try await Settings.read(flags: ["metrics.mode": "token"], environment: ["NESTORY_METRICS_TOKEN": "a secret token of length"])
+        #expect(settings.metricsToken == "a secret token of length")
+        let logged = settings.logged.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        #expect(!logged.contains("a secret token") && logged.contains("metrics.token=(redacted)"))
+        // Every key the help lists is in the log, and the other way round.
+        #expect(Set(settings.logged.keys) == Set(Settings.keys.map(\.key)))
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NestoryDomain
+import Testing
+@testable import NestoryWeb
+
+/// Request ids, /metrics access, /health/ready.
+@Suite struct OperationsTests {
+    static func app(_ app: TestApp, operations: Operations) -> Application<RouterResponder<AppRequestContext>> {
+        let base = app.dependencies
+        let dependencies = WebDependencies(database: base.database, services: base.services, imaging: base.imaging, limits: base.limits,
+                                           productProviders: [], operations: operations)
+        return Application(router: buildRouter(dependencies))
+    }
+
+    @Test func everyResponseCarriesARequestIDThatErrorsQuote() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            let health = try await client.execute(uri: "/health", method: .get)
+            let generated = try #require(health.headers[RequestLogMiddleware.header])
+            #expect(UUID(uuidString: generated) != nil)
+            let kept = try await client.execute(uri: "/nope", method: .get, headers: [RequestLogMiddleware.header: "edge-42.a_b"])
+            #expect(kept.status == .notFound && kept.headers[RequestLogMiddleware.header] == "edge-42.a_b")
+            let replaced = try await client.execute(uri: "/health", method: .get, headers: [RequestLogMiddleware.header: "bad id\u{1}<script>"])
+            #expect(replaced.headers[RequestLogMiddleware.header].map { UUID(uuidString: $0) != nil } == true)
+            // A server error quotes the same id in its body as in the header.
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            try FileManager.default.removeItem(atPath: app.database.folder.tmpURL.path)
+            try Data("not a folder".utf8).write(to: app.database.folder.tmpURL)
+            let failed = try await ann.request(.get, "/reports/export.csv", headers: [RequestLogMiddleware.header: "trace-me"])
+            #expect(failed.status == .internalServerError && failed.headers[RequestLogMiddleware.header] == "trace-me")
+            #expect(failed.body.contains("\"requestID\":\"trace-me\""))
+        }
+    }
+
+    @Test func metricsAreOffLoopbackOnlyOrBehindAToken() async throws {
+        let app = try TestApp()
+        let emit: @Sendable () -> String = { "nestory_test_total 1\n" }
+        try await Self.app(app, operations: Operations(metrics: .off, emitMetrics: emit)).test(.router) { client in
+            let status = try await client.execute(uri: "/metrics", method: .get).status
+            #expect(status == .notFound)
+        }
+        // The test client has no socket address: loopback-only refuses it as it refuses any other machine.
+        try await Self.app(app, operations: Operations(metrics: .loopback, emitMetrics: emit)).test(.router) { client in
+            let status = try await client.execute(uri: "/metrics", method: .get).status
+            #expect(status == .notFound)
+        }
+        try await Self.app(app, operations: Operations(metrics: .token("0123456789abcdef-token"), emitMetrics: emit)).test(.router) { client in
+            #expect(try await client.execute(uri: "/metrics", method: .get).status == .unauthorized)
+            let wrong = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer 0123456789abcdef-tokeN"])
+            #expect(wrong.status == .unauthorized)
+            let right = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer 0123456789abcdef-token"])
+            #expect(right.status == .ok && String(buffer: right.body) == "nestory_test_total 1\n")
+        }
+    }
+
+    @Test func readinessReportsEachCheckAndFailsWhenOneDoes() async throws {
+        let app = try TestApp()
+        let ok = Operations.Check(name: "disk") { nil }
+        let broken = Operations.Check(name: "ocr") { "tesseract's English data is not installed" }
+        try await Self.app(app, operations: Operations(checks: [ok])).test(.router) { client in
+            let ready = try await client.execute(uri: "/health/ready", method: .get)
+            #expect(ready.status == .ok && String(buffer: ready.body).contains(#""status":"ready""#))
+        }
+        try await Self.app(app, operations: Operations(checks: [ok, broken])).test(.router) { client in
+            let notReady = try await client.execute(uri: "/health/ready", method: .get)
+            let body = String(buffer: notReady.body)
+            #expect(notReady.status == .serviceUnavailable && body.contains("not_ready") && body.contains("English data is not installed"))
+            #expect(body.contains(#""name":"database","ok":true"#) || body.contains(#""ok":true,"name":"database""#))
+            // /health stays cheap and up whatever the checks say.
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+        }
+    }
+}
