@@ -10,13 +10,25 @@ ITEMS ?= 100000
 # Items in the reports benchmark's household.
 REPORT_ITEMS ?= 5000
 
-.PHONY: run build test deps test-deps bench bench-store bench-web bench-images bench-barcodes bench-receipts bench-backup bench-reports release clean format
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-## Install what is missing, build, and start the server on the embedded SQLite default.
+.PHONY: install run build test deps test-deps bench bench-store bench-web bench-images bench-barcodes bench-receipts bench-backup bench-reports release clean format
+
+## Install what is missing, build the optimised binary, and start the server on the embedded SQLite default.
 run: deps
-	$(SWIFT) build --product nestory
-	$(SWIFT) build --product nestory-zxing
-	./.build/debug/nestory serve --data $(NESTORY_DATA) --host $(HOST) --port $(PORT)
+	$(SWIFT) build -c release --product nestory
+	$(SWIFT) build -c release --product nestory-zxing
+	./.build/release/nestory serve --data $(NESTORY_DATA) --host $(HOST) --port $(PORT)
+
+## Put the release binary, its barcode worker and RapidOCR (a Python venv) under $(DESTDIR)$(PREFIX);
+## deploy/nestory.service runs it with systemd (README, "Running it for real").
+install: deps
+	$(SWIFT) build -c release --product nestory
+	$(SWIFT) build -c release --product nestory-zxing
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/nestory
+	install -m 0755 .build/release/nestory .build/release/nestory-zxing $(DESTDIR)$(PREFIX)/bin/
+	./scripts/install-ocr.sh $(DESTDIR)$(PREFIX)/lib/nestory/venv-ocr
 
 build: deps
 	$(SWIFT) build
@@ -26,6 +38,7 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	./scripts/browser-tests.sh
+	./scripts/check-deploy.sh
 
 deps:
 	@./scripts/install-deps.sh

@@ -18,6 +18,7 @@ _Static_assert(TESSERACT_MAJOR_VERSION == 5, "tesseract headers are not libtesse
     X(TessDeleteText) X(TessPageIteratorBoundingBox) X(TessPageIteratorIsAtBeginningOf) \
     X(TessResultIteratorConfidence) X(TessResultIteratorDelete) X(TessResultIteratorGetPageIterator) \
     X(TessResultIteratorGetUTF8Text) X(TessResultIteratorNext) \
+    X(TessMonitorCreate) X(TessMonitorDelete) X(TessMonitorSetDeadlineMSecs) \
     X(pixReadHeaderMem) X(pixReadMem) X(pixGetWidth) X(pixGetHeight) X(pixGetDepth) X(pixDestroy) \
     X(pixConvertRGBToGrayMinMax) X(pixConvertTo8) X(pixScale) X(pixDeskew) X(pixOtsuAdaptiveThreshold) \
     X(pixBackgroundNormSimple) X(pixUnsharpMaskingGray) X(setMsgSeverity)
@@ -80,6 +81,9 @@ l_int32 nn_forward_setMsgSeverity(l_int32 newsev) {
 // Everything else is only called on an engine or image made above, so tesseract is loaded.
 
 NT_FORWARD_VOID(TessBaseAPIClear, (TessBaseAPI *handle), (handle))
+NT_FORWARD(ETEXT_DESC *, TessMonitorCreate, (void), ())
+NT_FORWARD_VOID(TessMonitorDelete, (ETEXT_DESC *monitor), (monitor))
+NT_FORWARD_VOID(TessMonitorSetDeadlineMSecs, (ETEXT_DESC *monitor, int deadline), (monitor, deadline))
 NT_FORWARD_VOID(TessBaseAPIDelete, (TessBaseAPI *handle), (handle))
 NT_FORWARD_VOID(TessBaseAPIEnd, (TessBaseAPI *handle), (handle))
 NT_FORWARD(TessResultIterator *, TessBaseAPIGetIterator, (TessBaseAPI *handle), (handle))

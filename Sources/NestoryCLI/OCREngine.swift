@@ -29,13 +29,17 @@ enum OCREngine {
 
     /// A recogniser with `workers` engines and room for `maxQueued` more receipts; each engine starts on the
     /// first receipt, so an idle server holds no OCR model in memory.
-    static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int,
+    static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int, timeout: TimeInterval = 120,
                            report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
         // OpenMP inside tesseract only contends with the other workers and the web app.
         setenv("OMP_THREAD_LIMIT", "1", 0)
-        let tesseract = LazyTextRecognizer { TesseractRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued)) }
+        let tesseract = LazyTextRecognizer {
+            TesseractRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, timeout: timeout))
+        }
         guard usesRapidOCR(engine: engine, python: python) else { return tesseract }
-        let rapid = LazyTextRecognizer { RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python)) }
+        let rapid = LazyTextRecognizer {
+            RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python, timeout: timeout, log: report))
+        }
         return FallbackTextRecognizer(primary: rapid, fallback: tesseract) { reason in
             report("RapidOCR is not available, reading receipts with tesseract: \(reason)")
         }

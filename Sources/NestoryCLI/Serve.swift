@@ -103,7 +103,9 @@ struct Serve: AsyncParsableCommand {
         }
         let ocrLogger = Logger(label: "nestory.ocr")
         let recognizer = OCREngine.recognizer(engine: settings.ocrEngine, python: settings.ocrPython, workers: settings.ocrWorkers,
-                                              maxQueued: settings.ocrQueue) { message in ocrLogger.warning("\(message)") }
+                                              maxQueued: settings.ocrQueue, timeout: TimeInterval(settings.ocrTimeoutSeconds)) { message in
+            ocrLogger.warning("\(message)")
+        }
         // The one place live implementations are picked.
         let services = Services(
             database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,

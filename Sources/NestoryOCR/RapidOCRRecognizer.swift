@@ -19,10 +19,28 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public var threadsPerWorker: Int
         public var maxPixels: Int
         public var maxBytes: Int
+        /// Longest one image may take; a worker that has not answered by then is killed and started again.
+        public var timeout: TimeInterval
+        /// Where the workers' own messages (stderr) go, a line at a time.
+        public var log: @Sendable (String) -> Void
+
+        public static func == (a: Configuration, b: Configuration) -> Bool {
+            (a.workers, a.maxQueued, a.python, a.threadsPerWorker) == (b.workers, b.maxQueued, b.python, b.threadsPerWorker)
+                && (a.maxPixels, a.maxBytes, a.timeout) == (b.maxPixels, b.maxBytes, b.timeout)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(workers)
+            hasher.combine(python)
+            hasher.combine(timeout)
+        }
 
         public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, maxQueued: Int = 64,
                     python: String = "python3", threadsPerWorker: Int = 1,
-                    maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000) {
+                    maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000, timeout: TimeInterval = 120,
+                    log: @escaping @Sendable (String) -> Void = { _ in }) {
+            self.timeout = timeout
+            self.log = log
             self.workers = max(1, workers)
             self.maxQueued = max(0, maxQueued)
             self.python = python
@@ -130,8 +148,10 @@ struct RapidWorker {
         let input = Pipe()
         let output = Pipe()
         var buffer = Data()
+        let timeout: TimeInterval
 
         init(_ configuration: RapidOCRRecognizer.Configuration) throws(RecognitionError) {
+            timeout = configuration.timeout
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [configuration.python, "-u", "-c", RapidOCRRecognizer.script, String(configuration.threadsPerWorker)]
             var environment = ProcessInfo.processInfo.environment
@@ -139,23 +159,42 @@ struct RapidWorker {
             process.environment = environment
             process.standardInput = input
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            // The worker's own messages (Python warnings, ONNX Runtime) go to the server's log.
+            let errors = Pipe()
+            let log = configuration.log
+            let pending = LineBuffer()
+            errors.fileHandleForReading.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                if chunk.isEmpty { handle.readabilityHandler = nil; return }
+                for line in pending.append(chunk) { log("RapidOCR worker: \(line)") }
+            }
+            process.standardError = errors
             do { try process.run() } catch {
                 throw .engineUnavailable("\(configuration.python) could not be started: \(error.localizedDescription)")
             }
-            guard let hello = readLine(), let object = try? JSONSerialization.jsonObject(with: hello) as? [String: Any],
+            guard let hello = readLine(timeout: max(configuration.timeout, 60)), let object = try? JSONSerialization.jsonObject(with: hello) as? [String: Any],
                   object["ready"] as? Bool == true else {
                 process.terminate()
                 throw .engineUnavailable("RapidOCR is not installed for \(configuration.python) (pip install rapidocr-onnxruntime==1.4.4).")
             }
         }
 
-        func readLine() -> Data? {
+        /// The next line the worker writes, or nil if it stopped or wrote none within `timeout` seconds (it is
+        /// then killed: the next image starts a fresh worker).
+        func readLine(timeout: TimeInterval) -> Data? {
+            let deadline = Date().addingTimeInterval(timeout)
+            let fd = output.fileHandleForReading.fileDescriptor
             while true {
                 if let newline = buffer.firstIndex(of: 0x0A) {
                     let line = buffer[buffer.startIndex..<newline]
                     buffer = Data(buffer[(newline + 1)...])
                     return Data(line)
+                }
+                var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let remaining = Int32(clamping: Int(deadline.timeIntervalSinceNow * 1000))
+                if remaining <= 0 || poll(&wait, 1, remaining) == 0 {
+                    kill(process.processIdentifier, SIGKILL)
+                    return nil
                 }
                 let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { return nil }
@@ -168,7 +207,9 @@ struct RapidWorker {
             do { try input.fileHandleForWriting.write(contentsOf: Data(request.utf8)) } catch {
                 return .failure(.recognitionFailed("the RapidOCR worker stopped."))
             }
-            guard let line = readLine() else { return .failure(.recognitionFailed("the RapidOCR worker stopped.")) }
+            guard let line = readLine(timeout: timeout) else {
+                return .failure(.recognitionFailed("the RapidOCR worker stopped or took longer than \(Int(timeout)) s."))
+            }
             if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let error = object["error"] as? String {
                 return .failure(error == "unreadable" ? .unreadableImage : .recognitionFailed(error))
             }
@@ -201,5 +242,23 @@ struct RapidWorker {
             job.finish(child.read(job.data))
         }
         child?.stop()
+    }
+}
+
+/// Splits a byte stream into lines (a worker's stderr).
+final class LineBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+
+    func append(_ chunk: Data) -> [String] {
+        lock.withLock {
+            buffer.append(chunk)
+            var lines: [String] = []
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                buffer = Data(buffer[(newline + 1)...])
+            }
+            return lines.filter { !$0.isEmpty }
+        }
     }
 }

@@ -33,13 +33,18 @@ final class TesseractEngine {
 
     /// Recognises a prepared image. `scale` is how much the image was enlarged, so boxes are reported
     /// in the original image's pixels.
+    /// tesseract stops at `deadline` (its monitor's deadline) and reports what it read by then: a hung or
+    /// endless page never holds a worker.
     func recognize(_ pix: UnsafeMutablePointer<PIX>, pageSegmentation: PageSegmentation, scale: Double,
-                   originalWidth: Int, originalHeight: Int) throws(RecognitionError) -> RecognizedText {
+                   originalWidth: Int, originalHeight: Int, deadline: TimeInterval) throws(RecognitionError) -> RecognizedText {
         TessBaseAPIClear(handle)
         TessBaseAPISetPageSegMode(handle, TessPageSegMode(rawValue: pageSegmentation.rawValue))
         TessBaseAPISetImage2(handle, pix)
         TessBaseAPISetSourceResolution(handle, 300)
-        guard TessBaseAPIRecognize(handle, nil) == 0 else {
+        let monitor = TessMonitorCreate()
+        defer { if let monitor { TessMonitorDelete(monitor) } }
+        if let monitor { TessMonitorSetDeadlineMSecs(monitor, Int32(clamping: Int(deadline * 1000))) }
+        guard TessBaseAPIRecognize(handle, monitor) == 0 else {
             TessBaseAPIClear(handle)
             throw .recognitionFailed("tesseract could not recognise this image.")
         }

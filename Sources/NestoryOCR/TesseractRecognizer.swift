@@ -68,11 +68,14 @@ public final class TesseractRecognizer: TextRecognizer, @unchecked Sendable {
         public var language: String
         /// The tessdata folder; nil for tesseract's default.
         public var dataPath: String?
+        /// Longest one image may take: tesseract stops there and keeps what it read.
+        public var timeout: TimeInterval
 
         public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, maxQueued: Int = 64,
                     pageSegmentation: PageSegmentation = .singleColumn, preparation: ImagePreparation = .standard,
                     maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000, language: String = "eng",
-                    dataPath: String? = nil) {
+                    dataPath: String? = nil, timeout: TimeInterval = 120) {
+            self.timeout = timeout
             self.workers = max(1, workers)
             self.maxQueued = max(0, maxQueued)
             self.pageSegmentation = pageSegmentation
@@ -204,7 +207,8 @@ struct Worker {
             let image = try PreparedImage(data: data, configuration: configuration)
             defer { image.destroy() }
             return .success(try engine.recognize(image.pix, pageSegmentation: configuration.pageSegmentation, scale: image.scale,
-                                                 originalWidth: image.originalWidth, originalHeight: image.originalHeight))
+                                                 originalWidth: image.originalWidth, originalHeight: image.originalHeight,
+                                                 deadline: configuration.timeout))
         } catch {
             return .failure(error)
         }

@@ -199,6 +199,7 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
         let (household, _) = try app.household("Smiths", email: "ann@example.com")
         let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
         let receipt = try app.database.addReceipt(household.id, itemID: item.id, data: Data("receipt".utf8), contentType: "image/jpeg", now: Date())
+        let job = try app.database.enqueueJob(household.id, kind: "backup", payload: "{}", now: Date())
         try await app.run { client in
             var browser = Browser(client)
             _ = try await browser.signIn("ann@example.com")
@@ -208,6 +209,7 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             for (path, operations) in paths {
                 let concrete = "/api/v1" + path.replacingOccurrences(of: "{id}", with: item.id.description)
                     .replacingOccurrences(of: "{receiptID}", with: receipt.id.description)
+                    .replacingOccurrences(of: "{jobID}", with: job.id.description)
                 for method in operations.keys where method != "parameters" {
                     guard method == "get" else { continue }  // reads are safe to call here; writes are covered above
                     let reply = try await browser.request(HTTPRequest.Method(method.uppercased())!, concrete)
