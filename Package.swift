@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "NestoryServices",
             dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
-                           "NestoryBackup",
+                           "NestoryBackup", "NestoryImport",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings

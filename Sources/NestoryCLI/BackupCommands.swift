@@ -4,6 +4,7 @@ import NestoryBackup
 import NestoryDomain
 import NestoryImport
 import NestoryStore
+import NestoryServices
 
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,7 +39,7 @@ struct Backup: ParsableCommand {
     }
 }
 
-struct Restore: ParsableCommand {
+struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Restore a household from a backup archive.",
         discussion: """
@@ -62,33 +63,32 @@ struct Restore: ParsableCommand {
     @Argument(help: "The archive to restore (.zip).")
     var file: String
 
-    func run() throws {
-        try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
-            let reader = BackupReader(database: database)
-            let url = URL(fileURLWithPath: file)
-            guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
-            if check {
-                let checked = try reader.validate(url)
-                defer { checked.discard() }
-                let c = checked.manifest.counts
-                print("The archive is sound: \(checked.manifest.household.name), \(c.items) items, \(c.files) files, made by Nestory \(checked.manifest.appVersion) on \(checked.manifest.createdAt).")
-                return
-            }
-            let target = try into.map { try resolveHousehold(database, $0).id }
-            let started = Date()
-            let checked = try reader.validate(url)
-            defer { checked.discard() }
-            let manifest = checked.manifest
-            if mode == nil, try target != nil || database.householdExists(manifest.household.id) {
-                throw CLIError("This server already has the household \(manifest.household.name): choose --mode replace (its data becomes the archive's) or --mode merge (add what is new, newer items win). Nothing was changed.")
-            }
-            let summary = try reader.apply(checked, into: target, mode: mode ?? .replace)
-            print("Restored \(manifest.household.name) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\(summary.householdCreated ? " (a new household here)" : ""):")
-            print(Self.describe(summary))
-            if !summary.accountsNeedingPassword.isEmpty {
-                print("These accounts came without a password and cannot sign in until given one (`nestory user password EMAIL`): \(summary.accountsNeedingPassword.joined(separator: ", "))")
-            }
+    func run() async throws {
+        let url = URL(fileURLWithPath: file)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
+        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1))
+        if check {
+            let manifest = try await reportingErrors { try await service.checkArchive(url) }
+            let c = manifest.counts
+            print("The archive is sound: \(manifest.household.name), \(c.items) items, \(c.files) files, made by Nestory \(manifest.appVersion) on \(manifest.createdAt).")
+            return
+        }
+        let target = try reportingErrors { try into.map { try resolveHousehold(database, $0).id } }
+        let started = Date()
+        let (manifest, summary): (BackupManifest, RestoreSummary)
+        do {
+            (manifest, summary) = try await service.restore(url, into: target, mode: mode)
+        } catch DomainError.conflict {
+            let name = (try? await service.checkArchive(url))?.household.name ?? "in this archive"
+            throw CLIError("This server already has the household \(name): choose --mode replace (its data becomes the archive's) or --mode merge (add what is new, newer items win). Nothing was changed.")
+        } catch {
+            throw cliError(error)
+        }
+        print("Restored \(manifest.household.name) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\(summary.householdCreated ? " (a new household here)" : ""):")
+        print(Self.describe(summary))
+        if !summary.accountsNeedingPassword.isEmpty {
+            print("These accounts came without a password and cannot sign in until given one (`nestory user password EMAIL`): \(summary.accountsNeedingPassword.joined(separator: ", "))")
         }
     }
 
@@ -103,14 +103,14 @@ struct Restore: ParsableCommand {
 
 extension RestoreMode: ExpressibleByArgument {}
 
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import items from a file.",
         subcommands: [ImportCSV.self])
 }
 
-struct ImportCSV: ParsableCommand {
+struct ImportCSV: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "csv",
         abstract: "Import items from a CSV file (Homebox's export is recognised by its HB.* columns).",
@@ -136,37 +136,34 @@ struct ImportCSV: ParsableCommand {
     @Argument(help: "The CSV file.")
     var file: String
 
-    func run() throws {
-        try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
-            let target = try resolveHousehold(database, household)
-            guard let bytes = FileManager.default.contents(atPath: file) else { throw CLIError("There is no file \(file).") }
-            guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
-            let table: CSVTable
-            do { table = try CSV.parse(bytes) } catch let error as CSVError { throw CLIError(error.description) }
-            let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
-            let items: [ImportedItem]
-            do {
-                let mapping = try map.map { try ColumnMapping.parse($0, header: table.header) } ?? ColumnMapping.guess(header: table.header)
-                if !HomeboxImport.isHomebox(table.header) {
-                    let used = ImportField.allCases.compactMap { f in mapping.columns[f].map { "\(f.rawValue)=\(table.header[$0])" } }
-                    print("Columns: \(used.joined(separator: ", "))")
-                } else {
-                    print("Homebox export recognised.")
-                }
-                items = try ItemImport.items(from: table, mapping: mapping, options: options)
-            } catch let error as ImportError {
-                throw CLIError(error.description)
+    func run() async throws {
+        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+        let target = try reportingErrors { try resolveHousehold(database, household) }
+        guard let bytes = FileManager.default.contents(atPath: file) else { throw CLIError("There is no file \(file).") }
+        guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
+        let table: CSVTable
+        do { table = try CSV.parse(bytes) } catch let error as CSVError { throw CLIError(error.description) }
+        let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
+        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1))
+        do {
+            let mapping = try map.map { try ColumnMapping.parse($0, header: table.header) } ?? ColumnMapping.guess(header: table.header)
+            if !HomeboxImport.isHomebox(table.header) {
+                let used = ImportField.allCases.compactMap { f in mapping.columns[f].map { "\(f.rawValue)=\(table.header[$0])" } }
+                print("Columns: \(used.joined(separator: ", "))")
+            } else {
+                print("Homebox export recognised.")
             }
             if dryRun {
+                let items = try await service.plannedItems(table, mapping: mapping, options: options)
                 print("\(items.count) items would be imported into \(target.name); nothing was changed.")
                 return
             }
-            let summary = try database.importItems(target.id, items.map { NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName) },
-                                                   now: Date(), today: options.today)
+            let summary = try await reportingErrors { try await service.importItems(target.id, table, mapping: mapping, options: options) }
             print("Imported \(summary.items) items into \(target.name).")
             if !summary.roomsCreated.isEmpty { print("New rooms: \(summary.roomsCreated.joined(separator: ", "))") }
             if !summary.categoriesCreated.isEmpty { print("New categories: \(summary.categoriesCreated.joined(separator: ", "))") }
+        } catch let error as ImportError {
+            throw CLIError(error.description)
         }
     }
 }

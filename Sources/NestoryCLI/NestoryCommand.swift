@@ -43,7 +43,7 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
 }
 
 /// The one place errors become what the command line says.
-private func cliError(_ error: any Error) -> any Error {
+func cliError(_ error: any Error) -> any Error {
     switch error {
     case let error as StoreError: return CLIError(error.description)
     case let error as DomainError: return CLIError(error.message)

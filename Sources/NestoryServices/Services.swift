@@ -18,6 +18,7 @@ public struct Services: Sendable {
     public let reports: ReportsService
     public let backups: BackupService
     public let receipts: ReceiptsService
+    public let data: DataService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -53,6 +54,7 @@ public struct Services: Sendable {
         places = PlacesService(database: database, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking)
         backups = BackupService(queue: queue)
+        data = DataService(database: database, blocking: blocking, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
     }
 }

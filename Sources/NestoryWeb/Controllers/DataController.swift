@@ -106,13 +106,8 @@ struct DataController {
     @Sendable func uploadArchive(_ request: Request, context: AppRequestContext) async throws -> NextJSON {
         let viewer = try owner(context)
         let upload = try await receive(request, context: context, viewer: viewer, ext: "zip", limit: dependencies.limits.maxArchiveBytes)
-        let database = self.database
         do {
-            let manifest = try await dependencies.blocking.run { () throws -> BackupManifest in
-                let checked = try BackupReader(database: database).validate(upload.file)
-                defer { checked.discard() }
-                return checked.manifest
-            }
+            let manifest = try await dependencies.services.data.checkArchive(upload.file)
             transfers.setManifest(manifest, for: upload.token)
         } catch {
             transfers.removeUpload(upload.token)
@@ -136,10 +131,7 @@ struct DataController {
         guard let mode = form["mode"].flatMap(RestoreMode.init(rawValue:)) else {
             throw WebError.badRequest("Choose whether to replace your data or merge the backup into it.")
         }
-        let database = self.database, household = viewer.household.id
-        let (manifest, summary) = try await dependencies.blocking.run {
-            try BackupReader(database: database).restore(upload.file, into: household, mode: mode)
-        }
+        let (manifest, summary) = try await dependencies.services.data.restore(upload.file, into: viewer.household.id, mode: mode)
         transfers.removeUpload(upload.token)
         return HTMLResponse.page(DataViews.restored(viewer: viewer, manifest: manifest, mode: mode, summary: summary))
     }
@@ -188,14 +180,7 @@ struct DataController {
         let order = form["date_order"].flatMap(ImportOptions.DateOrder.init(rawValue:)) ?? .mdy
         let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today())
         do {
-            // A large file takes a while: off the connection's event loop, so other requests go on.
-            let (database, householdID, now, columns) = (database, viewer.household.id, dependencies.now(), mapping)
-            let summary = try await dependencies.blocking.run {
-                let items = try ItemImport.items(from: table, mapping: columns, options: options)
-                return try database.importItems(householdID, items.map {
-                    NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
-                }, now: now, today: options.today)
-            }
+            let summary = try await dependencies.services.data.importItems(viewer.household.id, table, mapping: mapping, options: options)
             transfers.removeUpload(upload.token)
             return HTMLResponse.page(DataViews.imported(viewer: viewer, summary: summary))
         } catch let error as ImportError {
