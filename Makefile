@@ -13,7 +13,7 @@ REPORT_ITEMS ?= 5000
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: install run build test deps test-deps bench bench-store bench-web bench-images bench-barcodes bench-receipts bench-backup bench-reports release clean format
+.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-receipts bench-backup bench-reports release clean format
 
 ## Install what is missing, build the optimised binary, and start the server on the embedded SQLite default.
 run: deps
@@ -63,6 +63,10 @@ bench-store: test-deps release
 ## Page and API latency, requests per second with wrk, idle memory (after bench-store's data).
 bench-web: test-deps release
 	./scripts/bench-web.sh $(ITEMS)
+
+## /health p50/p99 idle and while a full report renders and a backup is restored (after bench-store's data).
+bench-health: test-deps release
+	./scripts/bench-health.sh $(ITEMS)
 
 ## Upload-to-thumbnail time beside vipsthumbnail.
 bench-images: test-deps

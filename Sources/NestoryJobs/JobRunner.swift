@@ -119,6 +119,10 @@ public final class JobRunner: Service, @unchecked Sendable {
             }
             Gauge(label: "nestory_jobs_running", dimensions: [("kind", kind)]).record(running[kind, default: 0])
         }
+        let queued = (try? database.queuedJobCounts()) ?? [:]
+        for kind in handlers.keys {
+            Gauge(label: "nestory_jobs_queued", dimensions: [("kind", kind)]).record(queued[kind, default: 0])
+        }
     }
 
     private func execute(_ job: Job, _ handler: any JobHandler) async {

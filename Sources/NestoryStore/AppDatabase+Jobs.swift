@@ -60,6 +60,14 @@ extension AppDatabase {
         }
     }
 
+    /// How many jobs of each kind wait in the queue (for the queue-depth metric).
+    public func queuedJobCounts() throws -> [String: Int] {
+        try read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT kind, COUNT(*) AS n FROM job WHERE state = 'queued' GROUP BY kind")
+                .map { ($0["kind"] as String, $0["n"] as Int) })
+        }
+    }
+
     /// Records progress of a running job. Returns whether a cancellation was asked for meanwhile.
     @discardableResult
     public func jobProgress(_ id: JobID, done: Int64, total: Int64, now: Date) throws -> Bool {
