@@ -15,6 +15,8 @@ public enum JobKind {
     public static let report = "report"
     public static let backup = "backup"
     public static let receipt = "receipt"
+    public static let restore = "restore"
+    public static let `import` = "import"
 }
 
 // MARK: - Reports

@@ -2,6 +2,7 @@ import Foundation
 import NestoryBackup
 import NestoryDomain
 import NestoryImport
+import NestoryJobs
 import NestoryStore
 
 /// Moving data in: checking and restoring backups, importing spreadsheets (and Homebox exports). The web
@@ -10,12 +11,53 @@ import NestoryStore
 public struct DataService: Sendable {
     let database: AppDatabase
     let blocking: BlockingPool
+    /// Nil where no job runner is there (the command line works in the foreground).
+    let queue: JobQueue?
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, blocking: BlockingPool, queue: JobQueue? = nil, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.blocking = blocking
+        self.queue = queue
         self.now = now
+    }
+
+    // MARK: - In the background (the web app)
+
+    /// A restore to run as a job: the uploaded archive (its name in tmp/web/) and how to apply it.
+    public struct RestoreRequest: Codable, Sendable {
+        public let file: String
+        public let mode: RestoreMode
+    }
+
+    /// An import to run as a job: the uploaded file, the columns chosen, how to read it.
+    public struct ImportRequest: Codable, Sendable {
+        public let file: String
+        public let columns: [String: Int]
+        public let dateOrder: String
+        public let currency: String
+        public let today: String
+    }
+
+    public struct Restored: Codable, Sendable {
+        public let manifest: BackupManifest
+        public let mode: RestoreMode
+        public let summary: RestoreSummary
+    }
+
+    /// Queues the restore of an uploaded archive (already checked once) into the household.
+    public func startRestore(_ household: HouseholdID, file: URL, mode: RestoreMode) throws -> Job {
+        guard let queue else { preconditionFailure("restores run in the background only where a job runner is") }
+        return try queue.enqueue(household, kind: JobKind.restore, payload: RestoreRequest(file: file.lastPathComponent, mode: mode))
+    }
+
+    /// Queues the import of an uploaded table, once its rows have been checked (`plannedItems`).
+    public func startImport(_ household: HouseholdID, file: URL, mapping: ColumnMapping, options: ImportOptions) throws -> Job {
+        guard let queue else { preconditionFailure("imports run in the background only where a job runner is") }
+        let columns = Dictionary(uniqueKeysWithValues: mapping.columns.map { ($0.key.rawValue, $0.value) })
+        return try queue.enqueue(household, kind: JobKind.import, payload: ImportRequest(
+            file: file.lastPathComponent, columns: columns, dateOrder: options.dateOrder.rawValue, currency: options.currency.code,
+            today: options.today.iso))
     }
 
     /// Checks a whole archive (every file against its checksum) and says what it holds; changes nothing.
@@ -57,6 +99,58 @@ public struct DataService: Sendable {
             return try database.importItems(household, items.map {
                 NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
             }, now: at, today: options.today)
+        }
+    }
+}
+
+/// Restores an uploaded archive into the job's household; the upload is removed once done.
+public struct RestoreJobHandler: JobHandler {
+    let data: DataService
+    public let kind = JobKind.restore
+    public let concurrency = 1
+    /// A restore is one transaction: run again from the start after a stop.
+    public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
+
+    public init(data: DataService) { self.data = data }
+
+    public func run(_ job: Job, context: JobContext) async throws -> String {
+        let request = try job.decodedPayload(as: DataService.RestoreRequest.self)
+        let file = try BackupService.folder(data.database).appendingPathComponent(request.file)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw JobFailure(code: "upload_missing", message: "The uploaded backup is no longer on the server: upload it again.")
+        }
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (manifest, summary) = try await data.restore(file, into: job.householdID, mode: request.mode)
+        return try JSONEncoder.jobText(DataService.Restored(manifest: manifest, mode: request.mode, summary: summary))
+    }
+}
+
+/// Imports an uploaded table into the job's household; the upload is removed once done.
+public struct ImportJobHandler: JobHandler {
+    let data: DataService
+    public let kind = JobKind.import
+    public let concurrency = 1
+    /// An import is one transaction: run again from the start after a stop.
+    public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
+
+    public init(data: DataService) { self.data = data }
+
+    public func run(_ job: Job, context: JobContext) async throws -> String {
+        let request = try job.decodedPayload(as: DataService.ImportRequest.self)
+        let file = try BackupService.folder(data.database).appendingPathComponent(request.file)
+        guard let bytes = FileManager.default.contents(atPath: file.path) else {
+            throw JobFailure(code: "upload_missing", message: "The uploaded file is no longer on the server: upload it again.")
+        }
+        defer { try? FileManager.default.removeItem(at: file) }
+        let table = try CSV.parse(bytes)
+        var mapping = ColumnMapping()
+        for (field, column) in request.columns { if let field = ImportField(rawValue: field) { mapping.columns[field] = column } }
+        let options = ImportOptions(currency: try CurrencyCode(request.currency), dateOrder: ImportOptions.DateOrder(rawValue: request.dateOrder) ?? .mdy,
+                                    today: try CalendarDate(iso: request.today))
+        do {
+            return try JSONEncoder.jobText(try await data.importItems(job.householdID, table, mapping: mapping, options: options))
+        } catch let error as ImportError {
+            throw JobFailure(code: "invalid_csv", message: error.description)
         }
     }
 }

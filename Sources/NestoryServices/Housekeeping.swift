@@ -55,9 +55,11 @@ public struct Housekeeping: Service {
         }.value
     }
 
-    /// Names of tmp/web/ files that jobs still need: archives of backups made within their lifetime.
+    /// Names of tmp/web/ files that jobs still need: archives of backups made within their lifetime, and the
+    /// uploads that queued restores and imports will read.
     static func wanted(_ database: AppDatabase, now: Date) throws -> Set<String> {
+        struct NamesAFile: Decodable { let file: String }
         let texts = try database.recentJobResults(since: now.addingTimeInterval(-BackupService.lifetime)) + database.unfinishedJobPayloads()
-        return Set(texts.compactMap { (try? JSONDecoder().decode(BackupService.Made.self, from: Data($0.utf8)))?.file })
+        return Set(texts.compactMap { (try? JSONDecoder().decode(NamesAFile.self, from: Data($0.utf8)))?.file })
     }
 }

@@ -46,6 +46,8 @@ public struct Services: Sendable {
         if let receiptReader {
             handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, concurrency: concurrency.receipts))
         }
+        let foreground = DataService(database: database, blocking: blocking, now: now)
+        handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         runner = JobRunner(database: database, handlers: handlers, logger: logger, drainTimeout: drainTimeout, now: now)
         let queue = runner.queue
         self.blocking = blocking
@@ -54,7 +56,7 @@ public struct Services: Sendable {
         places = PlacesService(database: database, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking)
         backups = BackupService(queue: queue)
-        data = DataService(database: database, blocking: blocking, now: now)
+        data = DataService(database: database, blocking: blocking, queue: queue, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
     }
 }

@@ -200,7 +200,7 @@ extension AppDatabase {
 
     /// Payloads of the jobs not yet finished (the temporary-file sweep keeps what they still need).
     public func unfinishedJobPayloads() throws -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT payload || COALESCE(result, '') FROM job WHERE state IN ('queued', 'running')") }
+        try read { db in try String.fetchAll(db, sql: "SELECT payload FROM job WHERE state IN ('queued', 'running')") }
     }
 
     /// Results of finished jobs newer than `since` (a backup's archive is kept for download until it expires).

@@ -55,6 +55,11 @@ public final class DataTransfers: @unchecked Sendable {
         }
     }
 
+    /// Forgets an upload whose file a job now owns (the job removes it when done).
+    func handOver(_ token: String) {
+        lock.withLock { _ = uploads.removeValue(forKey: token) }
+    }
+
     /// The files of uploads still waiting (the temporary-file sweep keeps them).
     func pendingFiles() -> Set<String> {
         lock.withLock { Set(uploads.values.map(\.file.lastPathComponent)) }

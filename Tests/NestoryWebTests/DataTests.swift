@@ -70,3 +70,28 @@ struct DataTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: web.path)) ?? []).isEmpty)
     }
 }
+
+@Suite struct DataJobsTests {
+    @Test func anImportRunsAsAJobAndItsPageShowsWhatItDid() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let upload = try await ann.request(.post, "/settings/data/csv", body: Data("Name,Price,Room\nLamp,12,Sunroom\n".utf8))
+            let next = try #require((upload.json as? [String: Any])?["next"] as? String)
+            let started = try await ann.request(.post, next, form: ["map_name": "0", "map_price": "1", "map_room": "2", "date_order": "mdy"])
+            let location = try #require(started.location)
+            #expect(location.hasPrefix("/settings/data/jobs/"))
+            let job = try await app.waitForJob(try #require(JobID(string: String(location.dropFirst("/settings/data/jobs/".count)))))
+            #expect(job.state == .succeeded && job.kind == "import", "\(job.state) \(job.message ?? "") \(job.result ?? "")")
+            #expect(job.result?.contains("Sunroom") == true, "\(job.result ?? "")")
+            let page = try await ann.request(.get, location)
+            #expect(page.body.contains("Imported 1 item") && page.body.contains("Sunroom"))
+            #expect(try app.database.items(household.id, ItemQuery()).elements.map(\.item.name) == ["Lamp"])
+            // The upload was the job's to remove: nothing is left in tmp/web.
+            let web = app.database.folder.tmpURL.appendingPathComponent("web")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: web.path)) ?? []).isEmpty)
+        }
+    }
+}

@@ -25,6 +25,7 @@ struct DataController {
         router.post("settings/data/csv", use: uploadCSV)
         router.get("settings/data/csv/:token", use: csvPage)
         router.post("settings/data/csv/:token", use: importCSV)
+        router.get("settings/data/jobs/:id", use: jobPage)
     }
 
     private func owner(_ context: AppRequestContext) throws -> Viewer {
@@ -131,9 +132,10 @@ struct DataController {
         guard let mode = form["mode"].flatMap(RestoreMode.init(rawValue:)) else {
             throw WebError.badRequest("Choose whether to replace your data or merge the backup into it.")
         }
-        let (manifest, summary) = try await dependencies.services.data.restore(upload.file, into: viewer.household.id, mode: mode)
-        transfers.removeUpload(upload.token)
-        return HTMLResponse.page(DataViews.restored(viewer: viewer, manifest: manifest, mode: mode, summary: summary))
+        // Checked when it was uploaded; the job checks it again as it applies it, in the background.
+        let job = try dependencies.services.data.startRestore(viewer.household.id, file: upload.file, mode: mode)
+        transfers.handOver(upload.token)
+        return .redirect(to: "/settings/data/jobs/\(job.id)")
     }
 
     private func pending(_ context: AppRequestContext, _ viewer: Viewer) throws -> DataTransfers.Upload {
@@ -180,9 +182,11 @@ struct DataController {
         let order = form["date_order"].flatMap(ImportOptions.DateOrder.init(rawValue:)) ?? .mdy
         let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today())
         do {
-            let summary = try await dependencies.services.data.importItems(viewer.household.id, table, mapping: mapping, options: options)
-            transfers.removeUpload(upload.token)
-            return HTMLResponse.page(DataViews.imported(viewer: viewer, summary: summary))
+            // Every row is checked now, so problems show on this page; the import itself runs in the background.
+            _ = try await dependencies.services.data.plannedItems(table, mapping: mapping, options: options)
+            let job = try dependencies.services.data.startImport(viewer.household.id, file: upload.file, mapping: mapping, options: options)
+            transfers.handOver(upload.token)
+            return .redirect(to: "/settings/data/jobs/\(job.id)")
         } catch let error as ImportError {
             let rows: [RowError]
             switch error {
@@ -192,6 +196,29 @@ struct DataController {
             return HTMLResponse.page(DataViews.csvPreview(viewer: viewer, token: upload.token, name: upload.originalName, table: table,
                                                           mapping: mapping, dateOrder: order, errors: rows),
                                      status: .unprocessableContent)
+        }
+    }
+
+    // MARK: - Restores and imports in the background
+
+    /// A restore or import: its progress while it runs, then what it did.
+    @Sendable func jobPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
+              let job = try? database.job(viewer.household.id, id), [JobKind.restore, JobKind.import].contains(job.kind) else {
+            throw DomainError.notFound("The restore or import")
+        }
+        switch job.state {
+        case .succeeded:
+            if job.kind == JobKind.restore, let restored = job.decodedResult(as: DataService.Restored.self) {
+                return HTMLResponse.page(DataViews.restored(viewer: viewer, manifest: restored.manifest, mode: restored.mode, summary: restored.summary))
+            }
+            if let summary = job.decodedResult(as: ImportSummary.self) {
+                return HTMLResponse.page(DataViews.imported(viewer: viewer, summary: summary))
+            }
+            throw DomainError.notFound("The outcome")
+        default:
+            return HTMLResponse.page(DataViews.working(viewer: viewer, job: job))
         }
     }
 }

@@ -78,6 +78,8 @@ struct JobJSON: ResponseEncodable {
         case JobKind.backup:
             links.page = "/settings/data"
             if job.state == .succeeded { links.download = "/settings/data/export/\(job.id)/download" }
+        case JobKind.restore, JobKind.import:
+            links.page = "/settings/data/jobs/\(job.id)"
         case JobKind.receipt:
             if let request = try? job.decodedPayload(as: ReceiptsService.Request.self) { links.page = "/receipts/\(request.receiptID)" }
             note = job.decodedResult(as: ReceiptJobHandler.Read.self)?.message

@@ -185,6 +185,28 @@ enum DataViews {
             """
     }
 
+    /// A restore or import running in the background (the page reloads when it is done), or why it failed.
+    static func working(viewer: Viewer, job: Job) -> HTML {
+        let what = job.kind == JobKind.restore ? "Restoring the backup" : "Importing"
+        let body: HTML
+        if job.state.isFinished {
+            body = """
+                <section class="card"><div class="alert" role="alert">\(job.message ?? "This could not be done. Nothing was changed.")</div>
+                <p><a class="button" href="/settings/data">Back to Your data</a></p></section>
+                """
+        } else {
+            body = """
+                <section class="card" data-job-status="/api/v1/jobs/\(job.id)">
+                  <p class="job-status" role="status" aria-live="polite">\(what)… This page shows what was done when it is finished.</p>
+                  <progress class="job-progress" aria-label="\(what)"></progress>
+                  <noscript><p><a href="/settings/data/jobs/\(job.id)">Refresh</a></p></noscript>
+                </section>
+                """
+        }
+        return Layout.page(title: what, viewer: viewer, section: .settings,
+                           head: job.state.isFinished ? .empty : "<noscript><meta http-equiv=\"refresh\" content=\"2\"></noscript>", body: body)
+    }
+
     static func imported(viewer: Viewer, summary: ImportSummary) -> HTML {
         Layout.page(title: "Imported", viewer: viewer, section: .settings, body: """
             <section class="card">
