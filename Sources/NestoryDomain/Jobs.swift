@@ -16,6 +16,8 @@ public struct Job: Hashable, Sendable, Identifiable {
     public let payload: String
     /// What it made, as JSON (a report id, an archive's size), once it succeeded.
     public var result: String?
+    /// For a batch: what became of each item, as a JSON object by item key.
+    public var itemResults: String?
     public var attempts: Int
     public let maxAttempts: Int
     /// When a queued job may next be started (later than now while it waits to be retried).
@@ -29,7 +31,7 @@ public struct Job: Hashable, Sendable, Identifiable {
     public var finishedAt: Date?
 
     public init(id: JobID, householdID: HouseholdID, kind: String, state: JobState, done: Int64, total: Int64, payload: String,
-                result: String?, attempts: Int, maxAttempts: Int, nextAttemptAt: Date, errorCode: String?, message: String?,
+                result: String?, itemResults: String? = nil, attempts: Int, maxAttempts: Int, nextAttemptAt: Date, errorCode: String?, message: String?,
                 cancelRequested: Bool, createdAt: Date, startedAt: Date?, finishedAt: Date?) {
         self.id = id
         self.householdID = householdID
@@ -39,6 +41,7 @@ public struct Job: Hashable, Sendable, Identifiable {
         self.total = total
         self.payload = payload
         self.result = result
+        self.itemResults = itemResults
         self.attempts = attempts
         self.maxAttempts = maxAttempts
         self.nextAttemptAt = nextAttemptAt

@@ -55,10 +55,18 @@ public struct RetryPolicy: Sendable, Hashable {
 public struct JobContext: Sendable {
     public let jobID: JobID
     let progressSink: @Sendable (Int64, Int64) throws -> Bool
+    let itemSink: @Sendable (String, String) throws -> Void
 
-    public init(jobID: JobID, progress: @escaping @Sendable (Int64, Int64) throws -> Bool) {
+    public init(jobID: JobID, progress: @escaping @Sendable (Int64, Int64) throws -> Bool,
+                itemResult: @escaping @Sendable (String, String) throws -> Void = { _, _ in }) {
         self.jobID = jobID
         self.progressSink = progress
+        self.itemSink = itemResult
+    }
+
+    /// Records what became of one item of a batch (kept in the job's row, so a page can list it).
+    public func itemResult<Result: Encodable>(_ key: String, _ result: Result) throws {
+        try itemSink(key, try JSONEncoder.jobText(result))
     }
 
     /// Records progress; throws `CancellationError` when the job was cancelled meanwhile. Cheap enough to

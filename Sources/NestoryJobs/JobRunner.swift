@@ -139,6 +139,8 @@ public final class JobRunner: Service, @unchecked Sendable {
             }
             if stop { return true }
             return due ? try database.jobProgress(job.id, done: done, total: total, now: at) : false
+        } itemResult: { [self] key, result in
+            try database.recordJobItemResult(job.id, key: key, result: result, now: now())
         }
         let outcome: String
         do {

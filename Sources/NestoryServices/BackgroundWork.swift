@@ -23,6 +23,12 @@ public enum JobKind {
 
 /// The inventory and loss-list PDFs, made in the background with progress.
 public struct ReportsService: Sendable {
+    /// Removes a report from the history (its file goes with it).
+    public func delete(_ household: HouseholdID, _ report: UUID) async throws {
+        let database = database
+        try await blocking.run { try database.deleteReport(household, report) }
+    }
+
     let queue: JobQueue
     let maker: any ReportMaking
     let database: AppDatabase
@@ -240,6 +246,18 @@ public struct ReceiptsService: Sendable {
                               payload: Request(receiptID: receipt.id, currency: household.currency.code, capturedOn: today.iso))
         }
         return receipt
+    }
+
+    /// Saves the fields as the person checked or typed them.
+    public func save(_ household: HouseholdID, _ receipt: ReceiptID, _ fields: ReceiptFields) async throws {
+        let database = database
+        try await blocking.run { try database.updateReceipt(household, receipt, fields) }
+    }
+
+    /// Links the receipt to an item of the household (nil unlinks it).
+    public func link(_ household: HouseholdID, _ receipt: ReceiptID, to item: ItemID?) async throws {
+        let database = database
+        try await blocking.run { try database.linkReceipt(household, receipt, to: item) }
     }
 
     /// The reading of a receipt: its latest job, if it was ever queued.

@@ -78,6 +78,17 @@ extension AppDatabase {
         }
     }
 
+    /// Records what became of one item of a running batch (an item valued, say): `result` is JSON, kept
+    /// under `key` in the job's per-item results.
+    public func recordJobItemResult(_ id: JobID, key: String, result: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                UPDATE job SET item_results = json_set(COALESCE(item_results, '{}'), '$."' || replace(?, '"', '') || '"', json(?)), updated_at = ?
+                WHERE id = ? AND state = 'running'
+                """, arguments: [key, result, now.millis, id.description])
+        }
+    }
+
     /// A running job succeeded with this result.
     public func succeedJob(_ id: JobID, result: String, now: Date) throws {
         try write { db in
@@ -217,7 +228,7 @@ extension AppDatabase {
     static func jobFrom(_ row: Row) -> Job {
         Job(id: row.id("id"), householdID: row.id("household_id"), kind: row["kind"],
             state: JobState(rawValue: row["state"]) ?? .failed, done: row["done"], total: row["total"], payload: row["payload"],
-            result: row["result"], attempts: row["attempts"], maxAttempts: row["max_attempts"], nextAttemptAt: row.date("next_attempt_at"),
+            result: row["result"], itemResults: row["item_results"], attempts: row["attempts"], maxAttempts: row["max_attempts"], nextAttemptAt: row.date("next_attempt_at"),
             errorCode: row["error_code"], message: row["message"], cancelRequested: row["cancel_requested"],
             createdAt: row.date("created_at"), startedAt: (row["started_at"] as Int64?).map(Date.init(millis:)),
             finishedAt: (row["finished_at"] as Int64?).map(Date.init(millis:)))

@@ -33,6 +33,7 @@ enum Migrations {
                 total INTEGER NOT NULL DEFAULT 0,
                 payload TEXT NOT NULL,            -- JSON the handler reads
                 result TEXT,                      -- JSON the handler returned
+                item_results TEXT,                -- JSON object: what became of each item of a batch, by item key
                 attempts INTEGER NOT NULL DEFAULT 0,
                 max_attempts INTEGER NOT NULL DEFAULT 1,
                 next_attempt_at INTEGER NOT NULL, -- milliseconds since 1970

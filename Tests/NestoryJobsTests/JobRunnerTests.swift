@@ -76,7 +76,10 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let fixture = try Fixture()
         let handler = ScriptedHandler([{ job, context in
             #expect(try job.decodedPayload(as: Payload.self).n == 7)
-            for done in 1...3 { try context.progress(done: Int64(done), total: 3) }
+            for done in 1...3 {
+                try context.progress(done: Int64(done), total: 3)
+                try context.itemResult("item-\(done)", Payload(n: done * 10))
+            }
             return #"{"made":1}"#
         }])
         let runner = fixture.runner([handler])
@@ -87,6 +90,8 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let done = try await fixture.wait(job.id, for: [.succeeded, .failed])
         #expect(done.state == .succeeded && done.result == #"{"made":1}"# && done.done == 3 && done.total == 3 && done.attempts == 1)
         #expect(done.finishedAt != nil && done.message == nil)
+        let items = try JSONSerialization.jsonObject(with: Data((done.itemResults ?? "{}").utf8)) as? [String: [String: Int]]
+        #expect(items == ["item-1": ["n": 10], "item-2": ["n": 20], "item-3": ["n": 30]])
         // Another household does not see it.
         let other = try fixture.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
         #expect(throws: DomainError.notFound("The job")) { try fixture.database.job(other.id, job.id) }

@@ -56,7 +56,8 @@ struct CaptureController {
         guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
         let form = try await Form.read(request, context: context)
         let enabled = form["online"] == "on"
-        try database.setOnlineProductLookup(viewer.household.id, enabled)
+        let (database, household) = (database, viewer.household.id)
+        try await dependencies.blocking.run { try database.setOnlineProductLookup(household, enabled) }
         return .redirect(to: "/settings", notice: enabled ? "Online product lookups are on." : "Online product lookups are off.")
     }
 

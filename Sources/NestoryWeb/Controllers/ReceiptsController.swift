@@ -146,7 +146,7 @@ struct ReceiptsController {
         guard errors.isEmpty else {
             return .redirect(to: "/receipts/\(id)" + queryString([("error", errors.map(\.message).joined(separator: " "))]))
         }
-        try database.updateReceipt(viewer.household.id, id, fields)
+        try await dependencies.services.receipts.save(viewer.household.id, id, fields)
         return .redirect(to: "/receipts/\(id)", notice: "Saved.")
     }
 
@@ -155,7 +155,7 @@ struct ReceiptsController {
         let id = try receiptID(context)
         let form = try await Form.read(request, context: context)
         let itemID = try optionalID(form["item"], field: "item", what: "The item", ItemID.init(string:))
-        try database.linkReceipt(viewer.household.id, id, to: itemID)
+        try await dependencies.services.receipts.link(viewer.household.id, id, to: itemID)
         if let itemID { return .redirect(to: "/items/\(itemID)", notice: "Receipt linked to this item.") }
         return .redirect(to: "/receipts/\(id)", notice: "Unlinked.")
     }
@@ -169,13 +169,13 @@ struct ReceiptsController {
         let item: Item
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
-            item = try database.createItem(viewer.household.id, draft, now: dependencies.now(), today: dependencies.today())
+            item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
         } catch let error as DomainError {
             let message: String
             if case .validation(let fields) = error { message = fields.map(\.message).joined(separator: " ") } else { message = error.message }
             return .redirect(to: "/receipts/\(id)" + queryString([("error", message)]))
         }
-        try database.linkReceipt(viewer.household.id, id, to: item.id)
+        try await dependencies.services.receipts.link(viewer.household.id, id, to: item.id)
         return .redirect(to: "/items/\(item.id)", notice: "Item added from the receipt, which is linked to it.")
     }
 }

@@ -153,7 +153,7 @@ struct ReportsController {
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try database.deleteReport(viewer.household.id, try reportID(context))
+        try await dependencies.services.reports.delete(viewer.household.id, try reportID(context))
         return .redirect(to: "/reports", notice: "Report deleted.")
     }
 
