@@ -45,6 +45,15 @@ public struct DataService: Sendable {
         public let summary: RestoreSummary
     }
 
+    /// An upload a queued job reads (in tmp/web/), or a failure saying it is gone.
+    func upload(_ name: String) throws -> URL {
+        let file = try BackupService.folder(database).appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw JobFailure(code: "upload_missing", message: "The uploaded file is no longer on the server: upload it again.")
+        }
+        return file
+    }
+
     /// Queues the restore of an uploaded archive (already checked once) into the household.
     public func startRestore(_ household: HouseholdID, file: URL, mode: RestoreMode) throws -> Job {
         guard let queue else { preconditionFailure("restores run in the background only where a job runner is") }
@@ -115,10 +124,7 @@ public struct RestoreJobHandler: JobHandler {
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: DataService.RestoreRequest.self)
-        let file = try BackupService.folder(data.database).appendingPathComponent(request.file)
-        guard FileManager.default.fileExists(atPath: file.path) else {
-            throw JobFailure(code: "upload_missing", message: "The uploaded backup is no longer on the server: upload it again.")
-        }
+        let file = try data.upload(request.file)
         defer { try? FileManager.default.removeItem(at: file) }
         let (manifest, summary) = try await data.restore(file, into: job.householdID, mode: request.mode)
         return try JSONEncoder.jobText(DataService.Restored(manifest: manifest, mode: request.mode, summary: summary))
@@ -137,11 +143,9 @@ public struct ImportJobHandler: JobHandler {
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: DataService.ImportRequest.self)
-        let file = try BackupService.folder(data.database).appendingPathComponent(request.file)
-        guard let bytes = FileManager.default.contents(atPath: file.path) else {
-            throw JobFailure(code: "upload_missing", message: "The uploaded file is no longer on the server: upload it again.")
-        }
+        let file = try data.upload(request.file)
         defer { try? FileManager.default.removeItem(at: file) }
+        let bytes = try Data(contentsOf: file)
         let table = try CSV.parse(bytes)
         var mapping = ColumnMapping()
         for (field, column) in request.columns { if let field = ImportField(rawValue: field) { mapping.columns[field] = column } }

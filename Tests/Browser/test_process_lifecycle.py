@@ -16,9 +16,10 @@ from conftest import BINARY, EMAIL, PASSWORD, free_port
 ITEMS = 3000
 
 
-def start(data, port):
-    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def start(data, port, *settings):
+    """`nestory serve` on the data folder, with any `--set` settings; its stderr (the log) is kept."""
+    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), *settings],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -127,27 +128,13 @@ def test_sigterm_drains_a_running_report_and_exits_cleanly():
     assert state in ("succeeded", "queued"), row.stdout  # drained to the end, or put back for the next start
 
 
-def start_with(data, port, *settings):
-    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), *settings],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(base + "/health", timeout=1)
-            return process, base
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("nestory serve did not start")
-
-
 def test_idle_connections_are_closed_and_never_stop_health():
     import resource
     import socket
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
     data = tempfile.mkdtemp(prefix="nestory-idle-")
-    process, base = start_with(data, free_port(), "--set", "http.idleTimeoutSeconds=2")
+    process, base = start(data, free_port(), "--set", "http.idleTimeoutSeconds=2")
     port = int(base.rsplit(":", 1)[1])
     idle = []
     try:
@@ -180,7 +167,7 @@ def test_idle_connections_are_closed_and_never_stop_health():
 
 def test_metrics_access_log_and_readiness_of_the_running_server():
     data = tempfile.mkdtemp(prefix="nestory-ops-")
-    process, base = start_with(data, free_port())
+    process, base = start(data, free_port())
     try:
         with urllib.request.urlopen(base + "/health/ready", timeout=30) as response:
             ready = json.loads(response.read())
