@@ -8,7 +8,7 @@ import NestoryStore
 public struct StoreReportSource: ReportItemSource {
     public let database: AppDatabase
     public let householdID: HouseholdID
-    /// Read each item's receipts too (the JSON export); reports need only the counts.
+    /// Read each item's receipts and every photo too (the JSON export); reports need the counts and the main photo.
     public let includeReceipts: Bool
 
     public init(database: AppDatabase, householdID: HouseholdID, includeReceipts: Bool = false) {
@@ -28,7 +28,8 @@ public struct StoreReportSource: ReportItemSource {
         var cursor: ReportCursor?
         repeat {
             let page = try database.reportItems(householdID, groupBy: grouping == .room ? .room : .category, groupID: group.id,
-                                                documentedOnly: documentedOnly, receipts: includeReceipts, after: cursor)
+                                                documentedOnly: documentedOnly, allPhotos: includeReceipts, receipts: includeReceipts,
+                                                after: cursor)
             for record in page.items { try body(reportItem(record)) }
             cursor = page.next
         } while cursor != nil

@@ -135,6 +135,10 @@ func reportHeader(_ household: Household) -> ReportHeader {
         let store = try DemoStore(items: 250)
         let generator = ReportGenerator(database: store.database)
         let jsonURL = store.scratch.appendingPathComponent("export.json")
+        // One item with a second photo.
+        let first = try #require(try store.database.items(store.household.id, ItemQuery(limit: 1)).elements.first?.item.id)
+        _ = try store.database.addPhoto(store.household.id, to: first, data: DemoImages.photo(variant: 9), contentType: "image/png", now: store.now)
+        _ = try store.database.addPhoto(store.household.id, to: first, data: DemoImages.photo(variant: 10), contentType: "image/png", now: store.now)
         #expect(try generator.exportJSON(store.household.id, to: jsonURL, now: store.now) == 250)
         let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: jsonURL)) as? [String: Any]
         let items = try #require(decoded?["items"] as? [[String: Any]])
@@ -145,6 +149,10 @@ func reportHeader(_ household: Household) -> ReportHeader {
         #expect(receipts.count == items.map { $0["receiptCount"] as? Int ?? 0 }.reduce(0, +) && !receipts.isEmpty)
         #expect(receipts.allSatisfy { ($0["rawText"] as? String)?.contains("TOTAL") == true && $0["vendor"] is String })
         #expect(total == (try store.database.summary(store.household.id)).estimatedValue[0].minorUnits)
+        // Every photo of an item, not only its main one (found: the export listed one where the API listed two).
+        let photos = items.map { ($0["photos"] as? [Any])?.count ?? 0 }
+        let counts = try items.map { try store.database.item(store.household.id, ItemID(string: $0["id"] as? String ?? "")!).photos.count }
+        #expect(photos == counts && counts.contains { $0 > 1 }, "\(zip(photos, counts).filter { $0 != $1 }.prefix(5))")
         let csvURL = store.scratch.appendingPathComponent("export.csv")
         #expect(try generator.exportCSV(store.household.id, to: csvURL) == 250)
         let csv = try Data(contentsOf: csvURL)
