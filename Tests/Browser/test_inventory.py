@@ -144,8 +144,10 @@ def test_quick_add_photo_first(server, phone, tmp_path):
     page.fill("#f-name", "Blue vase")
     page.select_option("#f-roomID", label="Dining Room")
     page.select_option("#f-categoryID", label="Art & Decor")
+    page.fill("#f-purchaseDate", "2024-03-05")  # the spec's quick form: optional value and date
     page.click("button[type=submit]")
     expect(page.locator("h1")).to_have_text("Blue vase")
     expect(page.locator(".carousel img")).to_have_count(1)
     expect(page.locator(".pills")).to_contain_text("Dining Room")
+    expect(page.locator("main")).to_contain_text("2024-03-05")
     screenshot(page, "08-quick-add-result")

@@ -49,7 +49,8 @@
       const data = Object.fromEntries(new FormData(form));
       const headers = { "Content-Type": "application/json", "X-CSRF-Token": data._csrf };
       status.textContent = "Saving…";
-      const body = { name: data.name, roomID: data.roomID || null, categoryID: data.categoryID || null, price: data.price || null };
+      const body = { name: data.name, roomID: data.roomID || null, categoryID: data.categoryID || null, price: data.price || null,
+                     purchaseDate: data.purchaseDate || null };
       const created = await fetch("/api/v1/items", { method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin" });
       const result = await created.json().catch(() => ({}));
       if (!created.ok) { status.textContent = result.error?.message || "Could not save. Nothing was lost; try again."; return; }

@@ -50,7 +50,7 @@ struct InventoryController {
     @Sendable func quickAdd(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(ItemViews.quickAdd(viewer: viewer, rooms: try database.rooms(viewer.household.id),
-                                                    categories: try database.categories(viewer.household.id)))
+                                                    categories: try database.categories(viewer.household.id), today: dependencies.today()))
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -93,7 +93,7 @@ enum ItemViews {
 
     /// The spec's quick add: the photo first, then name, room and category. With script, the item and its
     /// photo are saved in one go through the API; without it, the form still adds the item.
-    static func quickAdd(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category]) -> HTML {
+    static func quickAdd(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category], today: CalendarDate) -> HTML {
         func options(_ list: [(String, String)], none: String) -> HTML {
             "<option value=\"\">\(none)</option>\(list.map { HTML("<option value=\"\($0.0)\">\($0.1)</option>") })"
         }
@@ -110,7 +110,10 @@ enum ItemViews {
                 <div class="field"><label for="f-roomID">Room</label><select id="f-roomID" name="roomID">\(options(rooms.map { ($0.id.description, $0.name) }, none: "No room"))</select></div>
                 <div class="field"><label for="f-categoryID">Category</label><select id="f-categoryID" name="categoryID">\(options(categories.map { ($0.id.description, $0.name) }, none: "No category"))</select></div>
               </div>
+              <div class="two">
               \(Layout.field("price", label: "Value (optional)", value: nil, errors: [], attributes: "inputmode=\"decimal\" autocomplete=\"off\""))
+              \(Layout.field("purchaseDate", label: "Date bought", value: nil, type: "date", errors: [], attributes: "max=\"\(today.iso)\""))
+              </div>
               <p class="upload-status" role="status" aria-live="polite"></p>
               <div class="form-actions"><a class="button" href="/">Cancel</a><button type="submit" class="primary">Save</button></div>
             </form>
