@@ -99,10 +99,12 @@ enum PlacesViews {
                     \(entry.color.map { HTML("<input type=\"color\" name=\"color\" value=\"\($0.lowercased())\" aria-label=\"Colour of \(entry.name)\">") })
                     <input name="name" value="\(entry.name)" aria-label="Name of \(noun) \(index + 1)" maxlength="\(PlaceName.maximumLength)">
                     <span class="muted count">\(entry.items) item\(entry.items == 1 ? "" : "s")</span>
+                    <div class="place-actions">
                     <button name="action" value="rename" class="small">Save</button>
                     <button name="action" value="up" class="small" aria-label="Move \(entry.name) up"\(index == 0 ? HTML(raw: " disabled") : .empty)>↑</button>
                     <button name="action" value="down" class="small" aria-label="Move \(entry.name) down"\(index == entries.count - 1 ? HTML(raw: " disabled") : .empty)>↓</button>
                     <button name="action" value="delete" class="small danger" formnovalidate data-confirm="Delete \(entry.name)? \(consequence)">Delete</button>
+                    </div>
                   </form>
                 </li>
                 """
