@@ -227,4 +227,22 @@ public enum Text {
     public static func foldKey(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
+
+    /// Letters Unicode does not decompose into a base letter and an accent, written as people type them
+    /// without the key: Søren → Soren, Æsop → AEsop, Straße → Strasse, Łódź → Lodz (accents that do decompose
+    /// are folded by the search index itself). Applied the same way to what is indexed and to what is searched.
+    public static func searchFold(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { foldedLetters[$0] != nil }) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if let replacement = foldedLetters[scalar] { out.append(contentsOf: replacement.unicodeScalars) } else { out.append(scalar) }
+        }
+        return String(out)
+    }
+
+    static let foldedLetters: [Unicode.Scalar: String] = [
+        "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss", "ẞ": "SS", "ł": "l", "Ł": "L",
+        "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i", "ħ": "h", "Ħ": "H", "ŀ": "l", "Ŀ": "L",
+        "ŧ": "t", "Ŧ": "T", "ĸ": "k",
+    ]
 }

@@ -311,15 +311,19 @@ extension AppDatabase {
         }
     }
 
+    /// What the search index holds of an item (`item` in the FROM clause), letters folded as searches are.
+    static let indexedColumns = """
+        seq, nestory_fold(name), nestory_fold(brand), nestory_fold(model_number), nestory_fold(serial_number), nestory_fold(notes),
+            nestory_fold((SELECT group_concat(tag, ' ') FROM item_tag WHERE item_seq = item.seq)),
+            nestory_fold((SELECT group_concat(COALESCE(vendor, '') || ' ' || COALESCE(raw_text, ''), ' ') FROM receipt WHERE item_seq = item.seq))
+        """
+
     /// Rewrites an item's search row from its fields, tags and linked receipts' text.
     static func reindex(_ db: Database, seq: Int64) throws {
         try db.cachedStatement(sql: "DELETE FROM item_fts WHERE rowid = ?").execute(arguments: [seq])
         try db.cachedStatement(sql: """
             INSERT INTO item_fts (rowid, name, brand, model, serial, notes, tags, receipts)
-            SELECT seq, name, brand, model_number, serial_number, notes,
-                (SELECT group_concat(tag, ' ') FROM item_tag WHERE item_seq = item.seq),
-                (SELECT group_concat(COALESCE(vendor, '') || ' ' || COALESCE(raw_text, ''), ' ') FROM receipt WHERE item_seq = item.seq)
-            FROM item WHERE seq = ?
+            SELECT \(Self.indexedColumns) FROM item WHERE seq = ?
             """).execute(arguments: [seq])
     }
 

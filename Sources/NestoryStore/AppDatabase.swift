@@ -41,6 +41,7 @@ public final class AppDatabase: Sendable {
         config.maximumReaderCount = 4
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            db.add(function: Self.searchFold)
         }
         // Opening (which may switch a new file to WAL) and migrating happen one process at a time:
         // a file lock beside the database, held across processes. A second process waits, then finds
@@ -98,6 +99,12 @@ public final class AppDatabase: Sendable {
 
     /// Runs SQLite's structural check of the whole file (proportional to its size: for start-up and
     /// `migrate`, not for every command).
+    /// `nestory_fold(text)`: the search index's letter folding (Text.searchFold), for what it indexes.
+    static let searchFold = DatabaseFunction("nestory_fold", argumentCount: 1, pure: true) { values in
+        guard let text = String.fromDatabaseValue(values[0]) else { return nil }
+        return Text.searchFold(text)
+    }
+
     /// Whether a write can start now (takes the write lock, then gives it back): for readiness checks.
     public func checkWritable() throws {
         do {

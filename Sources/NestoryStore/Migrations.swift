@@ -14,11 +14,18 @@ enum Migrations {
         migrator.registerMigration("2026-11-23-products", migrate: products)
         migrator.registerMigration("2026-11-23-reports", migrate: reports)
         migrator.registerMigration("2026-11-24-jobs", migrate: jobs)
+        migrator.registerMigration("2026-11-24-search-folding", migrate: searchFolding)
         return migrator
     }
 
     /// The export history: one row per generated report (PDF), its file in `reports/` of the data
     /// folder (`reports/<id>.pdf`). A row is written only after its file is complete and in place.
+    /// The search index again, with letters Unicode does not decompose folded (Søren is found by "soren").
+    private static func searchFolding(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM item_fts")
+        try db.execute(sql: "INSERT INTO item_fts (rowid, name, brand, model, serial, notes, tags, receipts) SELECT \(AppDatabase.indexedColumns) FROM item")
+    }
+
     /// Background work (reports, backups, receipt reading, imports) as rows: its state, progress,
     /// attempts and result survive a restart, and a job left running by a crash is found at start.
     private static func jobs(_ db: Database) throws {

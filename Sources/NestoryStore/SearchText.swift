@@ -1,4 +1,5 @@
 import Foundation
+import NestoryDomain
 
 /// Turns what a person typed into an FTS5 query that means "all these words", never FTS syntax.
 ///
@@ -10,7 +11,7 @@ enum SearchText {
     static func ftsQuery(_ text: String) -> String? {
         // Control characters (NUL, escapes, bidi and zero-width marks) separate words like spaces: FTS5
         // would stop reading a query at a NUL, and nobody means to search for them.
-        let words = text.split(whereSeparator: { character in
+        let words = Text.searchFold(text).split(whereSeparator: { character in
             character.isWhitespace || character.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
         })
             .map(String.init)

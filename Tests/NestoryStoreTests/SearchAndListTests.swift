@@ -22,6 +22,24 @@ import Testing
         #expect(try store.names(home, ItemQuery(search: "asics ring")).isEmpty)  // all words must match
     }
 
+    /// Letters Unicode does not decompose (ø, æ, ß, ł, đ, þ) are found typed without the key, and as written.
+    @Test func lettersWithoutADecompositionAreFoldedBothWays() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        try store.item(home, "Søren's armchair")
+        try store.item(home, "Æsop fables, first edition")
+        try store.item(home, "Straßenschild", notes: "from Łódź")
+        try store.item(home, "Þórr figurine", brand: "Đorđević")
+        #expect(try store.names(home, ItemQuery(search: "soren")) == ["Søren's armchair"])
+        #expect(try store.names(home, ItemQuery(search: "Søren")) == ["Søren's armchair"])
+        #expect(try store.names(home, ItemQuery(search: "aesop")) == ["Æsop fables, first edition"])
+        #expect(try store.names(home, ItemQuery(search: "strassensch")) == ["Straßenschild"])  // a prefix while typing
+        #expect(try store.names(home, ItemQuery(search: "lodz")) == ["Straßenschild"])
+        #expect(try store.names(home, ItemQuery(search: "thorr djordjevic")).isEmpty)  // đ is d, not dj
+        #expect(try store.names(home, ItemQuery(search: "thorr dordevic")) == ["Þórr figurine"])
+        #expect(Text.searchFold("plain ascii") == "plain ascii")
+    }
+
     @Test(arguments: ["\"", "\"\"", "*", "NEAR(", "NEAR(a b)", "-", "- shoes", "OR", "AND", "NOT", "shoes OR ring",
                       "name:shoes", "^shoes", "(", ")", "'", "\\", "%", "_", "shoes*", "{brand}: x", "\u{0}", "😀", "ring\"",
                       String(repeating: "a ", count: 500)])
