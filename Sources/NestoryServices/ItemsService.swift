@@ -47,6 +47,24 @@ public struct ItemsService: Sendable {
 
     // MARK: - Photos
 
+    /// Removes one of the item's photos (its file goes once no row uses it); the item may end with none.
+    public func removePhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID) async throws {
+        let (database, at) = (database, now())
+        try await blocking.run {
+            guard try database.item(household, item).photos.contains(where: { $0.id == photo }) else { throw DomainError.notFound("The photo") }
+            try database.removePhoto(household, photo, now: at)
+        }
+    }
+
+    /// Makes one of the item's photos its main one (shown first, in lists and reports).
+    public func makeMainPhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID) async throws {
+        let database = database
+        try await blocking.run {
+            guard try database.item(household, item).photos.contains(where: { $0.id == photo }) else { throw DomainError.notFound("The photo") }
+            try database.setPrimaryPhoto(household, photo)
+        }
+    }
+
     /// Where an upload's bytes go while they arrive: appended to a file, never held whole in memory.
     public struct Upload: Sendable {
         let writer: BlobStore.Writer

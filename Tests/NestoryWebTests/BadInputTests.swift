@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NestoryDemo
 import NestoryDomain
 import Testing
 @testable import NestoryWeb
@@ -104,6 +105,39 @@ import Testing
             #expect(page.body.contains("<div class=\"notice\" role=\"status\">“Walnut &lt;desk&gt;” deleted.</div>"))
             let added = try await ann.request(.post, "/items", form: ["name": "Lamp"])
             #expect(try await ann.request(.get, try #require(added.location)).body.contains(">Item added.</div>"))
+        }
+    }
+}
+
+/// An item's photos can be made the main one or removed, on the item page and through the API.
+@Suite struct PhotoManagementTests {
+    @Test func photosAreMadeMainAndRemovedDownToNone() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let (other, _) = try app.household("Joneses", email: "eve@example.com")
+        let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        let first = try app.database.addPhoto(household.id, to: item.id, data: DemoImages.photo(variant: 1), contentType: "image/png", now: Date())
+        let second = try app.database.addPhoto(household.id, to: item.id, data: DemoImages.photo(variant: 2), contentType: "image/png", now: Date())
+        let theirs = try app.database.createItem(other.id, ItemDraft(name: "Vase", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let page = try await ann.request(.get, "/items/\(item.id)")
+            #expect(page.body.contains("Manage photos (2)") && page.body.contains("Add receipt"))
+            let main = try await ann.request(.post, "/items/\(item.id)/photos/\(second.id)/main", form: [:])
+            #expect(main.status == .seeOther)
+            #expect(try app.database.item(household.id, item.id).photos.first { $0.isPrimary }?.id == second.id)
+            let shown = try await ann.request(.get, try #require(main.location))
+            #expect(shown.body.contains("Main photo changed."))
+            // Another item's path with this photo, or someone else's item: not found, nothing changed.
+            #expect(try await ann.request(.post, "/items/\(theirs.id)/photos/\(first.id)/remove", form: [:]).status == .notFound)
+            #expect(try await ann.request(.delete, "/api/v1/items/\(item.id)/photos/\(UUID())").status == .notFound)
+            #expect(try app.database.item(household.id, item.id).photos.count == 2)
+            #expect(try await ann.request(.post, "/items/\(item.id)/photos/\(first.id)/remove", form: [:]).status == .seeOther)
+            #expect(try await ann.request(.delete, "/api/v1/items/\(item.id)/photos/\(second.id)").status == .noContent)
+            let details = try app.database.item(household.id, item.id)
+            #expect(details.photos.isEmpty && !details.documentation.hasPhoto)
+            #expect(try await ann.request(.get, "/items/\(item.id)").body.contains("No photo yet"))
         }
     }
 }

@@ -24,6 +24,8 @@ struct APIController {
         group.put("items/:id", use: update)
         group.delete("items/:id", use: delete)
         group.post("items/:id/photos", use: addPhoto)
+        group.delete("items/:id/photos/:photoID", use: removePhoto)
+        group.post("items/:id/photos/:photoID/main", use: makeMainPhoto)
     }
 
     @Sendable func summary(_ request: Request, context: AppRequestContext) async throws -> SummaryJSON {
@@ -125,6 +127,19 @@ struct APIController {
             }
         }
         return EditedResponse(status: .created, response: PhotoJSON(photo))
+    }
+
+    @Sendable func removePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        try await dependencies.items.removePhoto(viewer.household.id, try itemID(context), try InventoryController.photoID(context))
+        return Response(status: .noContent)
+    }
+
+    @Sendable func makeMainPhoto(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        try await dependencies.items.makeMainPhoto(viewer.household.id, id, try InventoryController.photoID(context))
+        return ItemJSON(try database.item(viewer.household.id, id))
     }
 
     private func decodeDraft(_ request: Request, context: AppRequestContext, viewer: Viewer) async throws -> ItemDraft {

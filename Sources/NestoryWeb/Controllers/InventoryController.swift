@@ -19,6 +19,8 @@ struct InventoryController {
         router.post("items/:id", use: update)
         router.post("items/:id/delete", use: delete)
         router.get("files/:sha", use: file)
+        router.post("items/:id/photos/:photoID/remove", use: removePhoto)
+        router.post("items/:id/photos/:photoID/main", use: makeMainPhoto)
     }
 
     @Sendable func inventory(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -100,6 +102,25 @@ struct InventoryController {
         let viewer = try context.requireViewer()
         let deleted = try await dependencies.items.delete(viewer.household.id, try itemID(context))
         return .redirect(to: "/", notice: "“\(deleted.name)” deleted.")
+    }
+
+    @Sendable func removePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        try await dependencies.items.removePhoto(viewer.household.id, id, try Self.photoID(context))
+        return .redirect(to: "/items/\(id)", notice: "Photo removed.")
+    }
+
+    @Sendable func makeMainPhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        try await dependencies.items.makeMainPhoto(viewer.household.id, id, try Self.photoID(context))
+        return .redirect(to: "/items/\(id)", notice: "Main photo changed.")
+    }
+
+    static func photoID(_ context: AppRequestContext) throws -> PhotoID {
+        guard let id = context.parameters.get("photoID").flatMap(PhotoID.init(string:)) else { throw DomainError.notFound("The photo") }
+        return id
     }
 
     /// A stored photo or receipt image, only for the household that owns a row pointing at it.

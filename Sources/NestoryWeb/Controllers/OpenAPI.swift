@@ -82,6 +82,19 @@ enum OpenAPI {
             "responses": { "201": { "description": "Stored byte-exact", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Photo" } } } },
               "413": { "description": "Too large" }, "422": { "description": "Not an accepted image" } } }
         },
+        "/items/{id}/photos/{photoID}": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } },
+                         { "name": "photoID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "delete": { "summary": "Remove a photo from the item (the last one too)", "responses": { "204": { "description": "Removed" },
+            "404": { "description": "Not a photo of this item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
+        "/items/{id}/photos/{photoID}/main": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } },
+                         { "name": "photoID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "post": { "summary": "Make a photo the item's main one", "responses": {
+            "200": { "description": "The item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
+            "404": { "description": "Not a photo of this item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
         "/barcodes/decode": {
           "post": { "summary": "Find barcodes (EAN-13, EAN-8, UPC-A, UPC-E, Code 128, QR) in a picture: a camera frame or a photo, at most 15 MB",
             "parameters": [{ "name": "region", "in": "query", "schema": { "type": "string" }, "description": "x,y,width,height as fractions of the picture: only look there" }],

@@ -13,6 +13,22 @@ enum ItemViews {
                   "<img src=\"/files/\(photo.attachment.sha256)?size=display\" alt=\"Photo \(index + 1) of \(details.photos.count) of \(item.name)\" loading=\"\(index == 0 ? "eager" : "lazy")\">"
               })</div>
               """
+        // Each photo with its own actions: make it the main one, or remove it (confirmed).
+        let managePhotos: HTML = details.photos.count < 1 ? .empty : """
+            <details class="card manage-photos"><summary>Manage photos (\(details.photos.count))</summary>
+            <ul class="photo-list">\(details.photos.enumerated().map { index, photo -> HTML in
+                let main: HTML = photo.isPrimary ? HTML("<span class=\"pill\">Main photo</span>") : """
+                    <form method="post" action="/items/\(item.id)/photos/\(photo.id)/main"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                    <button type="submit" class="small">Make main</button></form>
+                    """
+                return """
+                    <li><img src="/files/\(photo.attachment.sha256)?size=thumb" alt="Photo \(index + 1) of \(item.name)" loading="lazy">
+                    \(main)
+                    <form method="post" action="/items/\(item.id)/photos/\(photo.id)/remove" data-confirm="Remove photo \(index + 1)? It is deleted from this item.">
+                    <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><button type="submit" class="small danger" aria-label="Remove photo \(index + 1)">Remove</button></form></li>
+                    """
+            })</ul></details>
+            """
         let brandModel = [item.brand, item.modelNumber].compactMap { $0 }.joined(separator: " · ")
         let pills: HTML = """
             <p class="pills">\(room.map { HTML("<a class=\"pill\" href=\"/?room=\($0.id)\">\($0.name)</a>") } ?? HTML("<span class=\"pill missing\">No room</span>"))\
@@ -58,6 +74,7 @@ enum ItemViews {
             <nav class="quick-actions" aria-label="Item actions">
               <a class="button" href="/items/\(item.id)/edit">Edit</a>
               <label class="button" for="photo-upload">Add photo</label>
+              <a class="button" href="/capture/receipt?item=\(item.id)">Add receipt</a>
               <a class="button" href="/reports/loss?item=\(item.id)">Add to loss list</a>
             </nav>
             <input id="photo-upload" class="visually-hidden" type="file" accept="image/*" capture="environment" multiple
@@ -69,6 +86,7 @@ enum ItemViews {
             \(Layout.notice(notice))
             <article class="detail">
             \(photos)
+            \(managePhotos)
             <section class="card">
               \(brandModel.isEmpty ? HTML.empty : HTML("<p class=\"brand\">\(brandModel)</p>"))
               \(pills)
