@@ -12,6 +12,24 @@ public struct Viewer: Sendable {
     public let role: MemberRole
     public let csrfToken: String
     let sessionTokenHash: String
+    /// How this person reads dates and numbers: their browser's first language (Accept-Language).
+    var locale = Locale(identifier: "en_US")
+
+    /// A calendar day as people read it in their language ("Mar 5, 2024", "5 mars 2024"); ISO stays in
+    /// form inputs and the API.
+    func day(_ date: CalendarDate) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateStyle = .medium
+        formatter.timeStyle = .none
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12)) else {
+            return date.iso
+        }
+        return formatter.string(from: noon)
+    }
 }
 
 /// The request context every route gets: the client's socket address (for rate limits; headers

@@ -141,3 +141,25 @@ import Testing
         }
     }
 }
+
+/// Dates on pages read as people write them in their language; inputs and the API keep ISO.
+@Suite struct DateDisplayTests {
+    @Test func anItemsDatesFollowTheBrowsersLanguage() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", purchaseDate: try CalendarDate(iso: "2024-03-05"),
+                                                                        currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let american = try await ann.request(.get, "/items/\(item.id)", headers: [.acceptLanguage: "en-US,en;q=0.9"])
+            #expect(american.body.contains("<dd>Mar 5, 2024</dd>"))
+            let british = try await ann.request(.get, "/items/\(item.id)", headers: [.acceptLanguage: "en-GB"])
+            #expect(british.body.contains("<dd>5 Mar 2024</dd>"))
+            let german = try await ann.request(.get, "/items/\(item.id)", headers: [.acceptLanguage: "de-DE,de;q=0.8"])
+            #expect(german.body.contains("<dd>05.03.2024</dd>"))
+            #expect(try await ann.request(.get, "/items/\(item.id)/edit").body.contains("value=\"2024-03-05\""))
+            #expect(try await ann.request(.get, "/api/v1/items/\(item.id)").body.contains("\"2024-03-05\""))
+        }
+    }
+}

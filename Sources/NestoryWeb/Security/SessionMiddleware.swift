@@ -52,6 +52,11 @@ struct SessionMiddleware: RouterMiddleware {
             if let (session, household, role) = try sessions.session(database, tokenHash: hash, now: at) {
                 context.viewer = Viewer(user: session.user, household: household, role: role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash)
+                if let language = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
+                    .map({ $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "_") }),
+                   !language.isEmpty, language.count <= 35, language != "*" {
+                    context.viewer?.locale = Locale(identifier: language)
+                }
                 if at.timeIntervalSince(session.lastSeenAt) > 60 {
                     try database.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
                 }

@@ -40,7 +40,7 @@ enum ItemViews {
         let facts: HTML = """
             <dl class="facts">
               <dt>Purchase price</dt><dd>\(price)</dd>
-              <dt>Purchase date</dt><dd>\(item.purchaseDate?.iso ?? "Not entered")</dd>
+              <dt>Purchase date</dt><dd>\(item.purchaseDate.map { viewer.day($0) } ?? "Not entered")</dd>
               \(item.serialNumber.map { HTML("<dt>Serial number</dt><dd class=\"mono\">\($0)</dd>") })
               <dt>Condition</dt><dd>\(item.condition.label)\(item.conditionNotes.map { HTML(" — \($0)") })</dd>
               \(item.barcode.map { HTML("<dt>Barcode</dt><dd class=\"mono\">\($0)</dd>") })
@@ -62,13 +62,13 @@ enum ItemViews {
         let receipts: [HTML] = details.receipts.map { receipt in
             """
             <li class="row"><img src="/files/\(receipt.attachment.sha256)?size=thumb" alt="" width="48" height="48">\
-            <span>\(receipt.vendor ?? "Receipt") · \(receipt.purchaseDate?.iso ?? "no date") · \(receipt.total?.formatted ?? "no amount")</span></li>
+            <span>\(receipt.vendor ?? "Receipt") · \(receipt.purchaseDate.map { viewer.day($0) } ?? "no date") · \(receipt.total?.formatted ?? "no amount")</span></li>
             """
         }
         let warranty: HTML = item.warrantyExpiry.map { date in
             let days = date.daysSinceEpoch - CalendarDate(Date(), in: .current).daysSinceEpoch
             let when = days < 0 ? "expired \(-days) days ago" : days == 0 ? "expires today" : "expires in \(days) days"
-            return "<p>Warranty until \(date.iso) (\(when)).</p>"
+            return "<p>Warranty until \(viewer.day(date)) (\(when)).</p>"
         } ?? "<p class=\"muted\">No warranty date. <a href=\"/items/\(item.id)/edit#f-warrantyExpiry\">Set warranty expiry</a></p>"
         let actions: HTML = """
             <nav class="quick-actions" aria-label="Item actions">
