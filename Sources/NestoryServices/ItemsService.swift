@@ -65,6 +65,26 @@ public struct ItemsService: Sendable {
         }
     }
 
+    /// Puts the item's photos in this order (each of them once); the first becomes the main photo.
+    public func reorderPhotos(_ household: HouseholdID, _ item: ItemID, _ order: [PhotoID]) async throws {
+        let (database, at) = (database, now())
+        try await blocking.run { try database.setPhotoOrder(household, item, order, now: at) }
+    }
+
+    /// Moves one photo a place earlier (-1) or later (+1) among the item's photos, as they are shown;
+    /// moved to the front it becomes the main photo. At either end it stays where it is.
+    public func movePhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID, by offset: Int) async throws {
+        let (database, at) = (database, now())
+        try await blocking.run {
+            var order = try database.item(household, item).photos.map(\.id)
+            guard let index = order.firstIndex(of: photo) else { throw DomainError.notFound("The photo") }
+            let target = min(max(index + offset, 0), order.count - 1)
+            guard target != index else { return }
+            order.swapAt(index, target)
+            try database.setPhotoOrder(household, item, order, now: at)
+        }
+    }
+
     /// Where an upload's bytes go while they arrive: appended to a file, never held whole in memory.
     public struct Upload: Sendable {
         let writer: BlobStore.Writer

@@ -189,6 +189,25 @@ extension AppDatabase {
         try removeUnreferencedBlobs([hash])
     }
 
+    /// Puts an item's photos in the given order: the first becomes the main photo. `order` must name every
+    /// photo of the item exactly once (checked here, in the same transaction as the write).
+    public func setPhotoOrder(_ householdID: HouseholdID, _ itemID: ItemID, _ order: [PhotoID], now: Date) throws {
+        try write { db in
+            let seq = try Self.itemSeq(db, householdID, itemID)
+            let current = try String.fetchAll(db, sql: "SELECT id FROM item_photo WHERE item_seq = ?", arguments: [seq])
+            let named = order.map(\.description)
+            guard named.count == current.count, Set(named) == Set(current) else {
+                throw DomainError.invalid(field: "photoIDs", message: "List each of the item's \(current.count) photo\(current.count == 1 ? "" : "s") exactly once.")
+            }
+            // One primary per item is a unique index: clear it before the new first photo takes it.
+            try db.execute(sql: "UPDATE item_photo SET is_primary = 0 WHERE item_seq = ?", arguments: [seq])
+            for (position, id) in named.enumerated() {
+                try db.execute(sql: "UPDATE item_photo SET position = ?, is_primary = ? WHERE id = ?", arguments: [position, position == 0, id])
+            }
+            try db.execute(sql: "UPDATE item SET updated_at = ? WHERE seq = ?", arguments: [now.millis, seq])
+        }
+    }
+
     public func setPrimaryPhoto(_ householdID: HouseholdID, _ photoID: PhotoID) throws {
         try write { db in
             guard let seq = try Int64.fetchOne(db, sql: "SELECT item_seq FROM item_photo WHERE household_id = ? AND id = ?",

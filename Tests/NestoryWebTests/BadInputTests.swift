@@ -142,6 +142,59 @@ import Testing
     }
 }
 
+/// An item's photos are put in order on the item page (a place earlier or later) and through the API (the
+/// whole order); the first is the main photo; an order that is not each photo once is refused, changing nothing.
+@Suite struct PhotoOrderTests {
+    @Test func photosAreReorderedAndTheFirstIsTheMainPhoto() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let (other, _) = try app.household("Joneses", email: "eve@example.com")
+        let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        let photos = try (1...3).map { variant in
+            try app.database.addPhoto(household.id, to: item.id, data: DemoImages.photo(variant: variant), contentType: "image/png", now: Date())
+        }
+        let (p1, p2, p3) = (photos[0].id, photos[1].id, photos[2].id)
+        let theirs = try app.database.createItem(other.id, ItemDraft(name: "Vase", currency: .usd), now: Date())
+        @Sendable func order() throws -> [PhotoID] { try app.database.item(household.id, item.id).photos.map(\.id) }
+        @Sendable func main() throws -> PhotoID? { try app.database.item(household.id, item.id).photos.first { $0.isPrimary }?.id }
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let page = try await ann.request(.get, "/items/\(item.id)")
+            // The carousel's controls: arrows, a dot per photo, the count; each photo opens full size.
+            #expect(page.body.contains("aria-label=\"Previous photo\"") && page.body.contains("aria-label=\"Next photo\""))
+            #expect(page.body.components(separatedBy: "data-carousel-to=").count == 4)
+            #expect(page.body.contains(">1 of 3</span>"))
+            #expect(page.body.contains("aria-label=\"Open photo 2 of 3 full size\""))
+            #expect(page.body.contains("aria-label=\"Move photo 3 earlier\"") && page.body.contains("aria-label=\"Move photo 1 later\""))
+
+            let moved = try await ann.request(.post, "/items/\(item.id)/photos/\(p3)/move", form: ["direction": "earlier"])
+            #expect(moved.status == .seeOther)
+            #expect(try await ann.request(.get, try #require(moved.location)).body.contains("Photo moved earlier."))
+            #expect(try order() == [p1, p3, p2] && main() == p1)
+            _ = try await ann.request(.post, "/items/\(item.id)/photos/\(p3)/move", form: ["direction": "earlier"])
+            #expect(try order() == [p3, p1, p2] && main() == p3)  // at the front: the main photo
+            _ = try await ann.request(.post, "/items/\(item.id)/photos/\(p3)/move", form: ["direction": "earlier"])
+            #expect(try order() == [p3, p1, p2])  // already first: stays
+            let listing = try app.database.itemsAndCount(household.id, ItemQuery(search: "", filter: ItemFilter(), sort: .name, limit: 10, after: nil))
+            #expect(listing.page.elements.first?.primaryPhoto?.sha256 == photos[2].attachment.sha256)
+
+            let put = try await ann.request(.put, "/api/v1/items/\(item.id)/photos/order", json: #"{"photoIDs": ["\#(p2)", "\#(p1)", "\#(p3)"]}"#)
+            #expect(put.status == .ok && put.body.contains(#""primaryPhoto""#))
+            #expect(try order() == [p2, p1, p3] && main() == p2)
+            for bad in [#"{"photoIDs": ["\#(p1)", "\#(p3)"]}"#, #"{"photoIDs": ["\#(p1)", "\#(p1)", "\#(p3)"]}"#,
+                        #"{"photoIDs": ["\#(p1)", "\#(p2)", "\#(p3)", "\#(UUID())"]}"#, #"{"photoIDs": ["\#(p1)", "\#(p2)", "nope"]}"#] {
+                let reply = try await ann.request(.put, "/api/v1/items/\(item.id)/photos/order", json: bad)
+                #expect(reply.status == .unprocessableContent, "\(bad) → \(reply.status)")
+                #expect(reply.body.contains("photoIDs"))
+            }
+            #expect(try await ann.request(.put, "/api/v1/items/\(item.id)/photos/order", json: #"{"ids": []}"#).status == .badRequest)
+            #expect(try await ann.request(.put, "/api/v1/items/\(theirs.id)/photos/order", json: #"{"photoIDs": []}"#).status == .notFound)
+            #expect(try order() == [p2, p1, p3])  // nothing refused changed anything
+        }
+    }
+}
+
 /// Dates on pages read as people write them in their language; inputs and the API keep ISO.
 @Suite struct DateDisplayTests {
     @Test func anItemsDatesFollowTheBrowsersLanguage() async throws {

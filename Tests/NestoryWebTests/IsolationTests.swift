@@ -40,6 +40,8 @@ import Testing
             Route(method: .put, path: "/api/v1/items/\(item.id)", json: #"{"name": "Stolen"}"#),
             Route(method: .delete, path: "/api/v1/items/\(item.id)"),
             Route(method: .post, path: "/api/v1/items/\(item.id)/photos", body: tinyPNG + Data([1])),
+            Route(method: .put, path: "/api/v1/items/\(item.id)/photos/order", json: #"{"photoIDs": ["\#(photo.id)"]}"#),
+            Route(method: .post, path: "/items/\(item.id)/photos/\(photo.id)/move", form: ["direction": "later"]),
         ]
         let before = try snapshot(app, a.id)
         try await app.run { client in

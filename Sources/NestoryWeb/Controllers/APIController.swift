@@ -26,6 +26,7 @@ struct APIController {
         group.post("items/:id/photos", use: addPhoto)
         group.delete("items/:id/photos/:photoID", use: removePhoto)
         group.post("items/:id/photos/:photoID/main", use: makeMainPhoto)
+        group.put("items/:id/photos/order", use: reorderPhotos)
     }
 
     @Sendable func summary(_ request: Request, context: AppRequestContext) async throws -> SummaryJSON {
@@ -49,7 +50,7 @@ struct APIController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> PageJSON {
         let viewer = try context.requireViewer()
-        let parameters = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        let parameters = request.query.first
         let page = try database.items(viewer.household.id, try Self.itemQuery(parameters))
         return PageJSON(items: page.elements.map(ItemJSON.init), nextCursor: page.nextCursor?.rawValue)
     }
@@ -139,6 +140,23 @@ struct APIController {
         let viewer = try context.requireViewer()
         let id = try itemID(context)
         try await dependencies.items.makeMainPhoto(viewer.household.id, id, try InventoryController.photoID(context))
+        return ItemJSON(try database.item(viewer.household.id, id))
+    }
+
+    /// The body names every photo of the item once, in the new order: `{"photoIDs": [...]}`.
+    @Sendable func reorderPhotos(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
+        struct Order: Decodable { let photoIDs: [String] }
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        let order: Order
+        do { order = try await request.decode(as: Order.self, context: context) } catch {
+            throw WebError.badRequest("The body must be {\"photoIDs\": [...]}, every photo of the item once, in order.")
+        }
+        let ids = try order.photoIDs.map { raw in
+            guard let photo = PhotoID(string: raw) else { throw DomainError.invalid(field: "photoIDs", message: "“\(raw.prefix(60))” is not a photo id.") }
+            return photo
+        }
+        try await dependencies.items.reorderPhotos(viewer.household.id, id, ids)
         return ItemJSON(try database.item(viewer.household.id, id))
     }
 

@@ -55,8 +55,8 @@ struct AccountController {
     @Sendable func signInPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard try !accounts.needsSetup() else { return .redirect(to: "/setup") }
         if context.viewer != nil { return .redirect(to: "/") }
-        let next = request.uri.queryParameters["next"].map(String.init)
-        let message = request.uri.queryParameters["notice"] == "already-set-up"
+        let next = request.query["next"]
+        let message = request.query["notice"] == "already-set-up"
             ? "Nestory was set up a moment ago, maybe from another tab: sign in with that account." : nil
         return try pageWithCSRF(request) { csrf in AccountViews.signIn(csrf: csrf, email: "", next: next, message: message) }
     }
@@ -96,7 +96,7 @@ struct AccountController {
     @Sendable func settingsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
-                                                       form: [:], errors: [], notice: request.uri.queryParameters["notice"].map(String.init),
+                                                       form: [:], errors: [], notice: request.query["notice"],
                                                        onlineLookup: try database.onlineProductLookup(viewer.household.id)))
     }
 

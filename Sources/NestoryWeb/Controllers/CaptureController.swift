@@ -23,14 +23,14 @@ struct CaptureController {
 
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.uri.queryParameters["message"].map(String.init)))
+        return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"]))
     }
 
     /// The "type the code" form: any code is accepted (it is saved as typed); a product code with a
     /// wrong check digit is sent back with a message, since it is almost always a typo.
     @Sendable func typedCode(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try context.requireViewer()
-        let typed = (request.uri.queryParameters["code"].map(String.init) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let typed = (request.query["code"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let code = typed.allSatisfy({ $0.isNumber || $0 == " " || $0 == "-" }) ? typed.filter(\.isNumber) : typed
         guard !code.isEmpty, code.count <= 200 else {
             return .redirect(to: "/capture" + queryString([("message", "Type the number under the barcode.")]))
@@ -74,7 +74,7 @@ struct CaptureController {
         let limit = dependencies.limits.maxScanBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }
         let body = try await request.body.collect(upTo: Int(limit))
-        let region = try request.uri.queryParameters["region"].map { try Self.region(String($0)) }
+        let region = try request.query["region"].map { try Self.region(String($0)) }
         let data = Data(buffer: body)
         let codes: [DecodedBarcode]
         do {

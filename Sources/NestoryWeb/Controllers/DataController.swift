@@ -39,7 +39,7 @@ struct DataController {
         let recent = try database.jobs(viewer.household.id, kind: JobKind.backup,
                                        since: dependencies.now().addingTimeInterval(-BackupService.lifetime))
         return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent,
-                                                notice: request.uri.queryParameters["notice"].map(String.init)))
+                                                notice: request.query["notice"]))
     }
 
     // MARK: - Export

@@ -21,13 +21,14 @@ struct InventoryController {
         router.get("files/:sha", use: file)
         router.post("items/:id/photos/:photoID/remove", use: removePhoto)
         router.post("items/:id/photos/:photoID/main", use: makeMainPhoto)
+        router.post("items/:id/photos/:photoID/move", use: movePhoto)
     }
 
     @Sendable func inventory(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let viewer = context.viewer else {
             return .redirect(to: try database.hasUsers() ? "/signin" : "/setup")
         }
-        let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        let query = request.query.first
         let state = InventoryState(query: query)
         let householdID = viewer.household.id
         let listing = try database.itemsAndCount(householdID, state.itemQuery)
@@ -45,7 +46,7 @@ struct InventoryController {
     @Sendable func newItem(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         var values = ItemFormValues(["currency": viewer.household.currency.code, "quantity": "1", "condition": "good"])
-        values.values["roomID"] = request.uri.queryParameters["room"].map(String.init) ?? ""
+        values.values["roomID"] = request.query["room"] ?? ""
         return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: []))
     }
 
@@ -75,7 +76,7 @@ struct InventoryController {
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },
                                                   category: categories.first { $0.id == details.item.categoryID },
-                                                  notice: request.uri.queryParameters["notice"].map(String.init)))
+                                                  notice: request.query["notice"]))
     }
 
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -118,6 +119,16 @@ struct InventoryController {
         return .redirect(to: "/items/\(id)", notice: "Main photo changed.")
     }
 
+    /// "Move earlier" or "Move later" on the item page's photo list.
+    @Sendable func movePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try itemID(context)
+        let form = try await Form.read(request, context: context)
+        let earlier = form["direction"] == "earlier"
+        try await dependencies.items.movePhoto(viewer.household.id, id, try Self.photoID(context), by: earlier ? -1 : 1)
+        return .redirect(to: "/items/\(id)", notice: earlier ? "Photo moved earlier." : "Photo moved later.")
+    }
+
     static func photoID(_ context: AppRequestContext) throws -> PhotoID {
         guard let id = context.parameters.get("photoID").flatMap(PhotoID.init(string:)) else { throw DomainError.notFound("The photo") }
         return id
@@ -132,7 +143,7 @@ struct InventoryController {
             throw DomainError.notFound("The file")
         }
         let (data, attachment) = try database.attachmentData(viewer.household.id, sha256: sha)
-        let size = request.uri.queryParameters["size"].map(String.init) ?? "display"
+        let size = request.query["size"] ?? "display"
         var body = data
         var type = attachment.contentType
         if size != "original", attachment.contentType.hasPrefix("image/") {

@@ -95,6 +95,16 @@ enum OpenAPI {
             "200": { "description": "The item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
             "404": { "description": "Not a photo of this item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
+        "/items/{id}/photos/order": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "put": { "summary": "Put the item's photos in order; the first becomes the main photo",
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["photoIDs"],
+              "properties": { "photoIDs": { "type": "array", "description": "Every photo of the item, once each", "items": { "type": "string", "format": "uuid" } } } } } } },
+            "responses": { "200": { "description": "The item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
+              "400": { "description": "Not a JSON object with photoIDs", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "404": { "description": "No such item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "422": { "description": "Not each of the item's photos exactly once", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
         "/barcodes/decode": {
           "post": { "summary": "Find barcodes (EAN-13, EAN-8, UPC-A, UPC-E, Code 128, QR) in a picture: a camera frame or a photo, at most 15 MB",
             "parameters": [{ "name": "region", "in": "query", "schema": { "type": "string" }, "description": "x,y,width,height as fractions of the picture: only look there" }],

@@ -38,7 +38,7 @@ struct PlacesController {
             }
         }
         return HTMLResponse.page(PlacesViews.page(kind: kind, viewer: viewer, entries: entries, errors: errors,
-                                                  notice: request.uri.queryParameters["notice"].map(String.init)), status: status)
+                                                  notice: request.query["notice"]), status: status)
     }
 
     func add(_ kind: Kind, _ request: Request, _ context: AppRequestContext) async throws -> Response {

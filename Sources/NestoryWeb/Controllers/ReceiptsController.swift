@@ -35,7 +35,7 @@ struct ReceiptsController {
 
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let item = try optionalID(request.uri.queryParameters["item"], field: "item", what: "The item", ItemID.init(string:))
+        let item = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item }
         return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item))
     }
@@ -49,13 +49,13 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
         let listing = try database.receipt(viewer.household.id, id)
-        let search = request.uri.queryParameters["q"].map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        let search = request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let matches = search.isEmpty ? [] : try database.items(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(
             viewer: viewer, listing: listing, state: reading(try dependencies.services.receipts.reading(viewer.household.id, id)),
             search: search, matches: matches,
-            rooms: try database.rooms(viewer.household.id), notice: request.uri.queryParameters["notice"].map(String.init),
-            error: request.uri.queryParameters["error"].map(String.init)))
+            rooms: try database.rooms(viewer.household.id), notice: request.query["notice"],
+            error: request.query["error"]))
     }
 
     // MARK: - Capture
@@ -70,7 +70,7 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let limit = dependencies.limits.maxPhotoBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }
-        let itemID = try optionalID(request.uri.queryParameters["item"], field: "item", what: "The item", ItemID.init(string:))
+        let itemID = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item.id }
         let body = try await request.body.collect(upTo: Int(limit))
         let data = Data(buffer: body)

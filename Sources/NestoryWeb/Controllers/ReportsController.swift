@@ -32,7 +32,7 @@ struct ReportsController {
         return HTMLResponse.page(ReportViews.index(viewer: viewer, summary: try database.summary(id), history: try database.reports(id),
                                                    running: try database.jobs(id, kind: JobKind.report, since: dependencies.now().addingTimeInterval(-86_400))
                                                        .filter { !$0.state.isFinished }.reversed(),
-                                                   notice: request.uri.queryParameters["notice"].map(String.init)))
+                                                   notice: request.query["notice"]))
     }
 
     @Sendable func inventoryOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -55,12 +55,12 @@ struct ReportsController {
 
     @Sendable func lossSelect(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let params = request.uri.queryParameters
-        let query = Dictionary(params.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { a, _ in a })
+        let params = request.query
+        let query = params.first
         let state = InventoryState(query: query)
         let page = try database.items(viewer.household.id, ItemQuery(search: state.search, filter: state.itemQuery.filter, sort: .name,
                                                                      limit: ItemQuery.maxLimit))
-        var selected = Self.ids(params.getAll("item"))
+        var selected = Self.ids(params.all("item"))
         if query["all"] == "1" {
             let known = Set(selected)
             selected += page.elements.map(\.item.id).filter { !known.contains($0) }
@@ -73,7 +73,7 @@ struct ReportsController {
 
     @Sendable func lossConfirm(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let ids = Self.ids(request.uri.queryParameters.getAll("item"))
+        let ids = Self.ids(request.query.all("item"))
         guard !ids.isEmpty else { return .redirect(to: "/reports/loss") }
         let values = ["incidentDate": dependencies.today().iso, "type": IncidentType.fire.rawValue]
         return try confirmPage(viewer, ids: ids, values: values, errors: [], status: .ok)

@@ -18,11 +18,21 @@ struct Form: Sendable {
 
     func all(_ key: String) -> [String] { values[key] ?? [] }
 
+    /// The first value of each name (a page's query, for the views that keep their state in the URL).
+    var first: [String: String] { values.compactMapValues(\.first) }
+
     /// Reads and decodes a form body (at most the context's upload limit).
     static func read(_ request: Request, context: AppRequestContext) async throws -> Form {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         return Form(String(buffer: buffer))
     }
+}
+
+extension Request {
+    /// The URL's query, decoded as a browser's form writes it (`+` is a space: a GET form's "walnut desk"
+    /// arrives as `q=walnut+desk`), the same way as a form body. Hummingbird's `uri.queryParameters` keeps
+    /// the `+`, so the query is read here, in one place.
+    var query: Form { Form(uri.query ?? "") }
 }
 
 /// An optional id from a form field or a query parameter: empty or absent means none; anything else must

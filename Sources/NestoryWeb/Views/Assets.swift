@@ -33,7 +33,7 @@ enum Assets {
 struct AssetsController {
     func addRoutes(to router: Router<AppRequestContext>) {
         for file in [Assets.css, Assets.js] {
-            router.get(RouterPath("assets/\(file.name)")) { request, _ in Self.response(file, asked: request.uri.queryParameters["v"].map(String.init)) }
+            router.get(RouterPath("assets/\(file.name)")) { request, _ in Self.response(file, asked: request.query["v"]) }
         }
     }
 

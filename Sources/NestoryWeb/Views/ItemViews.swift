@@ -6,24 +6,54 @@ enum ItemViews {
     static func detail(viewer: Viewer, details: ItemDetails, room: Room?, category: NestoryDomain.Category?, notice: String?) -> HTML {
         let item = details.item
         let status = details.documentation
+        let count = details.photos.count
+        // The photos: swipe or scroll on a phone; on any screen the arrows, the dots, the arrow keys and the
+        // count ("2 of 3"); each opens full size.
+        let slides: [HTML] = details.photos.enumerated().map { index, photo in
+            // Full size is the display rendition (the original would download, with its location metadata).
+            """
+                <a class="slide" id="photo-\(index + 1)" href="/files/\(photo.attachment.sha256)?size=display" target="_blank" rel="noopener" \
+                aria-label="Open photo \(index + 1) of \(count) full size"><img src="/files/\(photo.attachment.sha256)?size=display" \
+                alt="Photo \(index + 1) of \(count) of \(item.name)" loading="\(index == 0 ? "eager" : "lazy")"></a>
+                """
+        }
+        let controls: HTML = count < 2 ? .empty : """
+            <div class="carousel-controls">
+              <button type="button" class="small" data-carousel-prev aria-label="Previous photo" disabled>‹</button>
+              <span class="dots">\((1...count).map { n -> HTML in
+                  "<button type=\"button\" class=\"dot\" data-carousel-to=\"\(n - 1)\" aria-label=\"Show photo \(n)\"\(n == 1 ? HTML(raw: " aria-current=\"true\"") : .empty)></button>"
+              })</span>
+              <span class="carousel-count" aria-live="polite">1 of \(count)</span>
+              <button type="button" class="small" data-carousel-next aria-label="Next photo">›</button>
+            </div>
+            """
         let photos: HTML = details.photos.isEmpty
             ? "<div class=\"carousel empty\"><span class=\"placeholder big\" style=\"--c:\(category?.colorHex ?? "#94A3B8")\" aria-hidden=\"true\">\(String((category?.name ?? item.name).prefix(1)))</span><p>No photo yet</p></div>"
             : """
-              <div class="carousel" tabindex="0" aria-label="Photos">\(details.photos.enumerated().map { index, photo -> HTML in
-                  "<img src=\"/files/\(photo.attachment.sha256)?size=display\" alt=\"Photo \(index + 1) of \(details.photos.count) of \(item.name)\" loading=\"\(index == 0 ? "eager" : "lazy")\">"
-              })</div>
+              <div class="photos" data-carousel>
+              <div class="carousel" tabindex="0" role="region" aria-roledescription="carousel" aria-label="Photos of \(item.name) (\(count)); arrow keys move between them">\(slides)</div>
+              \(controls)
+              </div>
               """
-        // Each photo with its own actions: make it the main one, or remove it (confirmed).
+        // Each photo with its own actions: move it earlier or later (the first is the main photo), make it the
+        // main one, or remove it (confirmed).
         let managePhotos: HTML = details.photos.count < 1 ? .empty : """
             <details class="card manage-photos"><summary>Manage photos (\(details.photos.count))</summary>
+            <p class="hint">The first photo is the main one: it shows in lists and reports.</p>
             <ul class="photo-list">\(details.photos.enumerated().map { index, photo -> HTML in
                 let main: HTML = photo.isPrimary ? HTML("<span class=\"pill\">Main photo</span>") : """
                     <form method="post" action="/items/\(item.id)/photos/\(photo.id)/main"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                     <button type="submit" class="small">Make main</button></form>
                     """
+                let move: HTML = count < 2 ? .empty : """
+                    <form method="post" action="/items/\(item.id)/photos/\(photo.id)/move" class="move"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                    <button type="submit" name="direction" value="earlier" class="small" aria-label="Move photo \(index + 1) earlier"\(index == 0 ? HTML(raw: " disabled") : .empty)>↑</button>
+                    <button type="submit" name="direction" value="later" class="small" aria-label="Move photo \(index + 1) later"\(index == count - 1 ? HTML(raw: " disabled") : .empty)>↓</button></form>
+                    """
                 return """
                     <li><img src="/files/\(photo.attachment.sha256)?size=thumb" alt="Photo \(index + 1) of \(item.name)" loading="lazy">
                     \(main)
+                    \(move)
                     <form method="post" action="/items/\(item.id)/photos/\(photo.id)/remove" data-confirm="Remove photo \(index + 1)? It is deleted from this item.">
                     <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><button type="submit" class="small danger" aria-label="Remove photo \(index + 1)">Remove</button></form></li>
                     """
@@ -152,6 +182,18 @@ enum ItemViews {
                 """
         }
         let action = item.map { "/items/\($0.id)" } ?? "/items"
+        // A new item takes its photos on the form itself; the script saves the item, then uploads them with
+        // progress. Without script the field stays hidden (photos are added from the item's page).
+        let photoField: HTML = item != nil ? .empty : """
+            <div class="field form-photos" data-form-photos hidden>
+              <label for="f-photos">Photos (optional)</label>
+              <input id="f-photos" type="file" accept="image/*" multiple aria-describedby="f-photos-hint">
+              <p class="hint" id="f-photos-hint">Take or choose one or more; the first is the main photo.</p>
+              <div class="previews"></div>
+              <progress class="upload-progress" hidden max="100" value="0"></progress>
+              <p class="upload-status" role="status" aria-live="polite"></p>
+            </div>
+            """
         let title = item == nil ? "Add item" : "Edit item"
         let conditions = ItemCondition.allCases.map { ($0.rawValue, $0.label) }
         return Layout.page(title: title, viewer: viewer, section: .inventory, body: """
@@ -159,6 +201,7 @@ enum ItemViews {
               \(Layout.errorSummary(errors))
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               \(Layout.field("name", label: "Name", value: values["name"], errors: errors, attributes: "required maxlength=\"200\" autofocus"))
+              \(photoField)
               <div class="two">
               \(select("roomID", label: "Room", options: rooms.map { ($0.id.description, $0.name) }, none: "No room"))
               \(select("categoryID", label: "Category", options: categories.map { ($0.id.description, $0.name) }, none: "No category"))
