@@ -30,6 +30,16 @@ public struct Viewer: Sendable {
         }
         return formatter.string(from: noon)
     }
+
+    /// A moment (a report made, say) as people read it in their language, in the server's time zone:
+    /// "Nov 25, 2026 at 3:08 AM", "25 nov. 2026, 03:08".
+    func moment(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.dateStyle = .medium
+        formatter.timeStyle = .short
+        return formatter.string(from: date)
+    }
 }
 
 /// The request context every route gets: the client's socket address (for rate limits; headers

@@ -70,7 +70,7 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(page.body.contains("4 items"))
             #expect(page.body.contains("Across 2 rooms"))
             #expect(page.body.contains("$3,000.00"))  // 500 + 1000 + 1500
-            #expect(page.body.contains("Documentation: 50%"))
+            #expect(page.body.contains("<span class=\"big\">50%</span><span class=\"sub\">Documented: photo + value + category + room</span>"))
             #expect(page.body.contains("What counts as documented?"))
             #expect(page.body.contains("<title id=\"donut-title\">Value by category</title>"))
             #expect(page.body.contains("<desc id=\"bars-desc\">"))
@@ -79,6 +79,11 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(needsPhoto.body.contains("Ring") && needsPhoto.body.contains("Café table") && !needsPhoto.body.contains(">Sofa<"))
             let search = try await browser.request(.get, "/?q=cafe")
             #expect(search.body.contains("Café table") && search.body.contains("1 item<"))
+            // A GET form writes spaces as "+": the box shows the words, and a "+" typed in the box arrives as %2B.
+            let words = try await browser.request(.get, "/?q=cafe+table")
+            #expect(words.body.contains("value=\"cafe table\"") && words.body.contains("1 item<"))
+            #expect(try await browser.request(.get, "/?q=a%2Bb").body.contains("value=\"a+b\""))
+            #expect(try await browser.request(.get, "/api/v1/items?q=cafe+table").body.contains("Café table"))
             let byValue = try await browser.request(.get, "/?sort=value&view=grid")
             #expect(byValue.body.contains("items grid"))
             let ring = try #require(byValue.body.range(of: "Ring")), sofa = try #require(byValue.body.range(of: ">Sofa<"))

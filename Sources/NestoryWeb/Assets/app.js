@@ -1,9 +1,9 @@
 "use strict";
 (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
-  // Confirm destructive actions.
+  // Confirm destructive actions: the form's data-confirm, or the pressed button's (a row's Delete).
   document.addEventListener("submit", (event) => {
-    const message = event.target.dataset?.confirm;
+    const message = event.submitter?.dataset?.confirm || event.target.dataset?.confirm;
     if (message && !window.confirm(message)) event.preventDefault();
   });
   // Sort menu submits on change.
@@ -32,6 +32,242 @@
     observer.observe(link);
   };
   observe();
+
+  // Back from an item keeps the place: the rows loaded so far and the scroll position are kept for this
+  // page's URL when leaving it, and put back when the browser comes back to it (not on a fresh visit).
+  const list = document.querySelector("[data-items]");
+  if (list) {
+    const key = "nestory:list:" + location.pathname + location.search;
+    const navigation = performance.getEntriesByType?.("navigation")?.[0];
+    const saved = (() => { try { return JSON.parse(sessionStorage.getItem(key) || "null"); } catch { return null; } })();
+    if (navigation?.type === "back_forward" && saved && saved.html && saved.first === list.firstElementChild?.outerHTML) {
+      history.scrollRestoration = "manual";
+      list.innerHTML = saved.html;
+      const link = more();
+      if (saved.next && link) link.href = saved.next; else if (!saved.next) link?.remove();
+      observe();
+      window.scrollTo(0, saved.y);
+      requestAnimationFrame(() => window.scrollTo(0, saved.y));
+    }
+    sessionStorage.removeItem(key);
+    window.addEventListener("pagehide", () => {
+      const html = list.innerHTML;
+      if (html.length > 3_000_000) return;  // sessionStorage holds about 5 MB
+      try {
+        sessionStorage.setItem(key, JSON.stringify({ html, first: list.firstElementChild?.outerHTML, next: more()?.href || null, y: window.scrollY }));
+      } catch { /* storage full or off: Back then shows the first page */ }
+    });
+  }
+
+  // Quick actions on a row of the list: its ⋯ button, a long press on the row, or the context menu key
+  // (Edit, Add photo, Add receipt, Add to loss list), as on the item page.
+  let menu = null, menuButton = null;
+  const closeMenu = (focus) => {
+    if (!menu) return;
+    menu.remove(); menu = null;
+    menuButton?.setAttribute("aria-expanded", "false");
+    if (focus) menuButton?.focus();
+    menuButton = null;
+  };
+  const openMenu = (button) => {
+    closeMenu(false);
+    const id = button.dataset.itemMenu;
+    const name = button.closest(".item")?.querySelector(".name")?.textContent || "this item";
+    menu = document.createElement("div");
+    menu.className = "item-menu";
+    menu.setAttribute("role", "menu");
+    menu.setAttribute("aria-label", `Actions for ${name}`);
+    const entry = (label, href) => {
+      const a = document.createElement("a");
+      a.href = href; a.textContent = label; a.setAttribute("role", "menuitem");
+      menu.append(a);
+      return a;
+    };
+    entry("Edit", `/items/${id}/edit`);
+    const photo = entry("Add photo", `/items/${id}#photo-upload`);
+    entry("Add receipt", `/capture/receipt?item=${id}`);
+    entry("Add to loss list", `/reports/loss?item=${id}`);
+    const input = document.createElement("input");
+    input.type = "file"; input.accept = "image/*"; input.multiple = true; input.hidden = true;
+    menu.append(input);
+    photo.addEventListener("click", (event) => { event.preventDefault(); input.click(); });
+    input.addEventListener("change", async () => {
+      const files = Array.from(input.files || []);
+      let failed = "";
+      for (const [index, file] of files.entries()) {
+        photo.textContent = `Uploading ${index + 1} of ${files.length}…`;
+        const response = await fetch(`/api/v1/items/${id}/photos`, { method: "POST", body: file, credentials: "same-origin",
+          headers: { "X-CSRF-Token": csrf(), "Content-Type": file.type || "application/octet-stream" } }).catch(() => null);
+        if (!response?.ok) failed = (await response?.json().catch(() => null))?.error?.message || "No connection; try again.";
+      }
+      const notice = failed ? `Not every photo was added: ${failed}` : `${files.length === 1 ? "Photo" : files.length + " photos"} added.`;
+      window.location.assign(`/items/${id}?notice=${encodeURIComponent(notice)}`);
+    });
+    document.body.append(menu);
+    const box = button.getBoundingClientRect();
+    const width = Math.min(240, window.innerWidth - 16);
+    menu.style.width = `${width}px`;
+    menu.style.left = `${Math.max(8, Math.min(box.right - width, window.innerWidth - width - 8)) + window.scrollX}px`;
+    const below = box.bottom + menu.offsetHeight + 8 < window.innerHeight - 64;
+    menu.style.top = `${(below ? box.bottom + 4 : box.top - menu.offsetHeight - 4) + window.scrollY}px`;
+    menuButton = button;
+    button.setAttribute("aria-expanded", "true");
+    menu.querySelector("a").focus();
+  };
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest?.("[data-item-menu]");
+    if (button) { event.preventDefault(); menuButton === button ? closeMenu(true) : openMenu(button); return; }
+    if (menu && !menu.contains(event.target)) closeMenu(false);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (!menu) return;
+    const entries = Array.from(menu.querySelectorAll("a"));
+    const at = entries.indexOf(document.activeElement);
+    if (event.key === "Escape") { event.preventDefault(); closeMenu(true); }
+    else if (event.key === "ArrowDown") { event.preventDefault(); entries[(at + 1) % entries.length].focus(); }
+    else if (event.key === "ArrowUp") { event.preventDefault(); entries[(at - 1 + entries.length) % entries.length].focus(); }
+    else if (event.key === "Tab") closeMenu(false);
+  });
+  // A long press on a row (touch) or a right click opens the same menu instead of the browser's.
+  let pressTimer = null, pressed = false;
+  const rowButton = (target) => target.closest?.(".items .item")?.querySelector("[data-item-menu]");
+  document.addEventListener("contextmenu", (event) => {
+    const button = !event.target.closest?.("[data-item-menu]") && rowButton(event.target);
+    if (button) { event.preventDefault(); openMenu(button); }
+  });
+  document.addEventListener("touchstart", (event) => {
+    const button = !event.target.closest?.("[data-item-menu]") && rowButton(event.target);
+    pressed = false;
+    if (!button) return;
+    pressTimer = setTimeout(() => { pressed = true; openMenu(button); }, 500);
+  }, { passive: true });
+  const cancelPress = () => clearTimeout(pressTimer);
+  document.addEventListener("touchmove", cancelPress, { passive: true });
+  document.addEventListener("touchend", (event) => {
+    cancelPress();
+    if (pressed) { event.preventDefault(); pressed = false; }  // the long press is not also a tap on the row
+  });
+
+  // The item page's photos: arrows, dots, the count, arrow keys; swiping scrolls them as before.
+  document.querySelectorAll("[data-carousel]").forEach((root) => {
+    const track = root.querySelector(".carousel");
+    const slides = Array.from(track.querySelectorAll(".slide"));
+    const prev = root.querySelector("[data-carousel-prev]"), next = root.querySelector("[data-carousel-next]");
+    const dots = Array.from(root.querySelectorAll("[data-carousel-to]"));
+    const count = root.querySelector(".carousel-count");
+    if (slides.length < 2) return;
+    let current = 0;
+    const show = (index) => {
+      current = Math.max(0, Math.min(slides.length - 1, index));
+      if (prev) prev.disabled = current === 0;
+      if (next) next.disabled = current === slides.length - 1;
+      dots.forEach((dot, i) => i === current ? dot.setAttribute("aria-current", "true") : dot.removeAttribute("aria-current"));
+      if (count) count.textContent = `${current + 1} of ${slides.length}`;
+    };
+    const go = (index) => {
+      const target = Math.max(0, Math.min(slides.length - 1, index));
+      track.scrollTo({ left: slides[target].offsetLeft - track.offsetLeft, behavior: "smooth" });
+      show(target);
+    };
+    prev?.addEventListener("click", () => go(current - 1));
+    next?.addEventListener("click", () => go(current + 1));
+    dots.forEach((dot) => dot.addEventListener("click", () => go(Number(dot.dataset.carouselTo))));
+    track.addEventListener("keydown", (event) => {
+      if (event.key === "ArrowRight") { event.preventDefault(); go(current + 1); }
+      else if (event.key === "ArrowLeft") { event.preventDefault(); go(current - 1); }
+      else if (event.key === "Home") { event.preventDefault(); go(0); }
+      else if (event.key === "End") { event.preventDefault(); go(slides.length - 1); }
+    });
+    let settle = null;
+    track.addEventListener("scroll", () => {
+      clearTimeout(settle);
+      settle = setTimeout(() => show(Math.round(track.scrollLeft / Math.max(1, track.clientWidth))), 80);
+    }, { passive: true });
+    // "Add photo" from a list row's menu lands here with #photo-upload: open the picker's label in view.
+    show(0);
+  });
+  if (location.hash === "#photo-upload") document.querySelector("label[for=photo-upload]")?.focus();
+
+  // The add-item form's photos: the item is saved as the form would save it, then each photo is uploaded
+  // with progress, then its page opens. A form with errors comes back in place, keeping the chosen photos.
+  document.querySelectorAll("[data-form-photos]").forEach((field) => {
+    field.hidden = false;
+    const input = field.querySelector("input[type=file]");
+    const previews = field.querySelector(".previews");
+    input.addEventListener("change", () => {
+      previews.replaceChildren(...Array.from(input.files || []).map((file) => {
+        const img = document.createElement("img");
+        img.alt = file.name;
+        try { img.src = URL.createObjectURL(file); } catch { /* no preview */ }
+        return img;
+      }));
+    });
+  });
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    const field = form.querySelector?.("[data-form-photos]");
+    const input = field?.querySelector("input[type=file]");
+    if (event.defaultPrevented || !input?.files?.length) return;
+    event.preventDefault();
+    const status = field.querySelector(".upload-status"), progress = field.querySelector(".upload-progress");
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    status.classList.remove("error");
+    status.textContent = "Saving…";
+    let response;
+    try {
+      response = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin" });
+    } catch {
+      button.disabled = false;
+      status.classList.add("error");
+      status.textContent = "No connection. Nothing was saved and your photos are still chosen; try again.";
+      return;
+    }
+    const itemPage = response.redirected && /\/items\/[0-9a-fA-F-]{36}(\?|$)/.test(new URL(response.url).pathname + new URL(response.url).search)
+      ? new URL(response.url) : null;
+    if (!itemPage) {
+      // The form came back with its errors: show it, with the photos still chosen.
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      const main = doc.querySelector("main");
+      if (!main) { button.disabled = false; status.textContent = "Could not save. Nothing was lost; try again."; return; }
+      document.querySelector("main").replaceWith(document.adoptNode(main));
+      const again = document.querySelector("[data-form-photos]");
+      if (again) {
+        again.hidden = false;
+        again.querySelector("input[type=file]").replaceWith(input);
+        again.querySelector(".previews").replaceWith(field.querySelector(".previews"));
+      }
+      document.querySelector("[aria-invalid=true], .alert")?.scrollIntoView({ block: "center" });
+      return;
+    }
+    const id = itemPage.pathname.split("/")[2];
+    const files = Array.from(input.files);
+    let failed = 0, reason = "";
+    for (const [index, file] of files.entries()) {
+      status.textContent = `Item saved. Uploading photo ${index + 1} of ${files.length}…`;
+      progress.hidden = false;
+      progress.value = 0;
+      const ok = await new Promise((resolve) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open("POST", `/api/v1/items/${id}/photos`);
+        xhr.setRequestHeader("X-CSRF-Token", csrf());
+        xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+        xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (e.loaded / e.total) * 100; };
+        xhr.onload = () => {
+          if (xhr.status >= 300) { try { reason = JSON.parse(xhr.responseText).error.message; } catch { reason = "The upload failed."; } }
+          resolve(xhr.status < 300);
+        };
+        xhr.onerror = () => { reason = "No connection."; resolve(false); };
+        xhr.send(file);
+      });
+      if (!ok) failed += 1;
+    }
+    const notice = failed === 0
+      ? `Item added with ${files.length === 1 ? "its photo" : files.length + " photos"}.`
+      : `Item added; ${failed} of ${files.length} photos could not be added (${reason}). Add them with “Add photo”.`;
+    window.location.assign(`/items/${id}?notice=${encodeURIComponent(notice)}`);
+  });
+
   // Quick add: photo first; the item and its photo are saved through the API, then its page opens.
   document.querySelectorAll("form[data-quick-add]").forEach((form) => {
     const file = form.querySelector("input[type=file]");

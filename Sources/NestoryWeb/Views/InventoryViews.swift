@@ -89,20 +89,20 @@ enum InventoryViews {
               <details class="card stat"><summary><span class="big">\(s.itemCount) item\(s.itemCount == 1 ? "" : "s")</span><span class="sub">Across \(s.roomsInUse) room\(s.roomsInUse == 1 ? "" : "s")</span></summary>
                 <p>Every item you have added, in \(s.roomsInUse) room\(s.roomsInUse == 1 ? "" : "s").</p>
                 <p><a href="/rooms">Manage rooms</a></p></details>
-              <details class="card stat"><summary><span class="big">\(value)</span><span class="sub">Based on entered values</span></summary>
+              <details class="card stat value-card"><summary><span class="big">\(value)</span><span class="sub">Based on entered values</span></summary>
                 <p>The sum of price × quantity for items with a value. \(s.needsValue) item\(s.needsValue == 1 ? " has" : "s have") no value yet.</p>
                 <p>\(s.highValueCount) high-value item\(s.highValueCount == 1 ? "" : "s") (over \(s.highValueThreshold.formatted)).</p></details>
-              <details class="card stat" id="documentation"><summary><span class="big">Documentation: \(score)</span><span class="sub">Items with photo + value + category + room</span></summary>
+              <details class="card stat" id="documentation"><summary><span class="big">\(score)</span><span class="sub">Documented: photo + value + category + room</span></summary>
                 <h3>What counts as documented?</h3>
                 <p>\(DocumentationScore.explanation) Aim for 80% or more.</p>
                 <ul class="breakdown">
-                  <li><a href="/?filter=photo">\(s.needsPhoto) need a photo</a></li>
-                  <li><a href="/?filter=value">\(s.needsValue) need a value</a></li>
-                  <li><a href="/?filter=receipt">\(s.needsReceipt) have no receipt</a> (not required, strong evidence)</li>
+                  <li><a href="/?filter=photo#browse">\(s.needsPhoto) need a photo</a></li>
+                  <li><a href="/?filter=value#browse">\(s.needsValue) need a value</a></li>
+                  <li><a href="/?filter=receipt#browse">\(s.needsReceipt) have no receipt</a> (not required, strong evidence)</li>
                 </ul>
                 <p>\(s.score.documented) of \(s.itemCount) documented; \(notDocumented) to go.</p></details>
             </section>
-            \(s.itemCount > 0 && (s.needsPhoto > 0 || s.needsValue > 0) ? HTML("<a class=\"improve\" href=\"/?filter=\(s.needsPhoto > 0 ? "photo" : "value")\">Improve documentation: \(s.needsPhoto) need photos, \(s.needsValue) need values →</a>") : .empty)
+            \(s.itemCount > 0 && (s.needsPhoto > 0 || s.needsValue > 0) ? HTML("<a class=\"improve\" href=\"/?filter=\(s.needsPhoto > 0 ? "photo" : "value")#browse\">Improve documentation: \(s.needsPhoto) need photos, \(s.needsValue) need values →</a>") : .empty)
             """
         let charts: HTML = s.itemCount == 0 ? .empty : """
             <section class="charts" aria-label="Charts">
@@ -113,13 +113,13 @@ enum InventoryViews {
         let state = model.state
         let chips: [HTML] = InventoryState.Chip.allCases.map { chip in
             let current = chip == state.chip
-            return "<a class=\"chip\(current ? " on" : "")\" href=\"\(state.link(chip: chip))\"\(current ? HTML(raw: " aria-current=\"true\"") : .empty)>\(chip.label(threshold: s.highValueThreshold))</a>"
+            return "<a class=\"chip\(current ? " on" : "")\" href=\"\(state.link(chip: chip))#browse\"\(current ? HTML(raw: " aria-current=\"true\"") : .empty)>\(chip.label(threshold: s.highValueThreshold))</a>"
         }
         let sortOptions: [HTML] = ItemSort.allCases.map { sort in
             "<option value=\"\(sort.rawValue)\"\(sort == state.sort ? HTML(raw: " selected") : .empty)>\(sort.label)</option>"
         }
         let controls: HTML = """
-            <form class="search" method="get" action="/" role="search">
+            <form class="search" method="get" action="/#browse" role="search">
               <label class="visually-hidden" for="q">Search items</label>
               <input id="q" type="search" name="q" value="\(state.search)" placeholder="Search name, brand, serial, notes, receipts…" autocomplete="off">
               \(state.chip == .all ? HTML.empty : HTML("<input type=\"hidden\" name=\"filter\" value=\"\(state.chip.rawValue)\">"))
@@ -132,8 +132,8 @@ enum InventoryViews {
             <div class="toolbar">
               <span class="count" role="status">\(model.matching.count)\(model.matching.exact ? "" : "+") item\(model.matching.count == 1 ? "" : "s")</span>
               <span class="toggle" role="group" aria-label="Layout">
-                <a href="\(state.link(grid: false))" class="\(state.grid ? "" : "on")" aria-pressed="\(!state.grid)">List</a>
-                <a href="\(state.link(grid: true))" class="\(state.grid ? "on" : "")" aria-pressed="\(state.grid)">Grid</a>
+                <a href="\(state.link(grid: false))#browse" class="\(state.grid ? "" : "on")" aria-pressed="\(!state.grid)">List</a>
+                <a href="\(state.link(grid: true))#browse" class="\(state.grid ? "on" : "")" aria-pressed="\(state.grid)">Grid</a>
               </span>
             </div>
             """
@@ -151,7 +151,7 @@ enum InventoryViews {
             \(Layout.notice(model.notice))
             \(strip)
             \(charts)
-            <section class="browse" aria-label="Items">
+            <section class="browse" id="browse" aria-label="Items">
             \(controls)
             \(empty)
             \(list)
@@ -185,7 +185,7 @@ enum InventoryViews {
               <span class="thumb">\(thumb)</span>
               <span class="text"><span class="name">\(item.name)</span><span class="sub">\(subtitle)</span></span>
               \(badges(listing.documentation, compact: true))
-            </a></li>
+            </a><button type="button" class="row-menu" data-item-menu="\(item.id)" aria-haspopup="menu" aria-expanded="false" aria-label="Actions for \(item.name)">⋯</button></li>
             """
     }
 

@@ -39,7 +39,7 @@ enum ReceiptViews {
                 <li><a class="row receipt-row" href="/receipts/\(r.id)">
                   <img src="/files/\(r.attachment.sha256)?size=thumb" alt="" width="48" height="48">
                   <span class="text"><span class="name">\(r.vendor ?? "Receipt")</span>
-                  <span class="sub">\(r.purchaseDate?.iso ?? "no date") · \(r.total?.formatted ?? "no amount") · \(listing.itemName.map { "for \($0)" } ?? "not linked to an item")</span></span>
+                  <span class="sub">\(r.purchaseDate.map { viewer.day($0) } ?? "no date") · \(r.total?.formatted ?? "no amount") · \(listing.itemName.map { "for \($0)" } ?? "not linked to an item")</span></span>
                 </a></li>
                 """
         }
@@ -88,7 +88,7 @@ enum ReceiptViews {
         } ?? .empty
         let results: [HTML] = matches.map { item in
             """
-            <li class="row"><span>\(item.name)\(item.purchaseDate.map { " · \($0.iso)" } ?? "")</span>
+            <li class="row"><span>\(item.name)\(item.purchaseDate.map { " · " + viewer.day($0) } ?? "")</span>
             <form method="post" action="/receipts/\(r.id)/link"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
             <input type="hidden" name="item" value="\(item.id)"><button type="submit" class="small">Link</button></form></li>
             """

@@ -17,7 +17,7 @@ enum ReportViews {
             return """
                 <li class="row report" data-report="\(report.id.uuidString.lowercased())">
                   <span class="text"><span class="name">\(kind?.title ?? report.kind)</span>
-                  <span class="sub">\(timestamp(report.createdAt)) · \(ReportFormat.byteCount(report.byteCount)) · \(optionsSummary(report))</span></span>
+                  <span class="sub">\(viewer.moment(report.createdAt)) · \(ReportFormat.byteCount(report.byteCount)) · \(optionsSummary(report))</span></span>
                   <span class="actions">
                     <a class="button small" href="/reports/\(report.id.uuidString.lowercased())/download">Download</a>
                     <form method="post" action="/reports/\(report.id.uuidString.lowercased())/delete" data-confirm="Delete this report? Your items are not affected.">
@@ -67,13 +67,6 @@ enum ReportViews {
         if let options = try? JSONDecoder().decode(InventoryReportOptions.self, from: data) { return options.summary }
         if let options = try? JSONDecoder().decode(LossListOptions.self, from: data) { return options.summary }
         return ""
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .current
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return String(format: "%04d-%02d-%02d %02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!)
     }
 
     static func paperSelect(_ selected: PaperSize) -> HTML {
