@@ -156,6 +156,13 @@ def test_deleting_a_room_asks_first_and_says_what_happened(server, phone):
     page = phone
     sign_in(page, server)
     page.goto(server + "/rooms")
+    # Renaming and moving say what they did too.
+    bath = page.locator(".place").filter(has=page.locator("input[value='Bathroom']"))
+    bath.locator("input[name=name]").fill("Bath & laundry")
+    bath.get_by_role("button", name="Save").click()
+    expect(page.locator(".notice")).to_have_text("Saved “Bath & laundry”.")
+    page.get_by_role("button", name="Move Bath & laundry up").click()
+    expect(page.locator(".notice")).to_have_text("Moved up.")
     row = page.locator(".place").filter(has=page.locator("input[value='Garage']"))
     messages = []
     page.once("dialog", lambda dialog: (messages.append(dialog.message), dialog.dismiss()))

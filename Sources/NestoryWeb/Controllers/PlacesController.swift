@@ -67,11 +67,17 @@ struct PlacesController {
                     : kind == .rooms ? "Room deleted; \(moved) item\(moved == 1 ? " now has" : "s now have") no room."
                     : "Category deleted; \(moved) item\(moved == 1 ? " is" : "s are") now uncategorized."
                 return .redirect(to: "/\(kind.rawValue)", notice: notice)
-            case "up": try await places.move(kind, id, in: household, .up)
-            case "down": try await places.move(kind, id, in: household, .down)
-            default: try await places.rename(kind, id, in: household, to: form["name"] ?? "", colorHex: form["color"])
+            case "up":
+                try await places.move(kind, id, in: household, .up)
+                return .redirect(to: "/\(kind.rawValue)", notice: "Moved up.")
+            case "down":
+                try await places.move(kind, id, in: household, .down)
+                return .redirect(to: "/\(kind.rawValue)", notice: "Moved down.")
+            default:
+                let name = form["name"] ?? ""
+                try await places.rename(kind, id, in: household, to: name, colorHex: form["color"])
+                return .redirect(to: "/\(kind.rawValue)", notice: "Saved “\(name.trimmingCharacters(in: .whitespacesAndNewlines))”.")
             }
-            return .redirect(to: "/\(kind.rawValue)")
         } catch let error as DomainError {
             if case .notFound = error { throw error }
             return try await list(kind, request, context, errors: FieldErrors.fields(of: error), status: .unprocessableContent)
