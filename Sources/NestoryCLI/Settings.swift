@@ -44,6 +44,8 @@ struct Settings: Sendable, Equatable {
     var metricsToken: String?
     var minFreeMegabytes = 100
     var zxingWorker: String?
+    /// Barcode scanning in the Capture tab, for every household (each owner can also turn it off for theirs).
+    var scanning = true
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -62,6 +64,7 @@ struct Settings: Sendable, Equatable {
         ("http.idleTimeoutSeconds", "Idle or half-sent connections are closed after this"),
         ("metrics.mode", "off, loopback or token"), ("metrics.token", "The bearer token for /metrics (secret)"),
         ("health.minFreeMegabytes", "Free space /health/ready asks for"), ("zxingWorker", "The nestory-zxing worker program"),
+        ("capture.scanning", "Barcode scanning in the Capture tab (false turns it off for everyone)"),
     ]
 
     enum Invalid: Error, CustomStringConvertible {
@@ -110,13 +113,16 @@ struct Settings: Sendable, Equatable {
         if let host = text("host") { settings.host = host }
         try int("port", &settings.port, range: 1...65_535)
         if let data = text("data") { settings.data = data }
-        if let raw = text("secureCookies") {
+        func bool(_ key: String, _ target: inout Bool) throws {
+            guard let raw = text(key) else { return }
             switch raw.lowercased() {
-            case "1", "true", "yes", "on": settings.secureCookies = true
-            case "0", "false", "no", "off": settings.secureCookies = false
-            default: throw Invalid.value("secureCookies", "must be true or false (it is \(raw))")
+            case "1", "true", "yes", "on": target = true
+            case "0", "false", "no", "off": target = false
+            default: throw Invalid.value(key, "must be true or false (it is \(raw))")
             }
         }
+        try bool("secureCookies", &settings.secureCookies)
+        try bool("capture.scanning", &settings.scanning)
         if let raw = text("logLevel") {
             guard let level = Logger.Level(rawValue: raw.lowercased()) else {
                 throw Invalid.value("logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (it is \(raw))")
@@ -165,6 +171,7 @@ struct Settings: Sendable, Equatable {
             "http.idleTimeoutSeconds": .stringConvertible(idleTimeoutSeconds), "metrics.mode": .string(metrics),
             "metrics.token": .string(metricsToken == nil ? "(none)" : "(redacted)"),
             "health.minFreeMegabytes": .stringConvertible(minFreeMegabytes), "zxingWorker": .string(zxingWorker ?? "(beside the binary)"),
+            "capture.scanning": .stringConvertible(scanning),
         ]
     }
 

@@ -123,7 +123,8 @@ extension AppDatabase {
             }
             let household = ArchiveRecord.Household(id: row["id"], name: row["name"], currency: row["currency"],
                                                     highValueThresholdMinor: row["high_value_threshold_minor"],
-                                                    createdAt: row["created_at"], onlineProductLookup: row["online_product_lookup"])
+                                                    createdAt: row["created_at"], onlineProductLookup: row["online_product_lookup"],
+                                                    scanningEnabled: row["scanning_enabled"])
             return try body(HouseholdExport(db: db, id: id, household: household))
         }
     }
@@ -160,9 +161,10 @@ extension AppDatabase {
             if !exists {
                 guard target == nil else { throw DomainError.notFound("The household") }
                 try db.execute(sql: """
-                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [targetID, archived.name, archived.currency, archived.highValueThresholdMinor, archived.createdAt,
-                                     archived.onlineProductLookup ?? false])
+                                     archived.onlineProductLookup ?? false, archived.scanningEnabled ?? true])
                 summary.householdCreated = true
                 try Self.restoreMembers(db, source, householdID: targetID, summary: &summary)
             } else if mode == .replace {
@@ -182,8 +184,10 @@ extension AppDatabase {
                 try db.execute(sql: "DELETE FROM room WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM category WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: """
-                    UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ?, online_product_lookup = ? WHERE id = ?
-                    """, arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, archived.onlineProductLookup ?? false, targetID])
+                    UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ?, online_product_lookup = ?, scanning_enabled = ?
+                    WHERE id = ?
+                    """, arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, archived.onlineProductLookup ?? false,
+                                     archived.scanningEnabled ?? true, targetID])
             }
 
             // Rooms and categories: by id, then by name (merge), else added (at the end of the list when merging).

@@ -106,6 +106,20 @@ extension AppDatabase {
         }
     }
 
+    /// Whether the household's Capture tab offers barcode scanning (the owner's switch; on unless turned off).
+    public func scanningEnabled(_ householdID: HouseholdID) throws -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT scanning_enabled FROM household WHERE id = ?", arguments: [householdID.description]) ?? true
+        }
+    }
+
+    public func setScanningEnabled(_ householdID: HouseholdID, _ enabled: Bool) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE household SET scanning_enabled = ? WHERE id = ?", arguments: [enabled, householdID.description])
+            guard db.changesCount == 1 else { throw DomainError.notFound("The household") }
+        }
+    }
+
     /// The household's items whose barcode is any of `codes` (the spellings of one GTIN), newest first.
     public func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int = 5) throws -> [Item] {
         guard !codes.isEmpty else { return [] }

@@ -13,10 +13,12 @@ public enum ArchiveRecord {
         public var createdAt: Int64
         /// Whether online product lookups are on (absent in older archives: off).
         public var onlineProductLookup: Bool?
+        /// Whether barcode scanning is offered (absent in older archives: on).
+        public var scanningEnabled: Bool?
 
         enum CodingKeys: String, CodingKey {
             case id, name, currency, highValueThresholdMinor = "high_value_threshold_minor", createdAt = "created_at"
-            case onlineProductLookup = "online_product_lookup"
+            case onlineProductLookup = "online_product_lookup", scanningEnabled = "scanning_enabled"
         }
     }
 

@@ -15,11 +15,17 @@ enum Migrations {
         migrator.registerMigration("2026-11-23-reports", migrate: reports)
         migrator.registerMigration("2026-11-24-jobs", migrate: jobs)
         migrator.registerMigration("2026-11-24-search-folding", migrate: searchFolding)
+        migrator.registerMigration("2026-11-25-household-scanning", migrate: householdScanning)
         return migrator
     }
 
     /// The export history: one row per generated report (PDF), its file in `reports/` of the data
     /// folder (`reports/<id>.pdf`). A row is written only after its file is complete and in place.
+    /// Whether the household's Capture tab offers barcode scanning (the owner's switch; on by default).
+    private static func householdScanning(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE household ADD COLUMN scanning_enabled INTEGER NOT NULL DEFAULT 1")
+    }
+
     /// The search index again, with letters Unicode does not decompose folded (Søren is found by "soren").
     private static func searchFolding(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM item_fts")

@@ -65,11 +65,14 @@ public struct WebDependencies: Sendable {
     public let operations: Operations
     /// The access log and anything a request reports.
     public let logger: Logger
+    /// The operator's switch for barcode scanning (`capture.scanning`); the owner's is the household's.
+    public let scanning: Bool
 
     public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
-                operations: Operations = Operations(), logger: Logger = Logger(label: "nestory.http"),
+                operations: Operations = Operations(), logger: Logger = Logger(label: "nestory.http"), scanning: Bool = true,
                 now: @escaping @Sendable () -> Date = Date.init) {
+        self.scanning = scanning
         self.operations = operations
         self.logger = logger
         self.database = database
@@ -80,6 +83,12 @@ public struct WebDependencies: Sendable {
         self.imaging = imaging
         self.cookies = cookies
         self.now = now
+    }
+
+    /// Whether this household's Capture tab scans barcodes: the operator's switch and the owner's, both on.
+    /// Asked on every scan request, so turning it off takes effect at a scanner's next frame.
+    func scanningEnabled(_ household: HouseholdID) throws -> Bool {
+        try scanning && database.scanningEnabled(household)
     }
 
     /// The calendar day now, where the server runs: the bound for "not in the future" checks.

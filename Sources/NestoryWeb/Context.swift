@@ -92,4 +92,6 @@ enum WebError: Error, Equatable {
     case badRequest(String)
     /// Well-formed but unusable input (a picture that is not an image, say): 422 with this message.
     case unprocessable(String)
+    /// Barcode scanning is turned off (by the operator or the owner).
+    case scanningDisabled
 }

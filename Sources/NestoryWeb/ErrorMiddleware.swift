@@ -63,6 +63,9 @@ struct ErrorMiddleware: RouterMiddleware {
                                message: "This form has expired or did not come from Nestory. Reload the page and try again.")
             case .badRequest(let message): return Problem(status: .badRequest, code: "bad_request", message: message)
             case .unprocessable(let message): return Problem(status: .unprocessableContent, code: "unprocessable", message: message)
+            case .scanningDisabled:
+                return Problem(status: .forbidden, code: "scanning_disabled",
+                               message: "Barcode scanning is turned off on this server. Type the code, or add the item by hand.")
             }
         case let error as ImagingError:
             switch error {

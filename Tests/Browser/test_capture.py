@@ -99,7 +99,9 @@ def test_photo_fallback_and_typing(server, browser, tmp_path):
     page = context.new_page()
     sign_in(page, server)
     page.goto(server + "/capture")
-    expect(page.locator(".scan-status")).to_contain_text(re.compile("photo"), timeout=10000)
+    # (No camera here, or none allowed: a state of its own, whose actions include the photo.)
+    expect(page.locator("[data-scanner]")).to_have_attribute("data-state", re.compile("^(denied|unavailable)$"), timeout=10000)
+    expect(page.locator("[data-scanner] .scan-state:visible label[for=scan-photo]")).to_be_visible()
     screenshot(page, "31-capture-no-camera")
 
     # A photo that is not a barcode, then one that is.

@@ -12,6 +12,8 @@ struct BackupRoundTripTests {
         let ws = try Workspace()
         let source = try ws.database("a")
         let household = try ws.seeded(source)
+        try source.setOnlineProductLookup(household.id, true)
+        try source.setScanningEnabled(household.id, false)
         let archive = ws.file("backup.zip")
         let result = try BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now)
         #expect(result.manifest.counts.items == 61)
@@ -22,6 +24,8 @@ struct BackupRoundTripTests {
         #expect(summary.householdCreated)
         #expect(summary.items.added == 61)
         #expect(manifest.household.id == household.id.description)
+        // The household's switches come back as they were.
+        #expect(try target.onlineProductLookup(household.id) && !target.scanningEnabled(household.id))
 
         let before = try snapshot(source, household.id)
         let after = try snapshot(target, household.id)

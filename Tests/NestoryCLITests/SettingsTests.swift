@@ -21,6 +21,8 @@ import Testing
         #expect(settings.ocrWorkers == 4)  // the environment over the file
         #expect(settings.ocrEngine == "tesseract" && settings.maxPhotoBytes == 5_000_000 && settings.logLevel == .debug)  // the file
         #expect(settings.secureCookies)
+        #expect(try await Settings.read(flags: ["capture.scanning": "false"], environment: [:]).scanning == false)
+        #expect(try await Settings.read(flags: [:], environment: ["NESTORY_CAPTURE_SCANNING": "off"]).scanning == false)
         #expect(settings.host == "127.0.0.1" && settings.reportJobs == 1 && settings.idleTimeoutSeconds == 60)  // defaults
         let noFlag = try await Settings.read(flags: [:], environment: environment)
         #expect(noFlag.port == 7002)
@@ -32,7 +34,7 @@ import Testing
     @Test func aWrongValueNamesItsKey() async throws {
         for (flags, environment, expected) in [
             (["port": "80000"], [String: String](), "port"), ([:], ["NESTORY_OCR_ENGINE": "magic"], "ocr.engine"),
-            ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"),
+            ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"), (["capture.scanning": "maybe"], [:], "capture.scanning"),
             (["metrics.mode": "token"], [:], "metrics.token"), (["config": "/no/such/file.json"], [:], "file"),
         ] {
             do {

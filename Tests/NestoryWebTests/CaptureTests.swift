@@ -68,6 +68,53 @@ struct CaptureTests {
         }
     }
 
+    @Test("scanning is on by default; the owner turns it off (a member may not), and then the page offers the other ways and the scan API refuses")
+    func scanningSwitch() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
+                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
+        try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
+        #expect(try app.database.scanningEnabled(household.id))
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            var bob = Browser(client)
+            try await bob.signIn("bob@example.com")
+            #expect(try await ann.request(.get, "/capture").body.contains("data-scanner data-state=\"initializing\""))
+            #expect(try await bob.request(.post, "/settings/scanning", form: [:]).status == .forbidden)
+            #expect(try app.database.scanningEnabled(household.id))
+            let off = try await ann.request(.post, "/settings/scanning", form: [:])
+            #expect(try await ann.request(.get, try #require(off.location)).body.contains("Barcode scanning is off."))
+            #expect(try app.database.scanningEnabled(household.id) == false)
+            for (browser, isOwner) in [(ann, true), (bob, false)] {
+                var browser = browser
+                let page = try await browser.request(.get, "/capture")
+                #expect(page.body.contains("Scanning is turned off") && !page.body.contains("<video"))
+                #expect(page.body.contains("/settings/data") == isOwner)  // import is the owner's
+                let refused = try await browser.request(.post, "/api/v1/barcodes/decode", body: Data("x".utf8), contentType: "image/png")
+                #expect(refused.status == .forbidden && refused.body.contains("\"scanning_disabled\""))
+            }
+            #expect(try await ann.request(.get, "/settings").body.contains("name=\"scanning\">"))  // unchecked
+            _ = try await ann.request(.post, "/settings/scanning", form: ["scanning": "on"])
+            #expect(try app.database.scanningEnabled(household.id))
+        }
+    }
+
+    @Test("the operator's switch turns scanning off for every household, and Settings says who did")
+    func operatorSwitch() async throws {
+        let app = try TestApp(scanning: false)
+        _ = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            #expect(try await ann.request(.get, "/capture").body.contains("Scanning is turned off"))
+            let settings = try await ann.request(.get, "/settings").body
+            #expect(settings.contains("Turned off for everyone") && !settings.contains("name=\"scanning\""))
+            #expect(try await ann.request(.post, "/api/v1/barcodes/decode", body: Data("x".utf8), contentType: "image/png").status == .forbidden)
+        }
+    }
+
     @Test("online lookups are the owner's choice, off by default")
     func onlineSetting() async throws {
         let app = try TestApp()

@@ -24,7 +24,7 @@ final class TestApp: @unchecked Sendable {
 
     /// `limit` failed sign-ins per account and `clientLimit` per client address, in 15 minutes.
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
-         receiptReader: ReceiptReader? = nil) throws {
+         receiptReader: ReceiptReader? = nil, scanning: Bool = true) throws {
         self.hasher = hasher
         path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: path))
@@ -33,7 +33,7 @@ final class TestApp: @unchecked Sendable {
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2))
         dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
-                                       barcodes: BarcodeReader(), productProviders: [])
+                                       barcodes: BarcodeReader(), productProviders: [], scanning: scanning)
         // The job runner, as the server runs it beside the router.
         let runner = services.runner
         runnerTask = Task { try await runner.run() }

@@ -341,26 +341,47 @@
       count.textContent = form.querySelectorAll("input[name=item]:checked, input[type=hidden][name=item]").length;
     });
   });
-  // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.
   // Barcode scanning: frames from the camera's scan area go to the server a few times a second
-  // until two agree (or one is read with high confidence); then the result page.
-  const scanner = document.querySelector("[data-scanner]");
+  // until two agree (or one is read with high confidence); then the result page. The card shows one state
+  // of the scan spec at a time (data-state): initializing, ready, unavailable, denied, insecure, disabled.
+  const scanner = document.querySelector("[data-scanner]:not(.disabled)");
   if (scanner) {
     const video = scanner.querySelector("video");
     const status = scanner.querySelector(".scan-status");
     const canvas = document.createElement("canvas");
     const area = { x: 0.1, y: 0.3, w: 0.8, h: 0.4 };  // as .scan-area in the CSS
-    let last = null, agreeing = 0, stream = null, done = false;
-    const unavailable = (message) => { scanner.classList.add("unavailable"); status.textContent = message; };
+    let last = null, agreeing = 0, stream = null, done = false, generation = 0;
+    const stop = () => { if (stream) stream.getTracks().forEach((t) => t.stop()); stream = null; };
+    const setState = (state, message) => {
+      scanner.dataset.state = state;
+      scanner.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = panel.dataset.statePanel !== state; });
+      if (message !== undefined) status.textContent = message;
+      if (state !== "ready" && state !== "initializing") stop();
+    };
+    // The reader's own browser's steps first (all stay listed for anyone helping from another device).
+    const ua = navigator.userAgent;
+    const family = /SamsungBrowser/.test(ua) ? "samsung" : /Firefox|FxiOS/.test(ua) ? "firefox"
+      : /CriOS|Chrome|Edg/.test(ua) ? "chrome" : /Safari/.test(ua) ? "safari" : null;
+    const steps = scanner.querySelector(".permission-steps");
+    const mine = family && steps?.querySelector(`[data-browser="${family}"]`);
+    if (mine) { steps.prepend(mine); mine.classList.add("yours"); }
+    const track = (event) => fetch("/api/v1/events", { method: "POST", credentials: "same-origin", keepalive: true,
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ event }) }).catch(() => {});
+    const disabled = () => {
+      done = true;
+      setState("disabled", "Scanning is turned off.");
+      document.querySelector("#scan-photo-card")?.remove();
+      track("scan_disabled");
+    };
     const finish = (code) => {
       done = true;
       scanner.classList.add("found");
       status.textContent = `Found ${code}`;
-      if (stream) stream.getTracks().forEach((t) => t.stop());
+      stop();
       window.location.assign("/capture/barcode/" + encodeURIComponent(code));
     };
-    const frame = async () => {
-      if (done) return;
+    const frame = async (mine) => {
+      if (done || mine !== generation) return;
       if (video.videoWidth > 0) {
         const sx = video.videoWidth * area.x, sy = video.videoHeight * area.y;
         const sw = video.videoWidth * area.w, sh = video.videoHeight * area.h;
@@ -381,29 +402,52 @@
               if (agreeing >= 2 || code.confidence === "high") { finish(code.text); return; }
               status.textContent = `Reading ${code.text}… hold still`;
             }
+          } else if ((await response.clone().json().catch(() => null))?.error?.code === "scanning_disabled") {
+            disabled();  // turned off while this screen was open: takes effect now
+            return;
           }
         } catch { status.textContent = "No connection to the server; retrying…"; }
       }
-      setTimeout(frame, 250);
+      setTimeout(() => frame(mine), 250);
     };
-    (async () => {
+    const start = async () => {
+      const mine = ++generation;
+      done = false;
+      setState("initializing", "Starting the camera…");
+      if (!window.isSecureContext) { setState("insecure", "The camera needs a secure (https) address."); return; }
       if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-        unavailable("This browser shows no camera here: take a photo of the barcode, or type the code.");
+        setState("unavailable", "This browser offers no camera.");
+        scanner.querySelector(".scan-reason").textContent = "This browser can’t use a camera here. Take a photo of the barcode or choose one, or type the code.";
         return;
       }
       try {
         stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 } }, audio: false });
       } catch (error) {
-        unavailable(error && error.name === "NotAllowedError"
-          ? "The camera is not allowed for this site: take a photo of the barcode instead, or type the code."
-          : "No camera was found: take a photo of the barcode instead, or type the code.");
+        if (mine !== generation) return;
+        const name = error && error.name;
+        if (name === "NotAllowedError" || name === "SecurityError") {
+          setState("denied", "Camera access is turned off for this site.");
+          track("permission_denied");
+          return;
+        }
+        const reason = name === "NotFoundError" || name === "OverconstrainedError"
+          ? "No camera was found on this device."
+          : name === "NotReadableError" || name === "AbortError"
+            ? "The camera is busy or not answering: another app or tab may be using it. Close it, then tap Retry."
+            : "The camera could not be started.";
+        setState("unavailable", reason);
+        scanner.querySelector(".scan-reason").textContent = reason + " You can also take a photo of the barcode or type the code.";
         return;
       }
+      if (mine !== generation) { stop(); return; }
       video.srcObject = stream;
       try { await video.play(); } catch { /* autoplay needs muted, which it is */ }
-      status.textContent = "Point the camera at the barcode, inside the frame.";
-      frame();
-    })();
+      setState("ready", "Point the camera at the barcode, inside the frame.");
+      frame(mine);
+    };
+    scanner.querySelectorAll("[data-scan-retry]").forEach((button) => button.addEventListener("click", () => { track("scan_retry"); start(); }));
+    track("scan_open");
+    start();
   }
 
   // A photo of a barcode: decoded on the server; one code goes straight to its result.
@@ -428,6 +472,7 @@
       if (!ok) {
         status.classList.add("error");
         status.textContent = (body && body.error && body.error.message) || "The photo could not be sent. Try again.";
+        if (body?.error?.code === "scanning_disabled") window.location.reload();
         return;
       }
       const codes = body.codes || [];
@@ -491,6 +536,7 @@
   });
 
 
+  // Photo uploads: each file is sent as its own request with progress; failures keep the page as it is.
   document.querySelectorAll("input[type=file][data-upload]").forEach((input) => {
     input.addEventListener("change", async () => {
       const progress = document.querySelector(".upload-progress");

@@ -97,7 +97,8 @@ struct AccountController {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
                                                        form: [:], errors: [], notice: request.query["notice"],
-                                                       onlineLookup: try database.onlineProductLookup(viewer.household.id)))
+                                                       onlineLookup: try database.onlineProductLookup(viewer.household.id),
+                                                       scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(viewer.household.id))))
     }
 
     @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {

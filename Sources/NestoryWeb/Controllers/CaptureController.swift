@@ -17,13 +17,15 @@ struct CaptureController {
         router.get("capture/barcode", use: typedCode)
         router.get("capture/barcode/:code", use: result)
         router.post("settings/products", use: setOnlineLookup)
+        router.post("settings/scanning", use: setScanning)
         api.post("barcodes/decode", use: decode)
         api.get("products/:code", use: lookup)
     }
 
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"]))
+        return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"],
+                                                   scanning: try dependencies.scanningEnabled(viewer.household.id)))
     }
 
     /// The "type the code" form: any code is accepted (it is saved as typed); a product code with a
@@ -51,6 +53,16 @@ struct CaptureController {
                                                      categories: try database.categories(viewer.household.id)))
     }
 
+    /// The owner's switch for barcode scanning in this household.
+    @Sendable func setScanning(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
+        let enabled = try await Form.read(request, context: context)["scanning"] == "on"
+        let (database, household) = (database, viewer.household.id)
+        try await dependencies.blocking.run { try database.setScanningEnabled(household, enabled) }
+        return .redirect(to: "/settings", notice: enabled ? "Barcode scanning is on." : "Barcode scanning is off.")
+    }
+
     @Sendable func setOnlineLookup(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
@@ -69,7 +81,8 @@ struct CaptureController {
 
     /// The body is a picture (a camera frame or a photo); `region=x,y,w,h` (fractions) limits the search.
     @Sendable func decode(_ request: Request, context: AppRequestContext) async throws -> CodesJSON {
-        _ = try context.requireViewer()
+        let viewer = try context.requireViewer()
+        guard try dependencies.scanningEnabled(viewer.household.id) else { throw WebError.scanningDisabled }
         guard let decoder = dependencies.barcodes else { throw WebError.badRequest("Barcode scanning is not available on this server.") }
         let limit = dependencies.limits.maxScanBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }

@@ -44,7 +44,8 @@ enum AccountViews {
 
     /// `errors` are the add-member form's; `passwordErrors` the change-password form's.
     static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
-                         passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false) -> HTML {
+                         passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false,
+                         scanning: (operator: Bool, household: Bool) = (true, true)) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -86,6 +87,15 @@ enum AccountViews {
               <label class="choice"><input type="checkbox" name="online"\(onlineLookup ? HTML(raw: " checked") : .empty)><span>Also ask online product databases</span></label>
               <button type="submit" class="small">Save</button>
             </form>
+            <h3>Barcode scanning</h3>
+            \(scanning.operator ? HTML("""
+                <form method="post" action="/settings/scanning">
+                  <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                  <label class="choice"><input type="checkbox" name="scanning"\(scanning.household ? HTML(raw: " checked") : .empty)><span>Offer barcode scanning in Capture</span></label>
+                  <p class="hint">Turned off, Capture explains it and offers adding by hand, quick add and import; it takes effect at once, also for anyone scanning now.</p>
+                  <button type="submit" class="small">Save</button>
+                </form>
+                """) : HTML("<p class=\"muted\">Turned off for everyone by whoever runs this server (setting <code>capture.scanning</code>).</p>"))
             </section>
             <section class="card">
             <h2>Your data</h2>

@@ -4,19 +4,13 @@ import NestoryProducts
 
 /// The Capture tab: scanning a barcode, and what was found.
 enum CaptureViews {
-    static func scan(viewer: Viewer, message: String?) -> HTML {
-        Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
-            \(ReceiptViews.modes("barcode"))
-            \(message.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
-            <section class="card scanner" data-scanner>
-              <h2>Scan a barcode</h2>
-              <div class="viewfinder">
-                <video muted playsinline aria-label="Camera preview"></video>
-                <div class="scan-area" aria-hidden="true"></div>
-              </div>
-              <p class="scan-status" role="status" aria-live="polite">Starting the camera…</p>
-            </section>
-            <section class="card">
+    /// The barcode mode of the Capture tab. The camera card has every state of the scan spec, each with its
+    /// own actions: initializing (a skeleton until the camera answers), ready, camera unavailable, permission
+    /// denied (steps per browser), not a secure page, and scanning turned off (`scanning` false: by the
+    /// operator or the owner; the page then offers the other ways to add an item).
+    static func scan(viewer: Viewer, message: String?, scanning: Bool = true) -> HTML {
+        let photoCard: HTML = """
+            <section class="card" id="scan-photo-card">
               <h2>Or use a photo</h2>
               <p class="muted">Take a close, sharp photo of the barcode, or choose one.</p>
               <label class="button" for="scan-photo">Take or choose a photo</label>
@@ -24,6 +18,8 @@ enum CaptureViews {
               <p class="photo-status" role="status" aria-live="polite"></p>
               <ul class="list photo-codes" hidden></ul>
             </section>
+            """
+        let typeCard: HTML = """
             <section class="card">
               <h2>Or type the code</h2>
               <form method="get" action="/capture/barcode" class="type-code">
@@ -33,7 +29,84 @@ enum CaptureViews {
               </form>
               <p><a href="/items/quick">No barcode? Add the item by hand</a></p>
             </section>
+            """
+        guard scanning else {
+            return Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
+                \(ReceiptViews.modes("barcode"))
+                <section class="card scanner disabled" data-state="disabled" role="status">\(disabledText(viewer))</section>
+                \(typeCard)
+                """)
+        }
+        return Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
+            \(ReceiptViews.modes("barcode"))
+            \(message.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
+            <section class="card scanner" data-scanner data-state="initializing" aria-labelledby="scanner-title">
+              <h2 id="scanner-title">Scan a barcode</h2>
+              <div class="viewfinder">
+                <video muted playsinline aria-label="Camera preview"></video>
+                <div class="scan-area" aria-hidden="true"></div>
+                <div class="skeleton" aria-hidden="true"><span class="skeleton-frame"></span><span class="skeleton-line"></span></div>
+              </div>
+              <p class="scan-status" role="status" aria-live="polite">Starting the camera…</p>
+              <div class="scan-state" data-state-panel="ready" hidden>
+                <p class="muted">Hold the barcode flat inside the frame, in good light; it is read by itself.</p>
+              </div>
+              <div class="scan-state" data-state-panel="unavailable" hidden>
+                <h3>The camera can’t be used right now</h3>
+                <p class="scan-reason"></p>
+                <div class="actions"><button type="button" class="primary" data-scan-retry>Retry</button>
+                <label class="button" for="scan-photo">Use a photo instead</label></div>
+              </div>
+              <div class="scan-state" data-state-panel="denied" hidden>
+                <h3>Camera access is turned off for this site</h3>
+                <p>To scan, allow the camera for this site, then tap Retry:</p>
+                \(permissionSteps)
+                <div class="actions"><button type="button" class="primary" data-scan-retry>Retry</button>
+                <label class="button" for="scan-photo">Continue with gallery</label></div>
+              </div>
+              <div class="scan-state" data-state-panel="insecure" hidden>
+                <h3>The camera needs a secure (https) address</h3>
+                <p>Browsers only let a site use the camera over https. This page was opened over plain http, so take a
+                photo of the barcode instead, or ask whoever runs this Nestory server to put it behind https.</p>
+                <div class="actions"><label class="button primary" for="scan-photo">Take or choose a photo</label></div>
+              </div>
+              <div class="scan-state" data-state-panel="disabled" hidden>\(disabledText(viewer))</div>
+            </section>
+            \(photoCard)
+            \(typeCard)
             """)
+    }
+
+    /// How to allow the camera again, per browser family; the script shows the reader's own (all show without it).
+    static let permissionSteps: HTML = """
+        <div class="permission-steps">
+          <section data-browser="safari"><h4>Safari on iPhone or iPad</h4><ol>
+            <li>Tap <strong>aA</strong> (or the page menu) in the address bar.</li><li>Tap <strong>Website Settings</strong>.</li>
+            <li>Set <strong>Camera</strong> to <strong>Allow</strong>.</li></ol>
+            <p class="hint">Or: the Settings app → Safari → Camera → Allow.</p></section>
+          <section data-browser="chrome"><h4>Chrome (Android, computer) and Edge</h4><ol>
+            <li>Tap the settings icon (or the lock) left of the address.</li><li>Tap <strong>Permissions</strong> or <strong>Site settings</strong>.</li>
+            <li>Set <strong>Camera</strong> to <strong>Allow</strong>.</li></ol></section>
+          <section data-browser="samsung"><h4>Samsung Internet</h4><ol>
+            <li>Tap the lock left of the address.</li><li>Tap <strong>Permissions</strong>.</li><li>Turn <strong>Camera</strong> on.</li></ol></section>
+          <section data-browser="firefox"><h4>Firefox</h4><ol>
+            <li>Tap the lock (or the camera icon) left of the address.</li><li>Remove the <strong>Blocked</strong> camera permission, or set it to <strong>Allow</strong>.</li></ol></section>
+          <p class="hint">If the phone’s own settings block the browser from the camera, allow it there too (Settings → the browser → Camera).</p>
+        </div>
+        """
+
+    /// The turned-off screen: why, and the other ways to add things (import only for the owner, who may).
+    static func disabledText(_ viewer: Viewer) -> HTML {
+        """
+        <h3>Scanning is turned off</h3>
+        <p>Barcode scanning has been turned off on this Nestory server for now. Nothing is lost: you can still add
+        everything by hand, and the code can be typed.</p>
+        <ul class="alternatives">
+          <li><a class="button primary" href="/items/quick">Quick add with a photo</a></li>
+          <li><a class="button" href="/items/new">Add an item with every detail</a></li>
+          \(viewer.role == .owner ? HTML("<li><a class=\"button\" href=\"/settings/data\">Import from a spreadsheet</a></li>") : .empty)
+        </ul>
+        """
     }
 
     static func result(viewer: Viewer, result: LookupResult, rooms: [Room], categories: [NestoryDomain.Category]) -> HTML {

@@ -1,0 +1,159 @@
+"""The capture screen's camera states (issue 16, scan-ux-spec.md) at phone width, light and dark: each state
+its own panel with its own actions, and scanning turned off by the owner, also while someone is scanning."""
+import os
+import re
+
+import pytest
+from conftest import screenshot, sign_in
+from playwright.sync_api import expect
+
+
+@pytest.fixture(scope="module")
+def camera_browser(browser):
+    """Chromium with a fake camera (a test pattern, no barcode) that pages may be allowed to use; launched by
+    the session's Playwright (a second one cannot run beside it)."""
+    chromium = browser.browser_type.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+                                           args=["--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream"])
+    yield chromium
+    chromium.close()
+
+
+def phone(browser, scheme="light", allow_camera=False, script=None):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, color_scheme=scheme,
+                                  permissions=["camera"] if allow_camera else [])
+    if script:
+        context.add_init_script(script)
+    return context, context.new_page()
+
+
+def scanner(page):
+    return page.locator("[data-scanner]")
+
+
+def test_ready_with_a_camera_then_turned_off_while_scanning(server, camera_browser):
+    context, page = phone(camera_browser, allow_camera=True)
+    sign_in(page, server)
+    page.goto(server + "/capture")
+    expect(scanner(page)).to_have_attribute("data-state", "ready", timeout=10000)
+    expect(page.locator(".scan-status")).to_have_text("Point the camera at the barcode, inside the frame.")
+    expect(page.locator("video")).to_be_visible()
+    screenshot(page, "16-01-capture-ready")
+    # The owner turns scanning off in another tab: the scanner's next frame says so, the camera stops.
+    settings = context.new_page()
+    settings.goto(server + "/settings")
+    settings.uncheck("input[name=scanning]")
+    settings.locator("form[action='/settings/scanning'] button").click()
+    expect(settings.locator(".notice")).to_have_text("Barcode scanning is off.")
+    expect(scanner(page)).to_have_attribute("data-state", "disabled", timeout=10000)
+    expect(page.get_by_role("heading", name="Scanning is turned off")).to_be_visible()
+    expect(page.get_by_role("link", name="Quick add with a photo")).to_be_visible()
+    assert page.evaluate("document.querySelector('video').srcObject?.getTracks().some(t => t.readyState === 'live') ?? false") is False
+    # A fresh visit shows the turned-off screen straight away, and the scan API refuses.
+    page.goto(server + "/capture")
+    expect(page.locator(".scanner.disabled")).to_be_visible()
+    expect(page.locator("video")).to_have_count(0)
+    expect(page.get_by_role("link", name="Import from a spreadsheet")).to_be_visible()
+    status = page.evaluate("""async () => (await fetch('/api/v1/barcodes/decode', { method: 'POST', body: new Blob(['x']),
+        headers: { 'X-CSRF-Token': document.querySelector('meta[name=csrf-token]').content } })).status""")
+    assert status == 403
+    screenshot(page, "16-02-capture-disabled")
+    settings.goto(server + "/settings")
+    settings.check("input[name=scanning]")
+    settings.locator("form[action='/settings/scanning'] button").click()
+    expect(settings.locator(".notice")).to_have_text("Barcode scanning is on.")
+    context.close()
+
+
+def test_permission_denied_shows_steps_retry_and_gallery(server, camera_browser):
+    for scheme in ["light", "dark"]:
+        context, page = phone(camera_browser, scheme=scheme)  # the camera exists, but this site may not use it
+        sign_in(page, server)
+        page.goto(server + "/capture")
+        expect(scanner(page)).to_have_attribute("data-state", "denied", timeout=10000)
+        panel = page.locator("[data-state-panel=denied]")
+        expect(panel.get_by_role("heading", name="Camera access is turned off for this site")).to_be_visible()
+        expect(panel.locator(".permission-steps .yours h4")).to_have_text("Chrome (Android, computer) and Edge")
+        expect(panel.get_by_text("Continue with gallery")).to_be_visible()
+        screenshot(page, f"16-03-capture-denied-{scheme}")
+        # Allowed afterwards (as after changing the site setting), Retry starts the camera.
+        context.grant_permissions(["camera"])
+        panel.get_by_role("button", name="Retry").click()
+        expect(scanner(page)).to_have_attribute("data-state", "ready", timeout=10000)
+        context.close()
+
+
+@pytest.mark.parametrize("error, reason", [("NotFoundError", "No camera was found"), ("NotReadableError", "busy")])
+def test_camera_unavailable_explains_and_offers_retry_and_a_photo(server, camera_browser, error, reason):
+    fail = f"""navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException("no", "{error}"));"""
+    context, page = phone(camera_browser, allow_camera=True, script=fail)
+    sign_in(page, server)
+    page.goto(server + "/capture")
+    expect(scanner(page)).to_have_attribute("data-state", "unavailable", timeout=10000)
+    panel = page.locator("[data-state-panel=unavailable]")
+    expect(panel.locator(".scan-reason")).to_contain_text(reason)
+    expect(panel.get_by_role("button", name="Retry")).to_be_visible()
+    expect(panel.get_by_text("Use a photo instead")).to_be_visible()
+    expect(page.locator(".viewfinder")).to_be_hidden()
+    screenshot(page, f"16-04-capture-unavailable-{error}")
+    context.close()
+
+
+def test_not_a_secure_page_says_why_and_offers_a_photo(server, camera_browser):
+    # A phone reaching the server by its address over plain http: the browser withholds the camera.
+    insecure = "Object.defineProperty(window, 'isSecureContext', { get: () => false });"
+    context, page = phone(camera_browser, allow_camera=True, script=insecure)
+    sign_in(page, server)
+    page.goto(server + "/capture")
+    expect(scanner(page)).to_have_attribute("data-state", "insecure", timeout=10000)
+    expect(page.get_by_role("heading", name="The camera needs a secure (https) address")).to_be_visible()
+    expect(page.locator("[data-state-panel=insecure] label[for=scan-photo]")).to_be_visible()
+    screenshot(page, "16-05-capture-insecure")
+    context.close()
+
+
+def test_initializing_shows_a_skeleton_until_the_camera_answers(server, camera_browser):
+    # The camera answers only when the test says so: until then, the skeleton.
+    slow = """navigator.mediaDevices.getUserMedia = () => new Promise((resolve, reject) => {
+        window.cameraAnswers = () => reject(new DOMException("no", "NotFoundError")); });"""
+    context, page = phone(camera_browser, allow_camera=True, script=slow)
+    sign_in(page, server)
+    page.goto(server + "/capture")
+    expect(scanner(page)).to_have_attribute("data-state", "initializing")
+    expect(page.locator(".skeleton")).to_be_visible()
+    expect(page.locator(".scan-status")).to_have_text("Starting the camera…")
+    screenshot(page, "16-06-capture-initializing")
+    page.evaluate("window.cameraAnswers()")
+    expect(scanner(page)).to_have_attribute("data-state", "unavailable")
+    expect(page.locator(".skeleton")).to_be_hidden()
+    context.close()
+
+
+def test_the_operator_setting_turns_scanning_off_for_everyone(tmp_path, browser):
+    import subprocess
+    import tempfile
+    import time
+    import urllib.request
+    from conftest import BINARY, free_port
+    data = tempfile.mkdtemp(prefix="nestory-browser-")
+    port = free_port()
+    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), "--set", "capture.scanning=false"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        context, page = phone(browser)
+        sign_in(page, base)
+        page.goto(base + "/capture")
+        expect(page.locator(".scanner.disabled")).to_be_visible()
+        page.goto(base + "/settings")
+        expect(page.get_by_text(re.compile("Turned off for everyone by whoever runs this server"))).to_be_visible()
+        expect(page.locator("input[name=scanning]")).to_have_count(0)
+        context.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
