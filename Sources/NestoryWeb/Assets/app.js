@@ -1,6 +1,18 @@
 "use strict";
 (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+  // The service worker (sw.js): the app opens without a connection and shows the pages it last saw.
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("/sw.js").catch(() => { /* the app works without it */ });
+  }
+  // Signing out forgets the pages kept on this device for offline use.
+  document.querySelectorAll("form[action='/signout']").forEach((form) => form.addEventListener("submit", async (event) => {
+    if (!("caches" in window) || form.dataset.cleared) return;
+    event.preventDefault();
+    try { await caches.delete("nestory-pages"); } catch { /* nothing kept */ }
+    form.dataset.cleared = "1";
+    form.submit();
+  }));
   // Confirm destructive actions: the form's data-confirm, or the pressed button's (a row's Delete).
   document.addEventListener("submit", (event) => {
     const message = event.submitter?.dataset?.confirm || event.target.dataset?.confirm;

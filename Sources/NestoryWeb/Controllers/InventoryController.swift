@@ -76,7 +76,7 @@ struct InventoryController {
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },
                                                   category: categories.first { $0.id == details.item.categoryID },
-                                                  notice: request.query["notice"]))
+                                                  notice: request.query["notice"], today: dependencies.today()))
     }
 
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {

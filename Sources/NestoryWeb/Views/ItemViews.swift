@@ -3,7 +3,8 @@ import NestoryDomain
 
 /// Item detail and the add/edit form.
 enum ItemViews {
-    static func detail(viewer: Viewer, details: ItemDetails, room: Room?, category: NestoryDomain.Category?, notice: String?) -> HTML {
+    static func detail(viewer: Viewer, details: ItemDetails, room: Room?, category: NestoryDomain.Category?, notice: String?,
+                       today: CalendarDate) -> HTML {
         let item = details.item
         let status = details.documentation
         let count = details.photos.count
@@ -96,7 +97,7 @@ enum ItemViews {
             """
         }
         let warranty: HTML = item.warrantyExpiry.map { date in
-            let days = date.daysSinceEpoch - CalendarDate(Date(), in: .current).daysSinceEpoch
+            let days = date.daysSinceEpoch - today.daysSinceEpoch
             let when = days < 0 ? "expired \(-days) days ago" : days == 0 ? "expires today" : "expires in \(days) days"
             return "<p>Warranty until \(viewer.day(date)) (\(when)).</p>"
         } ?? "<p class=\"muted\">No warranty date. <a href=\"/items/\(item.id)/edit#f-warrantyExpiry\">Set warranty expiry</a></p>"

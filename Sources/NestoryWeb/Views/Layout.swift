@@ -49,6 +49,11 @@ enum Layout {
             <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
             <meta name="color-scheme" content="light dark">
             <meta name="theme-color" content="#0f766e">
+            <link rel="manifest" href="/manifest.webmanifest">
+            <link rel="icon" href="\(Assets.icon.url)" type="image/svg+xml">
+            <link rel="apple-touch-icon" href="\(Assets.touchIcon.url)">
+            <meta name="mobile-web-app-capable" content="yes">
+            <meta name="apple-mobile-web-app-title" content="Nestory">
             \(viewer.map { HTML(raw: "<meta name=\"csrf-token\" content=\"\(HTML.escape($0.csrfToken))\">") } ?? .empty)
             <title>\(title) · Nestory</title>
             <link rel="stylesheet" href="\(Assets.css.url)">
