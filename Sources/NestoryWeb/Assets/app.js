@@ -280,7 +280,157 @@
     window.location.assign(`/items/${id}?notice=${encodeURIComponent(notice)}`);
   });
 
-  // Quick add: photo first; the item and its photo are saved through the API, then its page opens.
+  // The offline queue. A capture that cannot reach the server (no connection, the server away) is kept in
+  // this browser (IndexedDB: its fields and its photos), listed with its status wherever the app shows the
+  // queue, and sent when the connection returns, when the app is next opened, or on Retry. The page drives
+  // the replay itself (no Background Sync: Safari and Firefox lack it). Every request carries an
+  // Idempotency-Key kept with the entry, so a replay after a lost response never makes a second item.
+  const queue = (() => {
+    const open = () => new Promise((resolve, reject) => {
+      const request = indexedDB.open("nestory-queue", 1);
+      request.onupgradeneeded = () => request.result.createObjectStore("captures", { keyPath: "key" });
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const store = async (mode, work) => {
+      const db = await open();
+      return new Promise((resolve, reject) => {
+        const tx = db.transaction("captures", mode);
+        const result = work(tx.objectStore("captures"));
+        tx.oncomplete = () => { db.close(); resolve(result?.result ?? result); };
+        tx.onerror = tx.onabort = () => { db.close(); reject(tx.error || new Error("storage refused")); };
+      });
+    };
+    const all = () => store("readonly", (s) => s.getAll());
+    const put = (entry) => store("readwrite", (s) => s.put(entry));
+    const remove = (key) => store("readwrite", (s) => s.delete(key));
+    const newKey = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`);
+    let running = false;
+    const list = () => document.querySelector("[data-queue]");
+    const render = async () => {
+      const section = list();
+      if (!section) return;
+      let entries = [];
+      try { entries = await all(); } catch { entries = []; }
+      section.hidden = entries.length === 0;
+      const ul = section.querySelector("ul");
+      ul.replaceChildren(...entries.sort((a, b) => a.created - b.created).map((entry) => {
+        const li = document.createElement("li");
+        li.className = `row queued ${entry.state}`;
+        li.dataset.key = entry.key;
+        const text = document.createElement("span");
+        text.className = "text";
+        const name = document.createElement("span");
+        name.className = "name";
+        name.textContent = entry.title;
+        const state = document.createElement("span");
+        state.className = "sub queue-state";
+        state.textContent = { waiting: "Waiting for a connection", sending: "Uploading…", failed: `Not sent: ${entry.error}`,
+                              done: "Uploaded" }[entry.state] || entry.state;
+        text.append(name, state);
+        li.append(text);
+        if (entry.state === "done" && entry.link) {
+          const a = document.createElement("a");
+          a.className = "button small"; a.href = entry.link; a.textContent = "Open";
+          li.append(a);
+        } else if (entry.state === "failed") {
+          const retry = document.createElement("button");
+          retry.type = "button"; retry.className = "small"; retry.textContent = "Retry";
+          retry.addEventListener("click", async () => { entry.state = "waiting"; await put(entry); track("scan_retry"); replay(); });
+          const discard = document.createElement("button");
+          discard.type = "button"; discard.className = "small danger"; discard.textContent = "Discard";
+          discard.addEventListener("click", async () => {
+            if (window.confirm(`Discard “${entry.title}”? It was never saved on the server.`)) { await remove(entry.key); render(); }
+          });
+          li.append(retry, discard);
+        }
+        return li;
+      }));
+      const note = section.querySelector(".queue-note");
+      if (note && entries.some((e) => e.state !== "done")) {
+        const persisted = await navigator.storage?.persisted?.().catch(() => false);
+        note.hidden = !!persisted;
+      }
+    };
+    const send = async (url, options, key) => {
+      const response = await fetch(url, { credentials: "same-origin", ...options,
+        headers: { ...(options.headers || {}), "X-CSRF-Token": csrf(), "Idempotency-Key": key } });
+      const body = await response.json().catch(() => ({}));
+      if (response.ok) return body;
+      const error = new Error(body.error?.message || `The server answered ${response.status}.`);
+      error.final = response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 408
+        && response.status !== 409 && response.status !== 429;
+      throw error;
+    };
+    // One entry: make the item (unless it has one), then each photo not yet sent.
+    const run = async (entry) => {
+      entry.state = "sending";
+      await put(entry);
+      render();
+      if (!entry.itemID) {
+        const item = await send("/api/v1/items", { method: "POST", headers: { "Content-Type": "application/json" },
+                                                   body: JSON.stringify(entry.item) }, entry.key);
+        entry.itemID = item.id;
+        await put(entry);
+      }
+      for (const [index, photo] of entry.photos.entries()) {
+        if (photo.sent) continue;
+        await send(`/api/v1/items/${entry.itemID}/photos`, { method: "POST", body: photo.blob,
+                                                            headers: { "Content-Type": photo.blob.type || "application/octet-stream" } },
+                   `${entry.key}-photo-${index}`);
+        photo.sent = true;
+        photo.blob = null;  // sent: no need to keep the bytes on the phone
+        await put(entry);
+      }
+      entry.state = "done";
+      entry.link = `/items/${entry.itemID}`;
+      await put(entry);
+    };
+    const replay = async () => {
+      if (running) return;
+      running = true;
+      try {
+        for (const entry of await all()) {
+          if (entry.state === "done" || entry.state === "failed") continue;
+          try {
+            await run(entry);
+            track("replayed");
+          } catch (error) {
+            entry.state = error.final ? "failed" : "waiting";
+            entry.error = error.final ? error.message : "";
+            await put(entry).catch(() => {});
+            if (!error.final) break;  // no connection: the rest waits too
+          }
+        }
+      } catch { /* storage unavailable: nothing to replay */ }
+      running = false;
+      render();
+    };
+    // Keeps a capture; tells the caller whether it could (storage full or refused: false).
+    const add = async (title, item, files, itemID = null) => {
+      const entry = { key: newKey(), created: Date.now(), title, item, itemID, state: "waiting", error: "",
+                      photos: Array.from(files || []).map((blob) => ({ blob, sent: false })) };
+      try { await put(entry); } catch { return null; }
+      track("queued");
+      navigator.storage?.persist?.().catch(() => false);
+      render();
+      return entry;
+    };
+    // Done entries stay listed (with their link) until the next time the app opens after a day.
+    const tidy = async () => {
+      try { for (const e of await all()) if (e.state === "done" && Date.now() - e.created > 86_400_000) await remove(e.key); } catch { /* */ }
+    };
+    window.addEventListener("online", replay);
+    tidy().then(() => { render(); if (navigator.onLine !== false) replay(); });
+    return { add, replay, run, put, remove, render };
+  })();
+  function track(event) {
+    fetch("/api/v1/events", { method: "POST", credentials: "same-origin", keepalive: true,
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ event }) }).catch(() => {});
+  }
+
+  // Quick add: photo first; the item and its photo are saved through the API (as one queued capture, so
+  // without a connection it is kept and sent later), then its page opens.
   document.querySelectorAll("form[data-quick-add]").forEach((form) => {
     const file = form.querySelector("input[type=file]");
     const preview = form.querySelector(".preview");
@@ -291,30 +441,42 @@
       preview.hidden = false;
       form.querySelector(".photo-pick span").textContent = "Change photo";
       form.querySelector("[name=name]").focus();
+      track(file.hasAttribute("capture") ? "capture_photo" : "pick_gallery");
     });
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const data = Object.fromEntries(new FormData(form));
-      const headers = { "Content-Type": "application/json", "X-CSRF-Token": data._csrf };
-      status.textContent = "Saving…";
-      const body = { name: data.name, roomID: data.roomID || null, categoryID: data.categoryID || null, price: data.price || null,
+      const item = { name: data.name, roomID: data.roomID || null, categoryID: data.categoryID || null, price: data.price || null,
                      purchaseDate: data.purchaseDate || null };
-      const created = await fetch("/api/v1/items", { method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin" });
-      const result = await created.json().catch(() => ({}));
-      if (!created.ok) { status.textContent = result.error?.message || "Could not save. Nothing was lost; try again."; return; }
-      if (file.files?.length) {
-        status.textContent = "Uploading the photo…";
-        const photo = file.files[0];
-        const uploaded = await fetch(`/api/v1/items/${result.id}/photos`, { method: "POST", body: photo, credentials: "same-origin",
-          headers: { "X-CSRF-Token": data._csrf, "Content-Type": photo.type || "application/octet-stream" } });
-        if (!uploaded.ok) {
-          const problem = await uploaded.json().catch(() => ({}));
-          alert((problem.error?.message || "The photo could not be added.") + " The item was saved; add the photo from its page.");
-          window.location.href = `/items/${result.id}?notice=added`;
+      status.classList.remove("error");
+      status.textContent = "Saving…";
+      const entry = await queue.add(data.name || "Item", item, file.files);
+      if (!entry) {
+        // Not even kept on this device: say so, and keep everything on the screen to try again.
+        status.classList.add("error");
+        status.textContent = "This phone refused to keep it (storage full or turned off). Nothing was saved: keep this page open and tap Save again, or save the photo to your device.";
+        return;
+      }
+      try {
+        await queue.run(entry);
+        window.location.href = `/items/${entry.itemID}?notice=added`;
+      } catch (error) {
+        if (error.final) {
+          // The server refused it (a field, say): show why; the entry goes, the form stays as typed.
+          await queue.remove(entry.key).catch(() => {});
+          queue.render();
+          status.classList.add("error");
+          status.textContent = error.message;
           return;
         }
+        entry.state = "waiting";
+        await queue.put(entry);
+        queue.render();
+        form.reset();
+        preview.hidden = true;
+        form.querySelector(".photo-pick span").textContent = "Take or choose a photo";
+        status.textContent = `No connection: “${item.name}” is kept on this phone and will be uploaded when you’re back online.`;
       }
-      window.location.href = `/items/${result.id}?notice=added`;
     });
   });
   // Background jobs (reports, backups, receipts): one poller for every kind. An element with
@@ -377,8 +539,6 @@
     const steps = scanner.querySelector(".permission-steps");
     const mine = family && steps?.querySelector(`[data-browser="${family}"]`);
     if (mine) { steps.prepend(mine); mine.classList.add("yours"); }
-    const track = (event) => fetch("/api/v1/events", { method: "POST", credentials: "same-origin", keepalive: true,
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ event }) }).catch(() => {});
     const disabled = () => {
       done = true;
       setState("disabled", "Scanning is turned off.");
@@ -554,7 +714,7 @@
       const progress = document.querySelector(".upload-progress");
       const status = document.querySelector(".upload-status");
       const files = Array.from(input.files || []);
-      let failed = 0;
+      let failed = 0, offline = [];
       for (const [index, file] of files.entries()) {
         status.textContent = `Uploading ${index + 1} of ${files.length}…`;
         progress.hidden = false;
@@ -570,12 +730,23 @@
             }
             resolve(xhr.status < 300);
           };
-          xhr.onerror = () => { status.textContent = "No connection. Nothing was lost; try again."; resolve(false); };
+          xhr.onerror = () => { offline.push(file); resolve(true); };
           xhr.send(file);
         });
         if (!ok) failed += 1;
       }
       progress.hidden = true;
+      if (offline.length > 0) {
+        // No connection: the photos wait in this browser's queue and go up when it returns.
+        const itemID = input.dataset.upload.split("/")[4];
+        const title = `${offline.length === 1 ? "A photo" : offline.length + " photos"} for ${document.querySelector("h1")?.textContent || "an item"}`;
+        const entry = await queue.add(title, null, offline, itemID);
+        status.textContent = entry
+          ? "No connection: the photo is kept on this phone and will be uploaded when you’re back online."
+          : "No connection, and this phone refused to keep the photo (storage full or turned off). Try again when you’re online.";
+        input.value = "";
+        return;
+      }
       if (failed === 0) window.location.reload();
     });
   });

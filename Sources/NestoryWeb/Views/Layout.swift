@@ -65,6 +65,7 @@ enum Layout {
             <div class="page">
             <header class="bar"><h1>\(title)</h1><div class="actions">\(actions)</div></header>
             <main id="main">
+            \(viewer == nil ? HTML.empty : queue)
             \(body)
             </main>
             \(account)
@@ -73,6 +74,16 @@ enum Layout {
             </html>
             """
     }
+
+    /// Captures kept in this browser until they can be uploaded (app.js fills it; hidden while empty).
+    static let queue: HTML = """
+        <section class="card queue" data-queue hidden aria-labelledby="queue-title">
+          <h2 id="queue-title">Waiting to upload</h2>
+          <p class="hint queue-note" hidden>This browser may clear what waits here if Nestory isn’t opened for a while (Safari: after
+          7 days, unless it is on your home screen). Open Nestory again once you’re back online.</p>
+          <ul class="list" aria-live="polite"></ul>
+        </section>
+        """
 
     /// What the page says just happened (`?notice=`): a sentence from a redirect, or one of the short
     /// codes the script uses. Escaped like any text; nothing when there is none.

@@ -1,0 +1,81 @@
+"""The offline queue (issue 16): a capture made without a connection is kept in the browser, shown with its
+status, and uploaded exactly once when the connection returns; a refused one says why and offers Retry."""
+import json
+import re
+
+from conftest import png, screenshot, sign_in
+from playwright.sync_api import expect
+
+
+def items_named(page, name):
+    return page.evaluate("""async (name) => (await (await fetch('/api/v1/items?q=' + encodeURIComponent(name))).json())
+        .items.filter(i => i.name === name).length""", name)
+
+
+def test_quick_add_offline_is_kept_then_uploaded_once_online(server, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    page.goto(server + "/items/quick")
+    photo = tmp_path / "shed.png"
+    photo.write_bytes(png(50, 40, (120, 90, 30)))
+    context.set_offline(True)
+    page.set_input_files("#f-photo", str(photo))
+    page.fill("#f-name", "Garden shed ladder")
+    page.click("button[type=submit]")
+    expect(page.locator(".upload-status")).to_contain_text("kept on this phone")
+    queued = page.locator("[data-queue] .queued")
+    expect(queued).to_have_count(1)
+    expect(queued.locator(".queue-state")).to_have_text("Waiting for a connection")
+    expect(page.locator("#f-name")).to_have_value("")  # ready for the next one
+    screenshot(page, "16-08-queue-waiting")
+    # Back online: the page sends it by itself, once.
+    context.set_offline(False)
+    expect(queued.locator(".queue-state")).to_have_text("Uploaded", timeout=10000)
+    link = queued.get_by_role("link", name="Open")
+    page.goto(server + link.get_attribute("href"))
+    expect(page.locator("h1")).to_have_text("Garden shed ladder")
+    expect(page.locator(".carousel .slide")).to_have_count(1)
+    assert items_named(page, "Garden shed ladder") == 1
+    # Opening the app again does not send it again.
+    page.goto(server + "/")
+    page.wait_for_timeout(500)
+    assert items_named(page, "Garden shed ladder") == 1
+    context.close()
+
+
+def test_a_capture_the_server_refuses_says_why_and_keeps_the_form(server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    page.goto(server + "/items/quick")
+    page.fill("#f-name", "Clock")
+    page.fill("#f-price", "12.345")
+    page.click("button[type=submit]")
+    expect(page.locator(".upload-status")).to_contain_text("decimal places")
+    expect(page.locator("#f-name")).to_have_value("Clock")
+    expect(page.locator("[data-queue]")).to_be_hidden()  # nothing left waiting
+    context.close()
+
+
+def test_a_photo_added_to_an_item_offline_waits_and_goes_up_once(server, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    page.goto(server + "/items/new")
+    page.fill("#f-name", "Attic trunk")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("Attic trunk")
+    item = page.url.split("?")[0]
+    photo = tmp_path / "trunk.png"
+    photo.write_bytes(png(30, 30, (10, 120, 60)))
+    context.set_offline(True)
+    page.set_input_files("#photo-upload", str(photo))
+    expect(page.locator(".upload-status")).to_contain_text("kept on this phone")
+    expect(page.locator("[data-queue] .queue-state")).to_have_text("Waiting for a connection")
+    expect(page.locator("[data-queue] .name")).to_have_text("A photo for Attic trunk")
+    context.set_offline(False)
+    expect(page.locator("[data-queue] .queue-state")).to_have_text("Uploaded", timeout=10000)
+    page.goto(item)
+    expect(page.locator(".carousel .slide")).to_have_count(1)
+    context.close()
