@@ -46,6 +46,9 @@ struct Settings: Sendable, Equatable {
     var zxingWorker: String?
     /// Barcode scanning in the Capture tab, for every household (each owner can also turn it off for theirs).
     var scanning = true
+    /// Photos larger than this (long side, pixels) are downsized in the browser before upload, at this JPEG quality (%).
+    var photoLongSide = 2560
+    var photoQuality = 85
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -65,6 +68,8 @@ struct Settings: Sendable, Equatable {
         ("metrics.mode", "off, loopback or token"), ("metrics.token", "The bearer token for /metrics (secret)"),
         ("health.minFreeMegabytes", "Free space /health/ready asks for"), ("zxingWorker", "The nestory-zxing worker program"),
         ("capture.scanning", "Barcode scanning in the Capture tab (false turns it off for everyone)"),
+        ("capture.photoLongSide", "Photos with a longer side are downsized in the browser before upload (pixels)"),
+        ("capture.photoQuality", "The JPEG quality of a photo downsized in the browser (percent)"),
     ]
 
     enum Invalid: Error, CustomStringConvertible {
@@ -133,6 +138,8 @@ struct Settings: Sendable, Equatable {
         try int("limits.maxArchiveBytes", &settings.maxArchiveBytes, range: 1_000_000...Int64.max)
         try int("limits.maxCSVBytes", &settings.maxCSVBytes, range: 1_000...2_000_000_000)
         try int("limits.maxScanBytes", &settings.maxScanBytes, range: 100_000...200_000_000)
+        try int("capture.photoLongSide", &settings.photoLongSide, range: 640...20_000)
+        try int("capture.photoQuality", &settings.photoQuality, range: 30...100)
         try choice("ocr.engine", &settings.ocrEngine, ["auto", "rapidocr", "tesseract"])
         if let python = text("ocr.python"), !python.isEmpty { settings.ocrPython = python }
         try int("ocr.workers", &settings.ocrWorkers, range: 1...64)
@@ -171,13 +178,16 @@ struct Settings: Sendable, Equatable {
             "http.idleTimeoutSeconds": .stringConvertible(idleTimeoutSeconds), "metrics.mode": .string(metrics),
             "metrics.token": .string(metricsToken == nil ? "(none)" : "(redacted)"),
             "health.minFreeMegabytes": .stringConvertible(minFreeMegabytes), "zxingWorker": .string(zxingWorker ?? "(beside the binary)"),
-            "capture.scanning": .stringConvertible(scanning),
+            "capture.scanning": .stringConvertible(scanning), "capture.photoLongSide": .stringConvertible(photoLongSide),
+            "capture.photoQuality": .stringConvertible(photoQuality),
         ]
     }
 
     var limits: Limits {
         var limits = Limits(maxPhotoBytes: maxPhotoBytes, maxArchiveBytes: maxArchiveBytes, maxCSVBytes: maxCSVBytes)
         limits.maxScanBytes = maxScanBytes
+        limits.photoLongSide = photoLongSide
+        limits.photoQuality = photoQuality
         return limits
     }
 }

@@ -33,6 +33,9 @@ public struct Limits: Sendable {
     public var maxCSVBytes: Int64 = 50_000_000
     /// Largest picture to search for a barcode (a camera frame is far smaller).
     public var maxScanBytes: Int64 = 15_000_000
+    /// Photos with a longer side are downsized in the browser before upload, to JPEG at this quality (%).
+    public var photoLongSide = 2560
+    public var photoQuality = 85
 
     public init(maxPhotoBytes: Int64 = 40_000_000, maxArchiveBytes: Int64 = 64_000_000_000, maxCSVBytes: Int64 = 50_000_000) {
         self.maxPhotoBytes = maxPhotoBytes
@@ -105,7 +108,8 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     router.add(middleware: ErrorMiddleware())
     HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
-    router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now))
+    router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
+                                             photos: PhotoHints(dependencies.limits)))
     AccountController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)

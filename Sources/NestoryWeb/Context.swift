@@ -6,12 +6,26 @@ import NestoryStore
 import NIOCore
 
 /// Who is asking: the signed-in user and the household they act in.
+/// What a page's script needs to prepare a photo: the long side past which it is downsized, the JPEG quality,
+/// and the most the server accepts (a photo that cannot be downsized goes up as it is if it fits).
+struct PhotoHints: Sendable {
+    let longSide: Int
+    let quality: Int
+    let maxBytes: Int64
+
+    init(_ limits: Limits) {
+        (longSide, quality, maxBytes) = (limits.photoLongSide, limits.photoQuality, limits.maxPhotoBytes)
+    }
+}
+
 public struct Viewer: Sendable {
     public let user: User
     public let household: Household
     public let role: MemberRole
     public let csrfToken: String
     let sessionTokenHash: String
+    /// How this person's browser prepares photos before upload (from the server's settings).
+    var photos = PhotoHints(Limits())
     /// How this person reads dates and numbers: their browser's first language (Accept-Language).
     var locale = Locale(identifier: "en_US")
 

@@ -79,3 +79,31 @@ def test_a_photo_added_to_an_item_offline_waits_and_goes_up_once(server, browser
     page.goto(item)
     expect(page.locator(".carousel .slide")).to_have_count(1)
     context.close()
+
+
+def test_a_large_photo_is_downsized_in_the_browser_and_a_small_one_goes_as_it_is(server, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    for name, size, expected in [("Big print", (3000, 1500), ("image/jpeg", 2560)), ("Small print", (300, 200), ("image/png", 300))]:
+        photo = tmp_path / f"{name}.png"
+        photo.write_bytes(png(*size, (200, 40, 90)))
+        page.goto(server + "/items/quick")
+        page.set_input_files("#f-photo", str(photo))
+        page.fill("#f-name", name)
+        page.click("button[type=submit]")
+        expect(page.locator("h1")).to_have_text(name)
+        item = page.url.split("/items/")[1].split("?")[0]
+        stored = page.evaluate("""async (id) => {
+            const item = await (await fetch('/api/v1/items/' + id)).json();
+            const photo = item.photos[0];
+            const url = new URL(photo.url, location.href);
+            url.searchParams.set('size', 'original');
+            const bytes = await (await fetch(url)).blob();
+            const bitmap = await createImageBitmap(bytes);
+            return [photo.contentType, bitmap.width, bytes.size];
+        }""", item)
+        assert (stored[0], stored[1]) == expected, (name, stored)
+        if name == "Small print":
+            assert stored[2] == len(photo.read_bytes())  # byte for byte
+    context.close()

@@ -35,6 +35,7 @@ import Testing
         for (flags, environment, expected) in [
             (["port": "80000"], [String: String](), "port"), ([:], ["NESTORY_OCR_ENGINE": "magic"], "ocr.engine"),
             ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"), (["capture.scanning": "maybe"], [:], "capture.scanning"),
+            (["capture.photoQuality": "5"], [:], "capture.photoQuality"),
             (["metrics.mode": "token"], [:], "metrics.token"), (["config": "/no/such/file.json"], [:], "file"),
         ] {
             do {

@@ -1,6 +1,40 @@
 "use strict";
 (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+  // Photos are downsized here before upload when their long side passes the server's setting (meta
+  // nestory-photos: long side, JPEG quality %, the most the server accepts): upright as the camera meant
+  // (EXIF orientation), re-encoded as JPEG, which leaves the camera's metadata (location included) behind.
+  // A photo within the size goes up as it is, byte for byte. When the browser cannot do it, the original goes
+  // if the server accepts its size; otherwise a clear error.
+  const photoHints = (() => {
+    const [longSide, quality, maxBytes] = (document.querySelector('meta[name="nestory-photos"]')?.content || "2560 85 40000000")
+      .split(" ").map(Number);
+    return { longSide, quality: quality / 100, maxBytes };
+  })();
+  async function downsize(file) {
+    let bitmap = null;
+    try {
+      bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+      const scale = photoHints.longSide / Math.max(bitmap.width, bitmap.height);
+      if (scale >= 1) return file;
+      const canvas = document.createElement("canvas");
+      canvas.width = Math.round(bitmap.width * scale);
+      canvas.height = Math.round(bitmap.height * scale);
+      canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", photoHints.quality));
+      if (!blob) throw new Error("not encoded");
+      return new File([blob], (file.name || "photo").replace(/\.[^.]*$/, "") + ".jpg", { type: "image/jpeg" });
+    } catch {
+      if (file.size <= photoHints.maxBytes) return file;
+      const error = new Error(`This photo is ${(file.size / 1e6).toFixed(0)} MB and could not be made smaller here; the server takes up to ${(photoHints.maxBytes / 1e6).toFixed(0)} MB. Try a smaller photo or a screenshot of it.`);
+      error.final = true;
+      throw error;
+    } finally {
+      bitmap?.close?.();
+    }
+  }
+  const downsizeAll = (files) => Promise.all(Array.from(files || []).map(downsize));
+
   // The service worker (sw.js): the app opens without a connection and shows the pages it last saw.
   if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js").catch(() => { /* the app works without it */ });
@@ -104,7 +138,7 @@
     menu.append(input);
     photo.addEventListener("click", (event) => { event.preventDefault(); input.click(); });
     input.addEventListener("change", async () => {
-      const files = Array.from(input.files || []);
+      const files = await downsizeAll(input.files).catch(() => Array.from(input.files || []));
       let failed = "";
       for (const [index, file] of files.entries()) {
         photo.textContent = `Uploading ${index + 1} of ${files.length}…`;
@@ -253,7 +287,7 @@
       return;
     }
     const id = itemPage.pathname.split("/")[2];
-    const files = Array.from(input.files);
+    const files = await downsizeAll(input.files).catch(() => Array.from(input.files));
     let failed = 0, reason = "";
     for (const [index, file] of files.entries()) {
       status.textContent = `Item saved. Uploading photo ${index + 1} of ${files.length}…`;
@@ -450,7 +484,9 @@
                      purchaseDate: data.purchaseDate || null };
       status.classList.remove("error");
       status.textContent = "Saving…";
-      const entry = await queue.add(data.name || "Item", item, file.files);
+      let photos;
+      try { photos = await downsizeAll(file.files); } catch (error) { status.classList.add("error"); status.textContent = error.message; return; }
+      const entry = await queue.add(data.name || "Item", item, photos);
       if (!entry) {
         // Not even kept on this device: say so, and keep everything on the screen to try again.
         status.classList.add("error");
@@ -713,7 +749,8 @@
     input.addEventListener("change", async () => {
       const progress = document.querySelector(".upload-progress");
       const status = document.querySelector(".upload-status");
-      const files = Array.from(input.files || []);
+      let files;
+      try { files = await downsizeAll(input.files); } catch (error) { status.textContent = error.message; input.value = ""; return; }
       let failed = 0, offline = [];
       for (const [index, file] of files.entries()) {
         status.textContent = `Uploading ${index + 1} of ${files.length}…`;

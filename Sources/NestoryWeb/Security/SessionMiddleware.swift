@@ -41,6 +41,8 @@ struct SessionMiddleware: RouterMiddleware {
     let database: AppDatabase
     let cookies: CookiePolicy
     let now: @Sendable () -> Date
+    /// How signed-in pages' scripts prepare photos (from the settings).
+    var photos = PhotoHints(Limits())
     let sessions = SessionCache()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -51,7 +53,7 @@ struct SessionMiddleware: RouterMiddleware {
             let at = now()
             if let (session, household, role) = try sessions.session(database, tokenHash: hash, now: at) {
                 context.viewer = Viewer(user: session.user, household: household, role: role,
-                                        csrfToken: session.csrfToken, sessionTokenHash: hash)
+                                        csrfToken: session.csrfToken, sessionTokenHash: hash, photos: photos)
                 if let language = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
                     .map({ $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "_") }),
                    !language.isEmpty, language.count <= 35, language != "*" {

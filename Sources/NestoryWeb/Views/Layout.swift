@@ -55,6 +55,7 @@ enum Layout {
             <meta name="mobile-web-app-capable" content="yes">
             <meta name="apple-mobile-web-app-title" content="Nestory">
             \(viewer.map { HTML(raw: "<meta name=\"csrf-token\" content=\"\(HTML.escape($0.csrfToken))\">") } ?? .empty)
+            \(viewer.map { HTML("<meta name=\"nestory-photos\" content=\"\($0.photos.longSide) \($0.photos.quality) \($0.photos.maxBytes)\">") } ?? .empty)
             <title>\(title) · Nestory</title>
             <link rel="stylesheet" href="\(Assets.css.url)">
             <script src="\(Assets.js.url)" defer></script>
