@@ -63,34 +63,33 @@ def phone_context(chromium):
     return chromium.new_context(viewport={"width": 375, "height": 812}, device_scale_factor=2, is_mobile=True, has_touch=True)
 
 
-def test_live_scan_with_the_camera(server, tmp_path):
-    from playwright.sync_api import sync_playwright
+def test_live_scan_with_the_camera(server, browser, tmp_path):
     video = tmp_path / "barcode.y4m"
     write_y4m(video)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                     args=["--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
-                                           "--use-fake-ui-for-media-stream", f"--use-file-for-fake-video-capture={video}"])
-        context = phone_context(chromium)
-        page = context.new_page()
-        sign_in(page, server)
-        page.click("nav.tabs >> text=Capture")
-        expect(page).to_have_url(re.compile(r"/capture/barcode/4006381333931$"), timeout=20000)
-        expect(page.locator(".scan-result .code")).to_contain_text(CODE)
-        expect(page.get_by_text("No match")).to_be_visible()
-        screenshot(page, "30-scan-result")
-        page.fill("#f-name", "Highlighter")
-        page.select_option("#f-roomID", label="Office")
-        page.fill("#f-price", "2.49")
-        page.click("button:has-text('Save item')")
-        expect(page.locator("h1")).to_have_text("Highlighter")
-        expect(page.get_by_text(CODE)).to_be_visible()
-        # Scanning it again finds the item just made.
-        page.goto(server + "/capture")
-        expect(page).to_have_url(re.compile(r"/capture/barcode/"), timeout=20000)
-        expect(page.get_by_text("You already have an item with this code")).to_be_visible()
-        context.close()
-        chromium.close()
+    # A second Chromium with a fake camera that films the barcode, launched by the session's Playwright.
+    chromium = browser.browser_type.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+                                           args=["--no-sandbox", "--disable-gpu", "--use-fake-device-for-media-stream",
+                                                 "--use-fake-ui-for-media-stream", f"--use-file-for-fake-video-capture={video}"])
+    context = phone_context(chromium)
+    page = context.new_page()
+    sign_in(page, server)
+    page.click("nav.tabs >> text=Capture")
+    expect(page).to_have_url(re.compile(r"/capture/barcode/4006381333931$"), timeout=20000)
+    expect(page.locator(".scan-result .code")).to_contain_text(CODE)
+    expect(page.get_by_text("No match")).to_be_visible()
+    screenshot(page, "30-scan-result")
+    page.fill("#f-name", "Highlighter")
+    page.select_option("#f-roomID", label="Office")
+    page.fill("#f-price", "2.49")
+    page.click("button:has-text('Save item')")
+    expect(page.locator("h1")).to_have_text("Highlighter")
+    expect(page.get_by_text(CODE)).to_be_visible()
+    # Scanning it again finds the item just made.
+    page.goto(server + "/capture")
+    expect(page).to_have_url(re.compile(r"/capture/barcode/"), timeout=20000)
+    expect(page.get_by_text("You already have an item with this code")).to_be_visible()
+    context.close()
+    chromium.close()
 
 
 def test_photo_fallback_and_typing(server, browser, tmp_path):

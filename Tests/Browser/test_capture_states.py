@@ -157,3 +157,40 @@ def test_the_operator_setting_turns_scanning_off_for_everyone(tmp_path, browser)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_photo_item_mode_takes_a_picture_shows_it_with_retake_then_saves(server, camera_browser):
+    context, page = phone(camera_browser, allow_camera=True)
+    sign_in(page, server)
+    page.goto(server + "/capture")
+    page.get_by_role("link", name="Photo item").click()
+    expect(page).to_have_url(re.compile(r"/capture/photo$"))
+    camera = page.locator("[data-photo-camera]")
+    expect(camera).to_have_attribute("data-state", "ready", timeout=10000)
+    screenshot(page, "16-09-photo-item-ready")
+    page.get_by_role("button", name="Take the photo").click()
+    expect(page.locator(".photo-pick .preview")).to_be_visible()
+    expect(camera).to_be_hidden()
+    retake = page.get_by_role("button", name="Retake")
+    expect(retake).to_be_visible()
+    retake.click()  # not that one: the camera again, nothing chosen
+    expect(camera).to_have_attribute("data-state", "ready", timeout=10000)
+    assert page.evaluate("document.querySelector('#f-photo').files.length") == 0
+    page.get_by_role("button", name="Take the photo").click()
+    page.fill("#f-name", "Standing desk")
+    page.select_option("#f-roomID", label="Office")
+    screenshot(page, "16-10-photo-item-preview")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("Standing desk")
+    expect(page.locator(".carousel .slide")).to_have_count(1)
+    context.close()
+
+
+def test_photo_item_mode_without_camera_permission_offers_the_gallery(server, camera_browser):
+    context, page = phone(camera_browser)
+    sign_in(page, server)
+    page.goto(server + "/capture/photo")
+    expect(page.locator("[data-photo-camera]")).to_have_attribute("data-state", "denied", timeout=10000)
+    gallery = page.locator("[data-photo-camera] [data-state-panel=denied] label[for=f-photo]")
+    expect(gallery).to_have_text("Continue with gallery")
+    context.close()

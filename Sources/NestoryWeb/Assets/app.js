@@ -475,7 +475,7 @@
       preview.hidden = false;
       form.querySelector(".photo-pick span").textContent = "Change photo";
       form.querySelector("[name=name]").focus();
-      track(file.hasAttribute("capture") ? "capture_photo" : "pick_gallery");
+      if (file.dataset.source === "camera") delete file.dataset.source; else track("pick_gallery");
     });
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -551,33 +551,74 @@
       count.textContent = form.querySelectorAll("input[name=item]:checked, input[type=hidden][name=item]").length;
     });
   });
-  // Barcode scanning: frames from the camera's scan area go to the server a few times a second
-  // until two agree (or one is read with high confidence); then the result page. The card shows one state
-  // of the scan spec at a time (data-state): initializing, ready, unavailable, denied, insecure, disabled.
-  const scanner = document.querySelector("[data-scanner]:not(.disabled)");
-  if (scanner) {
-    const video = scanner.querySelector("video");
-    const status = scanner.querySelector(".scan-status");
-    const canvas = document.createElement("canvas");
-    const area = { x: 0.1, y: 0.3, w: 0.8, h: 0.4 };  // as .scan-area in the CSS
-    let last = null, agreeing = 0, stream = null, done = false, generation = 0;
+  // A camera card (barcode scanning, photo item): one state of the scan spec at a time (data-state):
+  // initializing (a skeleton), ready, unavailable, denied (with the steps for this browser first), insecure,
+  // disabled. Each state's panel carries its own actions; Retry starts the camera again.
+  function cameraCard(card, { ready, alternative, onReady }) {
+    const video = card.querySelector("video");
+    const status = card.querySelector(".scan-status");
+    let stream = null, generation = 0;
     const stop = () => { if (stream) stream.getTracks().forEach((t) => t.stop()); stream = null; };
     const setState = (state, message) => {
-      scanner.dataset.state = state;
-      scanner.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = panel.dataset.statePanel !== state; });
+      card.dataset.state = state;
+      card.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = panel.dataset.statePanel !== state; });
       if (message !== undefined) status.textContent = message;
       if (state !== "ready" && state !== "initializing") stop();
     };
-    // The reader's own browser's steps first (all stay listed for anyone helping from another device).
     const ua = navigator.userAgent;
     const family = /SamsungBrowser/.test(ua) ? "samsung" : /Firefox|FxiOS/.test(ua) ? "firefox"
       : /CriOS|Chrome|Edg/.test(ua) ? "chrome" : /Safari/.test(ua) ? "safari" : null;
-    const steps = scanner.querySelector(".permission-steps");
-    const mine = family && steps?.querySelector(`[data-browser="${family}"]`);
-    if (mine) { steps.prepend(mine); mine.classList.add("yours"); }
+    const steps = card.querySelector(".permission-steps");
+    const yours = family && steps?.querySelector(`[data-browser="${family}"]`);
+    if (yours) { steps.prepend(yours); yours.classList.add("yours"); }
+    const unavailable = (reason) => {
+      setState("unavailable", reason);
+      card.querySelector(".scan-reason").textContent = `${reason} ${alternative}`;
+    };
+    const start = async () => {
+      const mine = ++generation;
+      setState("initializing", "Starting the camera…");
+      if (!window.isSecureContext) { setState("insecure", "The camera needs a secure (https) address."); return; }
+      if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) { unavailable("This browser can’t use a camera here."); return; }
+      try {
+        stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: "environment" }, width: { ideal: 1920 } }, audio: false });
+      } catch (error) {
+        if (mine !== generation) return;
+        const name = error && error.name;
+        if (name === "NotAllowedError" || name === "SecurityError") {
+          setState("denied", "Camera access is turned off for this site.");
+          track("permission_denied");
+          return;
+        }
+        unavailable(name === "NotFoundError" || name === "OverconstrainedError" ? "No camera was found on this device."
+          : name === "NotReadableError" || name === "AbortError"
+            ? "The camera is busy or not answering: another app or tab may be using it. Close it, then tap Retry."
+            : "The camera could not be started.");
+        return;
+      }
+      if (mine !== generation) { stop(); return; }
+      video.srcObject = stream;
+      try { await video.play(); } catch { /* autoplay needs muted, which it is */ }
+      setState("ready", ready);
+      onReady?.(() => mine === generation);
+    };
+    card.querySelectorAll("[data-scan-retry]").forEach((button) => button.addEventListener("click", () => { track("scan_retry"); start(); }));
+    return { start, stop, setState, video, status };
+  }
+
+  // Barcode scanning: frames from the camera's scan area go to the server a few times a second
+  // until two agree (or one is read with high confidence); then the result page.
+  const scanner = document.querySelector("[data-scanner]:not(.disabled)");
+  if (scanner) {
+    const canvas = document.createElement("canvas");
+    const area = { x: 0.1, y: 0.3, w: 0.8, h: 0.4 };  // as .scan-area in the CSS
+    let last = null, agreeing = 0, done = false;
+    const camera = cameraCard(scanner, { ready: "Point the camera at the barcode, inside the frame.",
+      alternative: "You can also take a photo of the barcode or type the code.", onReady: (current) => { done = false; frame(current); } });
+    const { video, status } = camera;
     const disabled = () => {
       done = true;
-      setState("disabled", "Scanning is turned off.");
+      camera.setState("disabled", "Scanning is turned off.");
       document.querySelector("#scan-photo-card")?.remove();
       track("scan_disabled");
     };
@@ -585,11 +626,11 @@
       done = true;
       scanner.classList.add("found");
       status.textContent = `Found ${code}`;
-      stop();
+      camera.stop();
       window.location.assign("/capture/barcode/" + encodeURIComponent(code));
     };
-    const frame = async (mine) => {
-      if (done || mine !== generation) return;
+    const frame = async (current) => {
+      if (done || !current()) return;
       if (video.videoWidth > 0) {
         const sx = video.videoWidth * area.x, sy = video.videoHeight * area.y;
         const sw = video.videoWidth * area.w, sh = video.videoHeight * area.h;
@@ -616,46 +657,52 @@
           }
         } catch { status.textContent = "No connection to the server; retrying…"; }
       }
-      setTimeout(() => frame(mine), 250);
+      setTimeout(() => frame(current), 250);
     };
-    const start = async () => {
-      const mine = ++generation;
-      done = false;
-      setState("initializing", "Starting the camera…");
-      if (!window.isSecureContext) { setState("insecure", "The camera needs a secure (https) address."); return; }
-      if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-        setState("unavailable", "This browser offers no camera.");
-        scanner.querySelector(".scan-reason").textContent = "This browser can’t use a camera here. Take a photo of the barcode or choose one, or type the code.";
-        return;
-      }
-      try {
-        stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 } }, audio: false });
-      } catch (error) {
-        if (mine !== generation) return;
-        const name = error && error.name;
-        if (name === "NotAllowedError" || name === "SecurityError") {
-          setState("denied", "Camera access is turned off for this site.");
-          track("permission_denied");
-          return;
-        }
-        const reason = name === "NotFoundError" || name === "OverconstrainedError"
-          ? "No camera was found on this device."
-          : name === "NotReadableError" || name === "AbortError"
-            ? "The camera is busy or not answering: another app or tab may be using it. Close it, then tap Retry."
-            : "The camera could not be started.";
-        setState("unavailable", reason);
-        scanner.querySelector(".scan-reason").textContent = reason + " You can also take a photo of the barcode or type the code.";
-        return;
-      }
-      if (mine !== generation) { stop(); return; }
-      video.srcObject = stream;
-      try { await video.play(); } catch { /* autoplay needs muted, which it is */ }
-      setState("ready", "Point the camera at the barcode, inside the frame.");
-      frame(mine);
-    };
-    scanner.querySelectorAll("[data-scan-retry]").forEach((button) => button.addEventListener("click", () => { track("scan_retry"); start(); }));
     track("scan_open");
-    start();
+    camera.start();
+  }
+
+  // Photo item: the camera's picture (or one from the gallery) becomes the quick form's photo, shown before
+  // anything is saved, with Retake; the form then saves the item as Quick add does (queued when offline).
+  const photoCamera = document.querySelector("[data-photo-camera]");
+  if (photoCamera) {
+    const form = document.querySelector("form[data-quick-add]");
+    const input = form.querySelector("input[type=file]");
+    const camera = cameraCard(photoCamera, { ready: "Frame the item and tap the shutter.",
+      alternative: "You can choose a photo from the gallery instead." });
+    const shutter = photoCamera.querySelector("[data-shutter]");
+    const retake = form.querySelector("[data-retake]");
+    shutter.addEventListener("click", async () => {
+      const video = camera.video;
+      if (!video.videoWidth) return;
+      const canvas = document.createElement("canvas");
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext("2d").drawImage(video, 0, 0);
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", photoHints.quality));
+      if (!blob) { camera.status.textContent = "The picture could not be taken. Try again, or choose one from the gallery."; return; }
+      const picked = new DataTransfer();
+      picked.items.add(new File([blob], `photo-${Date.now()}.jpg`, { type: "image/jpeg" }));
+      input.files = picked.files;
+      input.dataset.source = "camera";
+      input.dispatchEvent(new Event("change"));
+      camera.stop();
+      photoCamera.hidden = true;
+      retake.hidden = false;
+      track("capture_photo");
+    });
+    retake.addEventListener("click", () => {
+      input.value = "";
+      form.querySelector(".preview").hidden = true;
+      form.querySelector(".photo-pick span").textContent = "Or choose from the gallery";
+      photoCamera.hidden = false;
+      retake.hidden = true;
+      camera.start();
+    });
+    input.addEventListener("change", () => { if (input.files?.length) retake.hidden = false; });
+    track("scan_open");
+    camera.start();
   }
 
   // A photo of a barcode: decoded on the server; one code goes straight to its result.

@@ -15,6 +15,7 @@ struct CaptureController {
     func addRoutes(to router: Router<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
         router.get("capture", use: capturePage)
         router.get("capture/barcode", use: typedCode)
+        router.get("capture/photo", use: photoItem)
         router.get("capture/barcode/:code", use: result)
         router.post("settings/products", use: setOnlineLookup)
         router.post("settings/scanning", use: setScanning)
@@ -26,6 +27,13 @@ struct CaptureController {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"],
                                                    scanning: try dependencies.scanningEnabled(viewer.household.id)))
+    }
+
+    /// Photo item mode: the camera, then the quick form.
+    @Sendable func photoItem(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: try database.rooms(viewer.household.id),
+                                                        categories: try database.categories(viewer.household.id), today: dependencies.today()))
     }
 
     /// The "type the code" form: any code is accepted (it is saved as typed); a product code with a

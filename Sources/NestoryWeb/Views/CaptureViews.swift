@@ -47,33 +47,63 @@ enum CaptureViews {
                 <div class="scan-area" aria-hidden="true"></div>
                 <div class="skeleton" aria-hidden="true"><span class="skeleton-frame"></span><span class="skeleton-line"></span></div>
               </div>
-              <p class="scan-status" role="status" aria-live="polite">Starting the camera…</p>
-              <div class="scan-state" data-state-panel="ready" hidden>
-                <p class="muted">Hold the barcode flat inside the frame, in good light; it is read by itself.</p>
-              </div>
-              <div class="scan-state" data-state-panel="unavailable" hidden>
-                <h3>The camera can’t be used right now</h3>
-                <p class="scan-reason"></p>
-                <div class="actions"><button type="button" class="primary" data-scan-retry>Retry</button>
-                <label class="button" for="scan-photo">Use a photo instead</label></div>
-              </div>
-              <div class="scan-state" data-state-panel="denied" hidden>
-                <h3>Camera access is turned off for this site</h3>
-                <p>To scan, allow the camera for this site, then tap Retry:</p>
-                \(permissionSteps)
-                <div class="actions"><button type="button" class="primary" data-scan-retry>Retry</button>
-                <label class="button" for="scan-photo">Continue with gallery</label></div>
-              </div>
-              <div class="scan-state" data-state-panel="insecure" hidden>
-                <h3>The camera needs a secure (https) address</h3>
-                <p>Browsers only let a site use the camera over https. This page was opened over plain http, so take a
-                photo of the barcode instead, or ask whoever runs this Nestory server to put it behind https.</p>
-                <div class="actions"><label class="button primary" for="scan-photo">Take or choose a photo</label></div>
-              </div>
+              \(cameraStates(guidance: "Hold the barcode flat inside the frame, in good light; it is read by itself.", purpose: "scan",
+                             gallery: "scan-photo", what: "of the barcode"))
               <div class="scan-state" data-state-panel="disabled" hidden>\(disabledText(viewer))</div>
             </section>
             \(photoCard)
             \(typeCard)
+            """)
+    }
+
+    /// The status line and the panels of a camera card's states but "disabled" (app.js shows one at a time):
+    /// ready's guidance; unavailable with Retry and the gallery; denied with the steps per browser, Retry and
+    /// "Continue with gallery"; not a secure page. `gallery` is the id of the file input the fallbacks open.
+    static func cameraStates(guidance: String, purpose: String, gallery: String, what: String) -> HTML {
+        """
+        <p class="scan-status" role="status" aria-live="polite">Starting the camera…</p>
+        <div class="scan-state" data-state-panel="ready" hidden><p class="muted">\(guidance)</p></div>
+        <div class="scan-state" data-state-panel="unavailable" hidden>
+          <h3>The camera can’t be used right now</h3>
+          <p class="scan-reason"></p>
+          <div class="actions"><button type="button" class="primary" data-scan-retry>Retry</button>
+          <label class="button" for="\(gallery)">Use a photo instead</label></div>
+        </div>
+        <div class="scan-state" data-state-panel="denied" hidden>
+          <h3>Camera access is turned off for this site</h3>
+          <p>To \(purpose), allow the camera for this site, then tap Retry:</p>
+          \(permissionSteps)
+          <div class="actions"><button type="button" class="primary" data-scan-retry>Retry</button>
+          <label class="button" for="\(gallery)">Continue with gallery</label></div>
+        </div>
+        <div class="scan-state" data-state-panel="insecure" hidden>
+          <h3>The camera needs a secure (https) address</h3>
+          <p>Browsers only let a site use the camera over https. This page was opened over plain http, so take a
+          photo \(what) instead, or ask whoever runs this Nestory server to put it behind https.</p>
+          <div class="actions"><label class="button primary" for="\(gallery)">Take or choose a photo</label></div>
+        </div>
+        """
+    }
+
+    /// Capture, photo item mode: the camera with a shutter (every camera state as in barcode mode), then the
+    /// quick form with the photo shown before anything is saved, and Retake.
+    static func photoItem(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category], today: CalendarDate) -> HTML {
+        Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
+            \(ReceiptViews.modes("photo"))
+            <section class="card scanner camera" data-photo-camera data-state="initializing" aria-labelledby="camera-title">
+              <h2 id="camera-title">Photograph the item</h2>
+              <div class="viewfinder">
+                <video muted playsinline aria-label="Camera preview"></video>
+                <div class="skeleton" aria-hidden="true"><span class="skeleton-line"></span></div>
+              </div>
+              <div class="shutter-row" data-state-panel="ready" hidden>
+                <button type="button" class="shutter" data-shutter aria-label="Take the photo"></button>
+              </div>
+              \(cameraStates(guidance: "Fill the frame with the item, in good light; a serial number or label can be a second photo later.",
+                             purpose: "take photos", gallery: "f-photo", what: "from the gallery"))
+            </section>
+            \(ItemViews.quickForm(viewer: viewer, rooms: rooms, categories: categories, today: today, pickLabel: "Or choose from the gallery",
+                                  cancel: "/capture", retake: true))
             """)
     }
 

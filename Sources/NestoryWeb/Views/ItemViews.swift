@@ -143,17 +143,26 @@ enum ItemViews {
     /// The spec's quick add: the photo first, then name, room and category. With script, the item and its
     /// photo are saved in one go through the API; without it, the form still adds the item.
     static func quickAdd(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category], today: CalendarDate) -> HTML {
+        Layout.page(title: "Quick add", viewer: viewer, section: .inventory,
+                    body: quickForm(viewer: viewer, rooms: rooms, categories: categories, today: today))
+    }
+
+    /// The quick form (photo, name, room, category, optional value and date), on Quick add and in Capture's
+    /// photo item mode (which fills the photo from the camera and offers Retake).
+    static func quickForm(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category], today: CalendarDate,
+                          pickLabel: String = "Take or choose a photo", cancel: String = "/", retake: Bool = false) -> HTML {
         func options(_ list: [(String, String)], none: String) -> HTML {
             "<option value=\"\">\(none)</option>\(list.map { HTML("<option value=\"\($0.0)\">\($0.1)</option>") })"
         }
-        return Layout.page(title: "Quick add", viewer: viewer, section: .inventory, body: """
+        return """
             <form class="card item-form" method="post" action="/items" data-quick-add novalidate>
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               <label class="photo-pick" for="f-photo">
-                <img class="preview" alt="" hidden>
-                <span>Take or choose a photo</span>
+                <img class="preview" alt="The photo to save" hidden>
+                <span>\(pickLabel)</span>
               </label>
               <input id="f-photo" class="visually-hidden" type="file" accept="image/*" capture="environment">
+              \(retake ? HTML("<p><button type=\"button\" class=\"button\" data-retake hidden>Retake</button></p>") : .empty)
               \(Layout.field("name", label: "Name", value: nil, errors: [], attributes: "required maxlength=\"200\""))
               <div class="two">
                 <div class="field"><label for="f-roomID">Room</label><select id="f-roomID" name="roomID">\(options(rooms.map { ($0.id.description, $0.name) }, none: "No room"))</select></div>
@@ -164,9 +173,9 @@ enum ItemViews {
               \(Layout.field("purchaseDate", label: "Date bought", value: nil, type: "date", errors: [], attributes: "max=\"\(today.iso)\""))
               </div>
               <p class="upload-status" role="status" aria-live="polite"></p>
-              <div class="form-actions"><a class="button" href="/">Cancel</a><button type="submit" class="primary">Save</button></div>
+              <div class="form-actions"><a class="button" href="\(cancel)">Cancel</a><button type="submit" class="primary">Save</button></div>
             </form>
-            """)
+            """
     }
 
     static func form(viewer: Viewer, values: ItemFormValues, item: Item?, rooms: [Room], categories: [NestoryDomain.Category],

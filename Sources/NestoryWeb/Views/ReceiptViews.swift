@@ -7,6 +7,7 @@ enum ReceiptViews {
     static func modes(_ current: String) -> HTML {
         """
         <nav class="toggle modes" aria-label="What to capture">
+          <a href="/capture/photo"\(current == "photo" ? HTML(raw: " class=\"on\" aria-current=\"page\"") : .empty)>Photo item</a>
           <a href="/capture"\(current == "barcode" ? HTML(raw: " class=\"on\" aria-current=\"page\"") : .empty)>Barcode</a>
           <a href="/capture/receipt"\(current == "receipt" ? HTML(raw: " class=\"on\" aria-current=\"page\"") : .empty)>Receipt</a>
         </nav>
