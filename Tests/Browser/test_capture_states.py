@@ -194,3 +194,22 @@ def test_photo_item_mode_without_camera_permission_offers_the_gallery(server, ca
     gallery = page.locator("[data-photo-camera] [data-state-panel=denied] label[for=f-photo]")
     expect(gallery).to_have_text("Continue with gallery")
     context.close()
+
+
+def test_receipt_mode_shows_the_picture_to_check_then_reads_it(server, camera_browser):
+    context, page = phone(camera_browser, allow_camera=True)
+    sign_in(page, server)
+    page.goto(server + "/capture/receipt")
+    camera = page.locator("[data-receipt-camera]")
+    expect(camera).to_have_attribute("data-state", "ready", timeout=10000)
+    expect(page.locator(".receipt-guide")).to_be_visible()
+    screenshot(page, "16-11-receipt-camera")
+    page.get_by_role("button", name="Take the photo of the receipt").click()
+    expect(page.locator(".taken-preview")).to_be_visible()
+    page.get_by_role("button", name="Retake").click()
+    expect(camera).to_have_attribute("data-state", "ready", timeout=10000)
+    expect(page.locator(".taken")).to_be_hidden()
+    page.get_by_role("button", name="Take the photo of the receipt").click()
+    page.get_by_role("button", name="Use this photo").click()
+    expect(page).to_have_url(re.compile(r"/receipts/[0-9a-f-]{36}"), timeout=15000)
+    context.close()

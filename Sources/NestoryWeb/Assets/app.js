@@ -705,6 +705,52 @@
     camera.start();
   }
 
+  // Receipt mode: the camera with a receipt-shaped outline; the picture is shown to check (Use this photo,
+  // Retake) before it is uploaded and read, through the same input as a chosen photo.
+  const receiptCamera = document.querySelector("[data-receipt-camera]");
+  if (receiptCamera) {
+    const input = document.querySelector("#receipt-photo");
+    const camera = cameraCard(receiptCamera, { ready: "Fit the receipt inside the outline and tap the shutter.",
+      alternative: "You can choose a photo of the receipt instead." });
+    const taken = receiptCamera.querySelector(".taken"), preview = receiptCamera.querySelector(".taken-preview");
+    const finder = receiptCamera.querySelector(".viewfinder");
+    let photo = null;
+    receiptCamera.querySelector("[data-shutter]").addEventListener("click", async () => {
+      const video = camera.video;
+      if (!video.videoWidth) return;
+      const canvas = document.createElement("canvas");
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext("2d").drawImage(video, 0, 0);
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
+      if (!blob) { camera.status.textContent = "The picture could not be taken. Try again, or choose a photo."; return; }
+      photo = new File([blob], `receipt-${Date.now()}.jpg`, { type: "image/jpeg" });
+      preview.src = URL.createObjectURL(photo);
+      camera.stop();
+      finder.hidden = true;
+      receiptCamera.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = true; });
+      taken.hidden = false;
+      track("capture_photo");
+    });
+    receiptCamera.querySelector("[data-retake]").addEventListener("click", () => {
+      photo = null;
+      taken.hidden = true;
+      finder.hidden = false;
+      camera.start();
+    });
+    receiptCamera.querySelector("[data-use]").addEventListener("click", () => {
+      if (!photo) return;
+      const picked = new DataTransfer();
+      picked.items.add(photo);
+      input.files = picked.files;
+      input.dispatchEvent(new Event("change"));
+      taken.querySelector("[data-use]").disabled = true;
+      input.closest(".card")?.scrollIntoView({ block: "center" });  // where the upload's progress shows
+    });
+    track("scan_open");
+    camera.start();
+  }
+
   // A photo of a barcode: decoded on the server; one code goes straight to its result.
   document.querySelectorAll("input[type=file][data-scan-photo]").forEach((input) => {
     input.addEventListener("change", async () => {

@@ -18,8 +18,26 @@ enum ReceiptViews {
         let target = item.map { "/api/v1/receipts?item=\($0.id)" } ?? "/api/v1/receipts"
         return Layout.page(title: item == nil ? "Capture" : "Add a receipt", viewer: viewer, section: .capture, body: """
             \(item == nil ? modes("receipt") : HTML("<p>For <a href=\"/items/\(item!.id)\">\(item!.name)</a></p>"))
+            <section class="card scanner camera" data-receipt-camera data-state="initializing" aria-labelledby="receipt-camera-title">
+              <h2 id="receipt-camera-title">Photograph a receipt</h2>
+              <div class="viewfinder receipt-finder">
+                <video muted playsinline aria-label="Camera preview"></video>
+                <div class="receipt-guide" aria-hidden="true"></div>
+                <div class="skeleton" aria-hidden="true"><span class="skeleton-line"></span></div>
+              </div>
+              <div class="shutter-row" data-state-panel="ready" hidden>
+                <button type="button" class="shutter" data-shutter aria-label="Take the photo of the receipt"></button>
+              </div>
+              \(CaptureViews.cameraStates(guidance: "Lay the receipt flat inside the outline, in good light, without shadows.",
+                                          purpose: "photograph receipts", gallery: "receipt-photo", what: "of the receipt"))
+              <div class="taken" hidden>
+                <img class="taken-preview" alt="The photo of the receipt, to check before it is read">
+                <div class="actions"><button type="button" class="primary" data-use>Use this photo</button>
+                <button type="button" data-retake>Retake</button></div>
+              </div>
+            </section>
             <section class="card">
-              <h2>Photograph a receipt</h2>
+              <h2>Or choose a photo</h2>
               <p class="muted">Lay it flat, fill the frame, and avoid shadows. The store, date, total and tax are read for you to check.</p>
               <label class="photo-pick" for="receipt-photo">
                 <img class="preview" alt="" hidden>
