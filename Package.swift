@@ -115,6 +115,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Assets/ holds the stylesheet and script as real files; the plugin compiles them in.
             exclude: ["Assets"],
