@@ -302,6 +302,7 @@ let package = Package(
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -21,6 +21,8 @@ public struct Services: Sendable {
     public let data: DataService
     /// The API's idempotency keys: what was answered, for replays.
     public let idempotency: IdempotencyService
+    /// The capture screen's daily counters.
+    public let captureCounters: CaptureCountersService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -61,5 +63,6 @@ public struct Services: Sendable {
         data = DataService(database: database, blocking: blocking, queue: queue, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
+        captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
     }
 }

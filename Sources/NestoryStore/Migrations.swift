@@ -17,6 +17,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-24-search-folding", migrate: searchFolding)
         migrator.registerMigration("2026-11-25-household-scanning", migrate: householdScanning)
         migrator.registerMigration("2026-11-25-idempotency-keys", migrate: idempotencyKeys)
+        migrator.registerMigration("2026-11-25-capture-counters", migrate: captureCounters)
         return migrator
     }
 
@@ -37,6 +38,20 @@ enum Migrations {
                 PRIMARY KEY (household_id, key)
             );
             CREATE INDEX idempotency_key_by_age ON idempotency_key(created_at);
+            """)
+    }
+
+    /// The capture screen's counters: per household, UTC day (YYYY-MM-DD) and event name, a number.
+    /// Nothing else: no ids, names, images or free text.
+    private static func captureCounters(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE capture_counter (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                day TEXT NOT NULL,
+                event TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (household_id, day, event)
+            ) WITHOUT ROWID;
             """)
     }
 

@@ -123,6 +123,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     ReportsController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
+    ClientReportsController(dependencies: dependencies).addRoutes(to: api)
     return router
 }
 

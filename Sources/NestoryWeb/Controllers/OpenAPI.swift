@@ -147,6 +147,15 @@ enum OpenAPI {
             "responses": { "200": { "description": "The job as it now is", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Job" } } } },
               "404": { "description": "Not in this household", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
+        "/events": {
+          "post": { "summary": "Count one use of the capture screen (per household and UTC day; at most 10,000 a day per event). Only the name is kept: no ids, names, images or free text",
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["event"], "properties": {
+              "event": { "enum": ["scan_open", "capture_photo", "pick_gallery", "permission_denied", "open_settings", "scan_retry", "scan_disabled", "queued", "replayed"] } } } } } },
+            "responses": { "204": { "description": "Counted" },
+              "400": { "description": "Not a JSON object with event", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "422": { "description": "Not one of the events", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
         "/products/{code}": {
           "parameters": [{ "name": "code", "in": "path", "required": true, "schema": { "type": "string" }, "description": "A barcode in any form (UPC-A, UPC-E, EAN-13, EAN-8) or a QR code's text" }],
           "get": { "summary": "Look a code up: the household's items, the local catalogue, then online providers if the household allows them",
