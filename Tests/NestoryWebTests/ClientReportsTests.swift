@@ -10,7 +10,8 @@ import NestoryStore
 import Testing
 @testable import NestoryWeb
 
-/// Issue 16: the capture screen's counters (per household and UTC day, in Settings and /metrics).
+/// Issue 16: the capture screen's counters (per household and UTC day, in Settings and /metrics) and the
+/// page's error reports (to the log, without personal data).
 @Suite struct CaptureCounterTests {
     @Test func eventsAreCountedPerDayShownToTheOwnerAndMeasured() async throws {
         let metrics = TestMetrics()
@@ -60,5 +61,38 @@ import Testing
             #expect(try await kid.request(.post, "/api/v1/events", json: #"{"event": "scan_open"}"#).status == .noContent)
             #expect(!(try await kid.request(.get, "/settings")).body.contains("Capture counters"))
         }
+    }
+}
+
+@Suite struct ClientErrorTests {
+    @Test func aReportIsLoggedWithoutPersonalDataAndLimited() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let report = #"{"kind": "upload", "message": "Upload failed for ann@example.com", "page": "/items/1?q=x"}"#
+            #expect(try await ann.request(.post, "/api/v1/client-errors", json: report).status == .noContent)
+            let wrongKind = try await ann.request(.post, "/api/v1/client-errors", json: #"{"kind": "fatal", "message": "", "page": "/"}"#)
+            #expect(wrongKind.status == .unprocessableContent)
+            #expect(try await ann.request(.post, "/api/v1/client-errors", json: #"{"kind": "uncaught"}"#).status == .badRequest)
+            for _ in 0..<4 { _ = try await ann.request(.post, "/api/v1/client-errors", json: report) }
+            let limited = try await ann.request(.post, "/api/v1/client-errors", json: report)
+            #expect(limited.status == .tooManyRequests && limited.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func theMessageAndPageAreScrubbed() {
+        let message = ClientReport.message("""
+            TypeError at /items/3f2a9c1e-7b4d-4e8a-9f00-1234567890ab for Ann.Lee+home@mail.example.co.uk
+            card 4111111111111111 ref 12345, see /api/v1/items?q=jewellery&room=bedroom
+            """)
+        #expect(message == "TypeError at /items/[id] for [email] card [number] ref 12345, see /api/v1/items?[query]")
+        #expect(!message.contains("\n"))
+        #expect(ClientReport.message(String(repeating: "x", count: 1_000)).count == 300)
+        #expect(ClientReport.page("/items/3f2a9c1e-7b4d-4e8a-9f00-1234567890ab?q=ring#photos") == "/items/[id]")
+        #expect(ClientReport.page("https://nestory.example/capture?code=4006381333931") == "/capture")
+        #expect(ClientReport.page("javascript:alert(1)") == "/")
+        #expect(ClientReport.page("/search/ann@example.com") == "/search/[email]")
     }
 }

@@ -156,6 +156,16 @@ enum OpenAPI {
               "400": { "description": "Not a JSON object with event", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
               "422": { "description": "Not one of the events", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
+        "/client-errors": {
+          "post": { "summary": "Report a non-fatal error in the page to the server's log (at most 5 a minute per session). The message is cut to 300 characters and loses email addresses, UUIDs, runs of 6 or more digits and query strings; the page is kept as its path only",
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["kind", "message", "page"], "properties": {
+              "kind": { "enum": ["uncaught", "upload"] }, "message": { "type": "string" }, "page": { "type": "string", "description": "The page's path, e.g. /capture" } } } } } },
+            "responses": { "204": { "description": "Logged" },
+              "400": { "description": "Not a JSON object with kind, message and page", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "422": { "description": "kind is not uncaught or upload", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "429": { "description": "Too many reports; Retry-After says when to send again", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
         "/products/{code}": {
           "parameters": [{ "name": "code", "in": "path", "required": true, "schema": { "type": "string" }, "description": "A barcode in any form (UPC-A, UPC-E, EAN-13, EAN-8) or a QR code's text" }],
           "get": { "summary": "Look a code up: the household's items, the local catalogue, then online providers if the household allows them",
