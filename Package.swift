@@ -115,6 +115,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Assets/ holds the stylesheet and script as real files; the plugin compiles them in.
             exclude: ["Assets"],
@@ -301,6 +302,7 @@ let package = Package(
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

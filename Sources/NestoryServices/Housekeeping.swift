@@ -6,19 +6,24 @@ import ServiceLifecycle
 
 /// Tidies the data folder beside the server: at start, and every `interval` after, it removes stored files
 /// no row uses and temporary files (uploads, exports, backups and restores in progress) that nothing will
-/// use: a crash mid-upload leaves its file behind, and nothing else would ever remove it.
+/// use: a crash mid-upload leaves its file behind, and nothing else would ever remove it. It also removes
+/// responses kept for idempotency keys once they are older than their window.
 public struct Housekeeping: Service {
     let database: AppDatabase
     let interval: Duration
+    /// How long responses to requests with an `Idempotency-Key` are kept.
+    let idempotencyWindow: TimeInterval
     let logger: Logger
     let now: @Sendable () -> Date
     /// Files in tmp/web/ still wanted: uploads waiting for the person's choice.
     let pendingUploads: @Sendable () -> Set<String>
 
-    public init(database: AppDatabase, interval: Duration = .seconds(600), logger: Logger = Logger(label: "nestory.housekeeping"),
+    public init(database: AppDatabase, interval: Duration = .seconds(600), idempotencyWindow: TimeInterval = 86_400,
+                logger: Logger = Logger(label: "nestory.housekeeping"),
                 pendingUploads: @escaping @Sendable () -> Set<String>, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.interval = interval
+        self.idempotencyWindow = idempotencyWindow
         self.logger = logger
         self.pendingUploads = pendingUploads
         self.now = now
@@ -38,16 +43,17 @@ public struct Housekeeping: Service {
     /// One pass. At start every file in tmp/web/ that no unfinished job or recent backup names is an
     /// orphan; later, uploads and archives live for `BackupService.lifetime`.
     public func sweep(atStart: Bool) async {
-        let (database, at, pending) = (database, now(), pendingUploads())
+        let (database, at, pending, window) = (database, now(), pendingUploads(), idempotencyWindow)
         await Task.detached(priority: .background) {
             do {
                 let keep = try Self.wanted(database, now: at).union(pending)
                 let swept = database.blobs.sweepTemporaryFiles(olderThan: BackupService.lifetime, now: at, keep: keep, orphans: atStart)
                 let removed = try database.collectGarbage(now: at)
-                if swept.entries + removed > 0 {
+                let expired = try database.deleteStoredResponses(before: at.addingTimeInterval(-window))
+                if swept.entries + removed + expired > 0 {
                     logger.info("tidied the data folder", metadata: [
                         "temporary_entries": .stringConvertible(swept.entries), "temporary_bytes": .stringConvertible(swept.bytes),
-                        "unused_stored_files": .stringConvertible(removed)])
+                        "unused_stored_files": .stringConvertible(removed), "expired_idempotency_keys": .stringConvertible(expired)])
                 }
             } catch {
                 logger.warning("tidying the data folder failed", metadata: ["error": .string(String(describing: error))])

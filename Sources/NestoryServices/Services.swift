@@ -19,6 +19,10 @@ public struct Services: Sendable {
     public let backups: BackupService
     public let receipts: ReceiptsService
     public let data: DataService
+    /// The API's idempotency keys: what was answered, for replays.
+    public let idempotency: IdempotencyService
+    /// The capture screen's daily counters.
+    public let captureCounters: CaptureCountersService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -37,7 +41,7 @@ public struct Services: Sendable {
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
-                concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25),
+                concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, database: database, blocking: blocking, concurrency: concurrency.reports, now: now),
@@ -58,5 +62,7 @@ public struct Services: Sendable {
         backups = BackupService(queue: queue)
         data = DataService(database: database, blocking: blocking, queue: queue, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
+        idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
+        captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
     }
 }

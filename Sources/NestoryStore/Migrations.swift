@@ -16,7 +16,43 @@ enum Migrations {
         migrator.registerMigration("2026-11-24-jobs", migrate: jobs)
         migrator.registerMigration("2026-11-24-search-folding", migrate: searchFolding)
         migrator.registerMigration("2026-11-25-household-scanning", migrate: householdScanning)
+        migrator.registerMigration("2026-11-25-idempotency-keys", migrate: idempotencyKeys)
+        migrator.registerMigration("2026-11-25-capture-counters", migrate: captureCounters)
         return migrator
+    }
+
+    /// What the API answered to a request with an `Idempotency-Key`, per household and key, so a replay
+    /// (the offline queue's, after a lost response) gets the same answer and never does the work twice.
+    /// `fingerprint` is a SHA-256 of the method, the path and the body: a replay must match it.
+    /// Rows older than the window (24 h by default) are ignored and swept by the housekeeping.
+    private static func idempotencyKeys(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE idempotency_key (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                key TEXT NOT NULL,
+                fingerprint TEXT NOT NULL CHECK (length(fingerprint) = 64),
+                status INTEGER NOT NULL,
+                headers TEXT NOT NULL,            -- JSON object: the headers that matter (Content-Type, Location)
+                body BLOB NOT NULL,
+                created_at INTEGER NOT NULL,      -- milliseconds since 1970
+                PRIMARY KEY (household_id, key)
+            );
+            CREATE INDEX idempotency_key_by_age ON idempotency_key(created_at);
+            """)
+    }
+
+    /// The capture screen's counters: per household, UTC day (YYYY-MM-DD) and event name, a number.
+    /// Nothing else: no ids, names, images or free text.
+    private static func captureCounters(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE capture_counter (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                day TEXT NOT NULL,
+                event TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (household_id, day, event)
+            ) WITHOUT ROWID;
+            """)
     }
 
     /// The export history: one row per generated report (PDF), its file in `reports/` of the data

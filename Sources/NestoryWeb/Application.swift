@@ -114,12 +114,16 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)
     DataController(dependencies: dependencies).addRoutes(to: router)
-    let api = router.group("api/v1")
+    // Every POST of the API honours Idempotency-Key (the offline queue's replays).
+    let api = router.group("api/v1").add(middleware: IdempotencyMiddleware(
+        idempotency: dependencies.services.idempotency,
+        maxBodyBytes: max(dependencies.limits.maxPhotoBytes, dependencies.limits.maxScanBytes)))
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
+    ClientReportsController(dependencies: dependencies).addRoutes(to: api)
     return router
 }
 
@@ -133,7 +137,8 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
         server: .http1OnEventLoops(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
         services: [dependencies.services.runner,
-                   Housekeeping(database: dependencies.database, pendingUploads: { dependencies.transfers.pendingFiles() })],
+                   Housekeeping(database: dependencies.database, idempotencyWindow: dependencies.services.idempotency.window,
+                                pendingUploads: { dependencies.transfers.pendingFiles() })],
         logger: logger
     )
 }

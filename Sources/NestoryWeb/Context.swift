@@ -108,4 +108,10 @@ enum WebError: Error, Equatable {
     case unprocessable(String)
     /// Barcode scanning is turned off (by the operator or the owner).
     case scanningDisabled
+    /// An `Idempotency-Key` header that is not 1 to 255 printable ASCII characters (400).
+    case idempotencyKeyInvalid
+    /// A request with this `Idempotency-Key` is still running (409).
+    case idempotencyKeyInUse
+    /// The `Idempotency-Key` was used for a different request (422).
+    case idempotencyKeyReused
 }

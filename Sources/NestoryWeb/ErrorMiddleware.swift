@@ -66,6 +66,15 @@ struct ErrorMiddleware: RouterMiddleware {
             case .scanningDisabled:
                 return Problem(status: .forbidden, code: "scanning_disabled",
                                message: "Barcode scanning is turned off on this server. Type the code, or add the item by hand.")
+            case .idempotencyKeyInvalid:
+                return Problem(status: .badRequest, code: "invalid_idempotency_key",
+                               message: "Idempotency-Key must be one header of 1 to 255 printable ASCII characters.")
+            case .idempotencyKeyInUse:
+                return Problem(status: .conflict, code: "idempotency_key_in_use",
+                               message: "A request with this Idempotency-Key is still being handled. Try again in a moment.")
+            case .idempotencyKeyReused:
+                return Problem(status: .unprocessableContent, code: "idempotency_key_reused",
+                               message: "This Idempotency-Key was already used for a different request. Use a new key for a new request.")
             }
         case let error as ImagingError:
             switch error {

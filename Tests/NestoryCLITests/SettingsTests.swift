@@ -29,6 +29,8 @@ import Testing
         let onlyFile = try await Settings.read(flags: ["config": config], environment: [:])
         #expect(onlyFile.port == 7001 && onlyFile.ocrWorkers == 3)
         #expect(try await Settings.read(flags: [:], environment: [:]) == Settings())
+        #expect(Settings().idempotencyWindowHours == 24)
+        #expect(try await Settings.read(flags: [:], environment: ["NESTORY_API_IDEMPOTENCY_WINDOW_HOURS": "48"]).idempotencyWindowHours == 48)
     }
 
     @Test func aWrongValueNamesItsKey() async throws {
@@ -36,7 +38,7 @@ import Testing
             (["port": "80000"], [String: String](), "port"), ([:], ["NESTORY_OCR_ENGINE": "magic"], "ocr.engine"),
             ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"), (["capture.scanning": "maybe"], [:], "capture.scanning"),
             (["capture.photoQuality": "5"], [:], "capture.photoQuality"),
-            (["metrics.mode": "token"], [:], "metrics.token"), (["config": "/no/such/file.json"], [:], "file"),
+            (["metrics.mode": "token"], [:], "metrics.token"), (["api.idempotencyWindowHours": "0"], [:], "api.idempotencyWindowHours"), (["config": "/no/such/file.json"], [:], "file"),
         ] {
             do {
                 _ = try await Settings.read(flags: flags, environment: environment)

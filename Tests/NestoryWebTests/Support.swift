@@ -20,14 +20,18 @@ final class TestApp: @unchecked Sendable {
     let hasher: any PasswordHasher
     let database: AppDatabase
     let dependencies: WebDependencies
+    /// Whether the data folder outlives this app (to open it again, as after a restart).
+    let keepsFolder: Bool
     private var runnerTask: Task<Void, any Error>?
 
-    /// `limit` failed sign-ins per account and `clientLimit` per client address, in 15 minutes.
+    /// `limit` failed sign-ins per account and `clientLimit` per client address, in 15 minutes. `path` opens an
+    /// existing data folder (a new one by default).
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
-         receiptReader: ReceiptReader? = nil, scanning: Bool = true) throws {
+         receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false) throws {
         self.hasher = hasher
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
-        database = try AppDatabase.open(DataFolder(path: path))
+        self.keepsFolder = keepsFolder
+        self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
+        database = try AppDatabase.open(DataFolder(path: self.path))
         let imaging = try LibvipsImageProcessor()
         let services = Services(database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
@@ -44,12 +48,13 @@ final class TestApp: @unchecked Sendable {
         // under it (that crashed the test process now and then): its connections close when the last reference
         // goes, and the removed files stay readable until then.
         runnerTask?.cancel()
-        try? FileManager.default.removeItem(atPath: path)
+        if !keepsFolder { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    func run(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    /// Drives the router directly, or (`.live`) a real server on a local port, where bodies stream.
+    func run(_ mode: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let app = Application(router: buildRouter(dependencies))
-        try await app.test(.router) { client in try await body(client) }
+        try await app.test(mode) { client in try await body(client) }
     }
 
     /// Waits (at most 60 s) until a job has finished, however it ended.

@@ -98,7 +98,9 @@ struct AccountController {
         return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
                                                        form: [:], errors: [], notice: request.query["notice"],
                                                        onlineLookup: try database.onlineProductLookup(viewer.household.id),
-                                                       scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(viewer.household.id))))
+                                                       scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(viewer.household.id)),
+                                                       captureCounts: viewer.role == .owner
+                                                           ? try dependencies.services.captureCounters.recent(viewer.household.id) : []))
     }
 
     @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {

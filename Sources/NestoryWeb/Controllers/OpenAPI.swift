@@ -4,10 +4,15 @@ enum OpenAPI {
     {
       "openapi": "3.1.0",
       "info": { "title": "Nestory API", "version": "1",
-        "description": "Everything the web app does, as JSON. Sign in through the web form: the session cookie authenticates requests, and every state-changing request carries the session's CSRF token in the X-CSRF-Token header (it is in the page's csrf-token meta tag). Errors are {\"error\": {\"code\", \"message\", \"fields\"?, \"requestID\"?}}. Money is {amount: \"12.50\", currency: \"USD\", minorUnits: 1250}; dates are YYYY-MM-DD." },
+        "description": "Everything the web app does, as JSON. Sign in through the web form: the session cookie authenticates requests, and every state-changing request carries the session's CSRF token in the X-CSRF-Token header (it is in the page's csrf-token meta tag). Errors are {\"error\": {\"code\", \"message\", \"fields\"?, \"requestID\"?}}. Money is {amount: \"12.50\", currency: \"USD\", minorUnits: 1250}; dates are YYYY-MM-DD. Every POST takes an Idempotency-Key: a replay of the same request with the same key gets the first answer again (with Idempotent-Replayed: true) and does nothing twice." },
       "servers": [{ "url": "/api/v1" }],
       "components": {
         "securitySchemes": { "session": { "type": "apiKey", "in": "cookie", "name": "nestory_session" } },
+        "parameters": {
+          "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "required": false,
+            "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$" },
+            "description": "A key the client makes for one request (a UUID, say) and sends again when it repeats that request, e.g. replaying an offline queue after a lost response. Kept per household for 24 hours (api.idempotencyWindowHours): the same request again gets the stored status and body with the header Idempotent-Replayed: true, and nothing is done twice; the same key with a different method, path or body is 422 (idempotency_key_reused); while the first is still running, 409 (idempotency_key_in_use); a key that is not 1 to 255 printable ASCII characters is 400 (invalid_idempotency_key). Answers with 5xx, and errors, are not kept: a retry runs again." }
+        },
         "schemas": {
           "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object", "required": ["code", "message"],
             "properties": { "code": { "type": "string" }, "message": { "type": "string" },
@@ -64,7 +69,7 @@ enum OpenAPI {
               { "name": "after", "in": "query", "schema": { "type": "string" }, "description": "nextCursor of the previous page" } ],
             "responses": { "200": { "description": "A page", "content": { "application/json": { "schema": { "type": "object", "properties": {
               "items": { "type": "array", "items": { "$ref": "#/components/schemas/Item" } }, "nextCursor": { "type": "string" } } } } } } } },
-          "post": { "summary": "Add an item", "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ItemInput" } } } },
+          "post": { "summary": "Add an item",  "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],"requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ItemInput" } } } },
             "responses": { "201": { "description": "Created", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
               "422": { "description": "Invalid fields", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
@@ -77,7 +82,7 @@ enum OpenAPI {
         },
         "/items/{id}/photos": {
           "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
-          "post": { "summary": "Add a photo: the body is the image (JPEG, PNG, HEIC or WebP, at most 40 MB)",
+          "post": { "summary": "Add a photo: the body is the image (JPEG, PNG, HEIC or WebP, at most 40 MB)", "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
             "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
             "responses": { "201": { "description": "Stored byte-exact", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Photo" } } } },
               "413": { "description": "Too large" }, "422": { "description": "Not an accepted image" } } }
@@ -91,7 +96,7 @@ enum OpenAPI {
         "/items/{id}/photos/{photoID}/main": {
           "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } },
                          { "name": "photoID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
-          "post": { "summary": "Make a photo the item's main one", "responses": {
+          "post": { "summary": "Make a photo the item's main one",  "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],"responses": {
             "200": { "description": "The item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
             "404": { "description": "Not a photo of this item", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
@@ -107,7 +112,7 @@ enum OpenAPI {
         },
         "/barcodes/decode": {
           "post": { "summary": "Find barcodes (EAN-13, EAN-8, UPC-A, UPC-E, Code 128, QR) in a picture: a camera frame or a photo, at most 15 MB",
-            "parameters": [{ "name": "region", "in": "query", "schema": { "type": "string" }, "description": "x,y,width,height as fractions of the picture: only look there" }],
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }, { "name": "region", "in": "query", "schema": { "type": "string" }, "description": "x,y,width,height as fractions of the picture: only look there" }],
             "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
             "responses": { "200": { "description": "The codes found (an empty list when none)", "content": { "application/json": { "schema": { "type": "object", "properties": {
               "codes": { "type": "array", "items": { "type": "object", "properties": { "format": { "type": "string" }, "text": { "type": "string" },
@@ -117,7 +122,7 @@ enum OpenAPI {
         },
         "/receipts": {
           "post": { "summary": "Add a receipt: the body is its photo (at most 40 MB). Stored at once, read in the background (tesseract); `item` links it",
-            "parameters": [{ "name": "item", "in": "query", "schema": { "type": "string", "format": "uuid" } }],
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }, { "name": "item", "in": "query", "schema": { "type": "string", "format": "uuid" } }],
             "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
             "responses": { "201": { "description": "Stored", "content": { "application/json": { "schema": { "type": "object", "properties": {
               "id": { "type": "string", "format": "uuid" }, "next": { "type": "string", "description": "The review page" } } } } } },
@@ -138,9 +143,28 @@ enum OpenAPI {
         },
         "/jobs/{jobID}/cancel": {
           "parameters": [{ "name": "jobID", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
-          "post": { "summary": "Cancel a job: a queued one at once, a running one as soon as it notices (a finished one is left as it is)",
+          "post": { "summary": "Cancel a job: a queued one at once, a running one as soon as it notices (a finished one is left as it is)", "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
             "responses": { "200": { "description": "The job as it now is", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Job" } } } },
               "404": { "description": "Not in this household", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
+        "/events": {
+          "post": { "summary": "Count one use of the capture screen (per household and UTC day; at most 10,000 a day per event). Only the name is kept: no ids, names, images or free text",
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["event"], "properties": {
+              "event": { "enum": ["scan_open", "capture_photo", "pick_gallery", "permission_denied", "open_settings", "scan_retry", "scan_disabled", "queued", "replayed"] } } } } } },
+            "responses": { "204": { "description": "Counted" },
+              "400": { "description": "Not a JSON object with event", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "422": { "description": "Not one of the events", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
+        "/client-errors": {
+          "post": { "summary": "Report a non-fatal error in the page to the server's log (at most 5 a minute per session). The message is cut to 300 characters and loses email addresses, UUIDs, runs of 6 or more digits and query strings; the page is kept as its path only",
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "required": ["kind", "message", "page"], "properties": {
+              "kind": { "enum": ["uncaught", "upload"] }, "message": { "type": "string" }, "page": { "type": "string", "description": "The page's path, e.g. /capture" } } } } } },
+            "responses": { "204": { "description": "Logged" },
+              "400": { "description": "Not a JSON object with kind, message and page", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "422": { "description": "kind is not uncaught or upload", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
+              "429": { "description": "Too many reports; Retry-After says when to send again", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
         "/products/{code}": {
           "parameters": [{ "name": "code", "in": "path", "required": true, "schema": { "type": "string" }, "description": "A barcode in any form (UPC-A, UPC-E, EAN-13, EAN-8) or a QR code's text" }],

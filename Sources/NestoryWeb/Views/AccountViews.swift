@@ -45,7 +45,8 @@ enum AccountViews {
     /// `errors` are the add-member form's; `passwordErrors` the change-password form's.
     static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
                          passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false,
-                         scanning: (operator: Bool, household: Bool) = (true, true)) -> HTML {
+                         scanning: (operator: Bool, household: Bool) = (true, true),
+                         captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = []) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -102,6 +103,7 @@ enum AccountViews {
             <p>Back up everything to one file, restore a backup, or import a spreadsheet or a Homebox export.</p>
             <p><a class="button" href="/settings/data">Export or import data</a></p>
             </section>
+            \(captureCounters(captureCounts, viewer: viewer))
             """) : .empty)
             <section class="card">
             <h2>Change your password</h2>
@@ -114,5 +116,36 @@ enum AccountViews {
             </form>
             </section>
             """)
+    }
+
+    /// The capture screen's counters for the owner: one row per event, one column per UTC day, and the total.
+    /// Only numbers: nothing about what was scanned or by whom. They stay on this server.
+    static func captureCounters(_ days: [(day: CalendarDate, counts: [CaptureEvent: Int])], viewer: Viewer) -> HTML {
+        guard !days.isEmpty else { return .empty }
+        let formatter = DateFormatter()
+        formatter.locale = viewer.locale
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.setLocalizedDateFormatFromTemplate("MMMd")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let headers: [HTML] = days.map { entry in
+            let date = calendar.date(from: DateComponents(year: entry.day.year, month: entry.day.month, day: entry.day.day, hour: 12))
+            return HTML("<th scope=\"col\"><time datetime=\"\(entry.day.iso)\">\(date.map(formatter.string(from:)) ?? entry.day.iso)</time></th>")
+        }
+        let rows: [HTML] = CaptureEvent.allCases.map { event in
+            let cells: [HTML] = days.map { HTML("<td>\($0.counts[event] ?? 0)</td>") }
+            return HTML("<tr><th scope=\"row\">\(event.label)</th>\(cells)<td>\(days.reduce(0) { $0 + ($1.counts[event] ?? 0) })</td></tr>")
+        }
+        return """
+            <section class="card">
+            <h2>Capture</h2>
+            <p class="muted">How often the capture screen was used, per day (UTC). Only counts are kept, on this server: nothing about what was scanned or by whom.</p>
+            <div class="table-wrap"><table class="capture-counters">
+            <caption>Capture counters (last 7 days)</caption>
+            <thead><tr><th scope="col">Event</th>\(headers)<th scope="col">Total</th></tr></thead>
+            <tbody>\(rows)</tbody>
+            </table></div>
+            </section>
+            """
     }
 }
