@@ -107,3 +107,33 @@ def test_a_large_photo_is_downsized_in_the_browser_and_a_small_one_goes_as_it_is
         if name == "Small print":
             assert stored[2] == len(photo.read_bytes())  # byte for byte
     context.close()
+
+
+def test_a_cut_response_during_the_upload_still_makes_the_item_once(server, browser):
+    """The server makes the item but its answer never reaches the phone: the queue keeps the capture and sends
+    it again with the same Idempotency-Key, and the server answers as before instead of making a second one."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    page.goto(server + "/items/quick")
+    cut = {"count": 0, "keys": []}
+
+    def cut_first(route):
+        cut["keys"].append(route.request.headers.get("idempotency-key"))
+        if cut["count"] == 0:
+            cut["count"] += 1
+            route.fetch()  # the server receives it and makes the item...
+            route.abort("connectionreset")  # ...and the answer is lost on the way back
+        else:
+            route.continue_()
+    page.route("**/api/v1/items", cut_first)
+    page.fill("#f-name", "Basement dehumidifier")
+    page.click("button[type=submit]")
+    expect(page.locator(".upload-status")).to_contain_text("kept on this phone")  # the answer never came
+    expect(page.locator("[data-queue] .queue-state")).to_have_text("Waiting for a connection")
+    assert items_named(page, "Basement dehumidifier") == 1  # made, though the phone never heard
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # the connection is back
+    expect(page.locator("[data-queue] .queue-state")).to_have_text("Uploaded", timeout=10000)
+    assert items_named(page, "Basement dehumidifier") == 1
+    assert len(cut["keys"]) == 2 and cut["keys"][0] == cut["keys"][1] and cut["keys"][0]
+    context.close()

@@ -35,6 +35,18 @@
   }
   const downsizeAll = (files) => Promise.all(Array.from(files || []).map(downsize));
 
+  // Non-fatal errors in the page go to the server's log (no personal data: the server scrubs the message
+  // and keeps the page's path only), a few at most per page.
+  let reported = 0;
+  function reportError(kind, message) {
+    if (reported++ >= 3 || !csrf()) return;
+    fetch("/api/v1/client-errors", { method: "POST", credentials: "same-origin", keepalive: true,
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+      body: JSON.stringify({ kind, message: String(message || "").slice(0, 300), page: location.pathname }) }).catch(() => {});
+  }
+  window.addEventListener("error", (event) => reportError("uncaught", event.message));
+  window.addEventListener("unhandledrejection", (event) => reportError("uncaught", event.reason?.message || event.reason));
+
   // The service worker (sw.js): the app opens without a connection and shows the pages it last saw.
   if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js").catch(() => { /* the app works without it */ });
@@ -432,6 +444,7 @@
           } catch (error) {
             entry.state = error.final ? "failed" : "waiting";
             entry.error = error.final ? error.message : "";
+            if (error.final) reportError("upload", error.message);
             await put(entry).catch(() => {});
             if (!error.final) break;  // no connection: the rest waits too
           }
