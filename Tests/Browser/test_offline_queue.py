@@ -137,3 +137,24 @@ def test_a_cut_response_during_the_upload_still_makes_the_item_once(server, brow
     assert items_named(page, "Basement dehumidifier") == 1
     assert len(cut["keys"]) == 2 and cut["keys"][0] == cut["keys"][1] and cut["keys"][0]
     context.close()
+
+
+def test_a_receipt_photographed_offline_is_read_once_back_online(server, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    page.goto(server + "/capture/receipt")
+    receipt = tmp_path / "receipt.png"
+    receipt.write_bytes(png(120, 300, (250, 250, 250)))
+    before = page.evaluate("async () => (await (await fetch('/receipts')).text()).split('receipt-row').length")
+    context.set_offline(True)
+    page.set_input_files("#receipt-photo", str(receipt))
+    expect(page.locator(".transfer-status")).to_contain_text("kept on this phone")
+    expect(page.locator("[data-queue] .name")).to_have_text("A receipt")
+    context.set_offline(False)
+    expect(page.locator("[data-queue] .queue-state")).to_have_text("Uploaded", timeout=10000)
+    link = page.locator("[data-queue] .queued").get_by_role("link", name="Open").get_attribute("href")
+    assert re.match(r"^/receipts/[0-9a-f-]{36}$", link), link
+    after = page.evaluate("async () => (await (await fetch('/receipts')).text()).split('receipt-row').length")
+    assert after == before + 1
+    context.close()

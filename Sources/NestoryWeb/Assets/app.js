@@ -408,11 +408,22 @@
         && response.status !== 409 && response.status !== 429;
       throw error;
     };
-    // One entry: make the item (unless it has one), then each photo not yet sent.
+    // One entry: make the item (unless it has one), then each photo not yet sent; a receipt is one upload
+    // whose answer names its review page.
     const run = async (entry) => {
       entry.state = "sending";
       await put(entry);
       render();
+      if (entry.receipt) {
+        const photo = entry.photos[0];
+        const answer = await send(entry.receipt, { method: "POST", body: photo.blob,
+                                                   headers: { "Content-Type": photo.blob.type || "application/octet-stream" } }, entry.key);
+        photo.blob = null;
+        entry.state = "done";
+        entry.link = answer.next;
+        await put(entry);
+        return;
+      }
       if (!entry.itemID) {
         const item = await send("/api/v1/items", { method: "POST", headers: { "Content-Type": "application/json" },
                                                    body: JSON.stringify(entry.item) }, entry.key);
@@ -454,8 +465,8 @@
       render();
     };
     // Keeps a capture; tells the caller whether it could (storage full or refused: false).
-    const add = async (title, item, files, itemID = null) => {
-      const entry = { key: newKey(), created: Date.now(), title, item, itemID, state: "waiting", error: "",
+    const add = async (title, item, files, itemID = null, receipt = null) => {
+      const entry = { key: newKey(), created: Date.now(), title, item, itemID, receipt, state: "waiting", error: "",
                       photos: Array.from(files || []).map((blob) => ({ blob, sent: false })) };
       try { await put(entry); } catch { return null; }
       track("queued");
@@ -844,7 +855,18 @@
         status.classList.add("error");
         input.value = "";
       };
-      xhr.onerror = () => { progress.hidden = true; status.textContent = "No connection. Nothing was changed; try again."; };
+      xhr.onerror = async () => {
+        progress.hidden = true;
+        if (input.dataset.uploadNext.startsWith("/api/v1/receipts")) {
+          // A receipt waits in this browser's queue and is read once it reaches the server.
+          const entry = await queue.add("A receipt", null, [file], null, input.dataset.uploadNext);
+          status.textContent = entry ? "No connection: the receipt is kept on this phone and will be uploaded and read when you’re back online."
+            : "No connection, and this phone refused to keep the photo (storage full or turned off). Try again when you’re online.";
+          input.value = "";
+          return;
+        }
+        status.textContent = "No connection. Nothing was changed; try again.";
+      };
       xhr.send(file);
     });
   });
