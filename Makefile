@@ -13,7 +13,7 @@ REPORT_ITEMS ?= 5000
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-receipts bench-backup bench-reports release clean format
+.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-receipts bench-backup bench-reports bench-capture release clean format
 
 ## Install what is missing, build the optimised binary, and start the server on the embedded SQLite default.
 run: deps
@@ -86,6 +86,11 @@ bench-backup: test-deps
 ## Full inventory PDF of 5,000 items with a photo each: time, peak memory, pages/s beside WeasyPrint.
 bench-reports: test-deps
 	ITEMS=$(REPORT_ITEMS) ./scripts/bench-reports.sh
+
+## The scan spec's SC-001: Capture open → interactive, p95 over 40 opens, beside the inventory page's load.
+bench-capture: test-deps release
+	./scripts/browser-venv.sh
+	./scripts/bench-capture.sh
 
 ## Format the code with the toolchain's swift-format and the checked-in .swift-format.
 format:

@@ -183,6 +183,14 @@ def test_photo_item_mode_takes_a_picture_shows_it_with_retake_then_saves(server,
     page.click("button[type=submit]")
     expect(page.locator("h1")).to_have_text("Standing desk")
     expect(page.locator(".carousel .slide")).to_have_count(1)
+    # The recent-captures strip of every mode has it first; a tap opens it.
+    for mode in ["/capture/photo", "/capture/receipt", "/capture"]:
+        page.goto(server + mode)
+        first = page.locator(".recent-strip li").first
+        expect(first.locator(".name")).to_have_text("Standing desk")
+    screenshot(page, "16-12-recent-captures")
+    first.locator("a").click()
+    expect(page.locator("h1")).to_have_text("Standing desk")
     context.close()
 
 

@@ -375,6 +375,7 @@
                               done: "Uploaded" }[entry.state] || entry.state;
         text.append(name, state);
         li.append(text);
+        if (entry.state === "done" && !entry.shown) { entry.shown = true; put(entry).catch(() => {}); }
         if (entry.state === "done" && entry.link) {
           const a = document.createElement("a");
           a.className = "button small"; a.href = entry.link; a.textContent = "Open";
@@ -474,9 +475,10 @@
       render();
       return entry;
     };
-    // Done entries stay listed (with their link) until the next time the app opens after a day.
+    // An entry sent by a replay is listed as done (with its link) on the page where that happened, and gone
+    // from the next page on.
     const tidy = async () => {
-      try { for (const e of await all()) if (e.state === "done" && Date.now() - e.created > 86_400_000) await remove(e.key); } catch { /* */ }
+      try { for (const e of await all()) if (e.state === "done" && e.shown) await remove(e.key); } catch { /* */ }
     };
     window.addEventListener("online", replay);
     tidy().then(() => { render(); if (navigator.onLine !== false) replay(); });
@@ -519,6 +521,7 @@
       }
       try {
         await queue.run(entry);
+        await queue.remove(entry.key).catch(() => {});  // sent at once: nothing to list
         window.location.href = `/items/${entry.itemID}?notice=added`;
       } catch (error) {
         if (error.final) {
@@ -585,6 +588,8 @@
     const stop = () => { if (stream) stream.getTracks().forEach((t) => t.stop()); stream = null; };
     const setState = (state, message) => {
       card.dataset.state = state;
+      // When the screen first became usable (the camera or a fallback): the capture benchmark reads it.
+      if (state !== "initializing" && !performance.getEntriesByName("capture-interactive").length) performance.mark("capture-interactive");
       card.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = panel.dataset.statePanel !== state; });
       if (message !== undefined) status.textContent = message;
       if (state !== "ready" && state !== "initializing") stop();

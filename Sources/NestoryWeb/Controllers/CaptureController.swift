@@ -26,14 +26,30 @@ struct CaptureController {
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"],
-                                                   scanning: try dependencies.scanningEnabled(viewer.household.id)))
+                                                   scanning: try dependencies.scanningEnabled(viewer.household.id),
+                                                   recent: try Self.recentCaptures(database, viewer)))
     }
 
     /// Photo item mode: the camera, then the quick form.
     @Sendable func photoItem(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: try database.rooms(viewer.household.id),
-                                                        categories: try database.categories(viewer.household.id), today: dependencies.today()))
+                                                        categories: try database.categories(viewer.household.id), today: dependencies.today(),
+                                                        recent: try Self.recentCaptures(database, viewer)))
+    }
+
+    /// The last items and receipts added, newest first (items made from a scan carry their barcode).
+    static func recentCaptures(_ database: AppDatabase, _ viewer: Viewer, limit: Int = 8) throws -> [RecentCapture] {
+        let household = viewer.household.id
+        let items = try database.items(household, ItemQuery(sort: .newest, limit: limit)).elements.map { listing in
+            RecentCapture(title: listing.item.name, detail: listing.item.barcode == nil ? "Item" : "Scanned item",
+                          href: "/items/\(listing.item.id)", thumbnail: listing.primaryPhoto?.sha256, at: listing.item.createdAt)
+        }
+        let receipts = try database.receipts(household, limit: limit).map { listing in
+            RecentCapture(title: listing.receipt.vendor ?? "Receipt", detail: listing.receipt.total.map { "Receipt · \($0.formatted)" } ?? "Receipt",
+                          href: "/receipts/\(listing.receipt.id)", thumbnail: listing.receipt.attachment.sha256, at: listing.receipt.createdAt)
+        }
+        return Array((items + receipts).sorted { $0.at > $1.at }.prefix(limit))
     }
 
     /// The "type the code" form: any code is accepted (it is saved as typed); a product code with a

@@ -37,7 +37,8 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let item = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item }
-        return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item))
+        return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item,
+                                                      recent: item == nil ? try CaptureController.recentCaptures(database, viewer) : []))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -2,13 +2,37 @@ import Foundation
 import NestoryDomain
 import NestoryProducts
 
+/// One of the last things captured, for the strip at the foot of every capture mode.
+struct RecentCapture {
+    let title: String
+    let detail: String
+    let href: String
+    let thumbnail: String?
+    let at: Date
+}
+
 /// The Capture tab: scanning a barcode, and what was found.
 enum CaptureViews {
+    /// The recent-captures strip (the spec's §7.2): the last items and receipts, newest first; tap to open.
+    static func recent(_ captures: [RecentCapture]) -> HTML {
+        guard !captures.isEmpty else { return .empty }
+        return """
+            <section class="card recent" aria-labelledby="recent-title">
+              <h2 id="recent-title">Recent captures</h2>
+              <ul class="recent-strip">\(captures.map { capture -> HTML in
+                  let thumb: HTML = capture.thumbnail.map { HTML("<img src=\"/files/\($0)?size=thumb\" alt=\"\" width=\"72\" height=\"72\" loading=\"lazy\">") }
+                      ?? HTML("<span class=\"placeholder\" style=\"--c:#94A3B8\" aria-hidden=\"true\">\(String(capture.title.prefix(1)))</span>")
+                  return "<li><a href=\"\(capture.href)\"><span class=\"thumb\">\(thumb)</span><span class=\"name\">\(capture.title)</span><span class=\"sub\">\(capture.detail)</span></a></li>"
+              })</ul>
+            </section>
+            """
+    }
+
     /// The barcode mode of the Capture tab. The camera card has every state of the scan spec, each with its
     /// own actions: initializing (a skeleton until the camera answers), ready, camera unavailable, permission
     /// denied (steps per browser), not a secure page, and scanning turned off (`scanning` false: by the
     /// operator or the owner; the page then offers the other ways to add an item).
-    static func scan(viewer: Viewer, message: String?, scanning: Bool = true) -> HTML {
+    static func scan(viewer: Viewer, message: String?, scanning: Bool = true, recent: [RecentCapture] = []) -> HTML {
         let photoCard: HTML = """
             <section class="card" id="scan-photo-card">
               <h2>Or use a photo</h2>
@@ -35,6 +59,7 @@ enum CaptureViews {
                 \(ReceiptViews.modes("barcode"))
                 <section class="card scanner disabled" data-state="disabled" role="status">\(disabledText(viewer))</section>
                 \(typeCard)
+                \(Self.recent(recent))
                 """)
         }
         return Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
@@ -53,6 +78,7 @@ enum CaptureViews {
             </section>
             \(photoCard)
             \(typeCard)
+            \(Self.recent(recent))
             """)
     }
 
@@ -87,7 +113,8 @@ enum CaptureViews {
 
     /// Capture, photo item mode: the camera with a shutter (every camera state as in barcode mode), then the
     /// quick form with the photo shown before anything is saved, and Retake.
-    static func photoItem(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category], today: CalendarDate) -> HTML {
+    static func photoItem(viewer: Viewer, rooms: [Room], categories: [NestoryDomain.Category], today: CalendarDate,
+                          recent: [RecentCapture] = []) -> HTML {
         Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
             \(ReceiptViews.modes("photo"))
             <section class="card scanner camera" data-photo-camera data-state="initializing" aria-labelledby="camera-title">
@@ -104,6 +131,7 @@ enum CaptureViews {
             </section>
             \(ItemViews.quickForm(viewer: viewer, rooms: rooms, categories: categories, today: today, pickLabel: "Or choose from the gallery",
                                   cancel: "/capture", retake: true))
+            \(Self.recent(recent))
             """)
     }
 

@@ -14,7 +14,7 @@ enum ReceiptViews {
         """
     }
 
-    static func capture(viewer: Viewer, item: Item?) -> HTML {
+    static func capture(viewer: Viewer, item: Item?, recent: [RecentCapture] = []) -> HTML {
         let target = item.map { "/api/v1/receipts?item=\($0.id)" } ?? "/api/v1/receipts"
         return Layout.page(title: item == nil ? "Capture" : "Add a receipt", viewer: viewer, section: .capture, body: """
             \(item == nil ? modes("receipt") : HTML("<p>For <a href=\"/items/\(item!.id)\">\(item!.name)</a></p>"))
@@ -48,6 +48,7 @@ enum ReceiptViews {
               <p class="transfer-status hint" role="status" aria-live="polite"></p>
             </section>
             <p><a href="/receipts">All receipts</a></p>
+            \(item == nil ? CaptureViews.recent(recent) : .empty)
             """)
     }
 
