@@ -175,7 +175,7 @@ def test_deleting_a_room_asks_first_and_says_what_happened(server, phone):
     expect(page.locator(".place input[value='Garage']")).to_have_count(0)
 
 
-PAGES = ["/", "/?view=grid", "/items/new", "/items/quick", "/rooms", "/categories", "/capture", "/capture/barcode",
+PAGES = ["/", "/?view=grid", "/items/new", "/items/quick", "/rooms", "/categories", "/capture", "/capture/photo", "/capture/barcode",
          "/capture/receipt", "/receipts", "/reports", "/reports/inventory", "/reports/loss", "/settings", "/settings/data"]
 
 

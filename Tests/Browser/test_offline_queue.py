@@ -112,7 +112,8 @@ def test_a_large_photo_is_downsized_in_the_browser_and_a_small_one_goes_as_it_is
 def test_a_cut_response_during_the_upload_still_makes_the_item_once(server, browser):
     """The server makes the item but its answer never reaches the phone: the queue keeps the capture and sends
     it again with the same Idempotency-Key, and the server answers as before instead of making a second one."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    # Without the service worker: requests that pass through it are not seen by page.route (Playwright).
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, service_workers="block")
     page = context.new_page()
     sign_in(page, server)
     page.goto(server + "/items/quick")
@@ -157,4 +158,24 @@ def test_a_receipt_photographed_offline_is_read_once_back_online(server, browser
     assert re.match(r"^/receipts/[0-9a-f-]{36}$", link), link
     after = page.evaluate("async () => (await (await fetch('/receipts')).text()).split('receipt-row').length")
     assert after == before + 1
+    context.close()
+
+
+def test_a_barcode_photo_taken_offline_is_read_once_back_online(server, browser, tmp_path):
+    from test_capture import CODE, write_png
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    sign_in(page, server)
+    page.goto(server + "/capture")
+    photo = tmp_path / "barcode.png"
+    write_png(photo)
+    context.set_offline(True)
+    page.set_input_files("#scan-photo", str(photo))
+    expect(page.locator(".photo-status")).to_contain_text("kept on this phone")
+    context.set_offline(False)
+    queued = page.locator("[data-queue] .queued")
+    expect(queued.locator(".queue-state")).to_have_text("Uploaded", timeout=10000)
+    expect(queued.locator(".name")).to_have_text(f"Barcode {CODE}")
+    queued.get_by_role("link", name="Open").click()
+    expect(page).to_have_url(re.compile(rf"/capture/barcode/{CODE}$"))
     context.close()

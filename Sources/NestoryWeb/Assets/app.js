@@ -371,7 +371,7 @@
         name.textContent = entry.title;
         const state = document.createElement("span");
         state.className = "sub queue-state";
-        state.textContent = { waiting: "Waiting for a connection", sending: "Uploading…", failed: `Not sent: ${entry.error}`,
+        state.textContent = { waiting: "Waiting for a connection", sending: "Uploading…", failed: `Couldn’t finish: ${entry.error}`,
                               done: "Uploaded" }[entry.state] || entry.state;
         text.append(name, state);
         li.append(text);
@@ -415,6 +415,20 @@
       entry.state = "sending";
       await put(entry);
       render();
+      if (entry.scan) {
+        // A barcode photo: read on the server; its first product code opens the result (lookup, quick form).
+        const photo = entry.photos[0];
+        const answer = await send("/api/v1/barcodes/decode", { method: "POST", body: photo.blob,
+                                                              headers: { "Content-Type": photo.blob.type || "application/octet-stream" } }, entry.key);
+        const code = (answer.codes || []).find((c) => c.gtin) || (answer.codes || [])[0];
+        if (!code) { const none = new Error("No barcode was found in this photo."); none.final = true; throw none; }
+        photo.blob = null;
+        entry.title = `Barcode ${code.text}`;
+        entry.state = "done";
+        entry.link = "/capture/barcode/" + encodeURIComponent(code.text);
+        await put(entry);
+        return;
+      }
       if (entry.receipt) {
         const photo = entry.photos[0];
         const answer = await send(entry.receipt, { method: "POST", body: photo.blob,
@@ -466,8 +480,8 @@
       render();
     };
     // Keeps a capture; tells the caller whether it could (storage full or refused: false).
-    const add = async (title, item, files, itemID = null, receipt = null) => {
-      const entry = { key: newKey(), created: Date.now(), title, item, itemID, receipt, state: "waiting", error: "",
+    const add = async (title, item, files, itemID = null, receipt = null, scan = false) => {
+      const entry = { key: newKey(), created: Date.now(), title, item, itemID, receipt, scan, state: "waiting", error: "",
                       photos: Array.from(files || []).map((blob) => ({ blob, sent: false })) };
       try { await put(entry); } catch { return null; }
       track("queued");
@@ -791,14 +805,22 @@
       status.classList.remove("error");
       list.hidden = true;
       status.textContent = "Looking for a barcode…";
-      let body = null, ok = false;
+      let body = null, ok = false, reached = false;
       try {
         const response = await fetch("/api/v1/barcodes/decode", { method: "POST", body: file, credentials: "same-origin",
           headers: { "X-CSRF-Token": csrf(), "Content-Type": file.type || "application/octet-stream" } });
+        reached = true;
         ok = response.ok;
         body = await response.json();
       } catch { body = null; }
       input.value = "";
+      if (!reached) {
+        // No connection: the photo waits in the queue; once read, its entry links to the code's result.
+        const entry = await queue.add("A barcode photo", null, [file], null, null, true);
+        status.textContent = entry ? "No connection: the photo is kept on this phone and will be read when you’re back online."
+          : "No connection, and this phone refused to keep the photo (storage full or turned off). Try again when you’re online.";
+        return;
+      }
       if (!ok) {
         status.classList.add("error");
         status.textContent = (body && body.error && body.error.message) || "The photo could not be sent. Try again.";
