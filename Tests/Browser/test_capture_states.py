@@ -221,3 +221,26 @@ def test_receipt_mode_shows_the_picture_to_check_then_reads_it(server, camera_br
     page.get_by_role("button", name="Use this photo").click()
     expect(page).to_have_url(re.compile(r"/receipts/[0-9a-f-]{36}"), timeout=15000)
     context.close()
+
+
+def test_every_camera_state_in_dark_mode(server, camera_browser):
+    """Screenshots of the states in dark mode (the light ones are taken by the tests above), each checked to
+    show its own panel."""
+    cases = [("ready", None), ("unavailable", """navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException("no", "NotFoundError"));"""),
+             ("insecure", "Object.defineProperty(window, 'isSecureContext', { get: () => false });"),
+             ("initializing", "navigator.mediaDevices.getUserMedia = () => new Promise(() => {});")]
+    for state, script in cases:
+        context, page = phone(camera_browser, scheme="dark", allow_camera=True, script=script)
+        sign_in(page, server)
+        for path in ["/capture", "/capture/photo"]:
+            page.goto(server + path)
+            card = page.locator("[data-scanner], [data-photo-camera]").first
+            expect(card).to_have_attribute("data-state", state, timeout=10000)
+            if state != "initializing":
+                expect(card.locator(f"[data-state-panel={state}]").first).to_be_visible()
+            visible_others = card.locator(f"[data-state-panel]:not([data-state-panel={state}]):visible")
+            expect(visible_others).to_have_count(0)
+            if path == "/capture/photo":
+                expect(page.get_by_role("button", name="Retake")).to_be_hidden()
+            screenshot(page, f"16-13-{path.strip('/').replace('/', '-')}-{state}-dark")
+        context.close()

@@ -150,6 +150,7 @@ def test_a_receipt_photographed_offline_is_read_once_back_online(server, browser
     before = page.evaluate("async () => (await (await fetch('/receipts')).text()).split('receipt-row').length")
     context.set_offline(True)
     page.set_input_files("#receipt-photo", str(receipt))
+    page.get_by_role("button", name="Use this photo").click()
     expect(page.locator(".transfer-status")).to_contain_text("kept on this phone")
     expect(page.locator("[data-queue] .name")).to_have_text("A receipt")
     context.set_offline(False)

@@ -31,8 +31,13 @@ def test_photograph_review_and_create_item(server, phone, tmp_path):
     page.click("nav.modes >> text=Receipt")
     expect(page).to_have_url(server + "/capture/receipt")
     screenshot(page, "40-capture-receipt")
+    # A chosen photo is shown to check before anything is uploaded.
+    page.set_input_files("#receipt-photo", str(receipt_photo(tmp_path)))
+    expect(page.locator(".taken-preview")).to_be_visible()
+    assert page.url == server + "/capture/receipt"
+    screenshot(page, "40-capture-receipt-check")
     with page.expect_navigation():
-        page.set_input_files("#receipt-photo", str(receipt_photo(tmp_path)))
+        page.get_by_role("button", name="Use this photo").click()
     expect(page).to_have_url(re.compile(r"/receipts/[0-9a-f-]+$"))
     # The review screen once the reading is done (the page waits for it by itself).
     expect(page.locator("#receipt-total")).to_have_value("139.32", timeout=30000)

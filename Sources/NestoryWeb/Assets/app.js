@@ -530,7 +530,14 @@
       if (!entry) {
         // Not even kept on this device: say so, and keep everything on the screen to try again.
         status.classList.add("error");
-        status.textContent = "This phone refused to keep it (storage full or turned off). Nothing was saved: keep this page open and tap Save again, or save the photo to your device.";
+        status.textContent = "This phone refused to keep it (storage full or turned off). Nothing was saved: keep this page open and tap Save again, or save the photo to your device. ";
+        if (photos[0]) {
+          const keep = document.createElement("a");
+          keep.href = URL.createObjectURL(photos[0]);
+          keep.download = photos[0].name || "photo.jpg";
+          keep.textContent = "Save the photo to this device";
+          status.append(keep);
+        }
         return;
       }
       try {
@@ -758,6 +765,23 @@
     const taken = receiptCamera.querySelector(".taken"), preview = receiptCamera.querySelector(".taken-preview");
     const finder = receiptCamera.querySelector(".viewfinder");
     let photo = null;
+    const check = (file) => {
+      photo = file;
+      preview.src = URL.createObjectURL(file);
+      camera.stop();
+      finder.hidden = true;
+      receiptCamera.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = true; });
+      taken.hidden = false;
+      taken.querySelector("[data-use]").disabled = false;
+      receiptCamera.scrollIntoView({ block: "start" });
+    };
+    // A photo chosen from the gallery is shown to check first too; it is uploaded on "Use this photo".
+    document.addEventListener("change", (event) => {
+      if (event.target !== input || input.dataset.confirmed || !input.files?.length) return;
+      event.stopImmediatePropagation();
+      track("pick_gallery");
+      check(input.files[0]);
+    }, true);
     receiptCamera.querySelector("[data-shutter]").addEventListener("click", async () => {
       const video = camera.video;
       if (!video.videoWidth) return;
@@ -767,16 +791,12 @@
       canvas.getContext("2d").drawImage(video, 0, 0);
       const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
       if (!blob) { camera.status.textContent = "The picture could not be taken. Try again, or choose a photo."; return; }
-      photo = new File([blob], `receipt-${Date.now()}.jpg`, { type: "image/jpeg" });
-      preview.src = URL.createObjectURL(photo);
-      camera.stop();
-      finder.hidden = true;
-      receiptCamera.querySelectorAll("[data-state-panel]").forEach((panel) => { panel.hidden = true; });
-      taken.hidden = false;
+      check(new File([blob], `receipt-${Date.now()}.jpg`, { type: "image/jpeg" }));
       track("capture_photo");
     });
     receiptCamera.querySelector("[data-retake]").addEventListener("click", () => {
       photo = null;
+      input.value = "";
       taken.hidden = true;
       finder.hidden = false;
       camera.start();
@@ -786,7 +806,9 @@
       const picked = new DataTransfer();
       picked.items.add(photo);
       input.files = picked.files;
+      input.dataset.confirmed = "1";
       input.dispatchEvent(new Event("change"));
+      delete input.dataset.confirmed;
       taken.querySelector("[data-use]").disabled = true;
       input.closest(".card")?.scrollIntoView({ block: "center" });  // where the upload's progress shows
     });
