@@ -45,26 +45,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_server(*settings, data=None, port=None, stderr=subprocess.DEVNULL):
+    """`nestory serve` on a data folder (a new one by default) with any extra arguments (`--set KEY=VALUE`),
+    once it answers /health: (process, base URL)."""
+    data = data or tempfile.mkdtemp(prefix="nestory-browser-")
+    port = port or free_port()
+    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), *settings],
+                               stdout=subprocess.DEVNULL, stderr=stderr, text=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(base + "/health", timeout=1)
+            return process, base
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("nestory serve did not start")
+
+
 @pytest.fixture(scope="module")
 def server():
     """A fresh server and data folder for each test file (its first test meets the first-run setup)."""
-    data = tempfile.mkdtemp(prefix="nestory-browser-")
-    port = free_port()
-    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        raise RuntimeError("nestory serve did not start")
+    process, base = start_server()
     yield base
     process.terminate()
     process.wait(timeout=10)
+
+
+def phone_page(browser, scheme="light", **options):
+    """A new context at a phone's size (390 × 844, touch) and its page: (context, page)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, color_scheme=scheme,
+                                  **options)
+    return context, context.new_page()
 
 
 @pytest.fixture(scope="session")

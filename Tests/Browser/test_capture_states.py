@@ -4,7 +4,7 @@ import os
 import re
 
 import pytest
-from conftest import screenshot, sign_in
+from conftest import phone_page, screenshot, sign_in, start_server
 from playwright.sync_api import expect
 
 
@@ -19,11 +19,10 @@ def camera_browser(browser):
 
 
 def phone(browser, scheme="light", allow_camera=False, script=None):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, color_scheme=scheme,
-                                  permissions=["camera"] if allow_camera else [])
+    context, page = phone_page(browser, scheme=scheme, permissions=["camera"] if allow_camera else [])
     if script:
         context.add_init_script(script)
-    return context, context.new_page()
+    return context, page
 
 
 def scanner(page):
@@ -129,23 +128,8 @@ def test_initializing_shows_a_skeleton_until_the_camera_answers(server, camera_b
 
 
 def test_the_operator_setting_turns_scanning_off_for_everyone(tmp_path, browser):
-    import subprocess
-    import tempfile
-    import time
-    import urllib.request
-    from conftest import BINARY, free_port
-    data = tempfile.mkdtemp(prefix="nestory-browser-")
-    port = free_port()
-    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), "--set", "capture.scanning=false"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    process, base = start_server("--set", "capture.scanning=false")
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
         context, page = phone(browser)
         sign_in(page, base)
         page.goto(base + "/capture")

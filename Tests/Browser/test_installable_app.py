@@ -3,29 +3,10 @@ without a connection to the server through its service worker, showing the pages
 forgets them."""
 import json
 import re
-import subprocess
-import tempfile
-import time
 import urllib.request
 
-from conftest import BINARY, free_port, screenshot, sign_in
+from conftest import phone_page, screenshot, sign_in, start_server
 from playwright.sync_api import expect
-
-
-def start_server():
-    data = tempfile.mkdtemp(prefix="nestory-browser-")
-    port = free_port()
-    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(base + "/health", timeout=1)
-            return process, base
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("nestory serve did not start")
 
 
 def test_the_manifest_and_icons_make_it_installable(server, phone):
@@ -52,8 +33,7 @@ def test_the_manifest_and_icons_make_it_installable(server, phone):
 def test_without_a_connection_the_app_shows_what_it_last_saw(browser):
     process, base = start_server()
     try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-        page = context.new_page()
+        context, page = phone_page(browser)
         sign_in(page, base)
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         page.reload()  # now the worker controls the page

@@ -1,9 +1,8 @@
 """The offline queue (issue 16): a capture made without a connection is kept in the browser, shown with its
 status, and uploaded exactly once when the connection returns; a refused one says why and offers Retry."""
-import json
 import re
 
-from conftest import png, screenshot, sign_in
+from conftest import phone_page, png, screenshot, sign_in
 from playwright.sync_api import expect
 
 
@@ -13,8 +12,7 @@ def items_named(page, name):
 
 
 def test_quick_add_offline_is_kept_then_uploaded_once_online(server, browser, tmp_path):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    context, page = phone_page(browser)
     sign_in(page, server)
     page.goto(server + "/items/quick")
     photo = tmp_path / "shed.png"
@@ -45,8 +43,7 @@ def test_quick_add_offline_is_kept_then_uploaded_once_online(server, browser, tm
 
 
 def test_a_capture_the_server_refuses_says_why_and_keeps_the_form(server, browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    context, page = phone_page(browser)
     sign_in(page, server)
     page.goto(server + "/items/quick")
     page.fill("#f-name", "Clock")
@@ -59,8 +56,7 @@ def test_a_capture_the_server_refuses_says_why_and_keeps_the_form(server, browse
 
 
 def test_a_photo_added_to_an_item_offline_waits_and_goes_up_once(server, browser, tmp_path):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    context, page = phone_page(browser)
     sign_in(page, server)
     page.goto(server + "/items/new")
     page.fill("#f-name", "Attic trunk")
@@ -82,8 +78,7 @@ def test_a_photo_added_to_an_item_offline_waits_and_goes_up_once(server, browser
 
 
 def test_a_large_photo_is_downsized_in_the_browser_and_a_small_one_goes_as_it_is(server, browser, tmp_path):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    context, page = phone_page(browser)
     sign_in(page, server)
     for name, size, expected in [("Big print", (3000, 1500), ("image/jpeg", 2560)), ("Small print", (300, 200), ("image/png", 300))]:
         photo = tmp_path / f"{name}.png"
@@ -113,8 +108,7 @@ def test_a_cut_response_during_the_upload_still_makes_the_item_once(server, brow
     """The server makes the item but its answer never reaches the phone: the queue keeps the capture and sends
     it again with the same Idempotency-Key, and the server answers as before instead of making a second one."""
     # Without the service worker: requests that pass through it are not seen by page.route (Playwright).
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, service_workers="block")
-    page = context.new_page()
+    context, page = phone_page(browser, service_workers="block")
     sign_in(page, server)
     page.goto(server + "/items/quick")
     cut = {"count": 0, "keys": []}
@@ -141,8 +135,7 @@ def test_a_cut_response_during_the_upload_still_makes_the_item_once(server, brow
 
 
 def test_a_receipt_photographed_offline_is_read_once_back_online(server, browser, tmp_path):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    context, page = phone_page(browser)
     sign_in(page, server)
     page.goto(server + "/capture/receipt")
     receipt = tmp_path / "receipt.png"
@@ -164,8 +157,7 @@ def test_a_receipt_photographed_offline_is_read_once_back_online(server, browser
 
 def test_a_barcode_photo_taken_offline_is_read_once_back_online(server, browser, tmp_path):
     from test_capture import CODE, write_png
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    context, page = phone_page(browser)
     sign_in(page, server)
     page.goto(server + "/capture")
     photo = tmp_path / "barcode.png"

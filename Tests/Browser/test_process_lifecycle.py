@@ -11,24 +11,14 @@ import time
 import urllib.parse
 import urllib.request
 
-from conftest import BINARY, EMAIL, PASSWORD, free_port
+from conftest import BINARY, EMAIL, PASSWORD, free_port, start_server
 
 ITEMS = 3000
 
 
 def start(data, port, *settings):
     """`nestory serve` on the data folder, with any `--set` settings; its stderr (the log) is kept."""
-    process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), *settings],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(base + "/health", timeout=1)
-            return process, base
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("nestory serve did not start")
+    return start_server(*settings, data=data, port=port, stderr=subprocess.PIPE)
 
 
 class Client:

@@ -653,7 +653,17 @@
       onReady?.(() => mine === generation);
     };
     card.querySelectorAll("[data-scan-retry]").forEach((button) => button.addEventListener("click", () => { track("scan_retry"); start(); }));
-    return { start, stop, setState, video, status };
+    // The preview's current picture as a JPEG file (null when there is none yet, or it could not be encoded).
+    const take = async (name, quality) => {
+      if (!video.videoWidth) return null;
+      const canvas = document.createElement("canvas");
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext("2d").drawImage(video, 0, 0);
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", quality));
+      return blob && new File([blob], `${name}-${Date.now()}.jpg`, { type: "image/jpeg" });
+    };
+    return { start, stop, setState, take, video, status };
   }
 
   // Barcode scanning: frames from the camera's scan area go to the server a few times a second
@@ -724,16 +734,10 @@
     const shutter = photoCamera.querySelector("[data-shutter]");
     const retake = form.querySelector("[data-retake]");
     shutter.addEventListener("click", async () => {
-      const video = camera.video;
-      if (!video.videoWidth) return;
-      const canvas = document.createElement("canvas");
-      canvas.width = video.videoWidth;
-      canvas.height = video.videoHeight;
-      canvas.getContext("2d").drawImage(video, 0, 0);
-      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", photoHints.quality));
-      if (!blob) { camera.status.textContent = "The picture could not be taken. Try again, or choose one from the gallery."; return; }
+      const file = await camera.take("photo", photoHints.quality);
+      if (!file) { camera.status.textContent = "The picture could not be taken. Try again, or choose one from the gallery."; return; }
       const picked = new DataTransfer();
-      picked.items.add(new File([blob], `photo-${Date.now()}.jpg`, { type: "image/jpeg" }));
+      picked.items.add(file);
       input.files = picked.files;
       input.dataset.source = "camera";
       input.dispatchEvent(new Event("change"));
@@ -783,15 +787,9 @@
       check(input.files[0]);
     }, true);
     receiptCamera.querySelector("[data-shutter]").addEventListener("click", async () => {
-      const video = camera.video;
-      if (!video.videoWidth) return;
-      const canvas = document.createElement("canvas");
-      canvas.width = video.videoWidth;
-      canvas.height = video.videoHeight;
-      canvas.getContext("2d").drawImage(video, 0, 0);
-      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
-      if (!blob) { camera.status.textContent = "The picture could not be taken. Try again, or choose a photo."; return; }
-      check(new File([blob], `receipt-${Date.now()}.jpg`, { type: "image/jpeg" }));
+      const file = await camera.take("receipt", 0.92);  // a receipt keeps more detail for reading
+      if (!file) { camera.status.textContent = "The picture could not be taken. Try again, or choose a photo."; return; }
+      check(file);
       track("capture_photo");
     });
     receiptCamera.querySelector("[data-retake]").addEventListener("click", () => {
