@@ -35,6 +35,27 @@ public struct CurrencyCode: Hashable, Comparable, Codable, Sendable, CustomStrin
     public var description: String { code }
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.code < rhs.code }
 
+    /// A currency a person chose or typed: one of ISO 4217's codes (current or historic), in any case;
+    /// three letters that name no currency ("XYZ") are refused. Stored rows keep whatever they hold.
+    public static func iso(_ text: String) throws(DomainError) -> CurrencyCode {
+        let code = try CurrencyCode(text)
+        guard isoCodes.contains(code.code) else {
+            throw .invalid(field: "currency", message: "\(code.code) is not an ISO currency. Choose one from the list, such as USD or EUR.")
+        }
+        return code
+    }
+
+    /// Every ISO 4217 code Foundation knows, historic ones included (for checking input).
+    static let isoCodes: Set<String> = Set(Locale.Currency.isoCurrencies.map(\.identifier))
+
+    /// The currencies in use today, A to Z (for choices).
+    public static let common: [CurrencyCode] = Locale.commonISOCurrencyCodes.sorted().map { CurrencyCode(unchecked: $0) }
+
+    /// The currency's name in a language ("Euro"), or the code where there is none.
+    public func name(in locale: Locale) -> String {
+        locale.localizedString(forCurrencyCode: code) ?? code
+    }
+
     public static let usd = CurrencyCode(unchecked: "USD")
     public static let eur = CurrencyCode(unchecked: "EUR")
     public static let gbp = CurrencyCode(unchecked: "GBP")

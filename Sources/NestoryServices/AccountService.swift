@@ -56,7 +56,7 @@ public struct AccountService: Sendable {
     /// refused with a conflict and changes nothing.
     public func setUp(_ input: SetupInput) async throws -> User {
         var errors = FieldErrors()
-        let currency = errors.collect { try CurrencyCode(input.currency) }
+        let currency = errors.collect { try CurrencyCode.iso(input.currency) }
         do { _ = try Household.validatedName(input.household) } catch {
             // The household's name is the form's "household" field ("name" is the person's).
             errors.append(FieldError(field: "household", message: error.message))
@@ -116,6 +116,28 @@ public struct AccountService: Sendable {
         let hash = try await hashPassword(password)
         return try database.createAccount(email: email, displayName: displayName, passwordHash: hash, household: .existing(household),
                                           role: .member, now: now()).0
+    }
+
+    /// Settings → Household: the owner renames it, changes its currency (amounts are never converted: items
+    /// keep theirs) or its high-value threshold, an amount in the new currency. Returns the household as saved.
+    public func updateHousehold(_ household: HouseholdID, by role: MemberRole, name: String, currency: String,
+                                threshold: String) async throws -> Household {
+        guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can change the household.") }
+        var errors = FieldErrors()
+        errors.collect { _ = try Household.validatedName(name) }
+        let code = errors.collect { try CurrencyCode.iso(currency) }
+        var amount: Money?
+        if let code {
+            do {
+                amount = try Money.parse(threshold, currency: code)
+                if amount!.minorUnits < 0 { throw DomainError.invalid(field: "threshold", message: "") }
+            } catch {
+                errors.append(FieldError(field: "threshold", message: "Give an amount of 0 or more, such as 1000 or 1,000.00."))
+            }
+        }
+        try errors.throwIfAny()
+        let (database, threshold) = (database, amount!)
+        return try await blocking.run { try database.updateHousehold(household, name: name, currency: code!, highValueThreshold: threshold) }
     }
 
     /// Settings → Members: the owner removes a member; their sessions end at once.

@@ -175,3 +175,72 @@ import Testing
         }
     }
 }
+
+/// Settings → Household (issue 18): the owner renames the household, changes its currency (nothing is converted,
+/// and the page says so) and the high-value threshold, which the inventory's count and filter follow. Currencies
+/// anywhere a person types or picks one must be ISO codes ("XYZ" was saved as a currency).
+@Suite struct HouseholdSettingsTests {
+    @Test func theOwnerChangesNameCurrencyAndThresholdWithoutConvertingAmounts() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
+                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
+        try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
+        let lamp = try app.database.createItem(household.id, ItemDraft(name: "Lamp", purchasePrice: try Money.parse("700", currency: .usd),
+                                                                       currency: .usd), now: Date())
+        let clock = try app.database.createItem(household.id, ItemDraft(name: "Clock", purchasePrice: try Money.parse("700", currency: .eur),
+                                                                        currency: .eur), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let page = try await ann.request(.get, "/settings").body
+            #expect(page.contains("<option value=\"USD\" selected>USD — US Dollar</option>") && page.contains("Changing it never converts amounts"))
+            let saved = try await ann.request(.post, "/settings/household", form: ["name": "The Smiths", "currency": "eur", "threshold": "500"])
+            #expect(saved.status == .seeOther)
+            #expect(try await ann.request(.get, try #require(saved.location)).body.contains("no amount was converted"))
+            let now = try app.database.household(household.id)
+            let (fiveHundred, seventyDollars) = (try Money.parse("500", currency: .eur), try Money.parse("700", currency: .usd))
+            #expect(now.name == "The Smiths" && now.currency == .eur && now.highValueThreshold == fiveHundred)
+            #expect(try app.database.item(household.id, lamp.id).item.purchasePrice == seventyDollars)  // not converted
+            // The high-value count and filter follow the new threshold (in euros: the clock, not the lamp).
+            #expect(try app.database.summary(household.id).highValueCount == 1)
+            let high = try await ann.request(.get, "/?filter=high").body
+            #expect(high.contains(">Clock<") && !high.contains(">Lamp<"))
+            _ = clock
+
+            // Refused, with the form as typed and nothing changed.
+            for (form, message) in [(["name": "X", "currency": "XYZ", "threshold": "5"], "XYZ is not an ISO currency"),
+                                    (["name": "X", "currency": "EUR", "threshold": "lots"], "Give an amount of 0 or more"),
+                                    (["name": "X", "currency": "EUR", "threshold": "-5"], "Give an amount of 0 or more"),
+                                    (["name": " ", "currency": "EUR", "threshold": "5"], "Give the household a name")] {
+                let reply = try await ann.request(.post, "/settings/household", form: form)
+                #expect(reply.status == .unprocessableContent && reply.body.contains(message), "\(form)")
+                #expect(reply.body.contains("value=\"\(form["threshold"]!)\""))
+            }
+            #expect(try app.database.household(household.id).name == "The Smiths")
+
+            var bob = Browser(client)
+            _ = try await bob.signIn("bob@example.com")
+            #expect(try await bob.request(.post, "/settings/household", form: ["name": "Bob's", "currency": "GBP", "threshold": "1"]).status == .forbidden)
+            #expect(!(try await bob.request(.get, "/settings").body.contains("action=\"/settings/household\"")))
+        }
+    }
+
+    @Test func aCurrencyMustBeAnISOCodeOnTheFormTheAPIAndSetUp() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let form = try await ann.request(.post, "/items", form: ["name": "Vase", "currency": "XYZ"])
+            #expect(form.status == .unprocessableContent && form.body.contains("XYZ is not an ISO currency"))
+            let api = try await ann.request(.post, "/api/v1/items", json: #"{"name": "Vase", "currency": "xyz"}"#)
+            #expect(api.status == .unprocessableContent && api.body.contains("currency"))
+            let ok = try await ann.request(.post, "/api/v1/items", json: #"{"name": "Vase", "currency": "chf"}"#)
+            #expect(ok.status == .created && ok.body.contains("\"CHF\""))
+        }
+        #expect(throws: DomainError.self) { try CurrencyCode.iso("XYZ") }
+        #expect(try CurrencyCode.iso(" eur ") == .eur)
+        #expect(CurrencyCode.common.count > 100 && CurrencyCode.common.contains(.jpy))
+    }
+}

@@ -23,6 +23,7 @@ struct AccountController {
         router.post("settings/members", use: addMember)
         router.post("settings/members/:userID/remove", use: removeMember)
         router.post("settings/password", use: changePassword)
+        router.post("settings/household", use: updateHousehold)
     }
 
     // MARK: - First run
@@ -94,13 +95,38 @@ struct AccountController {
     // MARK: - Settings: members and password
 
     @Sendable func settingsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try settings(try context.requireViewer(), notice: request.query["notice"])
+    }
+
+    /// The Settings page, whole, with one form's values and errors when it comes back (422).
+    private func settings(_ viewer: Viewer, notice: String? = nil, memberForm: [String: String] = [:], memberErrors: [FieldError] = [],
+                          passwordErrors: [FieldError] = [], householdForm: [String: String] = [:],
+                          householdErrors: [FieldError] = []) throws -> Response {
+        let household = viewer.household.id
+        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty)
+        return HTMLResponse.page(AccountViews.settings(
+            viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
+            passwordErrors: passwordErrors, notice: notice, onlineLookup: try database.onlineProductLookup(household),
+            scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
+            captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
+            householdForm: householdForm, householdErrors: householdErrors), status: failed ? .unprocessableContent : .ok)
+    }
+
+    /// The owner's household form: name, currency and high-value threshold.
+    @Sendable func updateHousehold(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
-                                                       form: [:], errors: [], notice: request.query["notice"],
-                                                       onlineLookup: try database.onlineProductLookup(viewer.household.id),
-                                                       scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(viewer.household.id)),
-                                                       captureCounts: viewer.role == .owner
-                                                           ? try dependencies.services.captureCounters.recent(viewer.household.id) : []))
+        let form = try await Form.read(request, context: context)
+        let values = ["name": form["name"] ?? "", "currency": form["currency"] ?? "", "threshold": form["threshold"] ?? ""]
+        do {
+            let saved = try await accounts.updateHousehold(viewer.household.id, by: viewer.role, name: values["name"]!,
+                                                           currency: values["currency"]!, threshold: values["threshold"]!)
+            let converted = saved.currency == viewer.household.currency ? "" :
+                " The currency is now \(saved.currency.code) for new items and totals; no amount was converted (items keep what they were entered in)."
+            return .redirect(to: "/settings", notice: "Household saved.\(converted)")
+        } catch let error as DomainError {
+            if case .forbidden = error { throw error }
+            return try settings(viewer, householdForm: values, householdErrors: FieldErrors.fields(of: error))
+        }
     }
 
     @Sendable func addMember(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -115,8 +141,7 @@ struct AccountController {
         } catch let error as DomainError {
             var fields = FieldErrors.fields(of: error)
             if case .conflict = error { fields = [FieldError(field: "email", message: error.message)] }
-            return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id),
-                                                           form: values, errors: fields, notice: nil), status: .unprocessableContent)
+            return try settings(viewer, memberForm: values, memberErrors: fields)
         }
     }
 
@@ -133,9 +158,7 @@ struct AccountController {
         do {
             try await accounts.changePassword(viewer.user, current: form["current"] ?? "", new: form["password"] ?? "")  // ends every session
         } catch let error as DomainError {
-            return HTMLResponse.page(AccountViews.settings(viewer: viewer, members: try database.members(of: viewer.household.id), form: [:],
-                                                           errors: [], passwordErrors: FieldErrors.fields(of: error), notice: nil),
-                                     status: .unprocessableContent)
+            return try settings(viewer, passwordErrors: FieldErrors.fields(of: error))
         }
         return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed")
     }

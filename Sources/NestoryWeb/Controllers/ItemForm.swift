@@ -37,7 +37,7 @@ struct ItemFormValues: Sendable {
         }
         var currency = defaultCurrency
         if let code = optional("currency") {
-            do { currency = try CurrencyCode(code) } catch { errors.append(FieldError(field: "currency", message: error.message)) }
+            do { currency = try CurrencyCode.iso(code) } catch { errors.append(FieldError(field: "currency", message: error.message)) }
         }
         var price: Money?
         if let text = optional("price") {

@@ -3,8 +3,6 @@ import NestoryDomain
 
 /// Set-up, sign-in and settings pages.
 enum AccountViews {
-    static let currencies = ["USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "JPY", "SEK", "NOK", "DKK", "INR", "MYR", "SGD", "ZAR", "BRL", "MXN"]
-
     static func setup(csrf: String, form: [String: String], errors: [FieldError]) -> HTML {
         let selected = form["currency"] ?? "USD"
         return Layout.page(title: "Welcome to Nestory", viewer: nil, body: """
@@ -14,9 +12,7 @@ enum AccountViews {
             <form method="post" action="/setup" novalidate>
               <input type="hidden" name="_csrf" value="\(csrf)">
               \(Layout.field("household", label: "Household name", value: form["household"], errors: errors, attributes: "required autocomplete=\"organization\" placeholder=\"The Smiths\""))
-              <div class="field"><label for="f-currency">Currency</label>
-                <select id="f-currency" name="currency">\(currencies.map { c in
-                    HTML("<option value=\"\(c)\"\(c == selected ? HTML(raw: " selected") : .empty)>\(c)</option>") })</select></div>
+              \(Layout.currencySelect(label: "Currency", selected: selected, errors: errors))
               \(Layout.field("name", label: "Your name", value: form["name"], errors: errors, attributes: "autocomplete=\"name\""))
               \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required autocomplete=\"email\""))
               \(Layout.field("password", label: "Password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\" minlength=\"\(PasswordPolicy.minimumLength)\"", hint: "At least \(PasswordPolicy.minimumLength) characters. A long passphrase is best."))
@@ -25,6 +21,25 @@ enum AccountViews {
             </form>
             </section>
             """)
+    }
+
+    /// The owner's household form: name, currency (never converting amounts, and saying so) and the
+    /// high-value threshold (in the chosen currency; the "High value" filter and count follow it).
+    static func householdEditor(_ viewer: Viewer, form: [String: String], errors: [FieldError]) -> HTML {
+        let household = viewer.household
+        return """
+            <form method="post" action="/settings/household" novalidate>
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(Layout.field("name", label: "Name", value: form["name"] ?? household.name, errors: errors, attributes: "required maxlength=\"120\"", id: "f-household-name"))
+              \(Layout.currencySelect(label: "Currency", selected: form["currency"] ?? household.currency.code, errors: errors, locale: viewer.locale,
+                                      hint: "For new items and totals. Changing it never converts amounts: items keep the amounts and currencies they were entered in.",
+                                      id: "f-household-currency"))
+              \(Layout.field("threshold", label: "High value above", value: form["threshold"] ?? household.highValueThreshold.plainAmount, errors: errors,
+                             attributes: "inputmode=\"decimal\" autocomplete=\"off\" required", hint: "Items worth more than this are “high value” (a filter and a count in the inventory).",
+                             id: "f-household-threshold"))
+              <button type="submit" class="small">Save</button>
+            </form>
+            """
     }
 
     static func signIn(csrf: String, email: String, next: String?, message: String?) -> HTML {
@@ -42,11 +57,13 @@ enum AccountViews {
             """)
     }
 
-    /// `errors` are the add-member form's; `passwordErrors` the change-password form's.
+    /// `errors` are the add-member form's; `passwordErrors` the change-password form's; `householdErrors` and
+    /// `householdForm` the household form's (the owner's).
     static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
                          passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false,
                          scanning: (operator: Bool, household: Bool) = (true, true),
-                         captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = []) -> HTML {
+                         captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = [],
+                         householdForm: [String: String] = [:], householdErrors: [FieldError] = []) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -71,7 +88,9 @@ enum AccountViews {
             \(Layout.notice(notice))
             <section class="card">
             <h2>Household</h2>
-            <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted)</p>
+            \(isOwner ? householdEditor(viewer, form: householdForm, errors: householdErrors) : HTML("""
+                <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted)</p>
+                """))
             <p><a href="/rooms">Rooms</a> · <a href="/categories">Categories</a></p>
             </section>
             <section class="card">

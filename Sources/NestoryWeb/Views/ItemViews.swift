@@ -221,7 +221,8 @@ enum ItemViews {
               \(Layout.field("quantity", label: "Quantity", value: values["quantity"], type: "number", errors: errors, attributes: "min=\"1\" max=\"100000\" step=\"1\""))
               </div>
               <div class="two">
-              \(Layout.field("currency", label: "Currency", value: values["currency"], errors: errors, attributes: "maxlength=\"3\" autocapitalize=\"characters\""))
+              \(Layout.currencySelect(label: "Currency", selected: values["currency"].isEmpty ? viewer.household.currency.code : values["currency"].uppercased(),
+                                     errors: errors, locale: viewer.locale))
               \(Layout.field("purchaseDate", label: "Purchase date", value: values["purchaseDate"], type: "date", errors: errors))
               </div>
               <div class="two">

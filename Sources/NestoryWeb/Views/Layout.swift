@@ -110,6 +110,26 @@ enum Layout {
             """
     }
 
+    /// A choice of the ISO currencies in use, by code and name ("EUR — Euro"); a current value outside them
+    /// (an old row) stays listed, so saving the form never changes it by surprise.
+    static func currencySelect(_ name: String = "currency", label: String, selected: String, errors: [FieldError],
+                               locale: Locale = Locale(identifier: "en_US"), hint: String? = nil, id: String? = nil) -> HTML {
+        let id = id ?? "f-\(name)"
+        let message = errors.first { $0.field == name }?.message
+        var codes = CurrencyCode.common.map(\.code)
+        if !selected.isEmpty, !codes.contains(selected) { codes.insert(selected, at: 0) }
+        let options: [HTML] = codes.map { code in
+            let title = (try? CurrencyCode(code)).map { $0.name(in: locale) } ?? code
+            return "<option value=\"\(code)\"\(code == selected ? HTML(raw: " selected") : .empty)>\(code) — \(title)</option>"
+        }
+        return """
+            <div class="field\(message == nil ? "" : " invalid")"><label for="\(id)">\(label)</label>
+            <select id="\(id)" name="\(name)"\(hint == nil ? HTML.empty : HTML(raw: " aria-describedby=\"\(id)-hint\""))>\(options)</select>
+            \(hint.map { HTML("<p class=\"hint\" id=\"\(id)-hint\">\($0)</p>") })
+            \(message.map { HTML("<p class=\"error\">\($0)</p>") })</div>
+            """
+    }
+
     static func errorSummary(_ errors: [FieldError]) -> HTML {
         guard !errors.isEmpty else { return .empty }
         return """
