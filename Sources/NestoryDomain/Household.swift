@@ -36,6 +36,19 @@ public struct Household: Identifiable, Hashable, Codable, Sendable {
 }
 
 /// A person who can sign in.
+/// How a person wants the app to look, remembered per user: the device's own setting, or always light or dark.
+public enum Theme: String, CaseIterable, Codable, Sendable {
+    case system, light, dark
+
+    public var label: String {
+        switch self {
+        case .system: return "System (as this device is set)"
+        case .light: return "Light"
+        case .dark: return "Dark"
+        }
+    }
+}
+
 public struct User: Identifiable, Hashable, Codable, Sendable {
     public let id: UserID
     public var email: String

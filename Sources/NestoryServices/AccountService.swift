@@ -140,6 +140,16 @@ public struct AccountService: Sendable {
         return try await blocking.run { try database.updateHousehold(household, name: name, currency: code!, highValueThreshold: threshold) }
     }
 
+    /// Settings → Appearance: how this person wants the app to look (system, light or dark).
+    public func setTheme(_ user: UserID, _ raw: String) async throws -> Theme {
+        guard let theme = Theme(rawValue: raw) else {
+            throw DomainError.invalid(field: "theme", message: "Choose System, Light or Dark.")
+        }
+        let database = database
+        try await blocking.run { try database.setTheme(user, theme) }
+        return theme
+    }
+
     /// Settings → Members: the owner removes a member; their sessions end at once.
     public func removeMember(_ user: UserID, from household: HouseholdID, by role: MemberRole) async throws {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove members.") }

@@ -9,6 +9,8 @@ public struct SessionRecord: Hashable, Sendable {
     public let createdAt: Date
     public let lastSeenAt: Date
     public let expiresAt: Date
+    /// The user's theme, for the page's first paint.
+    public var theme: Theme = .system
 }
 
 extension AppDatabase {
@@ -26,7 +28,7 @@ extension AppDatabase {
         try read { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT s.csrf_token, s.created_at, s.last_seen_at, s.expires_at,
-                       u.id AS user_id, u.email, u.display_name, u.created_at AS user_created_at,
+                       u.id AS user_id, u.email, u.display_name, u.created_at AS user_created_at, u.theme,
                        m.role, h.*
                 FROM session s JOIN user u ON u.id = s.user_id
                 JOIN membership m ON m.user_id = u.id JOIN household h ON h.id = m.household_id
@@ -35,8 +37,17 @@ extension AppDatabase {
                 """), arguments: [tokenHash, now.millis]) else { return nil }
             let user = User(id: row.id("user_id"), email: row["email"], displayName: row["display_name"], createdAt: row.date("user_created_at"))
             let session = SessionRecord(user: user, csrfToken: row["csrf_token"], createdAt: row.date("created_at"),
-                                        lastSeenAt: row.date("last_seen_at"), expiresAt: row.date("expires_at"))
+                                        lastSeenAt: row.date("last_seen_at"), expiresAt: row.date("expires_at"),
+                                        theme: Theme(rawValue: row["theme"] ?? "") ?? .system)
             return (session, Self.householdFrom(row), MemberRole(rawValue: row["role"]) ?? .member)
+        }
+    }
+
+    /// Remembers how the user wants the app to look.
+    public func setTheme(_ userID: UserID, _ theme: Theme) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE user SET theme = ? WHERE id = ?", arguments: [theme.rawValue, userID.description])
+            guard db.changesCount == 1 else { throw DomainError.notFound("The account") }
         }
     }
 

@@ -16,6 +16,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-24-jobs", migrate: jobs)
         migrator.registerMigration("2026-11-24-search-folding", migrate: searchFolding)
         migrator.registerMigration("2026-11-25-household-scanning", migrate: householdScanning)
+        migrator.registerMigration("2026-11-25-user-theme", migrate: userTheme)
         migrator.registerMigration("2026-11-25-idempotency-keys", migrate: idempotencyKeys)
         migrator.registerMigration("2026-11-25-capture-counters", migrate: captureCounters)
         return migrator
@@ -57,6 +58,11 @@ enum Migrations {
 
     /// The export history: one row per generated report (PDF), its file in `reports/` of the data
     /// folder (`reports/<id>.pdf`). A row is written only after its file is complete and in place.
+    /// How each person wants the app to look (Theme's raw values).
+    private static func userTheme(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE user ADD COLUMN theme TEXT NOT NULL DEFAULT 'system'")
+    }
+
     /// Whether the household's Capture tab offers barcode scanning (the owner's switch; on by default).
     private static func householdScanning(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE household ADD COLUMN scanning_enabled INTEGER NOT NULL DEFAULT 1")

@@ -24,6 +24,8 @@ public struct Viewer: Sendable {
     public let role: MemberRole
     public let csrfToken: String
     let sessionTokenHash: String
+    /// How this person wants the app to look (rendered on <html>, so the first paint is right).
+    var theme = Theme.system
     /// How this person's browser prepares photos before upload (from the server's settings).
     var photos = PhotoHints(Limits())
     /// How this person reads dates and numbers: their browser's first language (Accept-Language).

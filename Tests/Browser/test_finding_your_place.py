@@ -3,7 +3,7 @@ actions on a row, confirmations and notices, and large text on every page. Scree
 test-artifacts/screenshots (light and dark)."""
 import re
 
-from conftest import png, screenshot, sign_in
+from conftest import phone_page, png, screenshot, sign_in
 from playwright.sync_api import expect
 
 ITEMS = 130  # more than three pages of 40
@@ -207,4 +207,23 @@ def test_no_page_scrolls_sideways_at_200_percent_text(server, browser):
             if path in ["/", item]:
                 screenshot(page, f"23-05-{'inventory' if path == '/' else 'item'}-{scheme}")
         assert too_wide == [], f"pages wider than the phone at 200% text ({scheme}): {too_wide}"
+        context.close()
+
+
+def test_a_chosen_theme_applies_from_the_first_paint_whatever_the_device_says(server, browser):
+    for chosen, device, background in [("dark", "light", "rgb(11, 15, 20)"), ("light", "dark", "rgb(246, 247, 249)")]:
+        context, page = phone_page(browser, scheme=device)
+        sign_in(page, server)
+        page.goto(server + "/settings")
+        page.check(f"input[name=theme][value={chosen}]")
+        page.locator("form[action='/settings/theme'] button").click()
+        expect(page.locator(".notice")).to_contain_text("Theme:")
+        # No flash: the colour is right when the document is parsed, before any script runs.
+        page.goto(server + "/", wait_until="domcontentloaded")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == background
+        assert page.evaluate("document.documentElement.dataset.theme") == chosen
+        screenshot(page, f"18-01-theme-{chosen}-on-a-{device}-device")
+        page.goto(server + "/settings")
+        page.check("input[name=theme][value=system]")
+        page.locator("form[action='/settings/theme'] button").click()
         context.close()

@@ -226,6 +226,28 @@ import Testing
         }
     }
 
+    @Test func theThemeIsRememberedPerUserAndOnThePageFromItsFirstByte() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
+                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
+        try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            var bob = Browser(client)
+            _ = try await bob.signIn("bob@example.com")
+            #expect(try await ann.request(.get, "/").body.contains("<html lang=\"en\">"))  // the device's setting
+            let saved = try await ann.request(.post, "/settings/theme", form: ["theme": "dark"])
+            #expect(try await ann.request(.get, try #require(saved.location)).body.contains("Theme: Dark."))
+            let page = try await ann.request(.get, "/").body
+            #expect(page.contains("<html lang=\"en\" data-theme=\"dark\">") && page.contains("<meta name=\"color-scheme\" content=\"dark\">"))
+            #expect(try await ann.request(.get, "/settings").body.contains("value=\"dark\" checked"))
+            #expect(try await bob.request(.get, "/").body.contains("<html lang=\"en\">"))  // Bob's own choice: still the device's
+            #expect(try await ann.request(.post, "/settings/theme", form: ["theme": "purple"]).status == .unprocessableContent)
+        }
+    }
+
     @Test func aCurrencyMustBeAnISOCodeOnTheFormTheAPIAndSetUp() async throws {
         let app = try TestApp()
         _ = try app.household("Smiths", email: "ann@example.com")

@@ -24,6 +24,7 @@ struct AccountController {
         router.post("settings/members/:userID/remove", use: removeMember)
         router.post("settings/password", use: changePassword)
         router.post("settings/household", use: updateHousehold)
+        router.post("settings/theme", use: setTheme)
     }
 
     // MARK: - First run
@@ -110,6 +111,13 @@ struct AccountController {
             scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors), status: failed ? .unprocessableContent : .ok)
+    }
+
+    /// Settings → Appearance: the theme, for this user.
+    @Sendable func setTheme(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let theme = try await accounts.setTheme(viewer.user.id, try await Form.read(request, context: context)["theme"] ?? "")
+        return .redirect(to: "/settings", notice: "Theme: \(theme.label).")
     }
 
     /// The owner's household form: name, currency and high-value threshold.

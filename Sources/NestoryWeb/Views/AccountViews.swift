@@ -94,6 +94,19 @@ enum AccountViews {
             <p><a href="/rooms">Rooms</a> · <a href="/categories">Categories</a></p>
             </section>
             <section class="card">
+            <h2>Appearance</h2>
+            <form method="post" action="/settings/theme">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <fieldset class="field"><legend>Theme</legend>
+              \(Theme.allCases.map { theme in
+                  HTML("<label class=\"choice\"><input type=\"radio\" name=\"theme\" value=\"\(theme.rawValue)\"\(theme == viewer.theme ? HTML(raw: " checked") : .empty)> \(theme.label)</label>")
+              })
+              </fieldset>
+              <p class="hint">Remembered for your account, on every device.</p>
+              <button type="submit" class="small">Save</button>
+            </form>
+            </section>
+            <section class="card">
             <h2>Members</h2>
             <ul class="list">\(rows)</ul>
             \(addForm)

@@ -43,11 +43,11 @@ enum Layout {
         } ?? .empty
         return """
             <!doctype html>
-            <html lang="en">
+            <html lang="en"\(viewer.map { $0.theme == .system ? HTML.empty : HTML(" data-theme=\"\($0.theme.rawValue)\"") } ?? .empty)>
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
-            <meta name="color-scheme" content="light dark">
+            <meta name="color-scheme" content="\(viewer.map { $0.theme == .system ? "light dark" : $0.theme.rawValue } ?? "light dark")">
             <meta name="theme-color" content="#0f766e">
             <link rel="manifest" href="/manifest.webmanifest">
             <link rel="icon" href="\(Assets.icon.url)" type="image/svg+xml">
