@@ -92,33 +92,34 @@ extension AppDatabase {
 
     // MARK: - Household
 
-    /// Whether the household lets Nestory ask online providers about products (off unless turned on).
-    public func onlineProductLookup(_ householdID: HouseholdID) throws -> Bool {
+    /// The household's on/off switches: a column of `household` each, with its default.
+    enum Switch: String {
+        /// Whether Nestory may ask online providers about products (off unless turned on).
+        case onlineProductLookup = "online_product_lookup"
+        /// Whether the Capture tab offers barcode scanning (the owner's switch; on unless turned off).
+        case scanning = "scanning_enabled"
+
+        var fallback: Bool { self == .scanning }
+    }
+
+    func isOn(_ householdID: HouseholdID, _ setting: Switch) throws -> Bool {
         try read { db in
-            try Bool.fetchOne(db, sql: "SELECT online_product_lookup FROM household WHERE id = ?", arguments: [householdID.description]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT \(setting.rawValue) FROM household WHERE id = ?", arguments: [householdID.description])
+                ?? setting.fallback
         }
     }
 
-    public func setOnlineProductLookup(_ householdID: HouseholdID, _ enabled: Bool) throws {
+    func turn(_ householdID: HouseholdID, _ setting: Switch, on: Bool) throws {
         try write { db in
-            try db.execute(sql: "UPDATE household SET online_product_lookup = ? WHERE id = ?", arguments: [enabled, householdID.description])
+            try db.execute(sql: "UPDATE household SET \(setting.rawValue) = ? WHERE id = ?", arguments: [on, householdID.description])
             guard db.changesCount == 1 else { throw DomainError.notFound("The household") }
         }
     }
 
-    /// Whether the household's Capture tab offers barcode scanning (the owner's switch; on unless turned off).
-    public func scanningEnabled(_ householdID: HouseholdID) throws -> Bool {
-        try read { db in
-            try Bool.fetchOne(db, sql: "SELECT scanning_enabled FROM household WHERE id = ?", arguments: [householdID.description]) ?? true
-        }
-    }
-
-    public func setScanningEnabled(_ householdID: HouseholdID, _ enabled: Bool) throws {
-        try write { db in
-            try db.execute(sql: "UPDATE household SET scanning_enabled = ? WHERE id = ?", arguments: [enabled, householdID.description])
-            guard db.changesCount == 1 else { throw DomainError.notFound("The household") }
-        }
-    }
+    public func onlineProductLookup(_ householdID: HouseholdID) throws -> Bool { try isOn(householdID, .onlineProductLookup) }
+    public func setOnlineProductLookup(_ householdID: HouseholdID, _ enabled: Bool) throws { try turn(householdID, .onlineProductLookup, on: enabled) }
+    public func scanningEnabled(_ householdID: HouseholdID) throws -> Bool { try isOn(householdID, .scanning) }
+    public func setScanningEnabled(_ householdID: HouseholdID, _ enabled: Bool) throws { try turn(householdID, .scanning, on: enabled) }
 
     /// The household's items whose barcode is any of `codes` (the spellings of one GTIN), newest first.
     public func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int = 5) throws -> [Item] {

@@ -53,9 +53,7 @@ import Testing
     @Test func browsersGetPagesAndScriptsGetJSON() async throws {
         let app = try TestApp()
         let (household, _) = try app.household("Smiths", email: "ann@example.com")
-        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
-                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
-        try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
+        try app.member(of: household.id, email: "bob@example.com")
         try await app.run { client in
             var bob = Browser(client)
             _ = try await bob.signIn("bob@example.com")

@@ -72,9 +72,7 @@ struct CaptureTests {
     func scanningSwitch() async throws {
         let app = try TestApp()
         let (household, _) = try app.household("Home", email: "ann@example.com")
-        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
-                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
-        try app.database.addMember(household.id, user: member.id, role: .member, now: Date())
+        try app.member(of: household.id, email: "bob@example.com")
         #expect(try app.database.scanningEnabled(household.id))
         try await app.run { client in
             var ann = Browser(client)

@@ -11,9 +11,7 @@ struct DataTests {
     func ownersOnly() async throws {
         let app = try TestApp()
         let (home, _) = try app.household("Home", email: "ann@example.com")
-        let member = try app.database.createUser(email: "bob@example.com", displayName: "Bob",
-                                                 passwordHash: try app.hasher.hash("correct horse battery"), now: Date())
-        try app.database.addMember(home.id, user: member.id, role: .member, now: Date())
+        try app.member(of: home.id, email: "bob@example.com")
         _ = try app.household("Other", email: "eve@example.com")
         try await app.run { client in
             var bob = Browser(client)

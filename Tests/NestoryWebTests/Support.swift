@@ -68,6 +68,14 @@ final class TestApp: @unchecked Sendable {
     }
 
     /// Creates a household with an owner directly in the store.
+    /// A member (not the owner) of the household, with the test password.
+    @discardableResult
+    func member(of household: HouseholdID, email: String, name: String = "Bob") throws -> User {
+        let user = try database.createUser(email: email, displayName: name, passwordHash: try hasher.hash("correct horse battery"), now: Date())
+        try database.addMember(household, user: user.id, role: .member, now: Date())
+        return user
+    }
+
     func household(_ name: String, email: String, password: String = "correct horse battery") throws -> (Household, User) {
         let hash = try hasher.hash(password)
         let user = try database.createUser(email: email, displayName: name, passwordHash: hash, now: Date())

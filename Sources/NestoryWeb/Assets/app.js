@@ -415,27 +415,22 @@
       entry.state = "sending";
       await put(entry);
       render();
-      if (entry.scan) {
-        // A barcode photo: read on the server; its first product code opens the result (lookup, quick form).
+      if (entry.scan || entry.receipt) {
+        // One photo to one address, whose answer says where to go: a receipt's review page, or a barcode
+        // photo's first product code (its lookup and quick form).
         const photo = entry.photos[0];
-        const answer = await send("/api/v1/barcodes/decode", { method: "POST", body: photo.blob,
-                                                              headers: { "Content-Type": photo.blob.type || "application/octet-stream" } }, entry.key);
-        const code = (answer.codes || []).find((c) => c.gtin) || (answer.codes || [])[0];
-        if (!code) { const none = new Error("No barcode was found in this photo."); none.final = true; throw none; }
-        photo.blob = null;
-        entry.title = `Barcode ${code.text}`;
-        entry.state = "done";
-        entry.link = "/capture/barcode/" + encodeURIComponent(code.text);
-        await put(entry);
-        return;
-      }
-      if (entry.receipt) {
-        const photo = entry.photos[0];
-        const answer = await send(entry.receipt, { method: "POST", body: photo.blob,
-                                                   headers: { "Content-Type": photo.blob.type || "application/octet-stream" } }, entry.key);
+        const answer = await send(entry.scan ? "/api/v1/barcodes/decode" : entry.receipt, { method: "POST", body: photo.blob,
+                                  headers: { "Content-Type": photo.blob.type || "application/octet-stream" } }, entry.key);
+        if (entry.scan) {
+          const code = (answer.codes || []).find((c) => c.gtin) || (answer.codes || [])[0];
+          if (!code) { const none = new Error("No barcode was found in this photo."); none.final = true; throw none; }
+          entry.title = `Barcode ${code.text}`;
+          entry.link = "/capture/barcode/" + encodeURIComponent(code.text);
+        } else {
+          entry.link = answer.next;
+        }
         photo.blob = null;
         entry.state = "done";
-        entry.link = answer.next;
         await put(entry);
         return;
       }
@@ -904,7 +899,7 @@
       };
       xhr.onerror = async () => {
         progress.hidden = true;
-        if (input.dataset.uploadNext.startsWith("/api/v1/receipts")) {
+        if (input.dataset.offlineQueue !== undefined) {
           // A receipt waits in this browser's queue and is read once it reaches the server.
           const entry = await queue.add("A receipt", null, [file], null, input.dataset.uploadNext);
           status.textContent = entry ? "No connection: the receipt is kept on this phone and will be uploaded and read when you’re back online."
@@ -950,7 +945,7 @@
       progress.hidden = true;
       if (offline.length > 0) {
         // No connection: the photos wait in this browser's queue and go up when it returns.
-        const itemID = input.dataset.upload.split("/")[4];
+        const itemID = input.dataset.item;
         const title = `${offline.length === 1 ? "A photo" : offline.length + " photos"} for ${document.querySelector("h1")?.textContent || "an item"}`;
         const entry = await queue.add(title, null, offline, itemID);
         status.textContent = entry

@@ -109,7 +109,7 @@ enum ItemViews {
               <a class="button" href="/reports/loss?item=\(item.id)">Add to loss list</a>
             </nav>
             <input id="photo-upload" class="visually-hidden" type="file" accept="image/*" capture="environment" multiple
-                   data-upload="/api/v1/items/\(item.id)/photos">
+                   data-upload="/api/v1/items/\(item.id)/photos" data-item="\(item.id)">
             <progress class="upload-progress" hidden max="100" value="0"></progress>
             <p class="upload-status" role="status" aria-live="polite"></p>
             """

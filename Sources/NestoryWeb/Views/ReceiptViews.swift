@@ -43,7 +43,7 @@ enum ReceiptViews {
                 <img class="preview" alt="" hidden>
                 <span>Take or choose a photo</span>
               </label>
-              <input id="receipt-photo" class="visually-hidden" type="file" accept="image/*" capture="environment" data-upload-next="\(target)">
+              <input id="receipt-photo" class="visually-hidden" type="file" accept="image/*" capture="environment" data-upload-next="\(target)" data-offline-queue>
               <progress class="transfer-progress" max="100" value="0" hidden></progress>
               <p class="transfer-status hint" role="status" aria-live="polite"></p>
             </section>
