@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "NestoryServices",
             dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
-                           "NestoryBackup", "NestoryImport",
+                           "NestoryBackup", "NestoryImport", "NestoryReminders",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
@@ -112,6 +112,7 @@ let package = Package(
                 "NestoryReceipts",
                 "NestoryReports",
                 "NestoryReportsLive",
+                "NestoryReminders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -146,6 +147,7 @@ let package = Package(
                 "NestoryImport",
                 "NestoryReports",
                 "NestoryReportsLive",
+                "NestoryReminders",
                 "NestoryJobs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -194,6 +196,10 @@ let package = Package(
         .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
         .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+        // Reminders outside the app: the calendar (ICS) feed of warranty expiries, and signed webhooks
+        // guarded against reaching the server's own network.
+        .target(name: "NestoryReminders", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: swiftSettings),
         // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.
         .executableTarget(name: "bench-barcodes", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Barcodes
@@ -285,6 +291,7 @@ let package = Package(
         ),
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryRemindersTests", dependencies: ["NestoryReminders", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryJobsTests",
             dependencies: ["NestoryJobs", "NestoryStore", "NestoryDomain", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],

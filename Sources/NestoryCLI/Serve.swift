@@ -12,6 +12,7 @@ import NestoryImagingLive
 import NestoryOCR
 import NestoryProducts
 import NestoryReceipts
+import NestoryReminders
 import NestoryReportsLive
 import NestoryServices
 import NestoryStore
@@ -111,6 +112,7 @@ struct Serve: AsyncParsableCommand {
             database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
             reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
+            webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),
             concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),
@@ -131,11 +133,12 @@ struct Serve: AsyncParsableCommand {
             },
             checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
                                      recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython))
-        let dependencies = WebDependencies(
+        var dependencies = WebDependencies(
             database: database, services: services, imaging: imaging,
             cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),
             limits: limits, barcodes: barcodes, productProviders: [OpenFoodFacts(), UPCItemDB()], operations: operations,
             logger: Logger(label: "nestory.http"), scanning: settings.scanning)
+        dependencies.remindersInterval = .seconds(settings.remindersCheckMinutes * 60)
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path)")

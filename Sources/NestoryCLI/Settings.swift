@@ -51,6 +51,10 @@ struct Settings: Sendable, Equatable {
     /// Photos larger than this (long side, pixels) are downsized in the browser before upload, at this JPEG quality (%).
     var photoLongSide = 2560
     var photoQuality = 85
+    /// Whether webhooks may go to private, loopback and link-local addresses (a household's own network).
+    var webhooksAllowPrivate = false
+    /// How often the server looks for due reminders to send to webhooks.
+    var remindersCheckMinutes = 60
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -73,6 +77,8 @@ struct Settings: Sendable, Equatable {
         ("capture.scanning", "Barcode scanning in the Capture tab (false turns it off for everyone)"),
         ("capture.photoLongSide", "Photos with a longer side are downsized in the browser before upload (pixels)"),
         ("capture.photoQuality", "The JPEG quality of a photo downsized in the browser (percent)"),
+        ("webhooks.allowPrivateAddresses", "Let webhooks reach private, loopback and link-local addresses"),
+        ("reminders.checkMinutes", "How often due reminders are looked for and sent to webhooks"),
     ]
 
     enum Invalid: Error, CustomStringConvertible {
@@ -131,6 +137,8 @@ struct Settings: Sendable, Equatable {
         }
         try bool("secureCookies", &settings.secureCookies)
         try bool("capture.scanning", &settings.scanning)
+        try bool("webhooks.allowPrivateAddresses", &settings.webhooksAllowPrivate)
+        try int("reminders.checkMinutes", &settings.remindersCheckMinutes, range: 1...1440)
         if let raw = text("logLevel") {
             guard let level = Logger.Level(rawValue: raw.lowercased()) else {
                 throw Invalid.value("logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (it is \(raw))")
@@ -185,6 +193,8 @@ struct Settings: Sendable, Equatable {
             "health.minFreeMegabytes": .stringConvertible(minFreeMegabytes), "zxingWorker": .string(zxingWorker ?? "(beside the binary)"),
             "capture.scanning": .stringConvertible(scanning), "capture.photoLongSide": .stringConvertible(photoLongSide),
             "capture.photoQuality": .stringConvertible(photoQuality),
+            "webhooks.allowPrivateAddresses": .stringConvertible(webhooksAllowPrivate),
+            "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
         ]
     }
 

@@ -17,6 +17,7 @@ public enum JobKind {
     public static let receipt = "receipt"
     public static let restore = "restore"
     public static let `import` = "import"
+    public static let webhook = "webhook"
 }
 
 // MARK: - Reports

@@ -5,6 +5,7 @@ import NestoryDomain
 import NestoryImaging
 import NestoryJobs
 import NestoryReceipts
+import NestoryReminders
 import NestoryReports
 import NestoryStore
 
@@ -23,6 +24,8 @@ public struct Services: Sendable {
     public let idempotency: IdempotencyService
     /// The capture screen's daily counters.
     public let captureCounters: CaptureCountersService
+    /// Warranty reminders, the weekly nudge, the calendar feed and the household's webhook.
+    public let reminders: RemindersService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -38,8 +41,25 @@ public struct Services: Sendable {
         }
     }
 
+    /// Where webhooks go out: the sender (the live one, or a test's) and whether private addresses are allowed.
+    public struct Webhooks: Sendable {
+        public var sender: any WebhookSending
+        public var allowPrivateAddresses: Bool
+        /// The first retry's longest wait (doubling each time, up to an hour).
+        public var retryDelay: TimeInterval
+
+        public init(sender: any WebhookSending, allowPrivateAddresses: Bool = false, retryDelay: TimeInterval = 30) {
+            self.sender = sender
+            self.allowPrivateAddresses = allowPrivateAddresses
+            self.retryDelay = retryDelay
+        }
+
+        /// For tests that do not send webhooks: a delivery fails loudly.
+        public static let unavailable = Webhooks(sender: UnavailableWebhookSender())
+    }
+
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
-                backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64,
+                backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, webhooks: Webhooks = .unavailable,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
@@ -52,6 +72,9 @@ public struct Services: Sendable {
         }
         let foreground = DataService(database: database, blocking: blocking, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
+        let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
+        handlers.append(WebhookJobHandler(database: database, sender: webhooks.sender, addressGuard: addressGuard,
+                                          retryDelay: webhooks.retryDelay, now: now))
         runner = JobRunner(database: database, handlers: handlers, logger: logger, drainTimeout: drainTimeout, now: now)
         let queue = runner.queue
         self.blocking = blocking
@@ -64,5 +87,13 @@ public struct Services: Sendable {
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
+        reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
+    }
+}
+
+/// The webhook sender of a test that does not expect webhooks: any delivery is a loud failure.
+struct UnavailableWebhookSender: WebhookSending {
+    func post(_ url: URL, body: Data, headers: [String: String]) async throws -> Int {
+        throw JobFailure(code: "no_sender", message: "No webhook sender was given to Services (a test double was expected).")
     }
 }

@@ -19,7 +19,41 @@ enum Migrations {
         migrator.registerMigration("2026-11-25-user-theme", migrate: userTheme)
         migrator.registerMigration("2026-11-25-idempotency-keys", migrate: idempotencyKeys)
         migrator.registerMigration("2026-11-25-capture-counters", migrate: captureCounters)
+        migrator.registerMigration("2026-11-25-reminders", migrate: reminders)
         return migrator
+    }
+
+    /// Reminders: each user's choices (warranty reminders, the weekly nudge), their calendar feed's secret
+    /// (the token to show them, and its hash to find it by), the household's webhook (address, signing
+    /// secret, the last delivery's outcome), which events were already sent (each once), and an index
+    /// that finds the warranties ending soon without reading every item.
+    private static func reminders(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE user ADD COLUMN warranty_reminders INTEGER NOT NULL DEFAULT 1;
+            ALTER TABLE user ADD COLUMN weekly_nudge INTEGER NOT NULL DEFAULT 1;
+            CREATE TABLE calendar_feed (
+                user_id TEXT PRIMARY KEY NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                token TEXT NOT NULL,
+                token_hash TEXT NOT NULL UNIQUE,
+                created_at INTEGER NOT NULL
+            );
+            CREATE TABLE household_webhook (
+                household_id TEXT PRIMARY KEY NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                url TEXT NOT NULL,
+                secret TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                last_attempt_at INTEGER,
+                last_status INTEGER,
+                last_error TEXT
+            );
+            CREATE TABLE reminder_sent (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                event_id TEXT NOT NULL,
+                sent_at INTEGER NOT NULL,
+                PRIMARY KEY (household_id, event_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX item_by_warranty ON item(household_id, warranty_expiry) WHERE warranty_expiry IS NOT NULL;
+            """)
     }
 
     /// What the API answered to a request with an `Idempotency-Key`, per household and key, so a replay

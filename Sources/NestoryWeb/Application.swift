@@ -70,6 +70,8 @@ public struct WebDependencies: Sendable {
     public let logger: Logger
     /// The operator's switch for barcode scanning (`capture.scanning`); the owner's is the household's.
     public let scanning: Bool
+    /// How often due reminders are looked for and queued for webhooks.
+    public var remindersInterval: Duration = .seconds(3600)
 
     public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
@@ -110,7 +112,9 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
                                              photos: PhotoHints(dependencies.limits)))
+    router.add(middleware: ReminderBadgeMiddleware(reminders: dependencies.services.reminders, secure: dependencies.cookies.secure))
     AccountController(dependencies: dependencies).addRoutes(to: router)
+    RemindersController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)
     DataController(dependencies: dependencies).addRoutes(to: router)
@@ -138,7 +142,8 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
         services: [dependencies.services.runner,
                    Housekeeping(database: dependencies.database, idempotencyWindow: dependencies.services.idempotency.window,
-                                pendingUploads: { dependencies.transfers.pendingFiles() })],
+                                pendingUploads: { dependencies.transfers.pendingFiles() }),
+                   ReminderDispatcher(reminders: dependencies.services.reminders, interval: dependencies.remindersInterval)],
         logger: logger
     )
 }

@@ -30,6 +30,10 @@ public struct Viewer: Sendable {
     var photos = PhotoHints(Limits())
     /// How this person reads dates and numbers: their browser's first language (Accept-Language).
     var locale = Locale(identifier: "en_US")
+    /// How many reminders this person has (the badge on pages); filled for page loads.
+    var reminders = 0
+    /// The server's address as this browser reaches it (`https://host`), for links that leave the app.
+    var origin: String?
 
     /// A calendar day as people read it in their language ("Mar 5, 2024", "5 mars 2024"); ISO stays in
     /// form inputs and the API.

@@ -27,14 +27,15 @@ final class TestApp: @unchecked Sendable {
     /// `limit` failed sign-ins per account and `clientLimit` per client address, in 15 minutes. `path` opens an
     /// existing data folder (a new one by default).
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
-         receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false) throws {
+         receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false,
+         webhooks: Services.Webhooks = .unavailable) throws {
         self.hasher = hasher
         self.keepsFolder = keepsFolder
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: self.path))
         let imaging = try LibvipsImageProcessor()
         let services = Services(database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
-                                backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
+                                backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000, webhooks: webhooks,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2))
         dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
                                        barcodes: BarcodeReader(), productProviders: [], scanning: scanning)

@@ -64,6 +64,8 @@
     const message = event.submitter?.dataset?.confirm || event.target.dataset?.confirm;
     if (message && !window.confirm(message)) event.preventDefault();
   });
+  // Addresses to copy (the calendar feed, the webhook secret) are selected whole when focused.
+  document.querySelectorAll("[data-select-on-focus]").forEach((el) => el.addEventListener("focus", () => el.select()));
   // Sort menu submits on change.
   document.querySelectorAll("[data-autosubmit]").forEach((el) => el.addEventListener("change", () => el.form.submit()));
   // Infinite scroll: fetch the next page's items when "Show more" comes into view; the link still works without script.

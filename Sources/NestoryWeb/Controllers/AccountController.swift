@@ -100,17 +100,22 @@ struct AccountController {
     }
 
     /// The Settings page, whole, with one form's values and errors when it comes back (422).
-    private func settings(_ viewer: Viewer, notice: String? = nil, memberForm: [String: String] = [:], memberErrors: [FieldError] = [],
-                          passwordErrors: [FieldError] = [], householdForm: [String: String] = [:],
-                          householdErrors: [FieldError] = []) throws -> Response {
+    func settings(_ viewer: Viewer, notice: String? = nil, memberForm: [String: String] = [:], memberErrors: [FieldError] = [],
+                  passwordErrors: [FieldError] = [], householdForm: [String: String] = [:],
+                  householdErrors: [FieldError] = [], webhookForm: [String: String] = [:], webhookErrors: [FieldError] = []) throws -> Response {
         let household = viewer.household.id
-        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty)
+        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty)
+        let reminders = dependencies.services.reminders
+        let notifications = ReminderViews.settingsSection(
+            viewer: viewer, preferences: try database.reminderPreferences(viewer.user.id), calendarToken: try reminders.calendarToken(viewer.user.id),
+            webhook: viewer.role == .owner ? try reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
         return HTMLResponse.page(AccountViews.settings(
             viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
             passwordErrors: passwordErrors, notice: notice, onlineLookup: try database.onlineProductLookup(household),
             scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
-            householdForm: householdForm, householdErrors: householdErrors), status: failed ? .unprocessableContent : .ok)
+            householdForm: householdForm, householdErrors: householdErrors, trailing: notifications),
+                                 status: failed ? .unprocessableContent : .ok)
     }
 
     /// Settings → Appearance: the theme, for this user.

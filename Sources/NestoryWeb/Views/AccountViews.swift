@@ -63,7 +63,7 @@ enum AccountViews {
                          passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false,
                          scanning: (operator: Bool, household: Bool) = (true, true),
                          captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = [],
-                         householdForm: [String: String] = [:], householdErrors: [FieldError] = []) -> HTML {
+                         householdForm: [String: String] = [:], householdErrors: [FieldError] = [], trailing: HTML = .empty) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -147,6 +147,7 @@ enum AccountViews {
               <button type="submit" class="primary">Change password</button>
             </form>
             </section>
+            \(trailing)
             """)
     }
 

@@ -64,7 +64,7 @@ enum Layout {
             <body class="\(viewer == nil ? "signed-out" : "signed-in")">
             \(nav)
             <div class="page">
-            <header class="bar"><h1>\(title)</h1><div class="actions">\(actions)</div></header>
+            <header class="bar"><h1>\(title)</h1><div class="actions">\(actions)\(viewer.map(ReminderViews.bell) ?? .empty)</div></header>
             <main id="main">
             \(viewer == nil ? HTML.empty : queue)
             \(body)

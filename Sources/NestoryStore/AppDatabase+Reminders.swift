@@ -1,0 +1,179 @@
+import Foundation
+internal import GRDB
+import NestoryDomain
+
+/// A household's webhook as stored: where events go, the secret that signs them, and how the last
+/// delivery went.
+public struct WebhookRecord: Hashable, Sendable {
+    public let url: String
+    public let secret: String
+    public let createdAt: Date
+    public let lastAttemptAt: Date?
+    /// The HTTP status the receiver answered last time (nil: never tried, or no answer).
+    public let lastStatus: Int?
+    public let lastError: String?
+}
+
+/// What a calendar feed shows: whose it is and the warranties of their households.
+public struct CalendarFeedContent: Sendable {
+    public let userID: UserID
+    public let householdName: String
+    public let warranties: [(itemID: ItemID, name: String, expiry: CalendarDate, updatedAt: Date)]
+}
+
+extension AppDatabase {
+    // MARK: Preferences
+
+    public func reminderPreferences(_ userID: UserID) throws -> ReminderPreferences {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT warranty_reminders, weekly_nudge FROM user WHERE id = ?",
+                                             arguments: [userID.description]) else { throw DomainError.notFound("The account") }
+            return ReminderPreferences(warranties: row["warranty_reminders"], weeklyNudge: row["weekly_nudge"])
+        }
+    }
+
+    public func setReminderPreferences(_ userID: UserID, _ preferences: ReminderPreferences) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE user SET warranty_reminders = ?, weekly_nudge = ? WHERE id = ?",
+                           arguments: [preferences.warranties, preferences.weeklyNudge, userID.description])
+            guard db.changesCount == 1 else { throw DomainError.notFound("The account") }
+        }
+    }
+
+    // MARK: What is due
+
+    /// Warranties of the household ending between `today` and the reminders' horizon, soonest first
+    /// (from the warranty index, without reading other items).
+    public func warrantyReminders(_ householdID: HouseholdID, today: CalendarDate, limit: Int = 500) throws -> [WarrantyReminder] {
+        let last = (try? today.adding(days: ReminderRules.horizonDays)) ?? today
+        return try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, name, warranty_expiry FROM item
+                WHERE household_id = ? AND warranty_expiry IS NOT NULL AND warranty_expiry >= ? AND warranty_expiry <= ?
+                ORDER BY warranty_expiry, name_key LIMIT ?
+                """, arguments: [householdID.description, today.iso, last.iso, limit]).compactMap { row in
+                guard let expiry = row.calendarDate("warranty_expiry"),
+                      let stage = ReminderRules.stage(expiry: expiry, today: today) else { return nil }
+                return WarrantyReminder(itemID: row.id("id"), itemName: row["name"], expiry: expiry,
+                                        daysLeft: expiry.daysSinceEpoch - today.daysSinceEpoch, stage: stage)
+            }
+        }
+    }
+
+    /// How many of the household's items have no photo (a kept counter).
+    public func itemsNeedingPhoto(_ householdID: HouseholdID) throws -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT no_photo FROM item_stats WHERE household_id = ?", arguments: [householdID.description]) ?? 0
+        }
+    }
+
+    // MARK: Calendar feed
+
+    /// The user's feed token, if they made one.
+    public func calendarFeedToken(_ userID: UserID) throws -> String? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT token FROM calendar_feed WHERE user_id = ?", arguments: [userID.description])
+        }
+    }
+
+    /// Makes the user's feed address, or replaces it (the old one stops working at once).
+    public func setCalendarFeed(_ userID: UserID, token: String, tokenHash: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO calendar_feed (user_id, token, token_hash, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET token = excluded.token, token_hash = excluded.token_hash, created_at = excluded.created_at
+                """, arguments: [userID.description, token, tokenHash, now.millis])
+        }
+    }
+
+    public func deleteCalendarFeed(_ userID: UserID) throws {
+        try write { db in try db.execute(sql: "DELETE FROM calendar_feed WHERE user_id = ?", arguments: [userID.description]) }
+    }
+
+    /// The warranties a feed shows (its user's household, every warranty with a date), or nil for an unknown
+    /// token.
+    public func calendarFeed(tokenHash: String, limit: Int = 10_000) throws -> CalendarFeedContent? {
+        try read { db in
+            guard let owner = try Row.fetchOne(db, sql: """
+                SELECT f.user_id, h.id AS household_id, h.name FROM calendar_feed f
+                JOIN membership m ON m.user_id = f.user_id JOIN household h ON h.id = m.household_id
+                WHERE f.token_hash = ? ORDER BY h.created_at LIMIT 1
+                """, arguments: [tokenHash]) else { return nil }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, name, warranty_expiry, updated_at FROM item
+                WHERE household_id = ? AND warranty_expiry IS NOT NULL ORDER BY warranty_expiry, name_key LIMIT ?
+                """, arguments: [owner["household_id"] as String, limit])
+            return CalendarFeedContent(userID: owner.id("user_id"), householdName: owner["name"], warranties: rows.compactMap { row in
+                guard let expiry = row.calendarDate("warranty_expiry") else { return nil }
+                return (row.id("id"), row["name"], expiry, row.date("updated_at"))
+            })
+        }
+    }
+
+    // MARK: Webhooks
+
+    public func webhook(_ householdID: HouseholdID) throws -> WebhookRecord? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM household_webhook WHERE household_id = ?", arguments: [householdID.description]).map { row in
+                WebhookRecord(url: row["url"], secret: row["secret"], createdAt: row.date("created_at"),
+                              lastAttemptAt: (row["last_attempt_at"] as Int64?).map(Date.init(millis:)),
+                              lastStatus: row["last_status"], lastError: row["last_error"])
+            }
+        }
+    }
+
+    /// Sets the household's webhook address; a new secret only when there was no webhook (so changing the
+    /// address does not break a receiver that checks signatures), or when `secret` is given.
+    public func setWebhook(_ householdID: HouseholdID, url: String, newSecret secret: String, replaceSecret: Bool, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO household_webhook (household_id, url, secret, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (household_id) DO UPDATE SET url = excluded.url,
+                    secret = CASE WHEN ? THEN excluded.secret ELSE secret END
+                """, arguments: [householdID.description, url, secret, now.millis, replaceSecret])
+        }
+    }
+
+    public func deleteWebhook(_ householdID: HouseholdID) throws {
+        try write { db in try db.execute(sql: "DELETE FROM household_webhook WHERE household_id = ?", arguments: [householdID.description]) }
+    }
+
+    /// Notes how a delivery went (shown to the owner).
+    public func recordWebhookAttempt(_ householdID: HouseholdID, status: Int?, error: String?, at: Date) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE household_webhook SET last_attempt_at = ?, last_status = ?, last_error = ? WHERE household_id = ?",
+                           arguments: [at.millis, status, error.map { String($0.prefix(300)) }, householdID.description])
+        }
+    }
+
+    /// Households that have a webhook.
+    public func householdsWithWebhooks() throws -> [HouseholdID] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT household_id FROM household_webhook ORDER BY household_id").compactMap(HouseholdID.init(string:))
+        }
+    }
+
+    /// Of these event ids, the ones not yet sent for the household.
+    public func unsentEvents(_ householdID: HouseholdID, among ids: [String]) throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return try read { db in
+            let sent = try String.fetchSet(db, sql: """
+                SELECT event_id FROM reminder_sent WHERE household_id = ? AND event_id IN (\(databaseQuestionMarks(count: ids.count)))
+                """, arguments: StatementArguments([householdID.description] + ids))
+            return Set(ids).subtracting(sent)
+        }
+    }
+
+    /// Remembers that an event was handed to the job system, so it is sent once.
+    public func markEventSent(_ householdID: HouseholdID, eventID: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO reminder_sent (household_id, event_id, sent_at) VALUES (?, ?, ?)",
+                           arguments: [householdID.description, eventID, now.millis])
+        }
+    }
+
+    /// Forgets sent events older than `date` (their warranties are past).
+    public func deleteSentEvents(before date: Date) throws {
+        try write { db in try db.execute(sql: "DELETE FROM reminder_sent WHERE sent_at < ?", arguments: [date.millis]) }
+    }
+}
