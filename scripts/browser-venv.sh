@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
-if ! .venv/bin/python -c "import playwright, pytest, openapi_spec_validator" 2>/dev/null; then
-  .venv/bin/pip install -q --disable-pip-version-check playwright pytest openapi-spec-validator
+if ! .venv/bin/python -c "import playwright, pytest, openapi_spec_validator, icalendar" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check playwright pytest openapi-spec-validator icalendar
 fi

@@ -215,7 +215,9 @@ extension Response {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         let encoded = notice.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-        return redirect(to: path + (path.contains("?") ? "&" : "?") + "notice=" + encoded)
+        // The query goes before a fragment (`/settings#notifications`), where the server can read it.
+        let (base, fragment) = path.firstIndex(of: "#").map { (String(path[..<$0]), String(path[$0...])) } ?? (path, "")
+        return redirect(to: base + (base.contains("?") ? "&" : "?") + "notice=" + encoded + fragment)
     }
 }
 
