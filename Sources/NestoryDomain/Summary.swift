@@ -64,3 +64,37 @@ public struct RoomCount: Hashable, Codable, Sendable {
 
     public static let unassignedName = "No room"
 }
+
+/// Settings → Your data: what a household keeps on the server, and what the server has room for.
+public struct StorageSummary: Hashable, Sendable {
+    public struct Files: Hashable, Sendable {
+        public let count: Int
+        public let bytes: Int64
+
+        public init(count: Int, bytes: Int64) {
+            self.count = count
+            self.bytes = bytes
+        }
+    }
+
+    public let items: Int
+    public let photos: Files
+    public let receipts: Files
+    public let reports: Files
+    /// The database file (and its write-ahead log), shared by every household on the server.
+    public let databaseBytes: Int64
+    /// Free space where the data folder is, when the system says.
+    public let freeBytes: Int64?
+
+    public init(items: Int, photos: Files, receipts: Files, reports: Files, databaseBytes: Int64, freeBytes: Int64?) {
+        self.items = items
+        self.photos = photos
+        self.receipts = receipts
+        self.reports = reports
+        self.databaseBytes = databaseBytes
+        self.freeBytes = freeBytes
+    }
+
+    /// What this household's files take: photos, receipts and reports (a file kept twice counts once).
+    public var householdBytes: Int64 { photos.bytes + receipts.bytes + reports.bytes }
+}

@@ -22,6 +22,12 @@ public struct DataService: Sendable {
         self.now = now
     }
 
+    /// Settings → Your data: what the household keeps, the database's size and the free space.
+    public func storage(_ household: HouseholdID) async throws -> StorageSummary {
+        let database = database
+        return try await blocking.run { try database.storageSummary(household) }
+    }
+
     // MARK: - In the background (the web app)
 
     /// A restore to run as a job: the uploaded archive (its name in tmp/web/) and how to apply it.

@@ -100,3 +100,22 @@ def test_reminders_bell_list_settings_and_calendar_feed(server, phone):
     expect(page.locator("#f-webhook-url-error")).to_contain_text("inside this server")
     expect(page.locator("#f-webhook-url")).to_have_value("http://127.0.0.1:9/hook")
     page.locator("#notifications").screenshot(path=str(__import__("conftest").SCREENSHOTS / "18-settings-notifications.png"))
+
+
+def test_storage_summary_and_about_at_phone_width(server, phone):
+    page = phone
+    sign_in(page, server)
+    page.goto(server + "/settings")
+    expect(page.locator("text=/used, \\d+ photos?/")).to_be_visible()
+    about = page.locator("#about")
+    expect(about).to_contain_text("Nothing leaves the server unless the household turned it on.")
+    about.locator("summary").click()
+    expect(about).to_contain_text("GRDB.swift")
+    about.screenshot(path=str(__import__("conftest").SCREENSHOTS / "18-settings-about.png"))
+    page.goto(server + "/settings/data")
+    storage = page.locator("#storage")
+    expect(storage.locator("dl")).to_have_attribute("aria-label", "What this household keeps on the server")
+    expect(storage.locator("dd").nth(1)).to_have_text("0 photos · 0 KB")
+    page.evaluate("document.documentElement.style.fontSize = '200%'")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375 + 1
+    storage.screenshot(path=str(__import__("conftest").SCREENSHOTS / "18-storage-200.png"))

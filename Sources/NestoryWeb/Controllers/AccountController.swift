@@ -109,12 +109,16 @@ struct AccountController {
         let notifications = ReminderViews.settingsSection(
             viewer: viewer, preferences: try database.reminderPreferences(viewer.user.id), calendarToken: try reminders.calendarToken(viewer.user.id),
             webhook: viewer.role == .owner ? try reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
+        let onlineLookup = try database.onlineProductLookup(household)
+        let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try reminders.webhook(household) != nil)
         return HTMLResponse.page(AccountViews.settings(
             viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
-            passwordErrors: passwordErrors, notice: notice, onlineLookup: try database.onlineProductLookup(household),
+            passwordErrors: passwordErrors, notice: notice, onlineLookup: onlineLookup,
             scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
-            householdForm: householdForm, householdErrors: householdErrors, trailing: notifications),
+            householdForm: householdForm, householdErrors: householdErrors,
+            storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
+            trailing: "\(notifications)\(about)"),
                                  status: failed ? .unprocessableContent : .ok)
     }
 

@@ -38,8 +38,8 @@ struct DataController {
         let viewer = try owner(context)
         let recent = try database.jobs(viewer.household.id, kind: JobKind.backup,
                                        since: dependencies.now().addingTimeInterval(-BackupService.lifetime))
-        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent,
-                                                notice: request.query["notice"]))
+        let storage = try await dependencies.services.data.storage(viewer.household.id)
+        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: request.query["notice"]))
     }
 
     // MARK: - Export

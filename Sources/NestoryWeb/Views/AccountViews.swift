@@ -63,7 +63,8 @@ enum AccountViews {
                          passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false,
                          scanning: (operator: Bool, household: Bool) = (true, true),
                          captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = [],
-                         householdForm: [String: String] = [:], householdErrors: [FieldError] = [], trailing: HTML = .empty) -> HTML {
+                         householdForm: [String: String] = [:], householdErrors: [FieldError] = [], storage: String? = nil,
+                         trailing: HTML = .empty) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -133,6 +134,7 @@ enum AccountViews {
             <section class="card">
             <h2>Your data</h2>
             <p>Back up everything to one file, restore a backup, or import a spreadsheet or a Homebox export.</p>
+            \(storage.map { HTML("<p class=\"muted\">\($0) · <a href=\"/settings/data#storage\">details</a></p>") })
             <p><a class="button" href="/settings/data">Export or import data</a></p>
             </section>
             \(captureCounters(captureCounts, viewer: viewer))

@@ -6,7 +6,7 @@ import NestoryImport
 
 /// Settings → Your data: export, restore, import.
 enum DataViews {
-    static func page(viewer: Viewer, jobs: [Job], notice: String?) -> HTML {
+    static func page(viewer: Viewer, jobs: [Job], storage: StorageSummary, notice: String?) -> HTML {
         let exports: [HTML] = jobs.prefix(5).map { job in
             let status: HTML
             let made = job.decodedResult(as: BackupService.Made.self)
@@ -46,6 +46,7 @@ enum DataViews {
             </form>
             \(exports.isEmpty ? HTML.empty : HTML("<ul class=\"list exports\">\(exports)</ul>"))
             </section>
+            \(storageCard(storage))
             <section class="card">
             <h2>Import data</h2>
             <p>Restore a Nestory backup. The whole file is checked first; you then choose to replace your data or merge the backup into it.</p>
@@ -216,6 +217,32 @@ enum DataViews {
             <p><a class="button primary" href="/">Go to the inventory</a></p>
             </section>
             """)
+    }
+
+    /// "X MB used, Y photos" and its breakdown (a list, which wraps at any text size).
+    static func storageCard(_ storage: StorageSummary) -> HTML {
+        func row(_ label: String, _ files: StorageSummary.Files, _ noun: (String, String)) -> HTML {
+            HTML("<div><dt>\(label)</dt><dd>\(files.count) \(files.count == 1 ? noun.0 : noun.1) · \(byteText(files.bytes))</dd></div>")
+        }
+        return """
+            <section class="card" id="storage">
+            <h2>Storage</h2>
+            <p><strong>\(storageLine(storage))</strong></p>
+            <dl class="storage" aria-label="What this household keeps on the server">
+            <div><dt>Items</dt><dd>\(storage.items)</dd></div>
+            \(row("Photos", storage.photos, ("photo", "photos")))
+            \(row("Receipts", storage.receipts, ("receipt", "receipts")))
+            \(row("Reports", storage.reports, ("report", "reports")))
+            <div><dt>Database</dt><dd>\(byteText(storage.databaseBytes)) <span class="muted">(the whole server’s)</span></dd></div>
+            </dl>
+            \(storage.freeBytes.map { HTML("<p class=\"hint\">\(byteText($0)) free on the server’s disk.</p>") })
+            </section>
+            """
+    }
+
+    /// The spec's one line: "X MB used, Y photos".
+    static func storageLine(_ storage: StorageSummary) -> String {
+        "\(byteText(storage.householdBytes)) used, \(storage.photos.count) photo\(storage.photos.count == 1 ? "" : "s")"
     }
 
     static func byteText(_ bytes: Int64) -> String {
