@@ -145,6 +145,19 @@ public struct AccountService: Sendable {
         return theme
     }
 
+    /// A tip the person closed stays closed, on every device.
+    public func dismissTip(_ user: UserID, _ raw: String) async throws {
+        guard let tip = Tip(rawValue: raw) else { throw DomainError.notFound("That tip") }
+        let database = database
+        try await blocking.run { try database.dismissTip(user, tip) }
+    }
+
+    /// Settings → Appearance: "Show tips again".
+    public func resetTips(_ user: UserID) async throws {
+        let database = database
+        try await blocking.run { try database.resetTips(user) }
+    }
+
     /// Settings → Members: the owner removes a member; their sessions end at once.
     public func removeMember(_ user: UserID, from household: HouseholdID, by role: MemberRole) async throws {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove members.") }

@@ -43,7 +43,11 @@ public struct RemindersService: Sendable {
 
     /// The user's reminders: only the kinds they keep on.
     public func overview(user: UserID, household: HouseholdID) throws -> Overview {
-        let preferences = try database.reminderPreferences(user)
+        try overview(preferences: try database.reminderPreferences(user), household: household)
+    }
+
+    /// The reminders for choices already read (the page middleware reads them with the dismissed tips).
+    public func overview(preferences: ReminderPreferences, household: HouseholdID) throws -> Overview {
         let warranties = preferences.warranties ? try database.warrantyReminders(household, today: today) : []
         let needsPhoto = preferences.weeklyNudge ? try database.itemsNeedingPhoto(household) : 0
         return Overview(preferences: preferences, warranties: warranties, nudge: needsPhoto > 0 ? DocumentationNudge(needsPhoto: needsPhoto) : nil)

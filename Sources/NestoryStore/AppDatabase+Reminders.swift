@@ -32,6 +32,28 @@ extension AppDatabase {
         }
     }
 
+    /// The user's reminder choices and the tips they dismissed, in one read (every page asks).
+    public func pagePreferences(_ userID: UserID) throws -> (reminders: ReminderPreferences, dismissedTips: Set<Tip>) {
+        try read { db in
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT warranty_reminders, weekly_nudge, tips_dismissed FROM user WHERE id = ?"),
+                                             arguments: [userID.description]) else { throw DomainError.notFound("The account") }
+            return (ReminderPreferences(warranties: row["warranty_reminders"], weeklyNudge: row["weekly_nudge"]),
+                    Tip.dismissed(in: row["tips_dismissed"]))
+        }
+    }
+
+    /// Remembers that the user dismissed a tip.
+    public func dismissTip(_ userID: UserID, _ tip: Tip) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE user SET tips_dismissed = tips_dismissed | ? WHERE id = ?", arguments: [tip.bit, userID.description])
+        }
+    }
+
+    /// Shows every tip again.
+    public func resetTips(_ userID: UserID) throws {
+        try write { db in try db.execute(sql: "UPDATE user SET tips_dismissed = 0 WHERE id = ?", arguments: [userID.description]) }
+    }
+
     public func setReminderPreferences(_ userID: UserID, _ preferences: ReminderPreferences) throws {
         try write { db in
             try db.execute(sql: "UPDATE user SET warranty_reminders = ?, weekly_nudge = ? WHERE id = ?",

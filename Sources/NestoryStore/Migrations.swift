@@ -20,7 +20,13 @@ enum Migrations {
         migrator.registerMigration("2026-11-25-idempotency-keys", migrate: idempotencyKeys)
         migrator.registerMigration("2026-11-25-capture-counters", migrate: captureCounters)
         migrator.registerMigration("2026-11-25-reminders", migrate: reminders)
+        migrator.registerMigration("2026-11-25-tips", migrate: tips)
         return migrator
+    }
+
+    /// The tips each user dismissed, as bits (Tip.bit), read with their reminder choices.
+    private static func tips(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE user ADD COLUMN tips_dismissed INTEGER NOT NULL DEFAULT 0")
     }
 
     /// Reminders: each user's choices (warranty reminders, the weekly nudge), their calendar feed's secret

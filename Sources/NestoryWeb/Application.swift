@@ -112,9 +112,11 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
                                              photos: PhotoHints(dependencies.limits)))
-    router.add(middleware: ReminderBadgeMiddleware(reminders: dependencies.services.reminders, secure: dependencies.cookies.secure))
+    router.add(middleware: ViewerPreferencesMiddleware(database: dependencies.database, reminders: dependencies.services.reminders,
+                                                       secure: dependencies.cookies.secure))
     AccountController(dependencies: dependencies).addRoutes(to: router)
     RemindersController(dependencies: dependencies).addRoutes(to: router)
+    TipsController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
     PlacesController(dependencies: dependencies).addRoutes(to: router)
     DataController(dependencies: dependencies).addRoutes(to: router)

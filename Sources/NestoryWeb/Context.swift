@@ -32,6 +32,8 @@ public struct Viewer: Sendable {
     var locale = Locale(identifier: "en_US")
     /// How many reminders this person has (the badge on pages); filled for page loads.
     var reminders = 0
+    /// The tips this person dismissed (filled for page loads).
+    var dismissedTips: Set<Tip> = []
     /// The server's address as this browser reaches it (`https://host`), for links that leave the app.
     var origin: String?
 

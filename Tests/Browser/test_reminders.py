@@ -119,3 +119,21 @@ def test_storage_summary_and_about_at_phone_width(server, phone):
     page.evaluate("document.documentElement.style.fontSize = '200%'")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375 + 1
     storage.screenshot(path=str(__import__("conftest").SCREENSHOTS / "18-storage-200.png"))
+
+
+def test_a_tip_closes_at_once_and_stays_closed(server, phone):
+    page = phone
+    sign_in(page, server)
+    page.goto(server + "/reports")
+    tip = page.locator("[data-tip=reports]")
+    expect(tip).to_contain_text("Most insurers accept a PDF inventory with photos and values.")
+    tip.screenshot(path=str(__import__("conftest").SCREENSHOTS / "18-tip-reports.png"))
+    tip.locator("button:has-text('Got it')").click()
+    expect(page.locator("[data-tip=reports]")).to_have_count(0)
+    expect(page).to_have_url(server + "/reports")  # no page load
+    page.wait_for_timeout(300)
+    page.reload()
+    expect(page.locator("h2:has-text('Full Inventory Report')")).to_be_visible()
+    expect(page.locator("[data-tip=reports]")).to_have_count(0)
+    page.goto(server + "/capture/photo")
+    expect(page.locator("[data-tip=first-capture]")).to_contain_text("Start by taking photos of your most valuable items")

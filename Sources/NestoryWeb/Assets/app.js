@@ -64,6 +64,15 @@
     const message = event.submitter?.dataset?.confirm || event.target.dataset?.confirm;
     if (message && !window.confirm(message)) event.preventDefault();
   });
+  // A tip's "Got it" hides it at once and tells the server, which remembers it for this person.
+  document.querySelectorAll("form[data-tip-dismiss]").forEach((form) => form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    form.closest("[data-tip]")?.remove();
+    try {
+      await fetch(form.action, { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+                                 headers: { "Accept": "application/json" } });
+    } catch { /* offline: it shows again next time */ }
+  }));
   // Addresses to copy (the calendar feed, the webhook secret) are selected whole when focused.
   document.querySelectorAll("[data-select-on-focus]").forEach((el) => el.addEventListener("focus", () => el.select()));
   // Sort menu submits on change.

@@ -97,20 +97,24 @@ struct RemindersController {
     }
 }
 
-/// Puts the number of the viewer's reminders on pages (the badge), for page loads only, and the server's
-/// address as the browser reached it.
-struct ReminderBadgeMiddleware: RouterMiddleware {
+/// For signed-in page loads: the number of the viewer's reminders (the bell's badge) and the tips they
+/// dismissed, in one read of their choices; for every signed-in request, the server's address as the browser
+/// reached it.
+struct ViewerPreferencesMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+    let database: AppDatabase
     let reminders: RemindersService
     let secure: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        guard context.viewer != nil else { return try await next(request, context) }
+        guard let viewer = context.viewer else { return try await next(request, context) }
         context.viewer?.origin = RemindersController.origin(request, secure: secure)
-        if request.method == .get, let viewer = context.viewer, !request.uri.path.hasPrefix("/api/"),
-           !request.uri.path.hasPrefix("/assets/"), !request.uri.path.hasPrefix("/calendar/") {
-            context.viewer?.reminders = (try? reminders.overview(user: viewer.user.id, household: viewer.household.id).count) ?? 0
+        let path = request.uri.path
+        if request.method == .get, !path.hasPrefix("/api/"), !path.hasPrefix("/assets/"), !path.hasPrefix("/files/"),
+           let (preferences, tips) = try? database.pagePreferences(viewer.user.id) {
+            context.viewer?.dismissedTips = tips
+            context.viewer?.reminders = (try? reminders.overview(preferences: preferences, household: viewer.household.id).count) ?? 0
         }
         return try await next(request, context)
     }

@@ -106,6 +106,13 @@ enum AccountViews {
               <p class="hint">Remembered for your account, on every device.</p>
               <button type="submit" class="small">Save</button>
             </form>
+            \(viewer.dismissedTips.isEmpty ? HTML.empty : HTML("""
+                <form method="post" action="/settings/tips/reset">
+                  <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                  <p class="hint">You closed \(viewer.dismissedTips.count) tip\(viewer.dismissedTips.count == 1 ? "" : "s").</p>
+                  <button type="submit" class="small">Show tips again</button>
+                </form>
+                """))
             </section>
             <section class="card">
             <h2>Members</h2>

@@ -117,6 +117,7 @@ enum CaptureViews {
                           recent: [RecentCapture] = []) -> HTML {
         Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
             \(ReceiptViews.modes("photo"))
+            \(Layout.tip(.firstCapture, viewer: viewer, back: "/capture/photo"))
             <section class="card scanner camera" data-photo-camera data-state="initializing" aria-labelledby="camera-title">
               <h2 id="camera-title">Photograph the item</h2>
               <div class="viewfinder">

@@ -102,6 +102,7 @@ enum InventoryViews {
                 </ul>
                 <p>\(s.score.documented) of \(s.itemCount) documented; \(notDocumented) to go.</p></details>
             </section>
+            \(s.itemCount > 0 ? Layout.tip(.documentationScore, viewer: model.viewer, back: "/") : .empty)
             \(s.itemCount > 0 && (s.needsPhoto > 0 || s.needsValue > 0) ? HTML("<a class=\"improve\" href=\"/?filter=\(s.needsPhoto > 0 ? "photo" : "value")#browse\">Improve documentation: \(s.needsPhoto) need photos, \(s.needsValue) need values →</a>") : .empty)
             """
         let charts: HTML = s.itemCount == 0 ? .empty : """

@@ -76,6 +76,21 @@ enum Layout {
             """
     }
 
+    /// A tip of the spec's §10 where it helps, with a close button that remembers (nothing once dismissed).
+    /// `back` is where a post without script returns to.
+    static func tip(_ tip: Tip, viewer: Viewer, back: String) -> HTML {
+        guard !viewer.dismissedTips.contains(tip) else { return .empty }
+        return """
+            <aside class="tip" data-tip="\(tip.rawValue)" role="note" aria-label="Tip">
+              <p>\(tip.text)</p>
+              <form method="post" action="/tips/\(tip.rawValue)/dismiss" data-tip-dismiss>
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><input type="hidden" name="back" value="\(back)">
+                <button type="submit" class="link small">Got it</button>
+              </form>
+            </aside>
+            """
+    }
+
     /// Captures kept in this browser until they can be uploaded (app.js fills it; hidden while empty).
     static let queue: HTML = """
         <section class="card queue" data-queue hidden aria-labelledby="queue-title">

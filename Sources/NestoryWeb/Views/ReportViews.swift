@@ -39,7 +39,7 @@ enum ReportViews {
               <article class="card">
                 <h2>Full Inventory Report</h2>
                 <p class="muted">All items with values and documentation status.</p>
-                <p class="tip">Most insurers accept a PDF inventory with photos and values. Generate this once you’ve documented your key items.</p>
+                \(Layout.tip(.reports, viewer: viewer, back: "/reports"))
                 <a class="primary button" href="/reports/inventory">Generate</a>
               </article>
               <article class="card">
