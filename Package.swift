@@ -196,6 +196,9 @@ let package = Package(
         .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
         .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+        // Valuation (issue 17): what an item is worth. Pure Swift rules: the offline estimate (depreciation by
+        // category, age and condition) and prices read from market search results.
+        .target(name: "NestoryValuation", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // Reminders outside the app: the calendar (ICS) feed of warranty expiries, and signed webhooks
         // guarded against reaching the server's own network.
         .target(name: "NestoryReminders", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
@@ -292,6 +295,7 @@ let package = Package(
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryRemindersTests", dependencies: ["NestoryReminders", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryValuationTests", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryJobsTests",
             dependencies: ["NestoryJobs", "NestoryStore", "NestoryDomain", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
