@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "NestoryServices",
             dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
-                           "NestoryBackup", "NestoryImport", "NestoryReminders",
+                           "NestoryBackup", "NestoryImport", "NestoryReminders", "NestoryValuation", "NestoryLicences",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
@@ -149,6 +149,7 @@ let package = Package(
                 "NestoryReportsLive",
                 "NestoryReminders",
                 "NestoryJobs",
+                "NestoryLicences",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -199,6 +200,16 @@ let package = Package(
         // Valuation (issue 17): what an item is worth. Pure Swift rules: the offline estimate (depreciation by
         // category, age and condition) and prices read from market search results.
         .target(name: "NestoryValuation", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // Free and Pro: licence keys (Ed25519-signed payloads) verified offline with built-in public keys.
+        .target(name: "NestoryLicences", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: swiftSettings),
+        // The vendor's tool that issues licence keys from a private key (not part of the server).
+        .executableTarget(
+            name: "nestory-licence",
+            dependencies: ["NestoryLicences", "NestoryDomain", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // Reminders outside the app: the calendar (ICS) feed of warranty expiries, and signed webhooks
         // guarded against reaching the server's own network.
         .target(name: "NestoryReminders", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
@@ -295,6 +306,8 @@ let package = Package(
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryRemindersTests", dependencies: ["NestoryReminders", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryLicencesTests", dependencies: ["NestoryLicences", "NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "NestoryValuationTests", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryJobsTests",
@@ -303,7 +316,8 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryServicesTests",
-            dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive"],
+            dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
+                           "NestoryLicences", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -311,6 +325,7 @@ let package = Package(
             dependencies: [
                 "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
+                "NestoryLicences", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -30,9 +30,10 @@ public struct BackupReader {
     }
 
     /// Applies an archive `validate` has checked, in one transaction.
-    public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode) throws -> RestoreSummary {
+    /// `plan`: the target household's plan, checked in the restore's transaction (Free's item limit).
+    public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode, plan: Entitlement? = nil) throws -> RestoreSummary {
         try database.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
-                                      into: target, mode: mode)
+                                      into: target, mode: mode, plan: plan)
     }
 
     /// A checked archive: its manifest, its rows (from files in tmp/), and its stored files, staged.

@@ -67,7 +67,8 @@ struct Restore: AsyncParsableCommand {
         let url = URL(fileURLWithPath: file)
         guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
         let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
-        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1))
+        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
+                                  plan: try await Settings.read(flags: [:]).plan(database))
         if check {
             let manifest = try await reportingErrors { try await service.checkArchive(url) }
             let c = manifest.counts
@@ -144,7 +145,8 @@ struct ImportCSV: AsyncParsableCommand {
         let table: CSVTable
         do { table = try CSV.parse(bytes) } catch let error as CSVError { throw CLIError(error.description) }
         let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
-        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1))
+        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
+                                  plan: try await Settings.read(flags: [:]).plan(database))
         do {
             let mapping = try map.map { try ColumnMapping.parse($0, header: table.header) } ?? ColumnMapping.guess(header: table.header)
             if !HomeboxImport.isHomebox(table.header) {

@@ -11,7 +11,8 @@ public struct NestoryCommand: AsyncParsableCommand {
         abstract: "Nestory: a home inventory for insurance.",
         version: NestoryVersion.current,
         subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, CatalogCommand.self,
-                      ReceiptCommand.self, ReportCommand.self, ExportCommand.self, Backup.self, Restore.self, ImportCommand.self]
+                      ReceiptCommand.self, ReportCommand.self, ExportCommand.self, Backup.self, Restore.self, ImportCommand.self,
+                      LicenceCommand.self]
     )
 
     public init() {}

@@ -112,6 +112,7 @@ struct Serve: AsyncParsableCommand {
             database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
             reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
+            plan: settings.plan(database),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),

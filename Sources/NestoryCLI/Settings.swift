@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import NestoryBarcodesLive
+import NestoryLicences
 import NestoryServices
 import NestoryStore
 import NestoryWeb
@@ -55,6 +56,10 @@ struct Settings: Sendable, Equatable {
     var webhooksAllowPrivate = false
     /// How often the server looks for due reminders to send to webhooks.
     var remindersCheckMinutes = 60
+    /// Every household on this server is Pro (self-hosters who build from source).
+    var instancePro = false
+    /// Licence-signing public keys trusted beside the built-in ones, `ID:BASE64,…` (a self-issuing operator, tests).
+    var licencePublicKeys = ""
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -79,6 +84,8 @@ struct Settings: Sendable, Equatable {
         ("capture.photoQuality", "The JPEG quality of a photo downsized in the browser (percent)"),
         ("webhooks.allowPrivateAddresses", "Let webhooks reach private, loopback and link-local addresses"),
         ("reminders.checkMinutes", "How often due reminders are looked for and sent to webhooks"),
+        ("licence.instancePro", "Every household on this server has Nestory Pro, without a licence key"),
+        ("licence.publicKeys", "Licence-signing public keys to trust beside the built-in ones: ID:BASE64, comma-separated"),
     ]
 
     enum Invalid: Error, CustomStringConvertible {
@@ -172,6 +179,11 @@ struct Settings: Sendable, Equatable {
         }
         try int("health.minFreeMegabytes", &settings.minFreeMegabytes, range: 0...10_000_000)
         settings.zxingWorker = text("zxingWorker").flatMap { $0.isEmpty ? nil : $0 }
+        try bool("licence.instancePro", &settings.instancePro)
+        if let keys = text("licence.publicKeys") {
+            do { _ = try LicenceKeys.parse(keys) } catch { throw Invalid.value("licence.publicKeys", "is not a list of ID:BASE64 keys: \(error)") }
+            settings.licencePublicKeys = keys
+        }
         return settings
     }
 
@@ -195,7 +207,16 @@ struct Settings: Sendable, Equatable {
             "capture.photoQuality": .stringConvertible(photoQuality),
             "webhooks.allowPrivateAddresses": .stringConvertible(webhooksAllowPrivate),
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
+            "licence.instancePro": .stringConvertible(instancePro),
+            "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
         ]
+    }
+
+    /// Free or Pro for a household, as this server's settings have it (the server and the commands that write items).
+    func plan(_ database: AppDatabase) -> PlanService {
+        let extra = (try? LicenceKeys.parse(licencePublicKeys)) ?? [:]
+        return PlanService(database: database, verifier: LicenceVerifier(trusted: LicenceKeys.builtIn.merging(extra) { builtIn, _ in builtIn }),
+                           instancePro: instancePro)
     }
 
     var limits: Limits {

@@ -23,6 +23,8 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     case conflict(String)
     /// The person may not do this (a member doing what only the owner may).
     case forbidden(String)
+    /// A Free limit (Plan.swift): what the limit is and what Pro unlocks.
+    case proRequired(ProLimit)
 
     public static func invalid(field: String, message: String) -> DomainError {
         .validation([FieldError(field: field, message: message)])
@@ -35,6 +37,7 @@ public enum DomainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound(let what): return "\(what) was not found."
         case .currencyMismatch(let a, let b): return "Amounts in \(a) and \(b) cannot be added together."
         case .conflict(let message), .forbidden(let message): return message
+        case .proRequired(let limit): return limit.message
         }
     }
 

@@ -87,6 +87,19 @@ public struct JobFailure: Error, Hashable, Sendable {
         self.message = message
         self.retryable = retryable
     }
+
+    /// A domain rule a job ran into, with its message for people (never retried).
+    public init(_ error: DomainError) {
+        let code = switch error {
+        case .validation: "invalid_request"
+        case .notFound: "not_found"
+        case .conflict: "conflict"
+        case .forbidden: "forbidden"
+        case .currencyMismatch: "currency_mismatch"
+        case .proRequired: "pro_required"
+        }
+        self.init(code: code, message: error.message)
+    }
 }
 
 extension JSONEncoder {

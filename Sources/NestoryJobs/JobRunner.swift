@@ -144,8 +144,14 @@ public final class JobRunner: Service, @unchecked Sendable {
         }
         let outcome: String
         do {
-            let result = try await handler.run(job, context: context)
-            try handler.verify(job, result: result)
+            let result: String
+            do {
+                result = try await handler.run(job, context: context)
+                try handler.verify(job, result: result)
+            } catch let error as DomainError {
+                // A rule the work ran into (a Free limit, a conflict): the person's to act on, said as it is, not retried.
+                throw JobFailure(error)
+            }
             try database.succeedJob(job.id, result: result, now: now())
             outcome = "succeeded"
         } catch is CancellationError {

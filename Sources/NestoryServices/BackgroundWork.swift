@@ -34,18 +34,21 @@ public struct ReportsService: Sendable {
     let maker: any ReportMaking
     let database: AppDatabase
     let blocking: BlockingPool
+    let plan: PlanService
 
-    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, blocking: BlockingPool) {
+    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, blocking: BlockingPool, plan: PlanService) {
         self.queue = queue
         self.maker = maker
         self.database = database
         self.blocking = blocking
+        self.plan = plan
     }
 
     public enum ExportFormat: Sendable { case csv, json }
 
     /// The inventory as CSV or JSON (streamed to a temporary file off the event loop, then read whole).
     public func export(_ household: HouseholdID, as format: ExportFormat, now: Date) async throws -> Data {
+        if format == .csv { try plan.entitlement(household).checkCSVExport() }
         let (maker, url) = (maker, database.folder.tmpURL.appendingPathComponent("export-\(UUID().uuidString.lowercased())"))
         return try await blocking.run {
             defer { try? FileManager.default.removeItem(at: url) }
@@ -57,9 +60,14 @@ public struct ReportsService: Sendable {
         }
     }
 
-    /// Queues a report; its job's result names the report once it is in the history.
+    /// Queues a report (within the household's plan); its job's result names the report once it is in the history.
     public func start(_ household: HouseholdID, _ request: ReportRequest) throws -> Job {
-        try queue.enqueue(household, kind: JobKind.report, payload: request)
+        let entitlement = try plan.entitlement(household)
+        switch request {
+        case .inventory(let options): try entitlement.checkReportPhotos(options.includePhotos)
+        case .lossList(let options): try entitlement.checkLossList(count: options.itemIDs.count)
+        }
+        return try queue.enqueue(household, kind: JobKind.report, payload: request)
     }
 
     public struct Made: Codable, Sendable {

@@ -13,12 +13,14 @@ public struct DataService: Sendable {
     let blocking: BlockingPool
     /// Nil where no job runner is there (the command line works in the foreground).
     let queue: JobQueue?
+    let plan: PlanService
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, queue: JobQueue? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, blocking: BlockingPool, queue: JobQueue? = nil, plan: PlanService, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.blocking = blocking
         self.queue = queue
+        self.plan = plan
         self.now = now
     }
 
@@ -88,7 +90,7 @@ public struct DataService: Sendable {
     /// Restores an archive, all or nothing. Without a mode, restoring over a household that exists here is
     /// refused: the person must say whether to replace its data or merge into it.
     public func restore(_ url: URL, into target: HouseholdID?, mode: RestoreMode?) async throws -> (manifest: BackupManifest, summary: RestoreSummary) {
-        let database = database
+        let (database, plan) = (database, plan)
         return try await blocking.run {
             let reader = BackupReader(database: database)
             let checked = try reader.validate(url)
@@ -96,7 +98,11 @@ public struct DataService: Sendable {
             if mode == nil, try target != nil || database.householdExists(checked.manifest.household.id) {
                 throw DomainError.conflict("This server already has the household \(checked.manifest.household.name): choose to replace its data with the archive's, or to merge the archive into it. Nothing was changed.")
             }
-            return (checked.manifest, try reader.apply(checked, into: target, mode: mode ?? .replace))
+            // The plan of the household the rows go into (the archive's own when restoring it whole: a licence for
+            // it may be installed before it exists here).
+            let household = target ?? HouseholdID(string: checked.manifest.household.id)
+            let entitlement = try household.map(plan.entitlement) ?? .free
+            return (checked.manifest, try reader.apply(checked, into: target, mode: mode ?? .replace, plan: entitlement))
         }
     }
 
@@ -108,12 +114,12 @@ public struct DataService: Sendable {
     /// Imports a table's rows as items in one transaction (all or nothing), creating the rooms and categories
     /// they name.
     public func importItems(_ household: HouseholdID, _ table: CSVTable, mapping: ColumnMapping, options: ImportOptions) async throws -> ImportSummary {
-        let (database, at) = (database, now())
+        let (database, plan, at) = (database, plan, now())
         return try await blocking.run {
             let items = try ItemImport.items(from: table, mapping: mapping, options: options)
             return try database.importItems(household, items.map {
                 NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
-            }, now: at, today: options.today)
+            }, now: at, today: options.today, plan: try plan.entitlement(household))
         }
     }
 }

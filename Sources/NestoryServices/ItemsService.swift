@@ -11,21 +11,24 @@ public struct ItemsService: Sendable {
     let imaging: any ImageProcessing
     let blocking: BlockingPool
     let maxBytes: Int64
+    let plan: PlanService
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
+    public init(database: AppDatabase, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64, plan: PlanService,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.imaging = imaging
         self.blocking = blocking
         self.maxBytes = maxBytes
+        self.plan = plan
         self.now = now
     }
 
-    /// Creates an item (the draft is checked against the domain's rules, dates against today).
+    /// Creates an item (the draft is checked against the domain's rules, dates against today, the count against
+    /// the household's plan).
     public func create(_ household: HouseholdID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
-        let (database, at) = (database, now())
-        return try await blocking.run { try database.createItem(household, draft, now: at, today: today) }
+        let (database, plan, at) = (database, plan, now())
+        return try await blocking.run { try database.createItem(household, draft, now: at, today: today, plan: try plan.entitlement(household)) }
     }
 
     /// Replaces an item's fields.

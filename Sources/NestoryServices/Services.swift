@@ -26,6 +26,10 @@ public struct Services: Sendable {
     public let captureCounters: CaptureCountersService
     /// Warranty reminders, the weekly nudge, the calendar feed and the household's webhook.
     public let reminders: RemindersService
+    /// What items are worth: the offline estimate, values entered by hand, the history.
+    public let valuations: ValuationService
+    /// Free or Pro, and licence keys.
+    public let plan: PlanService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -59,7 +63,7 @@ public struct Services: Sendable {
     }
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
-                backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, webhooks: Webhooks = .unavailable,
+                backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
@@ -70,7 +74,7 @@ public struct Services: Sendable {
         if let receiptReader {
             handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, concurrency: concurrency.receipts))
         }
-        let foreground = DataService(database: database, blocking: blocking, now: now)
+        let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
         handlers.append(WebhookJobHandler(database: database, sender: webhooks.sender, addressGuard: addressGuard,
@@ -79,14 +83,16 @@ public struct Services: Sendable {
         let queue = runner.queue
         self.blocking = blocking
         accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
-        items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: maxPhotoBytes, now: now)
+        self.plan = plan
+        items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
         places = PlacesService(database: database, blocking: blocking, now: now)
-        reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking)
+        reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue)
-        data = DataService(database: database, blocking: blocking, queue: queue, now: now)
+        data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
+        valuations = ValuationService(database: database, blocking: blocking, now: now)
         reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
     }
 }

@@ -147,7 +147,7 @@ extension AppDatabase {
     /// `reportFiles` are the reports' PDFs, staged, by file name.
     public func restoreHousehold(_ source: some HouseholdArchiveSource, files: [String: BlobStore.Staged],
                                  reportFiles: [String: BlobStore.Staged] = [:],
-                                 into target: HouseholdID?, mode: RestoreMode) throws -> RestoreSummary {
+                                 into target: HouseholdID?, mode: RestoreMode, plan: Entitlement? = nil) throws -> RestoreSummary {
         var removedCandidates: [String] = []
         var removedReportFiles: [String] = []
         let summary = try write { db -> RestoreSummary in
@@ -156,6 +156,7 @@ extension AppDatabase {
             let targetID = target?.description ?? archived.id
             let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM household WHERE id = ?", arguments: [targetID]) ?? false
             summary.householdID = targetID
+            let itemsBefore = exists ? try Self.itemsIn(db, targetID) : 0
             var remap = IDRemap(targetHousehold: targetID)
 
             if !exists {
@@ -267,6 +268,8 @@ extension AppDatabase {
                 touched.append(seq)
                 summary.items.added += 1
             }
+            // Free's item limit, checked before any file is put in place (the whole restore or nothing).
+            try plan?.checkItems(before: itemsBefore, after: try Self.itemsIn(db, targetID), action: .restore)
 
             // Files are put in place (fsynced) before the rows that point at them commit.
             var placed = Set<String>()

@@ -18,10 +18,16 @@ public struct NamedPlaceDraft: Sendable {
 extension AppDatabase {
     /// Adds imported items in one transaction (all or nothing), creating the rooms and categories
     /// they name that the household does not have yet (matched by name, ignoring case and accents).
-    public func importItems(_ householdID: HouseholdID, _ items: [NamedPlaceDraft], now: Date, today: CalendarDate) throws -> ImportSummary {
+    /// `plan`, when given, is checked in the same transaction (Free's item limit: the whole file or nothing).
+    public func importItems(_ householdID: HouseholdID, _ items: [NamedPlaceDraft], now: Date, today: CalendarDate,
+                            plan: Entitlement? = nil) throws -> ImportSummary {
         let drafts = try items.map { try $0.draft.validated(today: today) }
         return try write { db in
             _ = try Self.fetchHousehold(db, householdID)
+            if let plan {
+                let before = try Self.itemsIn(db, householdID.description)
+                try plan.checkItems(before: before, after: before + drafts.count, action: .import)
+            }
             var summary = ImportSummary()
             var rooms = Dictionary(try Self.fetchRooms(db, householdID).map { (Text.foldKey($0.name), $0.id) }, uniquingKeysWith: { a, _ in a })
             var categories = Dictionary(try Self.fetchCategories(db, householdID).map { (Text.foldKey($0.name), $0.id) }, uniquingKeysWith: { a, _ in a })

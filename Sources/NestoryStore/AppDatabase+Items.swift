@@ -34,10 +34,16 @@ extension AppDatabase {
     // MARK: - Items
 
     /// Adds an item. The draft is validated against the household's calendar day.
-    public func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate? = nil) throws -> Item {
+    /// `plan`, when given, is checked in the same transaction as the insert (Free's item limit).
+    public func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate? = nil,
+                           plan: Entitlement? = nil) throws -> Item {
         let draft = try draft.validated(today: today ?? CalendarDate(now, in: .current))
         return try write { db in
             _ = try Self.fetchHousehold(db, householdID)
+            if let plan {
+                let before = try Self.itemsIn(db, householdID.description)
+                try plan.checkItems(before: before, after: before + 1, action: .add)
+            }
             try Self.checkPlaces(db, householdID, draft)
             let item = Item(householdID: householdID, draft: draft, createdAt: now)
             let seq = try Self.insertItem(db, item)

@@ -21,7 +21,51 @@ enum Migrations {
         migrator.registerMigration("2026-11-25-capture-counters", migrate: captureCounters)
         migrator.registerMigration("2026-11-25-reminders", migrate: reminders)
         migrator.registerMigration("2026-11-25-tips", migrate: tips)
+        migrator.registerMigration("2026-11-25-valuations", migrate: valuations)
+        migrator.registerMigration("2026-11-26-licences", migrate: licences)
         return migrator
+    }
+
+    /// This server's id (licences for a whole server name it), and the licence keys installed: a household's
+    /// (`household_id`) or the whole server's (NULL). The key text is kept and verified when read, so a key
+    /// that expires falls back to Free by itself. Not in backups: a key is installed again from its text.
+    private static func licences(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE instance (id TEXT PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL);
+            INSERT INTO instance (id, created_at) VALUES (lower(hex(randomblob(16))), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+            CREATE TABLE licence (
+                key TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT,
+                key_id TEXT NOT NULL,
+                installed_at INTEGER NOT NULL
+            );
+            CREATE INDEX licence_by_household ON licence(household_id);
+            """)
+    }
+
+    /// Every valuation of an item, kept (its history): replacement cost and actual cash value with their ranges
+    /// (minor units, one currency), how it was made, its confidence, the day it is for, its sources (JSON) and
+    /// its explanation. The purchase price on the item is never touched.
+    private static func valuations(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE valuation (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                item_seq INTEGER NOT NULL REFERENCES item(seq) ON DELETE CASCADE,
+                currency TEXT NOT NULL CHECK (length(currency) = 3),
+                rcv_minor INTEGER, rcv_low_minor INTEGER, rcv_high_minor INTEGER,
+                acv_minor INTEGER, acv_low_minor INTEGER, acv_high_minor INTEGER,
+                method TEXT NOT NULL CHECK (method IN ('market', 'offline', 'manual')),
+                confidence TEXT NOT NULL CHECK (confidence IN ('low', 'medium', 'high')),
+                valued_on TEXT NOT NULL,
+                sources TEXT NOT NULL DEFAULT '[]',
+                explanation TEXT,
+                created_at INTEGER NOT NULL,
+                CHECK (rcv_minor IS NOT NULL OR acv_minor IS NOT NULL)
+            );
+            CREATE INDEX valuation_by_item ON valuation(item_seq, created_at);
+            CREATE INDEX valuation_by_household ON valuation(household_id, created_at);
+            """)
     }
 
     /// The tips each user dismissed, as bits (Tip.bit), read with their reminder choices.

@@ -94,6 +94,9 @@ struct ErrorMiddleware: RouterMiddleware {
             case .conflict: return Problem(status: .conflict, code: "conflict", message: error.message)
             case .forbidden(let message): return Problem(status: .forbidden, code: "forbidden", message: message)
             case .currencyMismatch: return Problem(status: .unprocessableContent, code: "currency_mismatch", message: error.message)
+            // A Free limit: 402, so a client can tell it from a permission and offer Pro; the message says the limit.
+            case .proRequired(let limit):
+                return Problem(status: .paymentRequired, code: "pro_required", message: limit.message)
             }
         case let error as StoreError:
             switch error {
@@ -136,6 +139,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .notFound: title = "Not found"
         case .forbidden: title = "Not allowed"
         case .conflict: title = "Already done"
+        case .paymentRequired: title = "Part of Nestory Pro"
         case .contentTooLarge: title = "Too large"
         case .tooManyRequests: title = "Too many attempts"
         case .serviceUnavailable: title = "Busy"
@@ -148,6 +152,7 @@ struct ErrorMiddleware: RouterMiddleware {
               <p>\(message)</p>
               \(details.isEmpty ? HTML.empty : HTML("<ul>\(details)</ul>"))
               \(requestID.map { HTML("<p class=\"hint\">If it happens again, quote this reference: <code>\($0)</code>.</p>") })
+              \(status == .paymentRequired ? HTML("<p><a class=\"button\" href=\"/settings#pro\">See Nestory Pro</a></p>") : .empty)
               <p><a class="button" href="/">Back to your inventory</a></p>
             </section>
             """), status: status)
@@ -160,4 +165,9 @@ struct ErrorMiddleware: RouterMiddleware {
         return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+}
+
+extension HTTPResponse.Status {
+    /// 402: a Free limit (`pro_required`); HTTPTypes names no constant for it.
+    static let paymentRequired = HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required")
 }

@@ -67,6 +67,8 @@ struct CLI {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NESTORY_DATA")
         env.removeValue(forKey: "NESTORY_PASSWORD")
+        // The commands' tests run as Pro (as a self-hoster who set licence.instancePro); LicenceCommandTests set Free.
+        env["NESTORY_LICENCE_INSTANCE_PRO"] = "true"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe(), err = Pipe(), input = Pipe()

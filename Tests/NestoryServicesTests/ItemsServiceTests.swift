@@ -16,7 +16,8 @@ import Testing
 
         init(maxBytes: Int64 = 5_000_000) throws {
             database = try AppDatabase.open(folder)
-            service = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes)
+            service = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes,
+                                   plan: PlanService(database: database, instancePro: true))
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
             item = try database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date(),
                                            today: try CalendarDate(year: 2026, month: 1, day: 1))

@@ -47,7 +47,8 @@ final class ScriptedReportMaker: ReportMaking, @unchecked Sendable {
         }
         let handler = ReportJobHandler(reports: maker, database: database, blocking: BlockingPool(width: 1))
         let runner = JobRunner(database: database, handlers: [handler], pollInterval: .milliseconds(20))
-        let job = try ReportsService(queue: runner.queue, maker: maker, database: database, blocking: BlockingPool(width: 1))
+        let job = try ReportsService(queue: runner.queue, maker: maker, database: database, blocking: BlockingPool(width: 1),
+                                     plan: PlanService(database: database, instancePro: true))
             .start(household.id, .inventory(InventoryReportOptions()))
         let task = Task { try await runner.run() }
         defer { task.cancel() }

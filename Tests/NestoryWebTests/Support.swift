@@ -8,6 +8,7 @@ import NestoryDomain
 import NestoryReceipts
 import NestoryServices
 import NestoryImagingLive
+import NestoryLicences
 import NestoryStore
 import NestoryBackup
 import NestoryReportsLive
@@ -28,14 +29,17 @@ final class TestApp: @unchecked Sendable {
     /// existing data folder (a new one by default).
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
          receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false,
-         webhooks: Services.Webhooks = .unavailable) throws {
+         webhooks: Services.Webhooks = .unavailable, instancePro: Bool = true, licenceKeys: [String: Data] = [:]) throws {
         self.hasher = hasher
         self.keepsFolder = keepsFolder
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: self.path))
         let imaging = try LibvipsImageProcessor()
         let services = Services(database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
-                                backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000, webhooks: webhooks,
+                                backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
+                                // Pro unless a test is about Free's limits (LicenceWebTests).
+                                plan: PlanService(database: database, verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro),
+                                webhooks: webhooks,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2))
         dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
                                        barcodes: BarcodeReader(), productProviders: [], scanning: scanning)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NestoryDomain
+import NestoryServices
 import NestoryImaging
 import NestoryStore
 
@@ -15,6 +16,7 @@ struct APIController {
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: OpenAPI.document)))
         }
         group.get("summary", use: summary)
+        group.get("plan", use: plan)
         group.get("charts", use: charts)
         group.get("rooms", use: rooms)
         group.get("categories", use: categories)
@@ -27,6 +29,12 @@ struct APIController {
         group.delete("items/:id/photos/:photoID", use: removePhoto)
         group.post("items/:id/photos/:photoID/main", use: makeMainPhoto)
         group.put("items/:id/photos/order", use: reorderPhotos)
+    }
+
+    @Sendable func plan(_ request: Request, context: AppRequestContext) async throws -> PlanJSON {
+        let viewer = try context.requireViewer()
+        let overview = try dependencies.services.plan.overview(viewer.household.id)
+        return PlanJSON(overview)
     }
 
     @Sendable func summary(_ request: Request, context: AppRequestContext) async throws -> SummaryJSON {
@@ -390,6 +398,51 @@ struct PageJSON: Encodable, Sendable, JSONWritable {
 
 struct ListJSON<T: Encodable & Sendable>: ResponseEncodable {
     let items: [T]
+}
+
+/// The household's plan: Free or Pro, where Pro comes from, what is unlocked, the Free limits and the item count.
+struct PlanJSON: ResponseEncodable, Sendable {
+    struct Licence: Encodable, Sendable {
+        let licensee: String
+        let scope: String
+        let issued: String
+        let expires: String?
+    }
+
+    struct Limits: Encodable, Sendable {
+        let items: Int?
+        let lossListItems: Int?
+        let reportPhotos: Bool
+        let csvExport: Bool
+    }
+
+    let plan: String
+    let source: String
+    let features: [String]
+    let itemCount: Int
+    let limits: Limits
+    let licence: Licence?
+
+    init(_ overview: PlanService.Overview) {
+        let entitlement = overview.entitlement
+        plan = entitlement.plan.rawValue
+        features = ProFeature.allCases.filter(entitlement.allows).map(\.rawValue)
+        itemCount = overview.itemCount
+        limits = Limits(items: entitlement.maxItems, lossListItems: entitlement.allows(.unlimitedLossList) ? nil : PlanLimits.freeLossListItems,
+                        reportPhotos: entitlement.allows(.reportPhotos), csvExport: entitlement.allows(.csvExport))
+        switch entitlement.source {
+        case .free:
+            source = "free"
+            licence = nil
+        case .instanceSetting:
+            source = "instance_setting"
+            licence = nil
+        case .licence(let summary):
+            source = "licence"
+            let scope = if case .household = summary.scope { "household" } else { "instance" }
+            licence = Licence(licensee: summary.licensee, scope: scope, issued: summary.issued.iso, expires: summary.expires?.iso)
+        }
+    }
 }
 
 /// The summary figures in JSON, for the API and `nestory stats --json`.

@@ -25,6 +25,7 @@ struct AccountController {
         router.post("settings/password", use: changePassword)
         router.post("settings/household", use: updateHousehold)
         router.post("settings/theme", use: setTheme)
+        router.post("settings/licence", use: installLicence)
     }
 
     // MARK: - First run
@@ -102,9 +103,11 @@ struct AccountController {
     /// The Settings page, whole, with one form's values and errors when it comes back (422).
     func settings(_ viewer: Viewer, notice: String? = nil, memberForm: [String: String] = [:], memberErrors: [FieldError] = [],
                   passwordErrors: [FieldError] = [], householdForm: [String: String] = [:],
-                  householdErrors: [FieldError] = [], webhookForm: [String: String] = [:], webhookErrors: [FieldError] = []) throws -> Response {
+                  householdErrors: [FieldError] = [], webhookForm: [String: String] = [:], webhookErrors: [FieldError] = [],
+                  licenceForm: [String: String] = [:], licenceErrors: [FieldError] = []) throws -> Response {
         let household = viewer.household.id
-        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty)
+        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty)
+        let pro = PlanViews.section(viewer: viewer, overview: try dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
         let reminders = dependencies.services.reminders
         let notifications = ReminderViews.settingsSection(
             viewer: viewer, preferences: try database.reminderPreferences(viewer.user.id), calendarToken: try reminders.calendarToken(viewer.user.id),
@@ -118,7 +121,7 @@ struct AccountController {
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
-            trailing: "\(notifications)\(about)"),
+            leading: pro, trailing: "\(notifications)\(about)"),
                                  status: failed ? .unprocessableContent : .ok)
     }
 
@@ -127,6 +130,20 @@ struct AccountController {
         let viewer = try context.requireViewer()
         let theme = try await accounts.setTheme(viewer.user.id, try await Form.read(request, context: context)["theme"] ?? "")
         return .redirect(to: "/settings", notice: "Theme: \(theme.label).")
+    }
+
+    /// Settings → Account & Pro: the owner installs a licence key (checked offline); a refused key is kept in the
+    /// form with the reason.
+    @Sendable func installLicence(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        guard viewer.role == .owner else { throw DomainError.forbidden("Only the household’s owner can install a licence.") }
+        let key = try await Form.read(request, context: context)["licence"] ?? ""
+        do {
+            let licence = try dependencies.services.plan.install(key, by: .owner(viewer.household.id))
+            return .redirect(to: "/settings#pro", notice: "Nestory Pro is active, licensed to \(licence.licensee).")
+        } catch let error as DomainError {
+            return try settings(viewer, licenceForm: ["licence": key], licenceErrors: FieldErrors.fields(of: error))
+        }
     }
 
     /// The owner's household form: name, currency and high-value threshold.

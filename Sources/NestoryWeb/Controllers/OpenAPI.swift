@@ -56,6 +56,16 @@ enum OpenAPI {
       "security": [{ "session": [] }],
       "paths": {
         "/summary": { "get": { "summary": "Summary figures", "responses": { "200": { "description": "Item count, value per currency, documentation score and the counts behind it" }, "401": { "description": "Not signed in", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } } },
+        "/plan": { "get": { "summary": "The household's plan: Free or Pro, what is unlocked, the Free limits (null where lifted) and the item count. A request that would cross a Free limit is answered 402 with the code pro_required and a message that says the limit",
+          "responses": { "200": { "description": "The plan", "content": { "application/json": { "schema": { "type": "object",
+            "required": ["plan", "source", "features", "itemCount", "limits"], "properties": {
+              "plan": { "enum": ["free", "pro"] }, "source": { "enum": ["free", "licence", "instance_setting"] },
+              "features": { "type": "array", "items": { "enum": ["unlimited-items", "unlimited-loss-list", "report-photos", "csv-export"] } },
+              "itemCount": { "type": "integer" },
+              "limits": { "type": "object", "properties": { "items": { "type": ["integer", "null"] }, "lossListItems": { "type": ["integer", "null"] },
+                "reportPhotos": { "type": "boolean" }, "csvExport": { "type": "boolean" } } },
+              "licence": { "type": "object", "properties": { "licensee": { "type": "string" }, "scope": { "enum": ["household", "instance"] },
+                "issued": { "type": "string", "format": "date" }, "expires": { "type": ["string", "null"], "format": "date" } } } } } } } } } } },
         "/charts": { "get": { "summary": "Value by category and items by room", "responses": { "200": { "description": "Chart data" } } } },
         "/rooms": { "get": { "summary": "The household's rooms, in order", "responses": { "200": { "description": "Rooms" } } } },
         "/categories": { "get": { "summary": "The household's categories, in order", "responses": { "200": { "description": "Categories" } } } },
@@ -71,6 +81,7 @@ enum OpenAPI {
               "items": { "type": "array", "items": { "$ref": "#/components/schemas/Item" } }, "nextCursor": { "type": "string" } } } } } } } },
           "post": { "summary": "Add an item",  "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],"requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ItemInput" } } } },
             "responses": { "201": { "description": "Created", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Item" } } } },
+              "402": { "description": "Nestory Free keeps up to 100 items (code pro_required); nothing was added", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
               "422": { "description": "Invalid fields", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
         },
         "/items/{id}": {

@@ -29,7 +29,8 @@ struct ReportsController {
     @Sendable func index(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
-        return HTMLResponse.page(ReportViews.index(viewer: viewer, summary: try database.summary(id), history: try database.reports(id),
+        return HTMLResponse.page(ReportViews.index(viewer: viewer, plan: try dependencies.services.plan.entitlement(id),
+                                                   summary: try database.summary(id), history: try database.reports(id),
                                                    running: try database.jobs(id, kind: JobKind.report, since: dependencies.now().addingTimeInterval(-86_400))
                                                        .filter { !$0.state.isFinished }.reversed(),
                                                    notice: request.query["notice"]))
@@ -37,7 +38,8 @@ struct ReportsController {
 
     @Sendable func inventoryOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ReportViews.inventoryOptions(viewer: viewer, summary: try database.summary(viewer.household.id)))
+        return HTMLResponse.page(ReportViews.inventoryOptions(viewer: viewer, plan: try dependencies.services.plan.entitlement(viewer.household.id),
+                                                              summary: try database.summary(viewer.household.id)))
     }
 
     @Sendable func startInventory(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -76,7 +78,10 @@ struct ReportsController {
         let ids = Self.ids(request.query.all("item"))
         guard !ids.isEmpty else { return .redirect(to: "/reports/loss") }
         let values = ["incidentDate": dependencies.today().iso, "type": IncidentType.fire.rawValue]
-        return try confirmPage(viewer, ids: ids, values: values, errors: [], status: .ok)
+        // Say Free's limit before the details are typed, not after.
+        var errors = FieldErrors()
+        errors.collect { try dependencies.services.plan.entitlement(viewer.household.id).checkLossList(count: ids.count) }
+        return try confirmPage(viewer, ids: ids, values: values, errors: errors.fields, status: .ok)
     }
 
     @Sendable func startLossList(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -102,8 +107,12 @@ struct ReportsController {
             let job = try dependencies.services.reports.start(viewer.household.id, .lossList(options))
             return .redirect(to: "/reports/jobs/\(job.id)")
         } catch let error as DomainError {
-            guard case .validation(let fields) = error else { throw error }
-            return try confirmPage(viewer, ids: ids, values: values, errors: fields, status: .unprocessableContent)
+            switch error {
+            case .validation(let fields): return try confirmPage(viewer, ids: ids, values: values, errors: fields, status: .unprocessableContent)
+            // Over Free's loss-list size: the same page, with what was typed, saying the limit.
+            case .proRequired: return try confirmPage(viewer, ids: ids, values: values, errors: FieldErrors.fields(of: error), status: .paymentRequired)
+            default: throw error
+            }
         }
     }
 

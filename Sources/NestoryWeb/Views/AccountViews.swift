@@ -64,7 +64,7 @@ enum AccountViews {
                          scanning: (operator: Bool, household: Bool) = (true, true),
                          captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = [],
                          householdForm: [String: String] = [:], householdErrors: [FieldError] = [], storage: String? = nil,
-                         trailing: HTML = .empty) -> HTML {
+                         leading: HTML = .empty, trailing: HTML = .empty) -> HTML {
         let isOwner = viewer.role == .owner
         let rows: [HTML] = members.map { member in
             let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
@@ -87,6 +87,7 @@ enum AccountViews {
             """ : .empty
         return Layout.page(title: "Settings", viewer: viewer, section: .settings, body: """
             \(Layout.notice(notice))
+            \(leading)
             <section class="card">
             <h2>Household</h2>
             \(isOwner ? householdEditor(viewer, form: householdForm, errors: householdErrors) : HTML("""

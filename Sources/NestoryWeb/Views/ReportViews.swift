@@ -5,7 +5,7 @@ import NestoryReports
 
 /// The Reports tab: report cards, the options sheet, the loss-list flow, progress and the history.
 enum ReportViews {
-    static func index(viewer: Viewer, summary: InventorySummary, history: [StoredReport], running: [Job], notice: String?) -> HTML {
+    static func index(viewer: Viewer, plan: Entitlement, summary: InventorySummary, history: [StoredReport], running: [Job], notice: String?) -> HTML {
         let inProgress: [HTML] = running.map { job in
             let progress = job.total > 0 ? " · \(job.done * 100 / job.total)%" : ""
             let title = (try? job.decodedPayload(as: ReportRequest.self))?.kind.title ?? "Report"
@@ -50,7 +50,8 @@ enum ReportViews {
               <article class="card">
                 <h2>Export data</h2>
                 <p class="muted">Every item as a spreadsheet (CSV) or as JSON for other tools.</p>
-                <a class="button" href="/reports/export.csv" download>Download CSV</a>
+                \(plan.allows(.csvExport) ? HTML("<a class=\"button\" href=\"/reports/export.csv\" download>Download CSV</a>")
+                    : HTML("<a class=\"button\" href=\"/settings#pro\">CSV: Nestory Pro</a>"))
                 <a class="button" href="/reports/export.json" download>Download JSON</a>
               </article>
             </section>
@@ -82,8 +83,14 @@ enum ReportViews {
     }
 
     /// The options sheet of the full inventory report.
-    static func inventoryOptions(viewer: Viewer, summary: InventorySummary) -> HTML {
-        Layout.page(title: "Full Inventory Report", viewer: viewer, section: .reports, body: """
+    static func inventoryOptions(viewer: Viewer, plan: Entitlement, summary: InventorySummary) -> HTML {
+        let photos: HTML = plan.allows(.reportPhotos)
+            ? "<label class=\"choice\"><input type=\"checkbox\" name=\"photos\" value=\"1\" checked> Include photos</label>"
+            : """
+                <label class="choice"><input type="checkbox" name="photos" value="1" disabled aria-describedby="photos-pro"> Include photos</label>
+                <p class="hint" id="photos-pro">Nestory Free makes the inventory PDF without photos. <a href="/settings#pro">Nestory Pro</a> adds them.</p>
+                """
+        return Layout.page(title: "Full Inventory Report", viewer: viewer, section: .reports, body: """
             <form class="card" method="post" action="/reports/inventory">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               <p class="muted">\(summary.itemCount) items, \(summary.score.documented) documented. Large inventories take a little while; you can watch the progress.</p>
@@ -91,7 +98,7 @@ enum ReportViews {
                 <label class="choice"><input type="radio" name="group" value="room" checked> Room</label>
                 <label class="choice"><input type="radio" name="group" value="category"> Category</label>
               </fieldset>
-              <label class="choice"><input type="checkbox" name="photos" value="1" checked> Include photos</label>
+              \(photos)
               <label class="choice"><input type="checkbox" name="undocumented" value="1" checked> Include undocumented items</label>
               <p class="hint">\(DocumentationScore.explanation) Leave this off to list only those.</p>
               \(paperSelect(defaultPaper(viewer.household)))

@@ -1,0 +1,104 @@
+import Foundation
+import NestoryDomain
+import NestoryStore
+import NestoryValuation
+
+/// What items are worth: the offline estimate (always there, no key), values entered by hand, and each
+/// item's and the household's valuation history. A valuation never changes the item's purchase price.
+public struct ValuationService: Sendable {
+    let database: AppDatabase
+    let blocking: BlockingPool
+    let timeZone: TimeZone
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, blocking: BlockingPool, timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.blocking = blocking
+        self.timeZone = timeZone
+        self.now = now
+    }
+
+    public var today: CalendarDate { CalendarDate(now(), in: timeZone) }
+
+    /// The offline estimate for an item on a day (today by default), added to its history. The replacement cost
+    /// is the latest one known (a market or hand-entered value), else the purchase price.
+    @discardableResult
+    public func estimateOffline(_ household: HouseholdID, item id: ItemID, on day: CalendarDate? = nil,
+                                table: DepreciationTable = .standard) async throws -> Valuation {
+        let (database, at, day) = (database, now(), day ?? today)
+        return try await blocking.run {
+            let item = try database.item(household, id).item
+            let latest = try database.valuations(household, item: id, limit: 20).first { $0.method != .offline && $0.replacementCost != nil }
+            let unit: Money
+            if let known = latest?.replacementCost?.value, known.currency == item.currency {
+                unit = try known.scaled(by: 1, over: Int64(item.quantity))
+            } else if let price = item.purchasePrice {
+                unit = price
+            } else {
+                throw DomainError.invalid(field: "replacementCost",
+                                          message: "Enter a purchase price or a replacement cost first: the estimate starts from what a like item costs.")
+            }
+            let category = try item.categoryID.flatMap { id in try database.categories(household).first { $0.id == id }?.name }
+            let estimate = try OfflineEstimator.estimate(unitReplacementCost: unit, quantity: item.quantity, purchaseDate: item.purchaseDate,
+                                                         on: day, category: category, condition: item.condition, table: table)
+            let valuation = try Valuation(
+                itemID: id, replacementCost: ValueRange(exactly: estimate.replacementCost),
+                actualCashValue: try ValueRange(value: estimate.actualCashValue, low: estimate.low, high: estimate.high),
+                method: .offline, confidence: estimate.confidence == .medium ? .medium : .low, valuedOn: day,
+                explanation: estimate.explanation + ". Source of the life: \(estimate.rule.source).", createdAt: at)
+            try database.addValuation(household, valuation)
+            return valuation
+        }
+    }
+
+    /// A value entered by a person (an appraisal, a quote): replacement cost and/or actual cash value, in the
+    /// item's currency, for a day (today by default).
+    @discardableResult
+    public func enter(_ household: HouseholdID, item id: ItemID, replacementCost: String, actualCashValue: String,
+                      on dayText: String = "", note: String = "") async throws -> Valuation {
+        let (database, at, today) = (database, now(), today)
+        return try await blocking.run {
+            let item = try database.item(household, id).item
+            var errors = FieldErrors()
+            var rcv: Money?
+            var acv: Money?
+            var day = today
+            let trimmed = (replacementCost.trimmingCharacters(in: .whitespaces), actualCashValue.trimmingCharacters(in: .whitespaces))
+            func amount(_ text: String, field: String) throws -> Money? {
+                guard !text.isEmpty else { return nil }
+                let money: Money
+                do { money = try Money.parse(text, currency: item.currency) } catch { throw DomainError.invalid(field: field, message: error.message) }
+                guard money.minorUnits >= 0 else { throw DomainError.invalid(field: field, message: "Enter an amount of zero or more.") }
+                return money
+            }
+            errors.collect { rcv = try amount(trimmed.0, field: "replacementCost") }
+            errors.collect { acv = try amount(trimmed.1, field: "actualCashValue") }
+            errors.collect {
+                if !dayText.trimmingCharacters(in: .whitespaces).isEmpty {
+                    day = try CalendarDate(iso: dayText)
+                    guard day <= today else { throw DomainError.invalid(field: "date", message: "Choose today or a day before.") }
+                }
+            }
+            if rcv == nil, acv == nil, trimmed.0.isEmpty, trimmed.1.isEmpty {
+                errors.append(FieldError(field: "replacementCost", message: "Enter a replacement cost, an actual cash value, or both."))
+            }
+            try errors.throwIfAny()
+            let explanation = String(note.trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
+            let valuation = try Valuation(itemID: id, replacementCost: rcv.map(ValueRange.init(exactly:)),
+                                          actualCashValue: acv.map(ValueRange.init(exactly:)), method: .manual, confidence: .high,
+                                          valuedOn: day, explanation: explanation.isEmpty ? nil : explanation, createdAt: at)
+            try database.addValuation(household, valuation)
+            return valuation
+        }
+    }
+
+    /// An item's valuations, newest first.
+    public func history(_ household: HouseholdID, item id: ItemID) throws -> [Valuation] {
+        try database.valuations(household, item: id)
+    }
+
+    /// The household's history by day, with daily totals.
+    public func householdHistory(_ household: HouseholdID) throws -> [ValuationDay] {
+        try database.valuationHistory(household)
+    }
+}
