@@ -70,9 +70,11 @@ public struct FieldErrors: Sendable, Equatable {
         if !fields.isEmpty { throw DomainError.validation(fields) }
     }
 
-    /// The per-field messages of an error: a validation error's fields, else its message under "form".
+    /// The per-field messages of an error: a validation error's fields, a Free limit under "plan", else its message
+    /// under "form".
     public static func fields(of error: DomainError) -> [FieldError] {
         if case .validation(let fields) = error { return fields }
+        if case .proRequired(let limit) = error { return [FieldError(field: "plan", message: limit.message)] }
         return [FieldError(field: "form", message: error.message)]
     }
 }

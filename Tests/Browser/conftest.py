@@ -72,6 +72,16 @@ def server():
     process.wait(timeout=10)
 
 
+@pytest.fixture(scope="module")
+def pro_server():
+    """Like `server`, with Nestory Pro for every household (licence.instancePro): for tests of what Pro unlocks
+    (photos in the inventory PDF, CSV export) that are not about the plan itself (test_pro.py is)."""
+    process, base = start_server("--set", "licence.instancePro=true")
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+
+
 def phone_page(browser, scheme="light", **options):
     """A new context at a phone's size (390 × 844, touch) and its page: (context, page)."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, color_scheme=scheme,

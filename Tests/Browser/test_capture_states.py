@@ -164,7 +164,7 @@ def test_photo_item_mode_takes_a_picture_shows_it_with_retake_then_saves(server,
     page.fill("#f-name", "Standing desk")
     page.select_option("#f-roomID", label="Office")
     screenshot(page, "16-10-photo-item-preview")
-    page.click("button[type=submit]")
+    page.click("button[type=submit].primary:has-text('Save')")  # not the tip's Got it
     expect(page.locator("h1")).to_have_text("Standing desk")
     expect(page.locator(".carousel .slide")).to_have_count(1)
     # The recent-captures strip of every mode has it first; a tap opens it.

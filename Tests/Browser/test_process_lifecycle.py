@@ -18,7 +18,8 @@ ITEMS = 3000
 
 def start(data, port, *settings):
     """`nestory serve` on the data folder, with any `--set` settings; its stderr (the log) is kept."""
-    return start_server(*settings, data=data, port=port, stderr=subprocess.PIPE)
+    # Pro: the reports these tests interrupt have photos, which Free leaves out.
+    return start_server("--set", "licence.instancePro=true", *settings, data=data, port=port, stderr=subprocess.PIPE)
 
 
 class Client:

@@ -40,7 +40,8 @@ def pdf_text(path) -> str:
     return subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True).stdout
 
 
-def test_inventory_report_loss_list_history_and_csv(server, phone, tmp_path):
+def test_inventory_report_loss_list_history_and_csv(pro_server, phone, tmp_path):
+    server = pro_server
     page = phone
     signed_in(page, server)
     add_item(page, server, name="Café Sofa €", price="1234.56", brand="Möbel")

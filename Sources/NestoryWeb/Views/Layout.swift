@@ -147,6 +147,13 @@ enum Layout {
 
     static func errorSummary(_ errors: [FieldError]) -> HTML {
         guard !errors.isEmpty else { return .empty }
+        // A Free limit is not a mistake in the form: say what the limit is and where Pro is, above what was typed.
+        if let limit = errors.first(where: { $0.field == "plan" }) {
+            return """
+                <div class="alert" role="alert"><strong>Part of Nestory Pro</strong>
+                <p>\(limit.message)</p><p><a href="/settings#pro">See Nestory Pro</a></p></div>
+                """
+        }
         return """
             <div class="alert" role="alert"><strong>Please check the form.</strong>
             <ul>\(errors.map { HTML("<li>\($0.message)</li>") })</ul></div>

@@ -17,6 +17,7 @@ enum PlanViews {
                 \(PlanLimits.freeLossListItems) items and the full inventory PDF without photos, and has no CSV export. Nothing over a limit is ever \
                 deleted or hidden.</p>
                 <p>\(PlanLimits.paywall)</p>
+                <p><strong>What Pro unlocks</strong></p>
                 <ul class="facts">\(ProFeature.allCases.map { HTML("<li>\($0.label)</li>") })</ul>
                 """
         case .instanceSetting:
@@ -37,8 +38,8 @@ enum PlanViews {
             return HTML("<li>\(who), installed \(viewer.moment(entry.installed.installedAt)): \(problem)</li>")
         }
         let message = errors.first { $0.field == "licence" }?.message
-        let install: HTML = isOwner ? """
-            <form method="post" action="/settings/licence" novalidate>
+        let form: HTML = """
+            <form class="licence" method="post" action="/settings/licence" novalidate>
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               <div class="field\(message == nil ? "" : " invalid")">
                 <label for="f-licence">Licence key</label>
@@ -50,7 +51,11 @@ enum PlanViews {
               </div>
               <button type="submit" class="small">Install licence</button>
             </form>
-            """ : HTML("<p class=\"hint\">The household’s owner installs a licence.</p>")
+            """
+        // With Pro in force the form is folded away (open again when a key came back refused).
+        let install: HTML = !isOwner ? HTML("<p class=\"hint\">The household’s owner installs a licence.</p>")
+            : entitlement.plan == .free ? form
+            : "<details class=\"licence\"\(errors.isEmpty ? HTML.empty : HTML(raw: " open"))><summary>Install another licence key</summary>\(form)</details>"
         return """
             <section class="card" id="pro">
             <h2>Account &amp; Pro</h2>
