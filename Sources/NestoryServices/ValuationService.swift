@@ -101,4 +101,9 @@ public struct ValuationService: Sendable {
     public func householdHistory(_ household: HouseholdID) throws -> [ValuationDay] {
         try database.valuationHistory(household)
     }
+
+    /// One day of the history: the values made for it, with their items' names.
+    public func day(_ household: HouseholdID, _ day: CalendarDate) throws -> [(valuation: Valuation, itemName: String)] {
+        try database.valuations(household, on: day)
+    }
 }

@@ -58,6 +58,39 @@ extension AppDatabase {
         }
     }
 
+    /// The valuations for one day of the history (the day each value is for), with their items' names, newest first.
+    public func valuations(_ householdID: HouseholdID, on day: CalendarDate, limit: Int = 500) throws -> [(valuation: Valuation, itemName: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT valuation.*, item.id AS item_id, item.name AS item_name FROM valuation JOIN item ON item.seq = valuation.item_seq
+                WHERE valuation.household_id = ? AND valued_on = ? ORDER BY valuation.created_at DESC, valuation.rowid DESC LIMIT ?
+                """, arguments: [householdID.description, day.iso, limit]).compactMap { row in
+                guard let itemID = ItemID(string: row["item_id"]), let valuation = Self.valuation(row, itemID: itemID) else { return nil }
+                return (valuation, row["item_name"])
+            }
+        }
+    }
+
+    /// Each item's latest valuation, for the reports and exports (items without one are absent).
+    public func latestValuations(_ householdID: HouseholdID, items: [ItemID]) throws -> [ItemID: Valuation] {
+        guard !items.isEmpty else { return [:] }
+        return try read { db in
+            var found: [ItemID: Valuation] = [:]
+            for chunk in stride(from: 0, to: items.count, by: 500).map({ Array(items[$0..<min($0 + 500, items.count)]) }) {
+                let marks = chunk.map { _ in "?" }.joined(separator: ",")
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT valuation.*, item.id AS item_id FROM item JOIN valuation ON valuation.rowid = (
+                        SELECT v.rowid FROM valuation v WHERE v.item_seq = item.seq ORDER BY v.created_at DESC, v.rowid DESC LIMIT 1)
+                    WHERE item.household_id = ? AND item.id IN (\(marks))
+                    """, arguments: StatementArguments([householdID.description] + chunk.map(\.description)))
+                for row in rows {
+                    if let id = ItemID(string: row["item_id"]), let valuation = Self.valuation(row, itemID: id) { found[id] = valuation }
+                }
+            }
+            return found
+        }
+    }
+
     static func valuation(_ row: Row, itemID: ItemID) -> Valuation? {
         let currency = row.currency("currency")
         func range(_ prefix: String) -> ValueRange? {

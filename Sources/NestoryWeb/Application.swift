@@ -127,7 +127,9 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)
+    ValuationController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
+    ValuationAPIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
     ClientReportsController(dependencies: dependencies).addRoutes(to: api)
     return router

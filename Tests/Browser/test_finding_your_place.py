@@ -3,10 +3,18 @@ actions on a row, confirmations and notices, and large text on every page. Scree
 test-artifacts/screenshots (light and dark)."""
 import re
 
+import pytest
+
 from conftest import phone_page, png, screenshot, sign_in
 from playwright.sync_api import expect
 
 ITEMS = 130  # more than three pages of 40
+
+
+@pytest.fixture(scope="module")
+def server(pro_server):
+    """This file lists 130 items, past Free's 100: its server has Pro (the plan itself is test_pro.py's subject)."""
+    return pro_server
 
 
 def add_items(page, count: int) -> None:

@@ -69,14 +69,23 @@ struct InventoryController {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let viewer = try context.requireViewer()
-        let details = try database.item(viewer.household.id, try itemID(context))
+        try detailPage(try context.requireViewer(), try itemID(context), notice: request.query["notice"])
+    }
+
+    /// The item's page; `valueForm` and `valueErrors` are its Value card's when a valuation came back refused (422).
+    func detailPage(_ viewer: Viewer, _ id: ItemID, notice: String? = nil, valueForm: [String: String] = [:],
+                    valueErrors: [FieldError] = []) throws -> Response {
+        let details = try database.item(viewer.household.id, id)
         let rooms = try database.rooms(viewer.household.id)
         let categories = try database.categories(viewer.household.id)
+        let value = ValuationViews.itemSection(viewer: viewer, item: details.item,
+                                               valuations: try dependencies.services.valuations.history(viewer.household.id, item: id),
+                                               form: valueForm, errors: valueErrors)
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },
                                                   category: categories.first { $0.id == details.item.categoryID },
-                                                  notice: request.query["notice"], today: dependencies.today()))
+                                                  notice: notice, today: dependencies.today(), value: value),
+                                 status: valueErrors.isEmpty ? .ok : .unprocessableContent)
     }
 
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -49,6 +49,16 @@ enum OpenAPI {
             "documentation": { "type": "object", "properties": { "hasPhoto": { "type": "boolean" }, "hasReceipt": { "type": "boolean" },
               "hasValue": { "type": "boolean" }, "hasSerial": { "type": "boolean" }, "hasRoom": { "type": "boolean" }, "hasCategory": { "type": "boolean" } } },
             "photos": { "type": "array", "items": { "$ref": "#/components/schemas/Photo" } }, "primaryPhoto": { "type": "string" } } },
+          "ValueRange": { "type": "object", "required": ["value", "low", "high"], "properties": { "value": { "$ref": "#/components/schemas/Money" },
+            "low": { "$ref": "#/components/schemas/Money" }, "high": { "$ref": "#/components/schemas/Money" } } },
+          "Valuation": { "type": "object", "required": ["id", "itemID", "method", "confidence", "valuedOn", "sources", "createdAt"], "properties": {
+            "id": { "type": "string" }, "itemID": { "type": "string", "format": "uuid" },
+            "replacementCost": { "$ref": "#/components/schemas/ValueRange" }, "actualCashValue": { "$ref": "#/components/schemas/ValueRange" },
+            "method": { "enum": ["market", "offline", "manual"] }, "confidence": { "enum": ["low", "medium", "high"] },
+            "valuedOn": { "type": "string", "format": "date" }, "explanation": { "type": "string", "description": "How the figure was reached (the offline formula with its inputs)" },
+            "sources": { "type": "array", "items": { "type": "object", "properties": { "url": { "type": "string" }, "title": { "type": "string" },
+              "amount": { "$ref": "#/components/schemas/Money" }, "fetchedAt": { "type": "string", "format": "date-time" } } } },
+            "createdAt": { "type": "string", "format": "date-time" } } },
           "Photo": { "type": "object", "properties": { "id": { "type": "string" }, "url": { "type": "string" }, "contentType": { "type": "string" },
             "byteCount": { "type": "integer" }, "isPrimary": { "type": "boolean" } } }
         }
@@ -66,6 +76,32 @@ enum OpenAPI {
                 "reportPhotos": { "type": "boolean" }, "csvExport": { "type": "boolean" } } },
               "licence": { "type": "object", "properties": { "licensee": { "type": "string" }, "scope": { "enum": ["household", "instance"] },
                 "issued": { "type": "string", "format": "date" }, "expires": { "type": ["string", "null"], "format": "date" } } } } } } } } } } },
+        "/items/{id}/valuations": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "get": { "summary": "The item's valuations, newest first (its history; the purchase price is never changed by them)",
+            "responses": { "200": { "description": "Valuations", "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "items": { "type": "array", "items": { "$ref": "#/components/schemas/Valuation" } } } } } } }, "404": { "description": "Not in this household" } } },
+          "post": { "summary": "Keep a value entered by hand (an appraisal, a quote): replacement cost and/or actual cash value in the item's currency",
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": { "type": "object", "properties": {
+              "replacementCost": { "type": "string", "example": "1299.00" }, "actualCashValue": { "type": "string" },
+              "date": { "type": "string", "format": "date", "description": "The day the value is for; today when omitted; not in the future" },
+              "note": { "type": "string", "maxLength": 500 } } } } } },
+            "responses": { "201": { "description": "Kept", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Valuation" } } } },
+              "404": { "description": "Not in this household" }, "422": { "description": "Invalid fields", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } }
+        },
+        "/items/{id}/valuations/offline": {
+          "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string", "format": "uuid" } }],
+          "post": { "summary": "Keep an offline estimate: ACV = RCV × max(floor, 1 − age/life) × condition factor, from the latest market or hand-entered replacement cost, else the purchase price",
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "responses": { "201": { "description": "Kept", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Valuation" } } } },
+              "404": { "description": "Not in this household" }, "422": { "description": "No price or replacement cost to start from" } } }
+        },
+        "/valuations/history": { "get": { "summary": "The household's valuation history by day (the day each value is for), newest first, with each day's count and totals per currency",
+          "responses": { "200": { "description": "Days", "content": { "application/json": { "schema": { "type": "object", "properties": { "items": { "type": "array", "items": {
+            "type": "object", "required": ["day", "count", "replacementCost", "actualCashValue"], "properties": { "day": { "type": "string", "format": "date" }, "count": { "type": "integer" },
+            "replacementCost": { "type": "array", "items": { "$ref": "#/components/schemas/Money" } },
+            "actualCashValue": { "type": "array", "items": { "$ref": "#/components/schemas/Money" } } } } } } } } } } } } },
         "/charts": { "get": { "summary": "Value by category and items by room", "responses": { "200": { "description": "Chart data" } } } },
         "/rooms": { "get": { "summary": "The household's rooms, in order", "responses": { "200": { "description": "Rooms" } } } },
         "/categories": { "get": { "summary": "The household's categories, in order", "responses": { "200": { "description": "Categories" } } } },

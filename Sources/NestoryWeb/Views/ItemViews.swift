@@ -4,7 +4,7 @@ import NestoryDomain
 /// Item detail and the add/edit form.
 enum ItemViews {
     static func detail(viewer: Viewer, details: ItemDetails, room: Room?, category: NestoryDomain.Category?, notice: String?,
-                       today: CalendarDate) -> HTML {
+                       today: CalendarDate, value: HTML = .empty) -> HTML {
         let item = details.item
         let status = details.documentation
         let count = details.photos.count
@@ -123,6 +123,7 @@ enum ItemViews {
               \(pills)
               \(facts)
             </section>
+            \(value)
             \(documentation)
             <section class="card"><h2>Receipts</h2>
               \(receipts.isEmpty ? HTML("<p class=\"muted\">No receipt linked. \(DocumentationAspect.receipt.missingHelp)</p>") : HTML("<ul class=\"list\">\(receipts)</ul>"))

@@ -48,6 +48,11 @@ enum ReportViews {
                 <a class="primary button" href="/reports/loss">Start</a>
               </article>
               <article class="card">
+                <h2>Valuation history</h2>
+                <p class="muted">What items were worth, by the day each value is for, with the day’s totals.</p>
+                <a class="button" href="/valuations">Open</a>
+              </article>
+              <article class="card">
                 <h2>Export data</h2>
                 <p class="muted">Every item as a spreadsheet (CSV) or as JSON for other tools.</p>
                 \(plan.allows(.csvExport) ? HTML("<a class=\"button\" href=\"/reports/export.csv\" download>Download CSV</a>")

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import NestoryDomain
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+@Suite("Valuations in the web app and the API: the item's Value card, values entered by hand, the history by day")
+struct ValuationWebTests {
+    func item(_ app: TestApp, _ household: HouseholdID, name: String, price: String?, bought: String?, category: String?) throws -> Item {
+        var draft = ItemDraft(name: name, currency: .usd)
+        draft.purchasePrice = try price.map { try Money.parse($0, currency: .usd) }
+        draft.purchaseDate = try bought.map { try CalendarDate(iso: $0) }
+        draft.categoryID = try category.flatMap { name in try app.database.categories(household).first { $0.name == name }?.id }
+        return try app.database.createItem(household, draft, now: Date())
+    }
+
+    @Test("the offline estimate shows its figure and formula; without a price it says what to enter; the price is never changed")
+    func offline() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("The Smiths", email: "ann@example.com")
+        let tv = try item(app, household.id, name: "Television", price: "1200", bought: "2021-06-01", category: "Electronics")
+        let vase = try item(app, household.id, name: "Vase", price: nil, bought: nil, category: nil)
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            #expect(try await ann.request(.get, "/items/\(tv.id)").body.contains("No value yet"))
+            let estimated = try await ann.request(.post, "/items/\(tv.id)/valuations/offline", form: [:])
+            #expect(estimated.status == .seeOther && estimated.location?.contains("#value") == true)
+            let page = try await ann.request(.get, "/items/\(tv.id)")
+            #expect(page.body.contains("Actual cash value") && page.body.contains("Offline estimate (depreciation)"))
+            #expect(page.body.contains("class=\"formula\"") && page.body.contains("Electronics"))
+            #expect(try app.database.item(household.id, tv.id).item.purchasePrice == tv.purchasePrice)
+
+            let refused = try await ann.request(.post, "/items/\(vase.id)/valuations/offline", form: [:])
+            #expect(refused.status == .unprocessableContent && refused.body.contains("Enter a purchase price or a replacement cost first"))
+        }
+    }
+
+    @Test("a value entered by hand: refused fields keep what was typed; saved, it leads the card and the day's totals")
+    func manual() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("The Smiths", email: "ann@example.com")
+        let ring = try item(app, household.id, name: "Ring", price: "900", bought: "2019-03-01", category: "Jewelry & Watches")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let bad = try await ann.request(.post, "/items/\(ring.id)/valuations", form: ["replacementCost": "lots", "actualCashValue": "", "note": "Appraisal"])
+            #expect(bad.status == .unprocessableContent && bad.body.contains("value=\"lots\"") && bad.body.contains("value=\"Appraisal\""))
+            #expect(bad.body.contains("<details open>"))
+            let saved = try await ann.request(.post, "/items/\(ring.id)/valuations",
+                                              form: ["replacementCost": "3,200", "actualCashValue": "2800", "date": "2026-11-20", "note": "Appraisal"])
+            #expect(saved.status == .seeOther)
+            let page = try await ann.request(.get, "/items/\(ring.id)")
+            #expect(page.body.contains("$3,200.00") && page.body.contains("$2,800.00") && page.body.contains("Entered by hand"))
+            let history = try await ann.request(.get, "/valuations")
+            #expect(history.body.contains("/valuations?day=2026-11-20") && history.body.contains("1 value") && history.body.contains("ACV $2,800.00"))
+            let day = try await ann.request(.get, "/valuations?day=2026-11-20")
+            #expect(day.body.contains("Ring") && day.body.contains("/items/\(ring.id)#value"))
+            #expect(try await ann.request(.get, "/valuations?day=yesterday").status == .unprocessableContent)
+        }
+    }
+
+    @Test("the API: enter, estimate, list and the history; another household's item is not found")
+    func api() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("The Smiths", email: "ann@example.com")
+        let (other, _) = try app.household("The Joneses", email: "jo@example.com")
+        let lamp = try item(app, household.id, name: "Lamp", price: "80", bought: "2024-01-10", category: "Furniture")
+        let theirs = try item(app, other.id, name: "Their lamp", price: "80", bought: nil, category: nil)
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let entered = try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"replacementCost": "95.00", "note": "Shop quote"}"#)
+            #expect(entered.status == .created)
+            let body = try #require(entered.json as? [String: Any])
+            #expect(body["method"] as? String == "manual" && ((body["replacementCost"] as? [String: Any])?["value"] as? [String: Any])?["amount"] as? String == "95.00")
+            #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations/offline").status == .created)
+            let list = try #require((try await ann.request(.get, "/api/v1/items/\(lamp.id)/valuations").json as? [String: Any])?["items"] as? [[String: Any]])
+            // The offline estimate started from the value entered (95), not the purchase price (80).
+            #expect(list.count == 2 && list[0]["method"] as? String == "offline")
+            #expect(((list[0]["replacementCost"] as? [String: Any])?["value"] as? [String: Any])?["amount"] as? String == "95.00")
+            let days = try #require((try await ann.request(.get, "/api/v1/valuations/history").json as? [String: Any])?["items"] as? [[String: Any]])
+            #expect(days.first?["count"] as? Int == 2)
+            #expect(try await ann.request(.get, "/api/v1/items/\(theirs.id)/valuations").status == .notFound)
+            #expect(try await ann.request(.post, "/api/v1/items/\(theirs.id)/valuations", json: #"{"replacementCost": "1"}"#).status == .notFound)
+            #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"replacementCost": "-3"}"#).status == .unprocessableContent)
+            #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: "[]").status == .badRequest)
+        }
+    }
+}
