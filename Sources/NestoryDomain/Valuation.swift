@@ -18,6 +18,11 @@ public struct ValueRange: Hashable, Codable, Sendable {
         self.high = high
     }
 
+    /// "$460.63 ($320.79–$553.86)", or the value alone when it is known exactly.
+    public var formatted: String {
+        low == high ? value.formatted : "\(value.formatted) (\(low.formatted)–\(high.formatted))"
+    }
+
     /// A value known exactly (entered by hand): its range is itself.
     public init(exactly value: Money) {
         self.value = value

@@ -12,6 +12,10 @@ public final class InventoryPDFRenderer: InventoryReportSink {
     private var currentGroup: ReportGroup?
     private var columns: [Column] = []
     private var rowIndex = 0
+    /// Items valued from market prices, for the sources appendix (the first `appendixLimit`; the rest are counted).
+    private var marketValued: [ValuationAppendix.Entry] = []
+    private var marketOmitted = 0
+    static let appendixLimit = 500
 
     /// Photos embedded so far (for tests and benchmarks).
     public var imageCount: Int { canvas.imageCount }
@@ -191,7 +195,14 @@ public final class InventoryPDFRenderer: InventoryReportSink {
         let brandHeight = brandModel.isEmpty ? 0 : c.measure(brandModel, width: itemColumn.width - 8, font: .regular(7.5), maxLines: 1)
         let serialHeight = c.measure(item.serialNumber ?? "—", width: 86 - 8, font: .regular(7.5), maxLines: 2)
         let unitLine = item.quantity > 1 && item.totalValue != nil ? 30.0 : 0  // "6 × $200.00" under the value
-        let rowHeight = max(options.includePhotos ? 46 : 22, nameHeight + brandHeight + 10, serialHeight + 10, unitLine)
+        // The latest valuation under the price: "RCV $1,400.00 h", "ACV $700.00 h".
+        let valueLines = [row.valuation?.replacementCost.map { "RCV \($0.value.formatted)" }, row.valuation?.actualCashValue.map { "ACV \($0.value.formatted)" }]
+            .compactMap { $0 }.map { "\($0) \(ReportFormat.valuationMark(row.valuation!.method))" }
+        let valueHeight = (unitLine > 0 ? 30.0 : 18) + Double(valueLines.count) * 10
+        let rowHeight = max(options.includePhotos ? 46 : 22, nameHeight + brandHeight + 10, serialHeight + 10, unitLine, valueLines.isEmpty ? 0 : valueHeight)
+        if let valuation = row.valuation, valuation.method == .market {
+            if marketValued.count < Self.appendixLimit { marketValued.append(.init(label: item.name, valuation: valuation)) } else { marketOmitted += 1 }
+        }
         if y + rowHeight > c.contentBottom {
             try c.newPage()
             y = c.contentTop
@@ -228,6 +239,11 @@ public final class InventoryPDFRenderer: InventoryReportSink {
                     }
                 } else {
                     c.text("No value", x: x + 4, y: top, width: inner, font: .regular(7.5), color: .warn, align: .right)
+                }
+                var lineY = top + (item.quantity > 1 && item.totalValue != nil ? 24 : 12)
+                for line in valueLines {
+                    c.text(line, x: x + 4, y: lineY, width: inner, font: .regular(7), color: .muted, align: .right, maxLines: 1)
+                    lineY += 10
                 }
             case .evidence:
                 drawEvidence(row.documentation, x: x + 4, y: top)
@@ -283,8 +299,18 @@ public final class InventoryPDFRenderer: InventoryReportSink {
                width: c.contentWidth / 2 - 10, font: .bold(11), color: .white, align: .right)
         y += 38
         if totals.grand.itemsWithoutValue > 0 {
-            c.text("\(totals.grand.itemsWithoutValue) item\(totals.grand.itemsWithoutValue == 1 ? " has" : "s have") no value and \(totals.grand.itemsWithoutValue == 1 ? "is" : "are") not in the total.",
-                   x: c.margin, y: y, width: c.contentWidth, font: .regular(8), color: .muted)
+            y += c.text("\(totals.grand.itemsWithoutValue) item\(totals.grand.itemsWithoutValue == 1 ? " has" : "s have") no value and \(totals.grand.itemsWithoutValue == 1 ? "is" : "are") not in the total.",
+                        x: c.margin, y: y, width: c.contentWidth, font: .regular(8), color: .muted) + 6
+        }
+        if totals.grand.valuedCount > 0 {
+            let currency = header?.currency ?? .usd
+            let rcv = totals.grand.replacementCost.isEmpty ? "—" : ReportFormat.money(totals.grand.replacementCost, preferred: currency)
+            let acv = totals.grand.actualCashValue.isEmpty ? "—" : ReportFormat.money(totals.grand.actualCashValue, preferred: currency)
+            if y + 40 > c.contentBottom { try c.newPage(); y = c.contentTop }
+            y += c.text("Valued items (\(totals.grand.valuedCount) of \(totals.grand.itemCount)): replacement cost \(rcv) · actual cash value \(acv)",
+                        x: c.margin, y: y, width: c.contentWidth, font: .bold(8.5)) + 4
+            y += c.text(ReportFormat.valuationLegend, x: c.margin, y: y, width: c.contentWidth, font: .regular(7), color: .muted) + 10
+            y = try ValuationAppendix.draw(marketValued, on: c, from: y, omitted: marketOmitted)
         }
         try c.finish()
     }

@@ -11,6 +11,8 @@ public final class LossListPDFRenderer: LossListSink {
     private var y: Double = 0
     private var photoSlot = 0
     private var rowIndex = 0
+    /// The valued rows, for the appendix after the table.
+    private var valued: [ValuationAppendix.Entry] = []
 
     public var imageCount: Int { canvas.imageCount }
     public var pageCount: Int { canvas.pageNumber }
@@ -21,14 +23,15 @@ public final class LossListPDFRenderer: LossListSink {
         let align: Align
     }
 
-    private let columns: [Column] = [
-        Column(title: "#", width: 20, align: .right), Column(title: "Description", width: 130, align: .left),
-        Column(title: "Brand", width: 65, align: .left), Column(title: "Model", width: 65, align: .left),
-        Column(title: "Serial", width: 75, align: .left), Column(title: "Qty", width: 26, align: .right),
-        Column(title: "Age", width: 40, align: .left), Column(title: "Condition", width: 48, align: .left),
-        Column(title: "Purchased", width: 58, align: .left), Column(title: "Unit price", width: 60, align: .right),
-        Column(title: "Total price", width: 60, align: .right), Column(title: "Replacement", width: 60, align: .right),
-        Column(title: "Room", width: 63, align: .left),
+    /// The table's columns, at their widths on A4; scaled to the page's width (US Letter is narrower).
+    private static let designed: [Column] = [
+        Column(title: "#", width: 20, align: .right), Column(title: "Description", width: 112, align: .left),
+        Column(title: "Brand", width: 58, align: .left), Column(title: "Model", width: 58, align: .left),
+        Column(title: "Serial", width: 68, align: .left), Column(title: "Qty", width: 24, align: .right),
+        Column(title: "Age", width: 38, align: .left), Column(title: "Condition", width: 46, align: .left),
+        Column(title: "Purchased", width: 52, align: .left), Column(title: "Unit price", width: 56, align: .right),
+        Column(title: "Total price", width: 58, align: .right), Column(title: "RCV", width: 62, align: .right),
+        Column(title: "ACV", width: 62, align: .right), Column(title: "Room", width: 54, align: .left),
     ]
 
     /// - Parameters:
@@ -39,7 +42,11 @@ public final class LossListPDFRenderer: LossListSink {
         landscape = (size.height, size.width)
         canvas = try PDFCanvas(path: path, width: landscape.width, height: landscape.height, title: "Loss List", footer: "",
                                totalPages: totalPages)
+        let scale = min(1, canvas.contentWidth / Self.designed.reduce(0) { $0 + $1.width })
+        columns = Self.designed.map { Column(title: $0.title, width: $0.width * scale, align: $0.align) }
     }
+
+    private let columns: [Column]
 
     private var currency: CurrencyCode { cover?.header.currency ?? .usd }
 
@@ -103,8 +110,10 @@ public final class LossListPDFRenderer: LossListSink {
         let cells: [String] = [
             "\(number)", item.name, item.brand ?? "—", item.modelNumber ?? "—", item.serialNumber ?? "—", "\(item.quantity)",
             ReportFormat.age(from: item.purchaseDate, asOf: asOf) ?? "—", item.condition.label, item.purchaseDate?.iso ?? "—",
-            item.purchasePrice?.formatted ?? "—", item.totalValue?.formatted ?? "—", "—", row.roomName ?? "—",
+            item.purchasePrice?.formatted ?? "—", item.totalValue?.formatted ?? "—",
+            Self.valueCell(row.valuation, \.replacementCost), Self.valueCell(row.valuation, \.actualCashValue), row.roomName ?? "—",
         ]
+        if let valuation = row.valuation { valued.append(.init(label: "#\(number) \(item.name)", valuation: valuation)) }
         var height = 14.0
         for (index, column) in columns.enumerated() where cells[index].count > 6 {
             height = max(height, c.measure(cells[index], width: column.width - 6, font: index == 1 ? .bold(7.5) : .regular(7.5), maxLines: 3) + 6)
@@ -127,6 +136,12 @@ public final class LossListPDFRenderer: LossListSink {
         c.fill(x: c.margin, y: y - 0.4, width: c.contentWidth, height: 0.4, color: .line)
     }
 
+    /// "$1,400.00 h": the latest valuation's figure and how it was made (the legend under the table says).
+    static func valueCell(_ valuation: Valuation?, _ figure: KeyPath<Valuation, ValueRange?>) -> String {
+        guard let valuation, let range = valuation[keyPath: figure] else { return "—" }
+        return "\(range.value.formatted) \(ReportFormat.valuationMark(valuation.method))"
+    }
+
     public func endTable(_ total: ReportTotal) throws {
         let c = canvas
         if y + 40 > c.contentBottom { try c.newPage(); y = c.contentTop }
@@ -137,8 +152,15 @@ public final class LossListPDFRenderer: LossListSink {
         c.text(ReportFormat.money(total.value, preferred: currency), x: c.margin + 300, y: y + 5, width: c.contentWidth - 308,
                font: .bold(8.5), color: .white, align: .right)
         y += 26
-        c.text("Prices are what was paid (unit price × quantity), in each item's currency; currencies are never converted. Replacement values are shown where an appraisal exists. Age is counted to the date of loss.",
-               x: c.margin, y: y, width: c.contentWidth, font: .regular(7), color: .muted)
+        if total.valuedCount > 0 {
+            let rcv = total.replacementCost.isEmpty ? "—" : ReportFormat.money(total.replacementCost, preferred: currency)
+            let acv = total.actualCashValue.isEmpty ? "—" : ReportFormat.money(total.actualCashValue, preferred: currency)
+            y += c.text("Valued items (\(total.valuedCount) of \(total.itemCount)): replacement cost \(rcv) · actual cash value \(acv)",
+                        x: c.margin, y: y, width: c.contentWidth, font: .bold(8)) + 4
+        }
+        y += c.text("Prices are what was paid (unit price × quantity), in each item's currency; currencies are never converted. Age is counted to the date of loss. "
+                    + ReportFormat.valuationLegend, x: c.margin, y: y, width: c.contentWidth, font: .regular(7), color: .muted) + 10
+        y = try ValuationAppendix.draw(valued, on: c, from: y)
     }
 
     public func photos(_ row: ReportItem, number: Int) throws {

@@ -25,7 +25,11 @@ import NestoryDomain
 ///         "photos": [ { "sha256", "contentType" } ], "receiptCount",
 ///         "receipts": [ { "sha256", "contentType", "vendor", "total", "tax" (amounts as above),
 ///                         "purchaseDate", "rawText" (the recognised text) } ],
-///         "createdAt", "updatedAt"  (ISO 8601, UTC)
+///         "createdAt", "updatedAt"  (ISO 8601, UTC),
+///         "valuation": { "replacementCost", "actualCashValue": { "value", "low", "high" } (amounts as above) | null,
+///                        "method": "market" | "offline" | "manual", "confidence": "low" | "medium" | "high",
+///                        "valuedOn": "YYYY-MM-DD", "explanation", "sources": [ { "url", "title", "amount", "fetchedAt" } ] } | null
+///           (the latest; the purchase price above is what was paid, never changed by a valuation)
 ///       } ]
 ///     }
 /// Absent text fields are `null`. Photos are named by the SHA-256 of their bytes, as in backups.
@@ -34,6 +38,7 @@ public enum InventoryExport {
         "id", "name", "brand", "model_number", "serial_number", "barcode", "quantity", "unit_price", "total_value", "currency",
         "purchase_date", "warranty_expiry", "condition", "condition_notes", "room", "category", "tags", "notes",
         "photo_count", "receipt_count", "documented", "created_at", "updated_at",
+        "replacement_cost", "actual_cash_value", "valuation_currency", "valuation_method", "valued_on",
     ]
 
     public static func csvRow(_ row: ReportItem) -> [CSVField] {
@@ -46,6 +51,8 @@ public enum InventoryExport {
             .text(row.categoryName), .text(item.tags.joined(separator: "; ")), .text(item.notes),
             .number(String(row.photoCount)), .number(String(row.receiptCount)),
             .number(row.documentation.isDocumented ? "yes" : "no"), .number(iso(item.createdAt)), .number(iso(item.updatedAt)),
+            .number(row.valuation?.replacementCost?.value.plainAmount), .number(row.valuation?.actualCashValue?.value.plainAmount),
+            .number(row.valuation?.currency.code), .number(row.valuation?.method.rawValue), .number(row.valuation?.valuedOn.iso),
         ]
     }
 
@@ -155,6 +162,7 @@ public enum InventoryExport {
         public let receiptCount: Int
         public let receipts: [ReceiptJSON]
         public let createdAt, updatedAt: String
+        public let valuation: ValuationJSON?
 
         public init(_ row: ReportItem) {
             let item = row.item
@@ -189,6 +197,7 @@ public enum InventoryExport {
             }
             createdAt = InventoryExport.iso(item.createdAt)
             updatedAt = InventoryExport.iso(item.updatedAt)
+            valuation = row.valuation.map(ValuationJSON.init)
         }
 
         // Absent values are written as null, so every key is always present.
@@ -206,6 +215,41 @@ public enum InventoryExport {
             try c.encode(documentation, forKey: .documentation); try c.encode(photos, forKey: .photos)
             try c.encode(receiptCount, forKey: .receiptCount); try c.encode(receipts, forKey: .receipts)
             try c.encode(createdAt, forKey: .createdAt); try c.encode(updatedAt, forKey: .updatedAt)
+            try c.encode(valuation, forKey: .valuation)
+        }
+    }
+
+    /// An item's latest valuation in the JSON export.
+    public struct ValuationJSON: Codable, Hashable, Sendable {
+        public struct Range: Codable, Hashable, Sendable {
+            public let value, low, high: MoneyJSON
+        }
+        public struct Source: Codable, Hashable, Sendable {
+            public let url, title: String
+            public let amount: MoneyJSON
+            public let fetchedAt: String
+        }
+        public let replacementCost, actualCashValue: Range?
+        public let method, confidence, valuedOn: String
+        public let explanation: String?
+        public let sources: [Source]
+
+        init(_ valuation: Valuation) {
+            func range(_ r: ValueRange?) -> Range? { r.map { Range(value: MoneyJSON($0.value), low: MoneyJSON($0.low), high: MoneyJSON($0.high)) } }
+            replacementCost = range(valuation.replacementCost)
+            actualCashValue = range(valuation.actualCashValue)
+            method = valuation.method.rawValue
+            confidence = valuation.confidence.rawValue
+            valuedOn = valuation.valuedOn.iso
+            explanation = valuation.explanation
+            sources = valuation.sources.map { Source(url: $0.url, title: $0.title, amount: MoneyJSON($0.amount), fetchedAt: InventoryExport.iso($0.fetchedAt)) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(replacementCost, forKey: .replacementCost); try c.encode(actualCashValue, forKey: .actualCashValue)
+            try c.encode(method, forKey: .method); try c.encode(confidence, forKey: .confidence); try c.encode(valuedOn, forKey: .valuedOn)
+            try c.encode(explanation, forKey: .explanation); try c.encode(sources, forKey: .sources)
         }
     }
 }

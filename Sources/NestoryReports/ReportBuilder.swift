@@ -131,3 +131,18 @@ public enum ReportFormat {
         return String(format: "%.1f MB", Double(bytes) / 1_000_000)
     }
 }
+
+extension ReportFormat {
+    /// The short mark after a value in a report's table, explained by `valuationLegend`.
+    public static func valuationMark(_ method: ValuationMethod) -> String {
+        switch method {
+        case .market: return "m"
+        case .offline: return "d"
+        case .manual: return "h"
+        }
+    }
+
+    public static let valuationLegend = "Replacement cost (RCV) and actual cash value (ACV) are the latest valuation of each item: "
+        + "m = market prices found (their sources are listed at the end), d = offline depreciation estimate (by category, age and condition), "
+        + "h = entered by hand (an appraisal or a quote). They are kept apart from the purchase price, which is what was paid."
+}

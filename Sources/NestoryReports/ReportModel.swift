@@ -25,9 +25,12 @@ public struct ReportItem: Hashable, Sendable {
     public let photos: [ReportPhoto]
     /// The linked receipts, when the source was asked for them (the JSON export).
     public let receipts: [Receipt]
+    /// The item's latest valuation (replacement cost and actual cash value), if it has one.
+    public let valuation: Valuation?
 
     public init(item: Item, roomName: String?, categoryName: String?, photoCount: Int, receiptCount: Int, photos: [ReportPhoto],
-                receipts: [Receipt] = []) {
+                receipts: [Receipt] = [], valuation: Valuation? = nil) {
+        self.valuation = valuation
         self.item = item
         self.roomName = roomName
         self.categoryName = categoryName
@@ -63,6 +66,10 @@ public struct ReportTotal: Hashable, Sendable {
     /// Price × quantity per currency, for items with a value.
     public internal(set) var value = MoneyTotals()
     public internal(set) var itemsWithoutValue = 0
+    /// The latest valuations' replacement costs and actual cash values, per currency, for items that have them.
+    public internal(set) var replacementCost = MoneyTotals()
+    public internal(set) var actualCashValue = MoneyTotals()
+    public internal(set) var valuedCount = 0
 
     public init(name: String) { self.name = name }
 
@@ -71,6 +78,11 @@ public struct ReportTotal: Hashable, Sendable {
         unitCount += row.item.quantity
         if row.documentation.isDocumented { documentedCount += 1 }
         if let value = row.item.totalValue { try self.value.add(value) } else { itemsWithoutValue += 1 }
+        if let valuation = row.valuation {
+            valuedCount += 1
+            if let rcv = valuation.replacementCost { try replacementCost.add(rcv.value) }
+            if let acv = valuation.actualCashValue { try actualCashValue.add(acv.value) }
+        }
     }
 }
 

@@ -30,19 +30,22 @@ public struct StoreReportSource: ReportItemSource {
             let page = try database.reportItems(householdID, groupBy: grouping == .room ? .room : .category, groupID: group.id,
                                                 documentedOnly: documentedOnly, allPhotos: includeReceipts, receipts: includeReceipts,
                                                 after: cursor)
-            for record in page.items { try body(reportItem(record)) }
+            let valuations = try database.latestValuations(householdID, items: page.items.map(\.listing.item.id))
+            for record in page.items { try body(reportItem(record, valuation: valuations[record.listing.item.id])) }
             cursor = page.next
         } while cursor != nil
     }
 
     public func forEachItem(ids: [ItemID], _ body: (ReportItem) throws -> Void) throws {
-        for record in try database.reportItems(householdID, ids: ids) { try body(reportItem(record)) }
+        let records = try database.reportItems(householdID, ids: ids)
+        let valuations = try database.latestValuations(householdID, items: records.map(\.listing.item.id))
+        for record in records { try body(reportItem(record, valuation: valuations[record.listing.item.id])) }
     }
 
-    func reportItem(_ record: ReportItemRecord) -> ReportItem {
+    func reportItem(_ record: ReportItemRecord, valuation: Valuation?) -> ReportItem {
         ReportItem(item: record.listing.item, roomName: record.roomName, categoryName: record.categoryName,
                    photoCount: record.listing.photoCount, receiptCount: record.listing.receiptCount,
-                   photos: record.photos.map(photo), receipts: record.receipts)
+                   photos: record.photos.map(photo), receipts: record.receipts, valuation: valuation)
     }
 
     /// JPEG and PNG originals are used as they are; other formats (HEIC, WebP) through their display

@@ -157,6 +157,6 @@ func reportHeader(_ household: Household) -> ReportHeader {
         #expect(try generator.exportCSV(store.household.id, to: csvURL) == 250)
         let csv = try Data(contentsOf: csvURL)
         #expect(csv.starts(with: [0xEF, 0xBB, 0xBF]))
-        #expect(String(decoding: csv, as: UTF8.self).components(separatedBy: "\r\n").first?.hasSuffix("created_at,updated_at") == true)
+        #expect(String(decoding: csv, as: UTF8.self).components(separatedBy: "\r\n").first?.hasSuffix("created_at,updated_at,replacement_cost,actual_cash_value,valuation_currency,valuation_method,valued_on") == true)
     }
 }

@@ -149,7 +149,7 @@ let header = ReportHeader(householdName: "The Smiths", currency: .usd, generated
         #expect(root["format"] as? String == "nestory-inventory" && root["version"] as? Int == 1)
         let items = try #require(root["items"] as? [[String: Any]])
         #expect(items.count == 5)
-        for item in items { #expect(item.keys.count == 24, "every key is present, null when absent") }
+        for item in items { #expect(item.keys.count == 25, "every key is present, null when absent (valuation too)") }
         let decoded = try JSONDecoder().decode([String: [InventoryExport.ItemJSON]].self,
                                                from: JSONSerialization.data(withJSONObject: ["items": items]))
         let kettle = try #require(decoded["items"]?.first { $0.name == "Kettle" })

@@ -10,8 +10,8 @@ enum ValuationViews {
         let current: HTML = latest.map { valuation in
             """
             <dl class="facts value">
-              \(valuation.replacementCost.map { HTML("<dt>Replacement cost</dt><dd>\(range($0))</dd>") })
-              \(valuation.actualCashValue.map { HTML("<dt>Actual cash value</dt><dd><strong>\(range($0))</strong></dd>") })
+              \(valuation.replacementCost.map { HTML("<dt>Replacement cost</dt><dd>\($0.formatted)</dd>") })
+              \(valuation.actualCashValue.map { HTML("<dt>Actual cash value</dt><dd><strong>\($0.formatted)</strong></dd>") })
               <dt>How</dt><dd>\(valuation.method.label) · \(valuation.confidence.rawValue) confidence</dd>
               <dt>For</dt><dd>\(viewer.day(valuation.valuedOn))</dd>
             </dl>
@@ -61,10 +61,6 @@ enum ValuationViews {
             """
     }
 
-    static func range(_ range: ValueRange) -> String {
-        range.low == range.high ? range.value.formatted : "\(range.value.formatted) (\(range.low.formatted)–\(range.high.formatted))"
-    }
-
     static func sources(_ sources: [ValuationSource], viewer: Viewer) -> HTML {
         guard !sources.isEmpty else { return .empty }
         let rows: [HTML] = sources.prefix(20).map { source in
@@ -103,7 +99,7 @@ enum ValuationViews {
     static func day(viewer: Viewer, day: CalendarDate, entries: [(valuation: Valuation, itemName: String)]) -> HTML {
         let rows: [HTML] = entries.map { entry in
             let v = entry.valuation
-            let figures = [v.replacementCost.map { "RCV \(range($0))" }, v.actualCashValue.map { "ACV \(range($0))" }].compactMap { $0 }.joined(separator: " · ")
+            let figures = [v.replacementCost.map { "RCV \($0.formatted)" }, v.actualCashValue.map { "ACV \($0.formatted)" }].compactMap { $0 }.joined(separator: " · ")
             return """
                 <li class="row"><a href="/items/\(v.itemID)#value">\(entry.itemName)</a><span>\(figures) · \(v.method.label)</span></li>
                 """
