@@ -9,12 +9,16 @@ public struct ValuationService: Sendable {
     let database: AppDatabase
     let blocking: BlockingPool
     let timeZone: TimeZone
+    /// Makes the live (or a test's) photo analyser and market search from a household's settings.
+    let providers: any ValuationProviderMaking
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, blocking: BlockingPool, timeZone: TimeZone = .current,
+                providers: any ValuationProviderMaking = UnavailableValuationProviders(), now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.blocking = blocking
         self.timeZone = timeZone
+        self.providers = providers
         self.now = now
     }
 

@@ -25,6 +25,9 @@ public struct DataFolder: Sendable, Hashable {
     public var renditionsURL: URL { url.appendingPathComponent("renditions", isDirectory: true) }
     /// Generated reports (PDFs), one file per row of the `report` table.
     public var reportsURL: URL { url.appendingPathComponent("reports", isDirectory: true) }
+    /// The key that encrypts secrets kept in the database (providers' API keys): a file of its own, owner-only,
+    /// never in the database or a backup.
+    public var secretsKeyURL: URL { url.appendingPathComponent("secrets.key") }
 
     /// Creates the folder (and its parents) when `create` is true; checks it is a writable folder.
     func prepare(create: Bool) throws {

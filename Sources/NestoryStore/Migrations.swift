@@ -23,7 +23,24 @@ enum Migrations {
         migrator.registerMigration("2026-11-25-tips", migrate: tips)
         migrator.registerMigration("2026-11-25-valuations", migrate: valuations)
         migrator.registerMigration("2026-11-26-licences", migrate: licences)
+        migrator.registerMigration("2026-11-26-valuation-providers", migrate: valuationProviders)
         return migrator
+    }
+
+    /// Each household's valuation providers, set by its owner: photo analysis (an OpenAI-compatible endpoint: base
+    /// URL, model, key) and market search (Tavily: key, country). Keys are AES-GCM sealed (SecretBox) with a key kept
+    /// outside the database; only their last four characters are kept in clear, to show "set, ending in …". The
+    /// household's own depreciation table (JSON), when the owner changed the standard one. Not in backups.
+    private static func valuationProviders(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE valuation_settings (
+                household_id TEXT PRIMARY KEY NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                analysis_base_url TEXT, analysis_model TEXT, analysis_key TEXT, analysis_key_hint TEXT,
+                search_key TEXT, search_key_hint TEXT, search_country TEXT,
+                depreciation_table TEXT,
+                updated_at INTEGER NOT NULL
+            );
+            """)
     }
 
     /// This server's id (licences for a whole server name it), and the licence keys installed: a household's

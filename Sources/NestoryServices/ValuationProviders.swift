@@ -1,0 +1,137 @@
+import Foundation
+import NestoryDomain
+import NestoryStore
+import NestoryValuation
+
+/// Makes the providers of a household's settings: the live clients in the bootstrap, a test's local ones in tests.
+public protocol ValuationProviderMaking: Sendable {
+    func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing
+    func searcher(apiKey: String, country: String?) -> any MarketSearching
+}
+
+/// For tests that configure no provider: any use is a loud failure, never a silent offline answer.
+public struct UnavailableValuationProviders: ValuationProviderMaking {
+    public init() {}
+
+    struct Refusing: PhotoAnalyzing, MarketSearching {
+        func identify(photos: [Data], hint: String?) async throws(ProviderError) -> Identification {
+            throw .unreachable(provider: "test", message: "no valuation provider was given to Services (a test double was expected)")
+        }
+        func search(_ query: MarketQuery) async throws(ProviderError) -> [SearchResult] {
+            throw .unreachable(provider: "test", message: "no valuation provider was given to Services (a test double was expected)")
+        }
+    }
+
+    public func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing { Refusing() }
+    public func searcher(apiKey: String, country: String?) -> any MarketSearching { Refusing() }
+}
+
+/// What Settings → Valuation shows: never a key, only whether one is set and its last four characters.
+public struct ValuationProviderSettings: Hashable, Sendable {
+    public static let defaultBaseURL = "https://api.openai.com/v1"
+    public static let defaultModel = "gpt-4o-mini"
+
+    public var analysisBaseURL: String
+    public var analysisModel: String
+    public var analysisKeyHint: String?
+    public var searchKeyHint: String?
+    public var searchCountry: String?
+
+    public var analysisConfigured: Bool { analysisKeyHint != nil }
+    public var searchConfigured: Bool { searchKeyHint != nil }
+}
+
+/// The owner's provider form: an empty key keeps the one set; `remove…` forgets it.
+public struct ValuationProviderForm: Sendable {
+    public var analysisBaseURL: String
+    public var analysisModel: String
+    public var analysisKey: String
+    public var removeAnalysisKey: Bool
+    public var searchKey: String
+    public var removeSearchKey: Bool
+    public var searchCountry: String
+
+    public init(analysisBaseURL: String = "", analysisModel: String = "", analysisKey: String = "", removeAnalysisKey: Bool = false,
+                searchKey: String = "", removeSearchKey: Bool = false, searchCountry: String = "") {
+        self.analysisBaseURL = analysisBaseURL
+        self.analysisModel = analysisModel
+        self.analysisKey = analysisKey
+        self.removeAnalysisKey = removeAnalysisKey
+        self.searchKey = searchKey
+        self.removeSearchKey = removeSearchKey
+        self.searchCountry = searchCountry
+    }
+}
+
+extension ValuationService {
+    var secrets: SecretBox {
+        get throws { try SecretBox.forFolder(database.folder) }
+    }
+
+    public func providerSettings(_ household: HouseholdID) throws -> ValuationProviderSettings {
+        let stored = try database.valuationSettings(household)
+        return ValuationProviderSettings(analysisBaseURL: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL,
+                                         analysisModel: stored.analysisModel ?? ValuationProviderSettings.defaultModel,
+                                         analysisKeyHint: stored.analysisKey == nil ? nil : stored.analysisKeyHint,
+                                         searchKeyHint: stored.searchKey == nil ? nil : stored.searchKeyHint, searchCountry: stored.searchCountry)
+    }
+
+    /// The owner sets the providers; keys are sealed before they reach the database and never come back out to a
+    /// browser. A base URL must be http(s) (a local server such as Ollama or vLLM is allowed).
+    public func saveProviders(_ household: HouseholdID, by role: MemberRole, _ form: ValuationProviderForm) async throws {
+        guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can set the valuation providers.") }
+        let (database, at) = (database, now())
+        var errors = FieldErrors()
+        let base = form.analysisBaseURL.trimmingCharacters(in: .whitespaces)
+        let model = form.analysisModel.trimmingCharacters(in: .whitespaces)
+        let country = form.searchCountry.trimmingCharacters(in: .whitespaces).uppercased()
+        if !base.isEmpty {
+            let url = URL(string: base)
+            if url?.host == nil || !["http", "https"].contains(url?.scheme?.lowercased() ?? "") || base.count > 500 {
+                errors.append(FieldError(field: "analysisBaseURL", message: "Enter the endpoint’s base address, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."))
+            }
+        }
+        if model.count > 200 || model.contains(where: { $0.isNewline }) { errors.append(FieldError(field: "analysisModel", message: "Enter the model’s name, e.g. gpt-4o-mini.")) }
+        for (field, key) in [("analysisKey", form.analysisKey), ("searchKey", form.searchKey)] where key.count > 500 || key.contains(where: { $0.isWhitespace }) {
+            errors.append(FieldError(field: field, message: "Paste the key alone, without spaces."))
+        }
+        if !country.isEmpty, country.count != 2 || !country.allSatisfy({ $0.isASCII && $0.isLetter }) {
+            errors.append(FieldError(field: "searchCountry", message: "Enter a two-letter country code (e.g. US, DE), or leave it empty for anywhere."))
+        }
+        try errors.throwIfAny()
+        let box = try secrets
+        try await blocking.run {
+            var stored = try database.valuationSettings(household)
+            stored.analysisBaseURL = base.isEmpty ? nil : base
+            stored.analysisModel = model.isEmpty ? nil : model
+            stored.searchCountry = country.isEmpty ? nil : country
+            func apply(_ key: String, remove: Bool, field: String, sealed: inout String?, hint: inout String?) throws {
+                if remove { sealed = nil; hint = nil }
+                if !key.isEmpty {
+                    sealed = try box.seal(key, context: "\(household)/\(field)")
+                    hint = String(key.suffix(4))
+                }
+            }
+            try apply(form.analysisKey, remove: form.removeAnalysisKey, field: "analysis", sealed: &stored.analysisKey, hint: &stored.analysisKeyHint)
+            try apply(form.searchKey, remove: form.removeSearchKey, field: "search", sealed: &stored.searchKey, hint: &stored.searchKeyHint)
+            try database.saveValuationSettings(household, stored, now: at)
+        }
+    }
+
+    /// The household's configured providers (nil where no key is set), keys opened only here, for the calls.
+    public func configuredProviders(_ household: HouseholdID) throws -> (analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?) {
+        let stored = try database.valuationSettings(household)
+        let box = try secrets
+        var analyzer: (any PhotoAnalyzing)?
+        var searcher: (any MarketSearching)?
+        if let sealed = stored.analysisKey {
+            let key = try box.open(sealed, context: "\(household)/analysis")
+            let base = URL(string: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL)!
+            analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
+        }
+        if let sealed = stored.searchKey {
+            searcher = providers.searcher(apiKey: try box.open(sealed, context: "\(household)/search"), country: stored.searchCountry)
+        }
+        return (analyzer, searcher)
+    }
+}

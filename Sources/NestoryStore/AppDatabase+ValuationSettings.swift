@@ -1,0 +1,57 @@
+import Foundation
+internal import GRDB
+import NestoryDomain
+
+/// A household's valuation settings as stored: the providers (keys sealed by SecretBox, with their last four
+/// characters for display) and its own depreciation table (JSON), if any.
+public struct StoredValuationSettings: Hashable, Sendable {
+    public var analysisBaseURL: String?
+    public var analysisModel: String?
+    public var analysisKey: String?
+    public var analysisKeyHint: String?
+    public var searchKey: String?
+    public var searchKeyHint: String?
+    public var searchCountry: String?
+    public var depreciationTable: String?
+
+    public init(analysisBaseURL: String? = nil, analysisModel: String? = nil, analysisKey: String? = nil, analysisKeyHint: String? = nil,
+                searchKey: String? = nil, searchKeyHint: String? = nil, searchCountry: String? = nil, depreciationTable: String? = nil) {
+        self.analysisBaseURL = analysisBaseURL
+        self.analysisModel = analysisModel
+        self.analysisKey = analysisKey
+        self.analysisKeyHint = analysisKeyHint
+        self.searchKey = searchKey
+        self.searchKeyHint = searchKeyHint
+        self.searchCountry = searchCountry
+        self.depreciationTable = depreciationTable
+    }
+}
+
+extension AppDatabase {
+    public func valuationSettings(_ householdID: HouseholdID) throws -> StoredValuationSettings {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM valuation_settings WHERE household_id = ?", arguments: [householdID.description]) else {
+                return StoredValuationSettings()
+            }
+            return StoredValuationSettings(analysisBaseURL: row["analysis_base_url"], analysisModel: row["analysis_model"], analysisKey: row["analysis_key"],
+                                           analysisKeyHint: row["analysis_key_hint"], searchKey: row["search_key"], searchKeyHint: row["search_key_hint"],
+                                           searchCountry: row["search_country"], depreciationTable: row["depreciation_table"])
+        }
+    }
+
+    public func saveValuationSettings(_ householdID: HouseholdID, _ s: StoredValuationSettings, now: Date) throws {
+        try write { db in
+            _ = try Self.fetchHousehold(db, householdID)
+            try db.execute(sql: """
+                INSERT INTO valuation_settings (household_id, analysis_base_url, analysis_model, analysis_key, analysis_key_hint, search_key,
+                    search_key_hint, search_country, depreciation_table, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (household_id) DO UPDATE SET analysis_base_url = excluded.analysis_base_url, analysis_model = excluded.analysis_model,
+                    analysis_key = excluded.analysis_key, analysis_key_hint = excluded.analysis_key_hint, search_key = excluded.search_key,
+                    search_key_hint = excluded.search_key_hint, search_country = excluded.search_country,
+                    depreciation_table = excluded.depreciation_table, updated_at = excluded.updated_at
+                """, arguments: [householdID.description, s.analysisBaseURL, s.analysisModel, s.analysisKey, s.analysisKeyHint, s.searchKey,
+                                 s.searchKeyHint, s.searchCountry, s.depreciationTable, now.millis])
+        }
+    }
+}
