@@ -26,6 +26,8 @@ public struct Services: Sendable {
     public let captureCounters: CaptureCountersService
     /// Warranty reminders, the weekly nudge, the calendar feed and the household's webhook.
     public let reminders: RemindersService
+    /// The app lock, signed-in sessions and passkeys.
+    public let security: SecurityService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -88,6 +90,7 @@ public struct Services: Sendable {
         idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
         reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
+        security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
     }
 }
 
