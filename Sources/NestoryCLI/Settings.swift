@@ -55,6 +55,11 @@ struct Settings: Sendable, Equatable {
     var webhooksAllowPrivate = false
     /// How often the server looks for due reminders to send to webhooks.
     var remindersCheckMinutes = 60
+    /// For tests only: how many seconds one minute of an app-lock timeout lasts.
+    var appLockSecondsPerMinute = 60
+    /// Passkeys' relying party id and origin; nil: the host and address each request reached.
+    var passkeysRPID: String?
+    var passkeysOrigin: String?
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -79,6 +84,9 @@ struct Settings: Sendable, Equatable {
         ("capture.photoQuality", "The JPEG quality of a photo downsized in the browser (percent)"),
         ("webhooks.allowPrivateAddresses", "Let webhooks reach private, loopback and link-local addresses"),
         ("reminders.checkMinutes", "How often due reminders are looked for and sent to webhooks"),
+        ("appLock.secondsPerMinute", "For tests only: the seconds one minute of an app-lock timeout lasts"),
+        ("passkeys.rpID", "The domain passkeys are made for (default: the host the server is reached at)"),
+        ("passkeys.origin", "The address browsers use, e.g. https://nestory.example (default: as each request reached it)"),
     ]
 
     enum Invalid: Error, CustomStringConvertible {
@@ -139,6 +147,14 @@ struct Settings: Sendable, Equatable {
         try bool("capture.scanning", &settings.scanning)
         try bool("webhooks.allowPrivateAddresses", &settings.webhooksAllowPrivate)
         try int("reminders.checkMinutes", &settings.remindersCheckMinutes, range: 1...1440)
+        try int("appLock.secondsPerMinute", &settings.appLockSecondsPerMinute, range: 1...60)
+        settings.passkeysRPID = text("passkeys.rpID").flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        if let origin = text("passkeys.origin"), !origin.isEmpty {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty else {
+                throw Invalid.value("passkeys.origin", "must be a scheme and host such as https://nestory.example (it is \(origin))")
+            }
+            settings.passkeysOrigin = origin
+        }
         if let raw = text("logLevel") {
             guard let level = Logger.Level(rawValue: raw.lowercased()) else {
                 throw Invalid.value("logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (it is \(raw))")
@@ -195,6 +211,8 @@ struct Settings: Sendable, Equatable {
             "capture.photoQuality": .stringConvertible(photoQuality),
             "webhooks.allowPrivateAddresses": .stringConvertible(webhooksAllowPrivate),
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
+            "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),
+            "passkeys.rpID": .string(passkeysRPID ?? "(the request's host)"), "passkeys.origin": .string(passkeysOrigin ?? "(the request's address)"),
         ]
     }
 

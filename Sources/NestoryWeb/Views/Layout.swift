@@ -71,6 +71,7 @@ enum Layout {
             </main>
             \(account)
             </div>
+            \(viewer.map(LockViews.template) ?? .empty)
             </body>
             </html>
             """
