@@ -427,7 +427,7 @@
       if (response.ok) return body;
       const error = new Error(body.error?.message || `The server answered ${response.status}.`);
       error.final = response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 408
-        && response.status !== 409 && response.status !== 429;
+        && response.status !== 409 && response.status !== 423 && response.status !== 429;  // 423: locked, sent once unlocked
       throw error;
     };
     // One entry: make the item (unless it has one), then each photo not yet sent; a receipt is one upload
@@ -1111,7 +1111,7 @@
       covered().forEach((el) => { el.inert = true; el.setAttribute("aria-hidden", "true"); });
       document.body.classList.add("locked");
       document.body.append(overlay);
-      wireUnlock(overlay, () => { remember("nestory:unlocked", Date.now()); hide(); });
+      wireUnlock(overlay, () => { remember("nestory:unlocked", Date.now()); hide(); queue.replay(); });  // what waited meanwhile
       overlay.querySelector("[name=password]").focus();
     };
     const lockNow = () => {

@@ -70,8 +70,7 @@ enum Layout {
             \(body)
             </main>
             \(account)
-            </div>
-            \(viewer.map(LockViews.template) ?? .empty)
+            </div>\(viewer.map(LockViews.template) ?? .empty)
             </body>
             </html>
             """
