@@ -13,12 +13,8 @@ import Testing
     static let script: HTTPFields = [.accept: "application/json", HTTPField.Name("Sec-Fetch-Mode")!: "cors"]
 
     @Test func aSessionIdleLongerThanTheTimeoutIsLockedUntilThePasswordUnlocksIt() async throws {
-        let clock = TestClock()
-        let app = try TestApp(now: { clock.now })
-        _ = try app.household("Smiths", email: "ann@example.com")
-        try await app.run { client in
-            var browser = Browser(client)
-            _ = try await browser.signIn("ann@example.com")
+        try await Self.signedIn { signedIn, clock, app in
+            var browser = signedIn
             let chosen = try await browser.request(.post, "/settings/lock", form: ["lock": "5"])
             #expect(chosen.status == .seeOther && chosen.location?.hasPrefix("/settings?notice=") == true)
             let settings = try await browser.request(.get, "/settings", headers: Self.page)
@@ -65,12 +61,8 @@ import Testing
     }
 
     @Test func onlyThePersonsActivityKeepsTheSessionUnlocked() async throws {
-        let clock = TestClock()
-        let app = try TestApp(now: { clock.now })
-        _ = try app.household("Smiths", email: "ann@example.com")
-        try await app.run { client in
-            var browser = Browser(client)
-            _ = try await browser.signIn("ann@example.com")
+        try await Self.signedIn { signedIn, clock, app in
+            var browser = signedIn
             #expect(try await browser.request(.post, "/settings/lock", form: ["lock": "1"]).status == .seeOther)
             // The page reports typing (a heartbeat) and page loads count: each moves the lock on.
             for _ in 0..<4 {
@@ -152,6 +144,18 @@ import Testing
             #expect(try await bob.request(.get, "/").status == .ok)
             let after = try await laptop.request(.get, "/settings")
             #expect(Self.sessionIDs(after.body).isEmpty && !after.body.contains("Sign out everywhere else"))
+        }
+    }
+
+    /// Ann signed in, on a server whose clock the test moves.
+    static func signedIn(_ body: @escaping @Sendable (Browser, TestClock, TestApp) async throws -> Void) async throws {
+        let clock = TestClock()
+        let app = try TestApp(now: { clock.now })
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            try await body(browser, clock, app)
         }
     }
 
