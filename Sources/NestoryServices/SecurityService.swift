@@ -80,6 +80,19 @@ public struct SecurityService: Sendable {
         return try await blocking.run { try database.deleteSessions(of: user, except: tokenHash) }
     }
 
+    /// `nestory user signout`: a lost or stolen device. Every session of the account ends, and with `passkeys` its
+    /// passkeys go too; returns how many of each.
+    public func signOutEverywhere(email: String, passkeys: Bool) async throws -> (user: User, sessions: Int, passkeys: Int) {
+        let database = database
+        return try await blocking.run {
+            guard let user = try database.userCredentials(email: try User.normalizedEmail(email))?.user else {
+                throw DomainError.notFound("The account \(email)")
+            }
+            let sessions = try database.deleteSessions(of: user.id, except: "")
+            return (user, sessions, passkeys ? try database.removePasskeys(of: user.id) : 0)
+        }
+    }
+
     // MARK: - Passkeys
 
     /// What the browser needs to ask for a passkey (`navigator.credentials.create` or `.get`).

@@ -139,6 +139,15 @@ extension AppDatabase {
         }
     }
 
+    /// Removes every passkey of a user; returns how many.
+    @discardableResult
+    public func removePasskeys(of userID: UserID) throws -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM passkey WHERE user_id = ?", arguments: [userID.description])
+            return db.changesCount
+        }
+    }
+
     /// After a successful use: the new counter and when.
     public func passkeyUsed(id: String, signCount: UInt32, now: Date) throws {
         try write { db in

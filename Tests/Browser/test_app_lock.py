@@ -158,6 +158,9 @@ def test_sign_out_everywhere_else_sends_the_other_browser_to_sign_in(server, bro
     sessions = page.locator("#security .sessions li")
     expect(sessions).to_have_count(2)
     expect(page.locator("#security .sessions .badge")).to_have_count(1)
+    for scheme in ["light", "dark"]:
+        page.emulate_media(color_scheme=scheme)
+        save(page.locator("#security"), f"18-sessions-{scheme}")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("text=Sign out everywhere else")
     expect(page.locator(".notice")).to_have_text("Signed out on 1 other device.")

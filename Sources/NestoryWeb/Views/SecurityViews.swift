@@ -33,7 +33,7 @@ enum LockViews {
                 <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                 \(next.map { HTML("<input type=\"hidden\" name=\"next\" value=\"\($0)\">") })
                 <div class="field"><label for="f-unlock-password">Password</label>
-                <input id="f-unlock-password" name="password" type="password" required autocomplete="current-password"></div>
+                <input id="f-unlock-password" name="password" type="password" required autocomplete="current-password"\(next == nil ? HTML.empty : HTML(raw: " autofocus"))></div>
                 <button type="submit" class="primary wide">Unlock</button>
               </form>
               \(viewer.lock.passkeys > 0 ? HTML("<button type=\"button\" class=\"wide passkey-button\" data-unlock-passkey hidden>Unlock with a passkey</button>") : .empty)
@@ -76,7 +76,9 @@ extension AccountViews {
                 <form method="post" action="/settings/passkeys/\(passkey.id)/remove" data-confirm="Remove the passkey “\(passkey.name)”?">\(csrf)<button type="submit" class="danger small">Remove</button></form></li>
                 """)
         }
-        let rows: [HTML] = sessions.map { session in
+        // This device first, then the others as most recently seen.
+        let ordered = sessions.filter { $0.tokenHash == viewer.sessionTokenHash } + sessions.filter { $0.tokenHash != viewer.sessionTokenHash }
+        let rows: [HTML] = ordered.map { session in
             let current = session.tokenHash == viewer.sessionTokenHash
             return HTML("""
                 <li class="row"><div class="grow"><strong>\(LockViews.device(session.userAgent))</strong>\(current ? HTML(" <span class=\"badge\">This device</span>") : .empty)<br>
