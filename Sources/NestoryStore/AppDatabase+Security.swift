@@ -164,11 +164,16 @@ extension AppDatabase {
 
     // MARK: - Challenges
 
-    /// Keeps an issued challenge (base64url) until it is used or expires; expired ones are dropped here.
+    /// Keeps an issued challenge (base64url) until it is used or expires; expired ones are dropped here, and so are all
+    /// but the newest few for the same binding and purpose (asking again and again cannot fill the table).
     public func addPasskeyChallenge(_ challenge: String, purpose: PasskeyPurpose, binding: String, userID: UserID?, now: Date,
                                     expiresAt: Date) throws {
         try write { db in
             try db.execute(sql: "DELETE FROM passkey_challenge WHERE expires_at <= ?", arguments: [now.millis])
+            try db.execute(sql: """
+                DELETE FROM passkey_challenge WHERE binding = ? AND purpose = ? AND challenge NOT IN (
+                    SELECT challenge FROM passkey_challenge WHERE binding = ? AND purpose = ? ORDER BY expires_at DESC LIMIT 4)
+                """, arguments: [binding, purpose.rawValue, binding, purpose.rawValue])
             try db.execute(sql: "INSERT INTO passkey_challenge (challenge, purpose, binding, user_id, expires_at) VALUES (?, ?, ?, ?, ?)",
                            arguments: [challenge, purpose.rawValue, binding, userID?.description, expiresAt.millis])
         }

@@ -64,6 +64,17 @@ import Testing
     @Test func aChallengeUnlocksItsOwnSessionOnceAndOnlyWhileFresh() async throws {
         let f = try Fixture()
         try f.database.lockSession(tokenHash: "ann-session")
+        // Asked for again and again, only the newest five stay.
+        var many: [String] = []
+        for _ in 0..<6 {
+            many.append(try await f.security.unlockChallenge(f.ann.id, session: "ann-session").challenge)
+            f.advance(1)
+        }
+        #expect(try await f.security.unlock(session: "ann-session", user: f.ann, relyingParty: f.rp, assertion: try f.answer(many[0]), client: "c")
+                == .rejected(WebAuthnError.challengeMismatch.message))
+        #expect(Self.who(try await f.security.unlock(session: "ann-session", user: f.ann, relyingParty: f.rp, assertion: try f.answer(many[1]),
+                                                     client: "c")) == f.ann.id)
+        try f.database.lockSession(tokenHash: "ann-session")
         let issued = try await f.security.unlockChallenge(f.ann.id, session: "ann-session")
         #expect(issued.credentialIDs == [Base64URL.encode([1, 2, 3])])
         // Another session of the same person cannot use it.
