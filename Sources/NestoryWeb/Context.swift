@@ -127,7 +127,7 @@ enum WebError: Error, Equatable {
     /// The session is locked (the app lock): 423 until it is unlocked with the password or a passkey.
     case locked
     /// Unlocking, or signing in with a passkey, failed (401) for this reason.
-    case unlockFailed(String)
+    case authenticationFailed(String)
     /// Too many failed attempts: wait this many seconds (429).
     case tooManyAttempts(seconds: Int)
 }

@@ -79,7 +79,7 @@ struct ErrorMiddleware: RouterMiddleware {
             case .locked:
                 return Problem(status: .locked, code: "locked",
                                message: "Nestory is locked after a while without use. Unlock it with your password or a passkey.")
-            case .unlockFailed(let message): return Problem(status: .unauthorized, code: "unlock_failed", message: message)
+            case .authenticationFailed(let message): return Problem(status: .unauthorized, code: "authentication_failed", message: message)
             case .tooManyAttempts(let seconds):
                 let minutes = AccountService.SignInOutcome.minutes(seconds)
                 return Problem(status: .tooManyRequests, code: "too_many_attempts",

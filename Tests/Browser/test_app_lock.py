@@ -161,6 +161,10 @@ def test_sign_out_everywhere_else_sends_the_other_browser_to_sign_in(server, bro
     for scheme in ["light", "dark"]:
         page.emulate_media(color_scheme=scheme)
         save(page.locator("#security"), f"18-sessions-{scheme}")
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.evaluate("document.documentElement.style.fontSize = '200%'")
+    fits(page, 375)
+    page.evaluate("document.documentElement.style.fontSize = ''")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("text=Sign out everywhere else")
     expect(page.locator(".notice")).to_have_text("Signed out on 1 other device.")

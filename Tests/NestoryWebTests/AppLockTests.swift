@@ -40,7 +40,7 @@ import Testing
 
             // A wrong password keeps it locked.
             let wrong = try await browser.request(.post, "/unlock", form: ["password": "not my password"], headers: [.accept: "application/json"])
-            #expect(wrong.status == .unauthorized && wrong.errorCode == "unlock_failed")
+            #expect(wrong.status == .unauthorized && wrong.errorCode == "authentication_failed")
             #expect(try await browser.request(.get, "/api/v1/items", headers: Self.script).status == .locked)
             // Without script, a wrong password shows the lock page again with the reason.
             let wrongForm = try await browser.request(.post, "/unlock", form: ["password": "nope", "next": "/reports"], headers: Self.page)

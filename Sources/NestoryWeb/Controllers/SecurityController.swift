@@ -108,7 +108,7 @@ struct SecurityController {
         let failure: WebError
         switch outcome {
         case .signedIn: return Self.wantsJSON(request) ? Self.json(["unlocked": true]) : .redirect(to: next)
-        case .rejected: failure = .unlockFailed("That is not your password.")
+        case .rejected: failure = .authenticationFailed("That is not your password.")
         case .wait(let seconds): failure = .tooManyAttempts(seconds: seconds)
         }
         if Self.wantsJSON(request) { throw failure }
@@ -186,7 +186,7 @@ struct SecurityController {
     static func proven(_ outcome: SecurityService.PasskeyOutcome) throws -> User {
         switch outcome {
         case .proven(let user): return user
-        case .rejected(let reason): throw WebError.unlockFailed(reason)
+        case .rejected(let reason): throw WebError.authenticationFailed(reason)
         case .wait(let seconds): throw WebError.tooManyAttempts(seconds: seconds)
         }
     }
