@@ -31,6 +31,11 @@ import Testing
             #expect(lockPage.status == .locked)
             #expect(lockPage.body.contains("Nestory is locked") && lockPage.body.contains("name=\"next\" value=\"/items/new?room=x\""))
             #expect(!lockPage.body.contains("class=\"tabs\""))
+            // A form posted without script (a navigation): the lock page, returning to the page it came from.
+            var formPost = Self.page
+            formPost[.referer] = "/items/new"
+            let posted = try await browser.request(.post, "/items", form: ["name": "Lamp"], headers: formPost)
+            #expect(posted.status == .locked && posted.body.contains("name=\"next\" value=\"/items/new\""))
             let post = try await browser.request(.post, "/api/v1/items", json: #"{"name":"Lamp"}"#)
             #expect(post.status == .locked && post.errorCode == "locked")
             #expect(try app.database.sessions(of: app.database.userCredentials(email: "ann@example.com")!.user.id, now: clock.now)[0].locked)
