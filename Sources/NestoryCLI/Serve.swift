@@ -140,6 +140,8 @@ struct Serve: AsyncParsableCommand {
             limits: limits, barcodes: barcodes, productProviders: [OpenFoodFacts(), UPCItemDB()], operations: operations,
             logger: Logger(label: "nestory.http"), scanning: settings.scanning)
         dependencies.remindersInterval = .seconds(settings.remindersCheckMinutes * 60)
+        dependencies.security = SecuritySettings(secondsPerMinute: TimeInterval(settings.appLockSecondsPerMinute), rpID: settings.passkeysRPID,
+                                                 origin: settings.passkeysOrigin)
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path)")

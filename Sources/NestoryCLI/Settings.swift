@@ -60,6 +60,11 @@ struct Settings: Sendable, Equatable {
     var instancePro = false
     /// Licence-signing public keys trusted beside the built-in ones, `ID:BASE64,…` (a self-issuing operator, tests).
     var licencePublicKeys = ""
+    /// For tests only: how many seconds one minute of an app-lock timeout lasts.
+    var appLockSecondsPerMinute = 60
+    /// Passkeys' relying party id and origin; nil: the host and address each request reached.
+    var passkeysRPID: String?
+    var passkeysOrigin: String?
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -86,6 +91,9 @@ struct Settings: Sendable, Equatable {
         ("reminders.checkMinutes", "How often due reminders are looked for and sent to webhooks"),
         ("licence.instancePro", "Every household on this server has Nestory Pro, without a licence key"),
         ("licence.publicKeys", "Licence-signing public keys to trust beside the built-in ones: ID:BASE64, comma-separated"),
+        ("appLock.secondsPerMinute", "For tests only: the seconds one minute of an app-lock timeout lasts"),
+        ("passkeys.rpID", "The domain passkeys are made for (default: the host the server is reached at)"),
+        ("passkeys.origin", "The address browsers use, e.g. https://nestory.example (default: as each request reached it)"),
     ]
 
     enum Invalid: Error, CustomStringConvertible {
@@ -146,6 +154,14 @@ struct Settings: Sendable, Equatable {
         try bool("capture.scanning", &settings.scanning)
         try bool("webhooks.allowPrivateAddresses", &settings.webhooksAllowPrivate)
         try int("reminders.checkMinutes", &settings.remindersCheckMinutes, range: 1...1440)
+        try int("appLock.secondsPerMinute", &settings.appLockSecondsPerMinute, range: 1...60)
+        settings.passkeysRPID = text("passkeys.rpID").flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        if let origin = text("passkeys.origin"), !origin.isEmpty {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty else {
+                throw Invalid.value("passkeys.origin", "must be a scheme and host such as https://nestory.example (it is \(origin))")
+            }
+            settings.passkeysOrigin = origin
+        }
         if let raw = text("logLevel") {
             guard let level = Logger.Level(rawValue: raw.lowercased()) else {
                 throw Invalid.value("logLevel", "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (it is \(raw))")
@@ -209,6 +225,8 @@ struct Settings: Sendable, Equatable {
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
             "licence.instancePro": .stringConvertible(instancePro),
             "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
+            "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),
+            "passkeys.rpID": .string(passkeysRPID ?? "(the request's host)"), "passkeys.origin": .string(passkeysOrigin ?? "(the request's address)"),
         ]
     }
 

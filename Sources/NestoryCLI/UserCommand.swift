@@ -7,7 +7,7 @@ import NestoryStore
 
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, SetPassword.self])
+        commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, SetPassword.self, SignOut.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -66,6 +66,32 @@ struct UserCommand: AsyncParsableCommand {
             let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
             let user = try await reportingErrors { try await accountService(database).setPassword(email: email, to: password) }
             print("Set a new password for \(user.email).")
+        }
+    }
+}
+
+extension UserCommand {
+    struct SignOut: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "signout",
+            abstract: "Sign an account out on every device (a lost or stolen phone); --passkeys also removes its passkeys.",
+            discussion: "A running server stops accepting those sessions at their next request. The password stays as it is.")
+
+        @OptionGroup var data: DataOptions
+
+        @Argument(help: "The account's email address.")
+        var email: String
+
+        @Flag(help: "Also remove the account's passkeys (register them again afterwards).")
+        var passkeys = false
+
+        func run() async throws {
+            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let accounts = accountService(database)
+            let security = SecurityService(database: database, accounts: accounts, blocking: BlockingPool(label: "nestory.cli", width: 1))
+            let done = try await reportingErrors { try await security.signOutEverywhere(email: email, passkeys: passkeys) }
+            print("Signed \(done.user.email) out of \(done.sessions) session\(done.sessions == 1 ? "" : "s")"
+                  + (passkeys ? " and removed \(done.passkeys) passkey\(done.passkeys == 1 ? "" : "s")." : "."))
         }
     }
 }

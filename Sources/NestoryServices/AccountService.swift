@@ -183,33 +183,52 @@ public struct AccountService: Sendable {
     /// finds it (so spellings of one address share one count) and, more loosely, against the client
     /// address, so one person mistyping one account's password does not lock other accounts there.
     public func signIn(email: String, password: String, client: String) async -> SignInOutcome {
-        let at = now()
         let credentials = try? database.userCredentials(email: email)
         let accountKey = credentials.map { "user:\($0.user.id)" }
             ?? "email:" + ((try? User.normalizedEmail(email)) ?? email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+        return await withinSignInLimits(accountKey: accountKey, client: client) {
+            let hasher = passwordHasher
+            let stored: String
+            if let credentials { stored = credentials.passwordHash } else { stored = await dummyHash.value(on: blocking) }
+            // An unknown email costs the same hash check as a wrong password, and gets the same answer.
+            let valid = await blocking.run { hasher.verify(password, against: stored) }
+            return valid ? credentials?.user : nil
+        }
+    }
+
+    /// Checks a signed-in person's password again (unlocking the app lock), within the same limits as signing in.
+    public func verifyPassword(of user: User, password: String, client: String) async -> SignInOutcome {
+        await withinSignInLimits(accountKey: "user:\(user.id)", client: client) {
+            guard let credentials = try? database.userCredentials(email: user.email), credentials.user.id == user.id else { return nil }
+            let hasher = passwordHasher
+            return await blocking.run { hasher.verify(password, against: credentials.passwordHash) } ? credentials.user : nil
+        }
+    }
+
+    /// One attempt to prove who someone is (a password, a passkey), counted like sign-ins: refused while the account
+    /// (`nil`: not known) or the client address has had too many failures; a failure counts against both, a success
+    /// clears the account's count. `attempt` returns the user proven, or nil.
+    public func withinSignInLimits(accountKey: String?, client: String, _ attempt: () async -> User?) async -> SignInOutcome {
+        let at = now()
         let clientKey = "client:" + client
-        let waits = [await limits.perAccount.retryAfter(accountKey, now: at), await limits.perClient.retryAfter(clientKey, now: at)]
+        var waits = [await limits.perClient.retryAfter(clientKey, now: at)]
+        if let accountKey { waits.append(await limits.perAccount.retryAfter(accountKey, now: at)) }
         if let wait = waits.compactMap({ $0 }).max() { return .wait(seconds: wait) }
-        let hasher = passwordHasher
-        let stored: String
-        if let credentials { stored = credentials.passwordHash } else { stored = await dummyHash.value(on: blocking) }
-        // An unknown email costs the same hash check as a wrong password, and gets the same answer.
-        let valid = await blocking.run { hasher.verify(password, against: stored) }
-        guard let credentials, valid else {
-            await limits.perAccount.recordFailure(accountKey, now: at)
+        guard let user = await attempt() else {
+            if let accountKey { await limits.perAccount.recordFailure(accountKey, now: at) }
             await limits.perClient.recordFailure(clientKey, now: at)
             return .rejected
         }
-        await limits.perAccount.reset(accountKey)
-        return .signedIn(credentials.user)
+        if let accountKey { await limits.perAccount.reset(accountKey) }
+        return .signedIn(user)
     }
 
     /// A new session (a fresh token at every sign-in: no fixation); returns the token for the cookie.
-    public func startSession(for user: UserID, lifetime: TimeInterval) async throws -> String {
+    public func startSession(for user: UserID, lifetime: TimeInterval, userAgent: String? = nil) async throws -> String {
         let (database, token, at) = (database, SessionToken.generate(), now())
         try await blocking.run {
             try database.createSession(tokenHash: SessionToken.hash(token), userID: user, csrfToken: SessionToken.generate(), now: at,
-                                       expiresAt: at.addingTimeInterval(lifetime))
+                                       expiresAt: at.addingTimeInterval(lifetime), userAgent: userAgent)
         }
         return token
     }

@@ -30,6 +30,8 @@ public struct Services: Sendable {
     public let valuations: ValuationService
     /// Free or Pro, and licence keys.
     public let plan: PlanService
+    /// The app lock, signed-in sessions and passkeys.
+    public let security: SecurityService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -94,6 +96,7 @@ public struct Services: Sendable {
         captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
         valuations = ValuationService(database: database, blocking: blocking, now: now)
         reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
+        security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
     }
 }
 

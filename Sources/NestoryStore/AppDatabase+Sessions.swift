@@ -11,15 +11,25 @@ public struct SessionRecord: Hashable, Sendable {
     public let expiresAt: Date
     /// The user's theme, for the page's first paint.
     public var theme: Theme = .system
+    /// The app lock: the last activity of a person (not of the page's polling), whether the session is locked,
+    /// the user's timeout in minutes (0: never) and how many passkeys they have (to offer unlocking with one).
+    public var lastActiveAt = Date.distantPast
+    public var locked = false
+    public var lockMinutes = 0
+    public var passkeys = 0
 }
 
 extension AppDatabase {
     /// Records a new session. `tokenHash` is a hash of the cookie's token, never the token itself.
-    public func createSession(tokenHash: String, userID: UserID, csrfToken: String, now: Date, expiresAt: Date) throws {
+    /// `userAgent` is the browser's, kept (at most 300 characters) for the sessions list.
+    public func createSession(tokenHash: String, userID: UserID, csrfToken: String, now: Date, expiresAt: Date,
+                              userAgent: String? = nil) throws {
         try write { db in
             try db.execute(sql: """
-                INSERT INTO session (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [tokenHash, userID.description, csrfToken, now.millis, now.millis, expiresAt.millis])
+                INSERT INTO session (token_hash, user_id, csrf_token, created_at, last_seen_at, last_active_at, expires_at, user_agent)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [tokenHash, userID.description, csrfToken, now.millis, now.millis, now.millis, expiresAt.millis,
+                                 userAgent.map { String($0.prefix(300)) }])
         }
     }
 
@@ -27,8 +37,9 @@ extension AppDatabase {
     public func sessionWithMembership(tokenHash: String, now: Date) throws -> (session: SessionRecord, household: Household, role: MemberRole)? {
         try read { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT s.csrf_token, s.created_at, s.last_seen_at, s.expires_at,
-                       u.id AS user_id, u.email, u.display_name, u.created_at AS user_created_at, u.theme,
+                SELECT s.csrf_token, s.created_at, s.last_seen_at, s.expires_at, s.last_active_at, s.locked,
+                       u.id AS user_id, u.email, u.display_name, u.created_at AS user_created_at, u.theme, u.lock_minutes,
+                       (SELECT COUNT(*) FROM passkey p WHERE p.user_id = u.id) AS passkeys,
                        m.role, h.*
                 FROM session s JOIN user u ON u.id = s.user_id
                 JOIN membership m ON m.user_id = u.id JOIN household h ON h.id = m.household_id
@@ -38,7 +49,8 @@ extension AppDatabase {
             let user = User(id: row.id("user_id"), email: row["email"], displayName: row["display_name"], createdAt: row.date("user_created_at"))
             let session = SessionRecord(user: user, csrfToken: row["csrf_token"], createdAt: row.date("created_at"),
                                         lastSeenAt: row.date("last_seen_at"), expiresAt: row.date("expires_at"),
-                                        theme: Theme(rawValue: row["theme"] ?? "") ?? .system)
+                                        theme: Theme(rawValue: row["theme"] ?? "") ?? .system, lastActiveAt: row.date("last_active_at"),
+                                        locked: row["locked"], lockMinutes: row["lock_minutes"], passkeys: row["passkeys"])
             return (session, Self.householdFrom(row), MemberRole(rawValue: row["role"]) ?? .member)
         }
     }

@@ -24,6 +24,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-25-valuations", migrate: valuations)
         migrator.registerMigration("2026-11-26-licences", migrate: licences)
         migrator.registerMigration("2026-11-26-valuation-providers", migrate: valuationProviders)
+        migrator.registerMigration("2026-11-26-app-lock", migrate: appLock)
         return migrator
     }
 
@@ -546,6 +547,40 @@ enum Migrations {
             CREATE TRIGGER item_fts_delete AFTER DELETE ON item BEGIN
                 DELETE FROM item_fts WHERE rowid = OLD.seq;
             END;
+            """)
+    }
+
+    /// The app lock and passkeys (issue 18): each user's lock timeout (minutes, 0 = never); on each session its
+    /// last activity (what the lock measures; `last_seen_at` also counts the page's polling), whether it is locked,
+    /// and the browser's User-Agent (for the sessions list); each user's passkeys (WebAuthn credentials: id,
+    /// public key, signature counter); and the challenges issued for passkey ceremonies (single use, short-lived,
+    /// bound to a session or to a sign-in attempt).
+    private static func appLock(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE user ADD COLUMN lock_minutes INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE session ADD COLUMN last_active_at INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE session ADD COLUMN locked INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE session ADD COLUMN user_agent TEXT;
+            UPDATE session SET last_active_at = last_seen_at;
+            CREATE TABLE passkey (
+                id TEXT PRIMARY KEY NOT NULL,
+                credential_id BLOB NOT NULL UNIQUE,
+                user_id TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                public_key BLOB NOT NULL,
+                sign_count INTEGER NOT NULL DEFAULT 0,
+                backup_eligible INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER
+            );
+            CREATE INDEX passkey_by_user ON passkey(user_id, created_at);
+            CREATE TABLE passkey_challenge (
+                challenge TEXT PRIMARY KEY NOT NULL,
+                purpose TEXT NOT NULL CHECK (purpose IN ('register', 'unlock', 'signin')),
+                binding TEXT NOT NULL,
+                user_id TEXT REFERENCES user(id) ON DELETE CASCADE,
+                expires_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
             """)
     }
 }

@@ -72,6 +72,8 @@ public struct WebDependencies: Sendable {
     public let scanning: Bool
     /// How often due reminders are looked for and queued for webhooks.
     public var remindersInterval: Duration = .seconds(3600)
+    /// The app lock's and passkeys' settings.
+    public var security = SecuritySettings()
 
     public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
@@ -102,6 +104,20 @@ public struct WebDependencies: Sendable {
     }
 }
 
+/// The app lock's and passkeys' settings (`appLock.secondsPerMinute`, `passkeys.rpID`, `passkeys.origin`).
+public struct SecuritySettings: Sendable {
+    /// How long one minute of a lock timeout lasts, in seconds: 60, except in tests that cannot wait minutes.
+    public var secondsPerMinute: TimeInterval
+    /// The WebAuthn relying party id passkeys are made for; nil: the host each request reached.
+    public var rpID: String?
+    /// The origin browsers must report for passkeys; nil: the request's host, over https with secure cookies.
+    public var origin: String?
+
+    public init(secondsPerMinute: TimeInterval = 60, rpID: String? = nil, origin: String? = nil) {
+        (self.secondsPerMinute, self.rpID, self.origin) = (secondsPerMinute, rpID, origin)
+    }
+}
+
 /// The router, apart from the server, so tests can drive it directly.
 public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
@@ -112,6 +128,9 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
                                              photos: PhotoHints(dependencies.limits)))
+    // The app lock: a locked session reaches only unlocking and signing out (see AppLockMiddleware).
+    router.add(middleware: AppLockMiddleware(security: dependencies.services.security, secondsPerMinute: dependencies.security.secondsPerMinute,
+                                             now: dependencies.now))
     router.add(middleware: ViewerPreferencesMiddleware(database: dependencies.database, reminders: dependencies.services.reminders,
                                                        secure: dependencies.cookies.secure))
     AccountController(dependencies: dependencies).addRoutes(to: router)
@@ -124,6 +143,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     let api = router.group("api/v1").add(middleware: IdempotencyMiddleware(
         idempotency: dependencies.services.idempotency,
         maxBodyBytes: max(dependencies.limits.maxPhotoBytes, dependencies.limits.maxScanBytes)))
+    SecurityController(dependencies: dependencies).addRoutes(to: router, api: api)
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)

@@ -36,6 +36,8 @@ public struct Viewer: Sendable {
     var dismissedTips: Set<Tip> = []
     /// The server's address as this browser reaches it (`https://host`), for links that leave the app.
     var origin: String?
+    /// The app lock of this session (from the session middleware; the timeout from the lock middleware).
+    var lock = SessionLock()
 
     /// A calendar day as people read it in their language ("Mar 5, 2024", "5 mars 2024"); ISO stays in
     /// form inputs and the API.
@@ -122,4 +124,27 @@ enum WebError: Error, Equatable {
     case idempotencyKeyInUse
     /// The `Idempotency-Key` was used for a different request (422).
     case idempotencyKeyReused
+    /// The session is locked (the app lock): 423 until it is unlocked with the password or a passkey.
+    case locked
+    /// Unlocking, or signing in with a passkey, failed (401) for this reason.
+    case authenticationFailed(String)
+    /// Too many failed attempts: wait this many seconds (429).
+    case tooManyAttempts(seconds: Int)
+}
+
+/// A session's app lock as the request found it.
+struct SessionLock: Sendable {
+    /// The person's choice, in minutes (0: never), and the timeout in seconds it means on this server.
+    var minutes = 0
+    var timeout: TimeInterval = 0
+    var lastActiveAt = Date.distantPast
+    var locked = false
+    /// How many passkeys the person has (the lock screen offers one when there is any).
+    var passkeys = 0
+
+    init() {}
+
+    init(_ session: SessionRecord) {
+        (minutes, lastActiveAt, locked, passkeys) = (session.lockMinutes, session.lastActiveAt, session.locked, session.passkeys)
+    }
 }

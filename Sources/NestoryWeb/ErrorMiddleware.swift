@@ -6,6 +6,7 @@ import NestoryBackup
 import NestoryDomain
 import NestoryImport
 import NestoryImaging
+import NestoryServices
 import NestoryStore
 
 /// The one place where errors become HTTP responses: JSON with a stable code and a message a
@@ -75,6 +76,14 @@ struct ErrorMiddleware: RouterMiddleware {
             case .idempotencyKeyReused:
                 return Problem(status: .unprocessableContent, code: "idempotency_key_reused",
                                message: "This Idempotency-Key was already used for a different request. Use a new key for a new request.")
+            case .locked:
+                return Problem(status: .locked, code: "locked",
+                               message: "Nestory is locked after a while without use. Unlock it with your password or a passkey.")
+            case .authenticationFailed(let message): return Problem(status: .unauthorized, code: "authentication_failed", message: message)
+            case .tooManyAttempts(let seconds):
+                let minutes = AccountService.SignInOutcome.minutes(seconds)
+                return Problem(status: .tooManyRequests, code: "too_many_attempts",
+                               message: "Too many attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again.")
             }
         case let error as ImagingError:
             switch error {
@@ -143,6 +152,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .contentTooLarge: title = "Too large"
         case .tooManyRequests: title = "Too many attempts"
         case .serviceUnavailable: title = "Busy"
+        case .locked: title = "Locked"
         case _ where status.code >= 500: title = "Something went wrong"
         default: title = "That didn’t work"
         }
@@ -170,4 +180,6 @@ struct ErrorMiddleware: RouterMiddleware {
 extension HTTPResponse.Status {
     /// 402: a Free limit (`pro_required`); HTTPTypes names no constant for it.
     static let paymentRequired = HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required")
+    /// 423 Locked (RFC 4918): the session is locked by the app lock until it is unlocked.
+    static let locked = HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
 }

@@ -45,4 +45,29 @@ import Testing
         #expect(changed.status == 0, "\(changed.stderr)")
         #expect(await status("/api/v1/items", token: token) == 401)
     }
+
+    @Test func signingAnAccountOutEverywhereEndsItsSessionsAndPasskeys() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["user", "add", "ann@example.com", "--household", "Smiths", "--data", folder.path],
+                            stdin: "correct horse battery\n").status == 0)
+        let user: User
+        do {
+            let database = try AppDatabase.open(DataFolder(path: folder.path))
+            user = try #require(try database.userCredentials(email: "ann@example.com")?.user)
+            for _ in 0..<2 {
+                try database.createSession(tokenHash: SessionToken.hash(SessionToken.generate()), userID: user.id, csrfToken: "c", now: Date(),
+                                           expiresAt: Date().addingTimeInterval(3600))
+            }
+            _ = try database.addPasskey(userID: user.id, credentialID: [1], name: "Phone", publicKey: [4], signCount: 0, backupEligible: false,
+                                        now: Date())
+            try database.close()
+        }
+        let kept = try CLI.run(["user", "signout", "ANN@example.com", "--data", folder.path])
+        #expect(kept.status == 0 && kept.stdout.contains("Signed ann@example.com out of 2 sessions."), "\(kept.stderr)")
+        let removed = try CLI.run(["user", "signout", "ann@example.com", "--passkeys", "--data", folder.path])
+        #expect(removed.stdout.contains("out of 0 sessions and removed 1 passkey."), "\(removed.stdout)")
+        let database = try AppDatabase.open(DataFolder(path: folder.path))
+        #expect(try database.sessions(of: user.id, now: Date()).isEmpty && database.passkeys(of: user.id).isEmpty)
+        #expect(try CLI.run(["user", "signout", "nobody@example.com", "--data", folder.path]).status != 0)
+    }
 }

@@ -29,7 +29,8 @@ final class TestApp: @unchecked Sendable {
     /// existing data folder (a new one by default).
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
          receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false,
-         webhooks: Services.Webhooks = .unavailable, instancePro: Bool = true, licenceKeys: [String: Data] = [:]) throws {
+         webhooks: Services.Webhooks = .unavailable, instancePro: Bool = true, licenceKeys: [String: Data] = [:],
+         now: @escaping @Sendable () -> Date = Date.init) throws {
         self.hasher = hasher
         self.keepsFolder = keepsFolder
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
@@ -38,11 +39,12 @@ final class TestApp: @unchecked Sendable {
         let services = Services(database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 // Pro unless a test is about Free's limits (LicenceWebTests).
-                                plan: PlanService(database: database, verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro),
+                                plan: PlanService(database: database, verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),
                                 webhooks: webhooks,
-                                signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2))
+                                signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2),
+                                now: now)
         dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
-                                       barcodes: BarcodeReader(), productProviders: [], scanning: scanning)
+                                       barcodes: BarcodeReader(), productProviders: [], scanning: scanning, now: now)
         // The job runner, as the server runs it beside the router.
         let runner = services.runner
         runnerTask = Task { try await runner.run() }
@@ -153,6 +155,14 @@ struct Browser {
         guard let range = html.range(of: "<meta name=\"csrf-token\" content=\"") else { return nil }
         return String(html[range.upperBound...].prefix { $0 != "\"" })
     }
+}
+
+/// A clock a test moves by hand (the app lock's timeouts, without waiting).
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date()
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
 }
 
 /// bcrypt that counts how often a password is checked.

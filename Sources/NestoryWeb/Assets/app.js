@@ -1,6 +1,16 @@
 "use strict";
 (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+  // Requests the page makes on its own (replays, reports, counters) say so: the server's app lock does not count
+  // them as the person's activity (see AppLockMiddleware).
+  const background = { "X-Nestory-Background": "1" };
+  // Any answer 423 (the session is locked on the server) brings up the lock screen over the page as it is.
+  const serverFetch = window.fetch.bind(window);
+  window.fetch = async (...args) => {
+    const response = await serverFetch(...args);
+    if (response.status === 423) window.dispatchEvent(new Event("nestory:locked"));
+    return response;
+  };
   // Photos are downsized here before upload when their long side passes the server's setting (meta
   // nestory-photos: long side, JPEG quality %, the most the server accepts): upright as the camera meant
   // (EXIF orientation), re-encoded as JPEG, which leaves the camera's metadata (location included) behind.
@@ -41,7 +51,7 @@
   function reportError(kind, message) {
     if (reported++ >= 3 || !csrf()) return;
     fetch("/api/v1/client-errors", { method: "POST", credentials: "same-origin", keepalive: true,
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), ...background },
       body: JSON.stringify({ kind, message: String(message || "").slice(0, 300), page: location.pathname }) }).catch(() => {});
   }
   window.addEventListener("error", (event) => reportError("uncaught", event.message));
@@ -412,12 +422,12 @@
     };
     const send = async (url, options, key) => {
       const response = await fetch(url, { credentials: "same-origin", ...options,
-        headers: { ...(options.headers || {}), "X-CSRF-Token": csrf(), "Idempotency-Key": key } });
+        headers: { ...(options.headers || {}), "X-CSRF-Token": csrf(), "Idempotency-Key": key, ...background } });
       const body = await response.json().catch(() => ({}));
       if (response.ok) return body;
       const error = new Error(body.error?.message || `The server answered ${response.status}.`);
       error.final = response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 408
-        && response.status !== 409 && response.status !== 429;
+        && response.status !== 409 && response.status !== 423 && response.status !== 429;  // 423: locked, sent once unlocked
       throw error;
     };
     // One entry: make the item (unless it has one), then each photo not yet sent; a receipt is one upload
@@ -506,7 +516,7 @@
   })();
   function track(event) {
     fetch("/api/v1/events", { method: "POST", credentials: "same-origin", keepalive: true,
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() }, body: JSON.stringify({ event }) }).catch(() => {});
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), ...background }, body: JSON.stringify({ event }) }).catch(() => {});
   }
 
   // Quick add: photo first; the item and its photo are saved through the API (as one queued capture, so
@@ -968,4 +978,168 @@
       if (failed === 0) window.location.reload();
     });
   });
+  // Passkeys (WebAuthn). The server's options are JSON, with base64url text where the browser wants bytes, and the
+  // browser's answers go back the same way.
+  const b64 = {
+    decode: (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=")),
+                                      (c) => c.charCodeAt(0)),
+    encode: (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+  };
+  const passkeysSupported = () => !!(window.PublicKeyCredential && navigator.credentials && window.isSecureContext);
+  const postJSON = async (url, body, token) => {
+    const response = await fetch(url, { method: "POST", credentials: "same-origin", body: JSON.stringify(body || {}),
+      headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": token || csrf() } });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(answer.error?.message || `The server answered ${response.status}.`);
+    return answer;
+  };
+  const credentialList = (list) => (list || []).map((c) => ({ ...c, id: b64.decode(c.id) }));
+  const passkeyMessage = (error) => error?.name === "NotAllowedError" ? "The passkey was not used (cancelled, or it timed out)."
+    : error?.name === "InvalidStateError" ? "This passkey is already registered." : (error?.message || "The passkey did not work.");
+  // A passkey's answer to a fresh challenge from `optionsURL` (navigator.credentials.get), as the server reads it.
+  async function usePasskey(optionsURL, token) {
+    const { publicKey } = await postJSON(optionsURL, {}, token);
+    const credential = await navigator.credentials.get({ publicKey: { ...publicKey, challenge: b64.decode(publicKey.challenge),
+      allowCredentials: credentialList(publicKey.allowCredentials) } });
+    const r = credential.response;
+    return { id: credential.id, rawId: b64.encode(credential.rawId), type: credential.type, response: {
+      clientDataJSON: b64.encode(r.clientDataJSON), authenticatorData: b64.encode(r.authenticatorData), signature: b64.encode(r.signature),
+      userHandle: r.userHandle ? b64.encode(r.userHandle) : null } };
+  }
+  // Settings → Security & Privacy: add a passkey (named), where the browser can make one.
+  const passkeyForm = document.querySelector("form[data-passkey-add]");
+  if (passkeyForm && passkeysSupported()) {
+    passkeyForm.hidden = false;
+    document.querySelector("[data-passkey-unsupported]")?.setAttribute("hidden", "");
+    passkeyForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const error = passkeyForm.querySelector("[data-passkey-error]");
+      error.hidden = true;
+      try {
+        const { publicKey } = await postJSON("/settings/passkeys/options");
+        const credential = await navigator.credentials.create({ publicKey: { ...publicKey, challenge: b64.decode(publicKey.challenge),
+          user: { ...publicKey.user, id: b64.decode(publicKey.user.id) }, excludeCredentials: credentialList(publicKey.excludeCredentials) } });
+        await postJSON("/settings/passkeys", { name: passkeyForm.querySelector("[name=name]").value, id: credential.id,
+          rawId: b64.encode(credential.rawId), type: credential.type, response: { clientDataJSON: b64.encode(credential.response.clientDataJSON),
+            attestationObject: b64.encode(credential.response.attestationObject) } });
+        window.location.assign("/settings?notice=" + encodeURIComponent("Passkey added.") + "#security");
+      } catch (e) {
+        error.textContent = passkeyMessage(e);
+        error.hidden = false;
+      }
+    });
+  }
+  // The sign-in page: "Sign in with a passkey" (a discoverable one: the browser offers this site's).
+  const passkeySignIn = document.querySelector("[data-passkey-signin]");
+  if (passkeySignIn && passkeysSupported()) {
+    passkeySignIn.hidden = false;
+    passkeySignIn.querySelector("button").addEventListener("click", async () => {
+      const form = document.querySelector("form[action='/signin']");
+      const token = form.querySelector("[name=_csrf]").value, next = form.querySelector("[name=next]")?.value;
+      try {
+        const answer = await usePasskey("/signin/passkey/options", token);
+        const done = await postJSON("/signin/passkey" + (next ? "?next=" + encodeURIComponent(next) : ""), answer, token);
+        window.location.assign(done.next || "/");
+      } catch (e) {
+        let alert = passkeySignIn.parentElement.querySelector(".alert");
+        if (!alert) {
+          alert = document.createElement("div");
+          alert.className = "alert";
+          alert.setAttribute("role", "alert");
+          passkeySignIn.parentElement.prepend(alert);
+        }
+        alert.textContent = passkeyMessage(e);
+      }
+    });
+  }
+
+  // The app lock. The server enforces it (AppLockMiddleware); this is its screen. The page counts the person's own
+  // activity (typing, tapping, scrolling; shared by this browser's tabs) and tells the server of it at most every
+  // tenth of the timeout (AppLock.granularity), so a person busy on a long form is never locked out under it. When
+  // the time passes, or the server answers 423, the lock screen covers the page as it is: unlocking (by fetch, with
+  // the password or a passkey) takes it away and everything typed is still there. The page's polling does not count.
+  const wireUnlock = (root, unlocked) => {
+    const form = root.querySelector("form[data-unlock]"), error = root.querySelector("[data-lock-error]");
+    const token = form.querySelector("[name=_csrf]").value;
+    const fail = (message) => { error.textContent = message; error.hidden = false; };
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      error.hidden = true;
+      const button = form.querySelector("button[type=submit]");
+      button.disabled = true;
+      try {
+        const response = await serverFetch("/unlock", { method: "POST", credentials: "same-origin", body: new URLSearchParams(new FormData(form)),
+                                                       headers: { "Accept": "application/json" } });
+        if (response.ok) { unlocked(); return; }
+        fail((await response.json().catch(() => null))?.error?.message || "Nestory could not be unlocked. Try again.");
+        form.querySelector("[name=password]").select();
+      } catch { fail("No connection to the server. Try again."); } finally { button.disabled = false; }
+    });
+    const passkey = root.querySelector("[data-unlock-passkey]");
+    if (passkey && passkeysSupported()) {
+      passkey.hidden = false;
+      passkey.addEventListener("click", async () => {
+        error.hidden = true;
+        try { await postJSON("/unlock/passkey", await usePasskey("/unlock/passkey/options", token), token); unlocked(); } catch (e) { fail(passkeyMessage(e)); }
+      });
+    }
+  };
+  // The lock page (a page loaded while locked): unlocked, the same address again.
+  const lockPage = document.querySelector("[data-lock-page]");
+  if (lockPage) wireUnlock(lockPage, () => window.location.replace(lockPage.querySelector("[name=next]")?.value || window.location.href));
+  const lockTemplate = document.getElementById("lock-screen");
+  if (lockTemplate) {
+    const timeout = Number(lockTemplate.dataset.timeout) * 1000, step = Math.min(15000, timeout / 10);
+    const remember = (key, value) => { try { localStorage.setItem(key, String(value)); } catch { /* private mode: this tab only */ } };
+    const remembered = (key) => { try { return Number(localStorage.getItem(key)) || 0; } catch { return 0; } };
+    let last = Date.now(), reported = Date.now(), overlay = null;  // this page's load was activity on the server
+    remember("nestory:active", last);
+    const covered = () => document.querySelectorAll("body > .page, body > nav.tabs");
+    const hide = () => {
+      overlay?.remove();
+      overlay = null;
+      covered().forEach((el) => { el.inert = false; el.removeAttribute("aria-hidden"); });
+      document.body.classList.remove("locked");
+      last = reported = Date.now();
+      remember("nestory:active", last);
+    };
+    const show = () => {
+      if (overlay) return;
+      overlay = document.createElement("div");
+      overlay.className = "lock-overlay";
+      overlay.append(lockTemplate.content.cloneNode(true));
+      covered().forEach((el) => { el.inert = true; el.setAttribute("aria-hidden", "true"); });
+      document.body.classList.add("locked");
+      document.body.append(overlay);
+      wireUnlock(overlay, () => { remember("nestory:unlocked", Date.now()); hide(); queue.replay(); });  // what waited meanwhile
+      overlay.querySelector("[name=password]").focus();
+    };
+    const lockNow = () => {
+      show();
+      serverFetch("/lock", { method: "POST", credentials: "same-origin", headers: { "Accept": "application/json", "X-CSRF-Token": csrf(), ...background } })
+        .catch(() => { /* the server locks by itself */ });
+    };
+    const idle = () => Date.now() - Math.max(last, remembered("nestory:active"));
+    const active = () => {
+      if (overlay) return;
+      if (idle() >= timeout) { lockNow(); return; }  // back after the time passed (a phone asleep): this touch does not count
+      last = Date.now();
+      remember("nestory:active", last);
+      if (last - reported >= step) {
+        reported = last;
+        fetch("/session/activity", { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": csrf() } }).catch(() => {});
+      }
+    };
+    ["pointerdown", "keydown", "input", "wheel", "touchstart", "scroll"].forEach((type) =>
+      document.addEventListener(type, active, { capture: true, passive: true }));
+    const check = () => { if (!overlay && idle() >= timeout) lockNow(); };
+    setInterval(check, 1000);
+    document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") check(); });
+    window.addEventListener("nestory:locked", show);
+    // Unlocked in another tab: this one's screen goes too (the session is one).
+    window.addEventListener("storage", (event) => { if (event.key === "nestory:unlocked" && overlay) hide(); });
+  } else {
+    // No lock screen on this page (the lock was turned on elsewhere): the server's lock page takes over.
+    window.addEventListener("nestory:locked", () => { if (!lockPage) window.location.reload(); });
+  }
 })();

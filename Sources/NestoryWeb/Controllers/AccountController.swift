@@ -44,7 +44,7 @@ struct AccountController {
                                               email: values["email"]!, password: form["password"] ?? "", confirmation: form["confirm"] ?? "")
         do {
             let user = try await accounts.setUp(input)
-            return try await startSession(for: user.id, redirectTo: "/")
+            return try await startSession(for: user.id, redirectTo: "/", request: request)
         } catch let error as DomainError {
             if case .conflict = error { return .redirect(to: "/signin?notice=already-set-up") }
             let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
@@ -71,7 +71,7 @@ struct AccountController {
         let csrf = request.cookies[CookiePolicy.csrfCookie]?.value ?? ""
         switch await accounts.signIn(email: email, password: form["password"] ?? "", client: context.clientKey) {
         case .signedIn(let user):
-            return try await startSession(for: user.id, redirectTo: next ?? "/")
+            return try await startSession(for: user.id, redirectTo: next ?? "/", request: request)
         case .rejected:
             return HTMLResponse.page(
                 AccountViews.signIn(csrf: csrf, email: email, next: next, message: "That email and password don’t match an account."),
@@ -114,6 +114,8 @@ struct AccountController {
             webhook: viewer.role == .owner ? try reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
         let onlineLookup = try database.onlineProductLookup(household)
         let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try reminders.webhook(household) != nil)
+        let security = AccountViews.securitySection(viewer: viewer, sessions: try database.sessions(of: viewer.user.id, now: dependencies.now()),
+                                                    passkeys: try database.passkeys(of: viewer.user.id))
         return HTMLResponse.page(AccountViews.settings(
             viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
             passwordErrors: passwordErrors, notice: notice, onlineLookup: onlineLookup,
@@ -121,7 +123,7 @@ struct AccountController {
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
-            leading: pro, trailing: "\(notifications)\(about)"),
+            leading: pro, trailing: "\(security)\(notifications)\(about)"),
                                  status: failed ? .unprocessableContent : .ok)
     }
 
@@ -194,14 +196,15 @@ struct AccountController {
         } catch let error as DomainError {
             return try settings(viewer, passwordErrors: FieldErrors.fields(of: error))
         }
-        return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed")
+        return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed", request: request)
     }
 
     // MARK: - Helpers
 
     /// A new session id at every sign-in (no fixation), with its own CSRF token.
-    private func startSession(for userID: UserID, redirectTo path: String, notice: String? = nil) async throws -> Response {
-        let token = try await accounts.startSession(for: userID, lifetime: dependencies.cookies.sessionLifetime)
+    private func startSession(for userID: UserID, redirectTo path: String, notice: String? = nil, request: Request) async throws -> Response {
+        let token = try await accounts.startSession(for: userID, lifetime: dependencies.cookies.sessionLifetime,
+                                                    userAgent: request.headers[.userAgent])
         var response = Response.redirect(to: path, notice: notice)
         response.setCookie(dependencies.cookies.session(token))
         return response

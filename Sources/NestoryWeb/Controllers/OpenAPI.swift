@@ -4,7 +4,7 @@ enum OpenAPI {
     {
       "openapi": "3.1.0",
       "info": { "title": "Nestory API", "version": "1",
-        "description": "Everything the web app does, as JSON. Sign in through the web form: the session cookie authenticates requests, and every state-changing request carries the session's CSRF token in the X-CSRF-Token header (it is in the page's csrf-token meta tag). Errors are {\"error\": {\"code\", \"message\", \"fields\"?, \"requestID\"?}}. Money is {amount: \"12.50\", currency: \"USD\", minorUnits: 1250}; dates are YYYY-MM-DD. Every POST takes an Idempotency-Key: a replay of the same request with the same key gets the first answer again (with Idempotent-Replayed: true) and does nothing twice." },
+        "description": "Everything the web app does, as JSON. Sign in through the web form: the session cookie authenticates requests, and every state-changing request carries the session's CSRF token in the X-CSRF-Token header (it is in the page's csrf-token meta tag). Errors are {\"error\": {\"code\", \"message\", \"fields\"?, \"requestID\"?}}. Money is {amount: \"12.50\", currency: \"USD\", minorUnits: 1250}; dates are YYYY-MM-DD. Every POST takes an Idempotency-Key: a replay of the same request with the same key gets the first answer again (with Idempotent-Replayed: true) and does nothing twice. When the person's app lock has locked the session (after their chosen time without use), every request but GET /session answers 423 with the code locked until the session is unlocked in the web app (password or passkey); the page's own background requests carry X-Nestory-Background: 1 and do not count as use." },
       "servers": [{ "url": "/api/v1" }],
       "components": {
         "securitySchemes": { "session": { "type": "apiKey", "in": "cookie", "name": "nestory_session" } },
@@ -12,6 +12,9 @@ enum OpenAPI {
           "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "required": false,
             "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$" },
             "description": "A key the client makes for one request (a UUID, say) and sends again when it repeats that request, e.g. replaying an offline queue after a lost response. Kept per household for 24 hours (api.idempotencyWindowHours): the same request again gets the stored status and body with the header Idempotent-Replayed: true, and nothing is done twice; the same key with a different method, path or body is 422 (idempotency_key_reused); while the first is still running, 409 (idempotency_key_in_use); a key that is not 1 to 255 printable ASCII characters is 400 (invalid_idempotency_key). Answers with 5xx, and errors, are not kept: a retry runs again." }
+        },
+        "responses": {
+          "Locked": { "description": "The session is locked by the app lock: unlock it in the web app with the password or a passkey", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } }
         },
         "schemas": {
           "Error": { "type": "object", "required": ["error"], "properties": { "error": { "type": "object", "required": ["code", "message"],
@@ -65,6 +68,11 @@ enum OpenAPI {
       },
       "security": [{ "session": [] }],
       "paths": {
+        "/session": { "get": { "summary": "This session's app lock: whether it is locked, the person's timeout, their passkeys (answers while locked)",
+            "responses": { "200": { "description": "The lock's state", "content": { "application/json": { "schema": { "type": "object", "required": ["locked", "lockMinutes", "lockSeconds", "passkeys"], "properties": {
+              "locked": { "type": "boolean" }, "lockMinutes": { "type": "integer", "description": "0: never locks" },
+              "lockSeconds": { "type": "integer", "description": "The timeout on this server, in seconds" }, "passkeys": { "type": "integer" } } } } } },
+              "401": { "description": "Not signed in", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } } },
         "/summary": { "get": { "summary": "Summary figures", "responses": { "200": { "description": "Item count, value per currency, documentation score and the counts behind it" }, "401": { "description": "Not signed in", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } } } } },
         "/plan": { "get": { "summary": "The household's plan: Free or Pro, what is unlocked, the Free limits (null where lifted) and the item count. A request that would cross a Free limit is answered 402 with the code pro_required and a message that says the limit",
           "responses": { "200": { "description": "The plan", "content": { "application/json": { "schema": { "type": "object",

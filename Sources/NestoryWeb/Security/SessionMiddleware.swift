@@ -54,6 +54,7 @@ struct SessionMiddleware: RouterMiddleware {
             if let (session, household, role) = try sessions.session(database, tokenHash: hash, now: at) {
                 context.viewer = Viewer(user: session.user, household: household, role: role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash, theme: session.theme, photos: photos)
+                context.viewer?.lock = SessionLock(session)
                 if let language = request.headers[.acceptLanguage]?.split(separator: ",").first?.split(separator: ";").first
                     .map({ $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "_") }),
                    !language.isEmpty, language.count <= 35, language != "*" {

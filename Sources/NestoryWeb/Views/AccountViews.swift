@@ -53,6 +53,10 @@ enum AccountViews {
               \(Layout.field("password", label: "Password", value: nil, type: "password", errors: [], attributes: "required autocomplete=\"current-password\""))
               <button type="submit" class="primary wide">Sign in</button>
             </form>
+            <div class="passkey-signin" data-passkey-signin hidden>
+              <p class="or"><span>or</span></p>
+              <button type="button" class="wide passkey-button">Sign in with a passkey</button>
+            </div>
             </section>
             """)
     }

@@ -70,7 +70,7 @@ enum Layout {
             \(body)
             </main>
             \(account)
-            </div>
+            </div>\(viewer.map(LockViews.template) ?? .empty)
             </body>
             </html>
             """
