@@ -18,6 +18,7 @@ public enum JobKind {
     public static let restore = "restore"
     public static let `import` = "import"
     public static let webhook = "webhook"
+    public static let valuation = "valuation"
 }
 
 // MARK: - Reports

@@ -125,4 +125,14 @@ public struct ItemsService: Sendable {
             return photo
         }
     }
+
+    /// A stored image's rendition (a JPEG without metadata: no location), from the cache or made again and kept;
+    /// nil when the bytes are not an image this server can read.
+    public func rendition(of data: Data, sha256: String, _ kind: RenditionCache.Kind) async -> Data? {
+        if let cached = database.renditions.read(sha256, kind) { return cached }
+        guard let derived = try? await imaging.derive(from: data) else { return nil }
+        try? database.renditions.write(derived.thumbnail.data, for: sha256, .thumbnail)
+        try? database.renditions.write(derived.display.data, for: sha256, .display)
+        return kind == .thumbnail ? derived.thumbnail.data : derived.display.data
+    }
 }

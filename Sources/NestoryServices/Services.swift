@@ -66,6 +66,7 @@ public struct Services: Sendable {
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
+                valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationRequestsPerMinute: Int = 60,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
@@ -78,6 +79,9 @@ public struct Services: Sendable {
         }
         let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
+        let items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
+        let valuations = ValuationService(database: database, blocking: blocking, providers: valuationProviders, now: now)
+        handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute)))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
         handlers.append(WebhookJobHandler(database: database, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))
@@ -86,7 +90,7 @@ public struct Services: Sendable {
         self.blocking = blocking
         accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
-        items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
+        self.items = items
         places = PlacesService(database: database, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue)
@@ -94,7 +98,7 @@ public struct Services: Sendable {
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
-        valuations = ValuationService(database: database, blocking: blocking, now: now)
+        self.valuations = valuations
         reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
     }

@@ -29,30 +29,36 @@ public struct ValuationService: Sendable {
     @discardableResult
     public func estimateOffline(_ household: HouseholdID, item id: ItemID, on day: CalendarDate? = nil,
                                 table: DepreciationTable = .standard) async throws -> Valuation {
-        let (database, at, day) = (database, now(), day ?? today)
+        let (at, day) = (now(), day ?? today)
         return try await blocking.run {
-            let item = try database.item(household, id).item
-            let latest = try database.valuations(household, item: id, limit: 20).first { $0.method != .offline && $0.replacementCost != nil }
-            let unit: Money
-            if let known = latest?.replacementCost?.value, known.currency == item.currency {
-                unit = try known.scaled(by: 1, over: Int64(item.quantity))
-            } else if let price = item.purchasePrice {
-                unit = price
-            } else {
-                throw DomainError.invalid(field: "replacementCost",
-                                          message: "Enter a purchase price or a replacement cost first: the estimate starts from what a like item costs.")
-            }
-            let category = try item.categoryID.flatMap { id in try database.categories(household).first { $0.id == id }?.name }
-            let estimate = try OfflineEstimator.estimate(unitReplacementCost: unit, quantity: item.quantity, purchaseDate: item.purchaseDate,
-                                                         on: day, category: category, condition: item.condition, table: table)
-            let valuation = try Valuation(
-                itemID: id, replacementCost: ValueRange(exactly: estimate.replacementCost),
-                actualCashValue: try ValueRange(value: estimate.actualCashValue, low: estimate.low, high: estimate.high),
-                method: .offline, confidence: estimate.confidence == .medium ? .medium : .low, valuedOn: day,
-                explanation: estimate.explanation + ". Source of the life: \(estimate.rule.source).", createdAt: at)
+            let valuation = try offline(household, item: database.item(household, id).item, on: day, table: table, at: at)
             try database.addValuation(household, valuation)
             return valuation
         }
+    }
+
+    /// The offline estimate of an item (not kept): from `replacementCost` (all of the quantity) when given, else the
+    /// latest market or hand-entered replacement cost, else the purchase price; `condition` in place of the item's.
+    func offline(_ household: HouseholdID, item: Item, on day: CalendarDate, table: DepreciationTable = .standard, at: Date,
+                 replacementCost: Money? = nil, condition: ItemCondition? = nil) throws -> Valuation {
+        let latest = try database.valuations(household, item: item.id, limit: 20).first { $0.method != .offline && $0.replacementCost != nil }
+        let unit: Money
+        if let known = replacementCost ?? latest?.replacementCost?.value, known.currency == item.currency {
+            unit = try known.scaled(by: 1, over: Int64(item.quantity))
+        } else if let price = item.purchasePrice {
+            unit = price
+        } else {
+            throw DomainError.invalid(field: "replacementCost",
+                                      message: "Enter a purchase price or a replacement cost first: the estimate starts from what a like item costs.")
+        }
+        let category = try item.categoryID.flatMap { id in try database.categories(household).first { $0.id == id }?.name }
+        let estimate = try OfflineEstimator.estimate(unitReplacementCost: unit, quantity: item.quantity, purchaseDate: item.purchaseDate,
+                                                     on: day, category: category, condition: condition ?? item.condition, table: table)
+        return try Valuation(
+            itemID: item.id, replacementCost: ValueRange(exactly: estimate.replacementCost),
+            actualCashValue: try ValueRange(value: estimate.actualCashValue, low: estimate.low, high: estimate.high),
+            method: .offline, confidence: estimate.confidence == .medium ? .medium : .low, valuedOn: day,
+            explanation: estimate.explanation + ". Source of the life: \(estimate.rule.source).", createdAt: at)
     }
 
     /// A value entered by a person (an appraisal, a quote): replacement cost and/or actual cash value, in the

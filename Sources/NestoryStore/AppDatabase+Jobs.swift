@@ -89,6 +89,18 @@ extension AppDatabase {
         }
     }
 
+    /// Changes what a batch says of one item after the batch (a proposal reviewed and saved, or recalculated), in
+    /// the household's job of that kind only.
+    public func updateJobItemResult(_ householdID: HouseholdID, _ id: JobID, key: String, result: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                UPDATE job SET item_results = json_set(COALESCE(item_results, '{}'), '$."' || replace(?, '"', '') || '"', json(?)), updated_at = ?
+                WHERE id = ? AND household_id = ?
+                """, arguments: [key, result, now.millis, id.description, householdID.description])
+            guard db.changesCount == 1 else { throw DomainError.notFound("The batch") }
+        }
+    }
+
     /// A running job succeeded with this result.
     public func succeedJob(_ id: JobID, result: String, now: Date) throws {
         try write { db in

@@ -71,6 +71,16 @@ extension AppDatabase {
         }
     }
 
+    /// Items that have no valuation yet, by name (for "value everything that lacks a value").
+    public func itemsWithoutValuation(_ householdID: HouseholdID, limit: Int) throws -> [ItemID] {
+        try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT id FROM item WHERE household_id = ? AND NOT EXISTS (SELECT 1 FROM valuation WHERE valuation.item_seq = item.seq)
+                ORDER BY name_key, seq LIMIT ?
+                """, arguments: [householdID.description, limit]).compactMap(ItemID.init(string:))
+        }
+    }
+
     /// Each item's latest valuation, for the reports and exports (items without one are absent).
     public func latestValuations(_ householdID: HouseholdID, items: [ItemID]) throws -> [ItemID: Valuation] {
         guard !items.isEmpty else { return [:] }

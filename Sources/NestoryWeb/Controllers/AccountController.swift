@@ -104,9 +104,13 @@ struct AccountController {
     func settings(_ viewer: Viewer, notice: String? = nil, memberForm: [String: String] = [:], memberErrors: [FieldError] = [],
                   passwordErrors: [FieldError] = [], householdForm: [String: String] = [:],
                   householdErrors: [FieldError] = [], webhookForm: [String: String] = [:], webhookErrors: [FieldError] = [],
-                  licenceForm: [String: String] = [:], licenceErrors: [FieldError] = []) throws -> Response {
+                  licenceForm: [String: String] = [:], licenceErrors: [FieldError] = [],
+                  valuationForm: [String: String] = [:], valuationErrors: [FieldError] = []) throws -> Response {
         let household = viewer.household.id
-        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty)
+        let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty
+                       && valuationErrors.isEmpty)
+        let valuation = ValuationViews.settingsSection(viewer: viewer, settings: try dependencies.services.valuations.providerSettings(household),
+                                                       form: valuationForm, errors: valuationErrors)
         let pro = PlanViews.section(viewer: viewer, overview: try dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
         let reminders = dependencies.services.reminders
         let notifications = ReminderViews.settingsSection(
@@ -123,7 +127,7 @@ struct AccountController {
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
-            leading: pro, trailing: "\(security)\(notifications)\(about)"),
+            leading: pro, trailing: "\(valuation)\(security)\(notifications)\(about)"),
                                  status: failed ? .unprocessableContent : .ok)
     }
 

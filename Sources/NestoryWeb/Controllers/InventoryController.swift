@@ -157,13 +157,7 @@ struct InventoryController {
         var type = attachment.contentType
         if size != "original", attachment.contentType.hasPrefix("image/") {
             let kind: RenditionCache.Kind = size == "thumb" ? .thumbnail : .display
-            if let cached = database.renditions.read(sha, kind) {
-                body = cached
-            } else if let derived = try? await dependencies.imaging.derive(from: data) {
-                try? database.renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
-                try? database.renditions.write(derived.display.data, for: sha, .display)
-                body = kind == .thumbnail ? derived.thumbnail.data : derived.display.data
-            }
+            if let rendition = await dependencies.items.rendition(of: data, sha256: sha, kind) { body = rendition }
             if body != data { type = "image/jpeg" }
         }
         var headers = HTTPFields()

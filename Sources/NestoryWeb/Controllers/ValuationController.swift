@@ -14,6 +14,25 @@ struct ValuationController {
         router.post("items/:id/valuations/offline", use: estimateOffline)
         router.post("items/:id/valuations", use: enter)
         router.get("valuations", use: history)
+        router.post("settings/valuation", use: saveProviders)
+    }
+
+    /// Settings → Valuation (the owner): the providers; a refused form comes back with what was typed, keys excepted.
+    @Sendable func saveProviders(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let form = try await Form.read(request, context: context)
+        let provider = ValuationProviderForm(analysisBaseURL: form["analysisBaseURL"] ?? "", analysisModel: form["analysisModel"] ?? "",
+                                             analysisKey: form["analysisKey"] ?? "", removeAnalysisKey: form["removeAnalysisKey"] == "1",
+                                             searchKey: form["searchKey"] ?? "", removeSearchKey: form["removeSearchKey"] == "1",
+                                             searchCountry: form["searchCountry"] ?? "")
+        do {
+            try await valuations.saveProviders(viewer.household.id, by: viewer.role, provider)
+            return .redirect(to: "/settings#valuation", notice: "Valuation providers saved.")
+        } catch let error as DomainError {
+            guard case .validation = error else { throw error }
+            let kept = ["analysisBaseURL": provider.analysisBaseURL, "analysisModel": provider.analysisModel, "searchCountry": provider.searchCountry]
+            return try AccountController(dependencies: dependencies).settings(viewer, valuationForm: kept, valuationErrors: FieldErrors.fields(of: error))
+        }
     }
 
     @Sendable func estimateOffline(_ request: Request, context: AppRequestContext) async throws -> Response {

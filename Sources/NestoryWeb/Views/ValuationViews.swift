@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryServices
 
 /// What items are worth: the item page's Value card (the latest valuation with how it was reached, the item's
 /// history, the offline estimate and a value entered by hand) and the household's history by day.
@@ -73,6 +74,52 @@ enum ValuationViews {
     static func safeURL(_ text: String) -> String {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else { return "#" }
         return text
+    }
+
+    /// Settings → Valuation: the optional providers. Keys are never shown, only "set, ending in …"; an empty key
+    /// field keeps the one set. Members see whether they are set.
+    static func settingsSection(viewer: Viewer, settings: ValuationProviderSettings, form: [String: String], errors: [FieldError]) -> HTML {
+        func status(_ hint: String?) -> String { hint.map { "Set, ending in …\($0)" } ?? "Not set" }
+        guard viewer.role == .owner else {
+            return """
+                <section class="card" id="valuation"><h2>Valuation</h2>
+                <p>Photo analysis: \(status(settings.analysisKeyHint)) · Market search: \(status(settings.searchKeyHint))</p>
+                <p class="hint">The household’s owner sets them. Without them, values come from the offline estimate.</p></section>
+                """
+        }
+        func keyField(_ name: String, label: String, hint: String?, help: String, remove: String) -> HTML {
+            """
+            \(Layout.field(name, label: label, value: nil, type: "password", errors: errors,
+                           attributes: "autocomplete=\"off\" spellcheck=\"false\" placeholder=\"\(hint == nil ? "Not set" : "Set, ending in …" + hint!)\"",
+                           hint: help))
+            \(hint == nil ? HTML.empty : HTML("<label class=\"choice\"><input type=\"checkbox\" name=\"\(remove)\" value=\"1\"> Forget this key</label>"))
+            """
+        }
+        return """
+            <section class="card" id="valuation">
+              <h2>Valuation</h2>
+              <p class="muted">Optional. With no key, every value comes from the offline estimate, and nothing leaves this server. With a key, \
+            an item’s photos (downsized, without location data) go to the analysis endpoint, and its brand and model to the market search.</p>
+              \(Layout.errorSummary(errors))
+              <form method="post" action="/settings/valuation" novalidate>
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                <h3>Photo analysis</h3>
+                \(Layout.field("analysisBaseURL", label: "Endpoint", value: form["analysisBaseURL"] ?? settings.analysisBaseURL, errors: errors,
+                               attributes: "inputmode=\"url\" autocomplete=\"off\" spellcheck=\"false\"",
+                               hint: "Any OpenAI-compatible chat-completions endpoint: OpenAI, or your own (vLLM, Ollama, llama.cpp), e.g. http://localhost:11434/v1."))
+                \(Layout.field("analysisModel", label: "Model", value: form["analysisModel"] ?? settings.analysisModel, errors: errors,
+                               attributes: "autocomplete=\"off\" spellcheck=\"false\"", hint: "A model that reads images and follows a JSON schema."))
+                \(keyField("analysisKey", label: "API key", hint: settings.analysisKeyHint, help: "Kept encrypted on this server; never shown again.",
+                           remove: "removeAnalysisKey"))
+                <h3>Market search (Tavily)</h3>
+                \(keyField("searchKey", label: "API key", hint: settings.searchKeyHint, help: "Kept encrypted on this server; never shown again.",
+                           remove: "removeSearchKey"))
+                \(Layout.field("searchCountry", label: "Country", value: form["searchCountry"] ?? settings.searchCountry ?? "", errors: errors,
+                               attributes: "maxlength=\"2\" autocomplete=\"off\" autocapitalize=\"characters\"", hint: "Two letters (US, DE…) to prefer that country’s shops; empty for anywhere."))
+                <button type="submit" class="small">Save</button>
+              </form>
+            </section>
+            """
     }
 
     /// The household's history by day: the values made for each day and their totals.

@@ -1,0 +1,302 @@
+import Foundation
+import NestoryDomain
+import NestoryJobs
+import NestoryStore
+import NestoryValuation
+
+// Valuing many items at once (the PRD's batch): one durable job with progress per item ("valuing 3 of 12"),
+// per-item outcomes that never stop the rest, retry of the failed ones, cancellation, a bounded rate per
+// provider; then review: each proposal is looked at, edited, recalculated and saved one by one.
+
+/// What a batch values.
+public struct ValuationBatchRequest: Codable, Sendable {
+    public let items: [String]
+}
+
+/// A proposed valuation, before review: what the batch found for one item.
+public struct ValuationProposal: Codable, Hashable, Sendable {
+    public var replacementCost: ValueRange?
+    public var actualCashValue: ValueRange?
+    public var method: ValuationMethod
+    public var confidence: Valuation.Confidence
+    public var sources: [ValuationSource]
+    public var explanation: String?
+    /// Shown beside a market value of low confidence: the offline estimate's actual cash value.
+    public var offlineActualCashValue: ValueRange?
+
+    init(_ valuation: Valuation, offline: ValueRange? = nil) {
+        replacementCost = valuation.replacementCost
+        actualCashValue = valuation.actualCashValue
+        method = valuation.method
+        confidence = valuation.confidence
+        sources = valuation.sources
+        explanation = valuation.explanation
+        offlineActualCashValue = offline
+    }
+}
+
+/// What became of one item of a batch.
+public struct ValuationBatchItem: Codable, Hashable, Sendable {
+    public enum Status: String, Codable, Sendable { case proposed, failed, saved }
+    public var status: Status
+    public var name: String
+    public var identification: Identification?
+    public var proposal: ValuationProposal?
+    public var error: String?
+}
+
+/// The owner's review of one proposal: the identified fields and the figures as edited.
+public struct ValuationReview: Sendable {
+    public var brand: String
+    public var productName: String
+    public var model: String
+    public var condition: String
+    public var replacementCost: String
+    public var actualCashValue: String
+
+    public init(brand: String, productName: String, model: String, condition: String, replacementCost: String, actualCashValue: String) {
+        self.brand = brand
+        self.productName = productName
+        self.model = model
+        self.condition = condition
+        self.replacementCost = replacementCost
+        self.actualCashValue = actualCashValue
+    }
+}
+
+/// Spaces the calls to each provider (`valuation.requestsPerMinute`), across every batch of the process.
+public actor ProviderPacer {
+    let interval: Duration
+    private var next: [String: ContinuousClock.Instant] = [:]
+
+    public init(requestsPerMinute: Int) {
+        interval = requestsPerMinute > 0 ? .milliseconds(60_000 / requestsPerMinute) : .zero
+    }
+
+    /// Waits for this provider's turn.
+    public func turn(_ provider: String) async throws {
+        guard interval > .zero else { return }
+        let now = ContinuousClock.now
+        let at = max(now, next[provider] ?? now)
+        next[provider] = at + interval
+        if at > now { try await Task.sleep(until: at, clock: .continuous) }
+    }
+}
+
+extension ValuationService {
+    /// The most items one batch takes.
+    public static let batchLimit = 500
+
+    /// Queues a batch for these items (the household's; at most `batchLimit`).
+    public func startBatch(_ household: HouseholdID, items: [ItemID], queue: JobQueue) throws -> Job {
+        guard !items.isEmpty else { throw DomainError.invalid(field: "items", message: "Choose at least one item to value.") }
+        guard items.count <= Self.batchLimit else {
+            throw DomainError.invalid(field: "items", message: "A batch values at most \(Self.batchLimit) items; narrow the search.")
+        }
+        return try queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(items: items.map(\.description)))
+    }
+
+    /// The items of a batch's page: the job and what became of each item, in the order asked.
+    public func batch(_ household: HouseholdID, _ id: JobID) throws -> (job: Job, items: [(id: ItemID, outcome: ValuationBatchItem?)]) {
+        let job = try database.job(household, id)
+        guard job.kind == JobKind.valuation else { throw DomainError.notFound("The batch") }
+        let request = try job.decodedPayload(as: ValuationBatchRequest.self)
+        let outcomes = Self.outcomes(job)
+        return (job, request.items.compactMap { text in ItemID(string: text).map { ($0, outcomes[text]) } })
+    }
+
+    static func outcomes(_ job: Job) -> [String: ValuationBatchItem] {
+        guard let text = job.itemResults else { return [:] }
+        return (try? JSONDecoder().decode([String: ValuationBatchItem].self, from: Data(text.utf8))) ?? [:]
+    }
+
+    /// A new batch of a batch's failed items.
+    public func retryFailed(_ household: HouseholdID, _ id: JobID, queue: JobQueue) throws -> Job {
+        let failed = try batch(household, id).items.filter { $0.outcome?.status == .failed }.map(\.id)
+        guard !failed.isEmpty else { throw DomainError.invalid(field: "items", message: "No item of this batch failed.") }
+        return try startBatch(household, items: failed, queue: queue)
+    }
+
+    /// Values one item: identifies it from its photos when photo analysis is set (else from its own fields), and
+    /// proposes the offline estimate from its price (market prices come in when market search is set). Provider
+    /// errors are thrown as they are; the caller decides whether they stop the batch.
+    func propose(_ household: HouseholdID, _ id: ItemID, analyzer: (any PhotoAnalyzing)?, pacer: ProviderPacer,
+                 photos: @Sendable ([ItemPhoto]) async -> [Data], identification known: Identification? = nil,
+                 condition: ItemCondition? = nil, replacementCost: Money? = nil) async throws -> ValuationBatchItem {
+        let details = try database.item(household, id)
+        let item = details.item
+        var identification = known ?? Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber,
+                                                      barcode: item.barcode, condition: item.condition)
+        if known == nil, let analyzer, !details.photos.isEmpty {
+            let bytes = await photos(Array(details.photos.prefix(4)))
+            if !bytes.isEmpty {
+                try await pacer.turn("analysis")
+                identification = try await analyzer.identify(photos: bytes, hint: item.name)
+            }
+        }
+        let (day, at) = (today, now())
+        let chosen = condition ?? identification.condition ?? item.condition
+        let proposal: ValuationProposal
+        do {
+            let offline = try await blocking.run { [self] in
+                try self.offline(household, item: item, on: day, at: at, replacementCost: replacementCost, condition: chosen)
+            }
+            proposal = ValuationProposal(offline)
+        } catch let error as DomainError {
+            return ValuationBatchItem(status: .failed, name: item.name, identification: identification, proposal: nil,
+                                      error: "\(error.message) Or set market search in Settings → Valuation.")
+        }
+        return ValuationBatchItem(status: .proposed, name: item.name, identification: identification, proposal: proposal, error: nil)
+    }
+
+    /// Runs the proposal again with the reviewed fields (the condition changes the offline estimate; a replacement
+    /// cost entered is the one it starts from), keeping the batch's page current.
+    public func recalculate(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview,
+                            photos: @Sendable @escaping ([ItemPhoto]) async -> [Data]) async throws -> ValuationBatchItem {
+        let (job, items) = try batch(household, id)
+        guard let entry = items.first(where: { $0.id == itemID }) else { throw DomainError.notFound("The item in this batch") }
+        let item = try database.item(household, itemID).item
+        let (identification, condition, rcv) = try reviewed(review, item: item, previous: entry.outcome?.identification)
+        let outcome = try await propose(household, itemID, analyzer: nil, pacer: ProviderPacer(requestsPerMinute: 0), photos: photos,
+                                        identification: identification, condition: condition, replacementCost: rcv)
+        try database.updateJobItemResult(household, job.id, key: itemID.description, result: try JSONEncoder.jobText(outcome), now: now())
+        return outcome
+    }
+
+    /// Saves a reviewed proposal into the item's history and fills the item's empty brand, model and barcode from
+    /// what was identified (never overwriting what is there). Figures changed in review are kept as entered by hand.
+    public func save(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview) async throws -> Valuation {
+        let (job, items) = try batch(household, id)
+        guard let entry = items.first(where: { $0.id == itemID }), var outcome = entry.outcome, let proposal = outcome.proposal else {
+            throw DomainError.notFound("A proposal for this item")
+        }
+        let (database, at, day) = (database, now(), today)
+        let item = try database.item(household, itemID).item
+        let (identification, _, _) = try reviewed(review, item: item, previous: outcome.identification)
+        var errors = FieldErrors()
+        func amount(_ text: String, _ field: String) -> Money? {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { return nil }
+            return errors.collect {
+                let money = try Money.parse(trimmed, currency: item.currency)
+                guard money.minorUnits >= 0 else { throw DomainError.invalid(field: field, message: "Enter an amount of zero or more.") }
+                return money
+            }
+        }
+        let rcv = amount(review.replacementCost, "replacementCost"), acv = amount(review.actualCashValue, "actualCashValue")
+        if rcv == nil, acv == nil, errors.isEmpty {
+            errors.append(FieldError(field: "actualCashValue", message: "Keep a replacement cost, an actual cash value, or both."))
+        }
+        try errors.throwIfAny()
+        let unchanged = rcv == proposal.replacementCost?.value && acv == proposal.actualCashValue?.value
+        let valuation = try Valuation(
+            itemID: itemID,
+            replacementCost: unchanged ? proposal.replacementCost : rcv.map(ValueRange.init(exactly:)),
+            actualCashValue: unchanged ? proposal.actualCashValue : acv.map(ValueRange.init(exactly:)),
+            method: unchanged ? proposal.method : .manual, confidence: unchanged ? proposal.confidence : .high, valuedOn: day,
+            sources: unchanged ? proposal.sources : [],
+            explanation: unchanged ? proposal.explanation : "Entered in review of a batch (proposed: \(proposal.actualCashValue?.value.formatted ?? proposal.replacementCost?.value.formatted ?? "—")).",
+            createdAt: at)
+        outcome.status = .saved
+        outcome.identification = identification
+        let result = try JSONEncoder.jobText(outcome)
+        try await blocking.run {
+            try database.addValuation(household, valuation)
+            var draft = item.draft
+            var filled = false
+            if draft.brand == nil, !identification.brand.isEmpty { draft.brand = identification.brand; filled = true }
+            if draft.modelNumber == nil, let model = identification.model, !model.isEmpty { draft.modelNumber = model; filled = true }
+            if draft.barcode == nil, let code = identification.barcode, !code.isEmpty, GTIN(code) != nil { draft.barcode = code; filled = true }
+            if filled { _ = try database.updateItem(household, itemID, draft, now: at, today: day) }
+            try database.updateJobItemResult(household, job.id, key: itemID.description, result: result, now: at)
+        }
+        return valuation
+    }
+
+    /// The review's identified fields, checked: brand and product name required, the condition one of the five.
+    func reviewed(_ review: ValuationReview, item: Item, previous: Identification?) throws -> (Identification, ItemCondition?, Money?) {
+        var errors = FieldErrors()
+        let brand = review.brand.trimmingCharacters(in: .whitespacesAndNewlines)
+        let product = review.productName.trimmingCharacters(in: .whitespacesAndNewlines)
+        if brand.isEmpty { errors.append(FieldError(field: "brand", message: "Enter the brand.")) }
+        if product.isEmpty { errors.append(FieldError(field: "productName", message: "Enter the product’s name.")) }
+        if brand.count > 200 || product.count > 200 { errors.append(FieldError(field: "productName", message: "Keep names under 200 characters.")) }
+        let condition = ItemCondition(rawValue: review.condition)
+        if !review.condition.isEmpty, condition == nil { errors.append(FieldError(field: "condition", message: "Choose one of the five conditions.")) }
+        var rcv: Money?
+        let text = review.replacementCost.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty {
+            errors.collect {
+                let money = try Money.parse(text, currency: item.currency)
+                guard money.minorUnits >= 0 else { throw DomainError.invalid(field: "replacementCost", message: "Enter an amount of zero or more.") }
+                rcv = money
+            }
+        }
+        try errors.throwIfAny()
+        var identification = previous ?? Identification(brand: brand, productName: product)
+        identification.brand = brand
+        identification.productName = product
+        let model = review.model.trimmingCharacters(in: .whitespacesAndNewlines)
+        identification.model = model.isEmpty ? nil : String(model.prefix(200))
+        identification.condition = condition ?? identification.condition
+        return (identification, condition, rcv)
+    }
+}
+
+/// Runs a valuation batch: item by item, each outcome kept as it is reached, so a restart goes on where it stopped
+/// and another device sees the progress. An error that needs the owner (a refused key, no quota, a plan limit)
+/// stops the batch with what to fix; any other error is that item's, and the batch goes on.
+public struct ValuationJobHandler: JobHandler {
+    let valuations: ValuationService
+    let items: ItemsService
+    let pacer: ProviderPacer
+    public let kind = JobKind.valuation
+    public let concurrency = 1
+    public let retry = RetryPolicy(maxAttempts: 3, resumesAfterStop: true)
+
+    public init(valuations: ValuationService, items: ItemsService, pacer: ProviderPacer) {
+        self.valuations = valuations
+        self.items = items
+        self.pacer = pacer
+    }
+
+    public struct Summary: Codable, Sendable {
+        public let proposed: Int
+        public let failed: Int
+    }
+
+    public func run(_ job: Job, context: JobContext) async throws -> String {
+        let request = try job.decodedPayload(as: ValuationBatchRequest.self)
+        var outcomes = ValuationService.outcomes(job)
+        let providers = try valuations.configuredProviders(job.householdID)
+        let household = job.householdID
+        let photos: @Sendable ([ItemPhoto]) async -> [Data] = { [items, valuations] list in
+            var out: [Data] = []
+            for photo in list {
+                guard let (data, _) = try? valuations.database.attachmentData(household, sha256: photo.attachment.sha256),
+                      let jpeg = await items.rendition(of: data, sha256: photo.attachment.sha256, .display) else { continue }
+                out.append(jpeg)
+            }
+            return out
+        }
+        for (index, text) in request.items.enumerated() {
+            try context.progress(done: Int64(index), total: Int64(request.items.count))
+            guard outcomes[text] == nil, let id = ItemID(string: text) else { continue }
+            let outcome: ValuationBatchItem
+            do {
+                outcome = try await valuations.propose(household, id, analyzer: providers.analyzer, pacer: pacer, photos: photos)
+            } catch let error as ProviderError {
+                if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
+                let name = (try? valuations.database.item(household, id).item.name) ?? "An item"
+                outcome = ValuationBatchItem(status: .failed, name: name, identification: nil, proposal: nil, error: error.description)
+            } catch let error as DomainError {
+                outcome = ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: error.message)
+            }
+            outcomes[text] = outcome
+            try context.itemResult(text, outcome)
+        }
+        try context.progress(done: Int64(request.items.count), total: Int64(request.items.count))
+        let values = Array(outcomes.values)
+        return try JSONEncoder.jobText(Summary(proposed: values.filter { $0.status != .failed }.count, failed: values.filter { $0.status == .failed }.count))
+    }
+}
