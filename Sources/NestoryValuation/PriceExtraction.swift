@@ -168,14 +168,14 @@ public enum PriceExtractor {
     }
 
     static let isoCodes: Set<String> = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "SEK", "NOK", "DKK", "ISK", "PLN", "CZK", "HUF",
-                                        "RON", "BGN", "TRY", "INR", "CNY", "HKD", "SGD", "KRW", "MXN", "BRL", "ZAR", "ILS", "AED", "THB", "TWD"]
+                                        "RON", "BGN", "TRY", "INR", "CNY", "HKD", "SGD", "KRW", "MXN", "BRL", "ZAR", "ILS", "AED", "THB", "TWD", "MYR"]
 
     /// Written before an amount (longest first where one ends another).
     static let prefixes: [(String, Marker)] = [
         ("US$", .code("USD")), ("U$S", .code("USD")), ("CA$", .code("CAD")), ("C$", .code("CAD")), ("AU$", .code("AUD")), ("A$", .code("AUD")),
         ("NZ$", .code("NZD")), ("HK$", .code("HKD")), ("S$", .code("SGD")), ("R$", .code("BRL")), ("MX$", .code("MXN")),
         ("CN¥", .code("CNY")), ("JP¥", .code("JPY")), ("RMB", .code("CNY")), ("SFr.", .code("CHF")), ("Fr.", .code("CHF")),
-        ("Rs.", .code("INR")), ("Rs", .code("INR")), ("$", .dollar), ("€", .code("EUR")), ("£", .code("GBP")), ("¥", .yen), ("₹", .code("INR")),
+        ("Rs.", .code("INR")), ("Rs", .code("INR")), ("RM", .code("MYR")), ("$", .dollar), ("€", .code("EUR")), ("£", .code("GBP")), ("¥", .yen), ("₹", .code("INR")),
         ("₩", .code("KRW")), ("₺", .code("TRY")), ("₪", .code("ILS")), ("₱", .code("PHP")), ("zł", .code("PLN")), ("kr.", .krone), ("kr", .krone), ("Kr", .krone),
     ]
 
@@ -436,7 +436,8 @@ public enum PriceExtractor {
     static func reason(before: String, after: String, negative: Bool) -> DroppedReason? {
         let head = after.drop { $0 == " " || $0 == "+" || $0 == ")" || $0 == "*" }
         func starts(_ words: [String]) -> Bool { words.contains { Words.startsWithWord(head, $0) } }
-        if starts(Words.instalmentAfter) || Words.any(Words.instalmentBefore, in: before) || Words.monthsAfter(String(head)) { return .instalment }
+        if starts(Words.instalmentAfter) || Words.any(Words.instalmentBefore, in: before) || Words.monthsAfter(String(head))
+            || Words.timesBefore(before) { return .instalment }
         if negative || starts(Words.savingAfter) || Words.any(Words.savingBefore, in: before) { return .saving }
         if starts(Words.promotionAfter) || Words.any(Words.promotionBefore, in: before) { return .promotion }
         let included = Words.any(["incl", "inkl", "including", "inc.", "with"], in: before + " " + head.prefix(12))
@@ -499,7 +500,7 @@ extension PriceExtractor {
                                       "sell it for", "cash for"]
         static let feeAfter = ["tax", "taxes", "vat", "fee", "fees", "deposit", "duty", "duties", "import", "customs", "handling", "restocking"]
         static let feeBefore = ["tax", "vat", "fee", "deposit", "import charges", "import fees", "duties", "customs", "handling", "restocking",
-                                "core charge", "environmental"]
+                                "core charge", "environmental", "warranty", "protection plan", "care plan", "applecare", "insurance"]
         static let shippingAfter = ["shipping", "postage", "delivery", "p&p", "s&h", "freight", "ship", "versand", "livraison", "porto", "envío",
                                     "spedizione", "frakt", "fragt", "wysyłka", "postal"]
         static let shippingBefore = ["shipping", "postage", "delivery", "p&p", "s&h", "freight", "versand", "versandkosten", "livraison", "porto",
@@ -608,6 +609,16 @@ extension PriceExtractor {
             let words = before.split(whereSeparator: { $0 == " " }).suffix(2)
             guard words.count == 2, words.last == "for" else { return false }
             return Int(words.first!).map { $0 > 1 } ?? ["two", "three", "four", "both"].contains(String(words.first!))
+        }
+
+        /// "12 x 55,00 €", "24x R$ 99,90", "10 × de": a count of payments just before the amount.
+        static func timesBefore(_ before: String) -> Bool {
+            var words = before.split(whereSeparator: { $0 == " " }).map(String.init)
+            if words.last == "de" { words.removeLast() }
+            guard let last = words.last else { return false }
+            if last == "x" || last == "×" { return words.count >= 2 && Int(words[words.count - 2]).map { $0 > 1 } == true }
+            guard last.hasSuffix("x") || last.hasSuffix("×") else { return false }
+            return Int(last.dropLast()).map { $0 > 1 } == true
         }
 
         /// "$41.58 for 24 months", "€20 x 12 months".
