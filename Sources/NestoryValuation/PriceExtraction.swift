@@ -202,8 +202,9 @@ public enum PriceExtractor {
             // A number glued to letters that are no currency is part of a word or model ("X80K", "55in").
             if left == nil, i > 0, c[i - 1].isLetter { continue }
             if right == nil, number.end < c.count, c[number.end].isLetter { continue }
+            // nil: no marker; .some(nil): a marker naming no currency here (kr without a country), not read.
             let written = pick(left?.marker, right?.marker).map { currency(of: $0, context: context) }
-            // A range with the currency at one end only ("$100-150", "100–150 €").
+            // A bare number may be one end of a range with the currency at the other ("$100-150", "100–150 €").
             guard let currency = written ?? rangePartnerCurrency(c, number: (i, number.end), previous: tokens.last, context: context),
                   let currency else { continue }
             let text = number.integer + (number.fraction.isEmpty ? "" : "." + number.fraction)

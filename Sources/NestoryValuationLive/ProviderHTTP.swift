@@ -144,13 +144,12 @@ final class ProviderHTTP: @unchecked Sendable {
                 case .done(let value): return value
                 case .retry(let error): failure = error
                 }
-            } catch let error as ProviderError {
+            } catch {
+                // No answer at all is worth another try; an answer refused for good is not.
                 failure = error
                 if case .unreachable = error {} else { throw redacted(error) }
-            } catch {
-                throw redacted(.unavailable(provider: provider, status: nil, message: String(describing: error)))
             }
-            guard attempt < retry.maxAttempts else { throw redacted(failure) }
+            guard attempt < retry.maxAttempts, !Task.isCancelled else { throw redacted(failure) }
             guard let wait = retry.delay(afterAttempt: attempt, headers: answerHeaders) else {
                 let asked = answerHeaders["retry-after-ms"].map { "\($0) ms" } ?? answerHeaders["retry-after"] ?? "long"
                 throw redacted(.unavailable(provider: provider, status: statusOf(failure), message: "asked to wait \(asked) before trying again"))
@@ -205,7 +204,7 @@ final class ProviderHTTP: @unchecked Sendable {
     /// A transport failure as a person would say it.
     static func plain(_ error: URLError, timeout: TimeInterval) -> String {
         switch error.code {
-        case .timedOut: return "no answer within \(Int(timeout)) seconds"
+        case .timedOut: return "no answer within \(Int(timeout)) second\(timeout == 1 ? "" : "s")"
         case .notConnectedToInternet, .networkConnectionLost, .dataNotAllowed: return "no network connection"
         case .cannotFindHost, .dnsLookupFailed: return "its address could not be found (DNS)"
         case .cannotConnectToHost: return "the connection was refused"
@@ -230,9 +229,4 @@ final class ProviderHTTP: @unchecked Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data()
     }
-}
-
-extension Duration {
-    /// Seconds as a Double (for messages and tests).
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -34,7 +34,8 @@ public struct TavilySearch: MarketSearching, CustomStringConvertible, CustomRefl
         let overrides = ["US": "united states", "GB": "united kingdom", "KR": "south korea", "CZ": "czech republic", "RU": "russia",
                          "VN": "vietnam", "TR": "turkey", "TW": "taiwan", "AE": "united arab emirates", "BA": "bosnia and herzegovina"]
         if let name = overrides[code] { return name }
-        guard code.count == 2, let name = Locale(identifier: "en_US").localizedString(forRegionCode: code), name != code else { return nil }
+        guard code.count == 2, Locale.Region.isoRegions.contains(where: { $0.identifier == code }),
+              let name = Locale(identifier: "en_US").localizedString(forRegionCode: code), name != code else { return nil }
         return name.lowercased()
     }
 

@@ -102,6 +102,29 @@ struct AnalyzerContractTests {
         #expect(server.requests.count == 1)
     }
 
+    @Test("An endpoint's own error (400) is said with its message, the key echoed in it redacted, and not retried")
+    func badRequest() async throws {
+        let server = try await FakeProvider([.init(status: 400, body: Chat.error(
+            "Invalid image data for key \(Self.key): the model gpt-4o does not accept it.", type: "invalid_request_error", code: "invalid_image"))])
+        defer { server.stop() }
+        await expectError({
+            $0 == .unavailable(provider: "OpenAI", status: 400, message: "Invalid image data for key [redacted]: the model gpt-4o does not accept it.")
+        }) { () async throws(ProviderError) in try await analyzer(server).identify(photos: Self.photos, hint: nil) }
+        #expect(server.requests.count == 1)
+    }
+
+    @Test("A rate limit that does not clear: the tries run out with what the server said")
+    func rateLimitRunsOut() async throws {
+        let waits = Waits()
+        let server = try await FakeProvider([.init(status: 429, body: Chat.error("Rate limit reached for requests", type: "requests",
+                                                                                 code: "rate_limit_exceeded"), headers: ["retry-after": "1"])])
+        defer { server.stop() }
+        await expectError({ $0 == .unavailable(provider: "OpenAI", status: 429, message: "rate limited: Rate limit reached for requests") }) {
+            () async throws(ProviderError) in try await analyzer(server, waits: waits, attempts: 3).identify(photos: Self.photos, hint: nil)
+        }
+        #expect(server.requests.count == 3 && waits.all == [.seconds(1), .seconds(1)])
+    }
+
     @Test("429 rate limit with retry-after-ms, then success: waits what the server asked")
     func rateLimitThenSuccess() async throws {
         let waits = Waits()
@@ -158,7 +181,7 @@ struct AnalyzerContractTests {
         let server = try await FakeProvider([.init(status: 200, body: Chat.completion(content: Chat.identification), delay: .seconds(4))])
         defer { server.stop() }
         let started = Date()
-        await expectError({ $0 == .unreachable(provider: "OpenAI", message: "no answer within 1 seconds") }) { () async throws(ProviderError) in
+        await expectError({ $0 == .unreachable(provider: "OpenAI", message: "no answer within 1 second") }) { () async throws(ProviderError) in
             try await analyzer(server, attempts: 1, timeout: 1).identify(photos: Self.photos, hint: nil)
         }
         #expect(Date().timeIntervalSince(started) < 3.5)

@@ -52,6 +52,18 @@ struct TavilyContractTests {
         #expect(prices.map(\.source.amount.plainAmount) == ["180.00", "172.50"])
     }
 
+    @Test("Countries are sent as Tavily names them; no country, no field")
+    func countries() async throws {
+        #expect(TavilySearch.countryName("de") == "germany" && TavilySearch.countryName("US") == "united states")
+        #expect(TavilySearch.countryName("zz") == nil)
+        let server = try await FakeProvider([.init(status: 200, body: Self.results)])
+        defer { server.stop() }
+        _ = try await TavilySearch(baseURL: server.base, apiKey: Self.key, searchDepth: "advanced")
+            .search(MarketQuery(brand: "Miele", productName: "Complete C3", used: false))
+        let body = try #require(server.requests.first).json
+        #expect(body["country"] == nil && body["search_depth"] as? String == "advanced" && body["query"] as? String == "Miele Complete C3 new price")
+    }
+
     @Test("401: the key is refused and the batch stops")
     func invalidKey() async throws {
         let server = try await FakeProvider([.init(status: 401, body: #"{"detail":{"error":"Unauthorized: missing or invalid API key."}}"#)])
