@@ -126,6 +126,13 @@ public enum MarketEstimator {
         return MarketEstimate(value: range, confidence: confidence, prices: kept, outliers: outliers, explanation: explanation)
     }
 
+    /// Search results to a market value in one call: the usable prices (`MarketPrices.collect`), then their
+    /// estimate; nil when no result holds a usable price.
+    public static func estimate(_ results: [SearchResult], query: MarketQuery, currency: CurrencyCode, rates: [CurrencyCode: Decimal] = [:],
+                                fetchedAt: Date) -> MarketEstimate? {
+        estimate(MarketPrices.collect(results, query: query, currency: currency, rates: rates, fetchedAt: fetchedAt), currency: currency)
+    }
+
     /// The `quarter`/4 quantile (type 7) of sorted values, in quarter units (× 4), exactly.
     public static func quantileQuarters(_ sorted: [Int64], quarter: Int) -> Int128 {
         precondition(!sorted.isEmpty && (0...4).contains(quarter))

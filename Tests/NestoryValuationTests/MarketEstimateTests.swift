@@ -112,7 +112,9 @@ struct MarketEstimateTests {
         let prices = MarketPrices.collect(results, query: MarketQuery(brand: "Dyson", productName: "V11", used: true), currency: .usd,
                                           fetchedAt: Self.fetched)
         #expect(prices.map(\.source.amount.plainAmount) == ["310.00", "325.00", "299.00", "300.00", "1999.00"])
-        let estimate = try #require(MarketEstimator.estimate(prices, currency: .usd))
+        let estimate = try #require(MarketEstimator.estimate(results, query: MarketQuery(brand: "Dyson", productName: "V11", used: true),
+                                                             currency: .usd, fetchedAt: Self.fetched))
+        #expect(estimate == MarketEstimator.estimate(prices, currency: .usd))
         #expect(estimate.outliers.map(\.source.amount.plainAmount) == ["1999.00"])
         #expect(estimate.value.value.plainAmount == "305.00")
         #expect(estimate.value.low.plainAmount == "299.75" && estimate.value.high.plainAmount == "313.75")

@@ -78,6 +78,19 @@ struct PriceExtractionTests {
         #expect(amounts("$100 - €150").count == 2)
     }
 
+    @Test("Any text at all: no crash, and every amount found is positive or zero and within Money's bounds")
+    func fuzz() {
+        var generator = SplitMix(seed: 17)
+        let alphabet = Array("0123456789012345678901234567890123456789.,'  -–$€£¥kr zł CHF EUR USD was now off /mo lot of x12 :-,-.–\u{00A0}\u{202F}aZ(")
+        for _ in 0..<3000 {
+            let length = Int(generator.next() % 40)
+            let text = String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            for found in PriceExtractor.amounts(in: text, context: PriceContext(krone: try! CurrencyCode("SEK"))) {
+                #expect(found.amount.minorUnits >= 0 && found.amount.minorUnits <= Money.maxMagnitude, "\(text)")
+            }
+        }
+    }
+
     @Test("Words of the item itself are not taken as marks of a set")
     func itemWords() {
         #expect(PriceExtractor.amounts(in: "Knife set of 6, $89", itemWords: "Wüsthof knife set of 6").map(\.dropped) == [nil])
@@ -117,4 +130,17 @@ func heldOut() {
     #expect(heldOutCorpus.count >= 50)
     #expect(precision >= 0.85)
     #expect(recall >= 0.85)
+}
+
+/// A small seeded generator, so the fuzz test is the same on every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
