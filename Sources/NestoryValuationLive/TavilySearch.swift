@@ -12,12 +12,15 @@ public struct TavilySearch: MarketSearching, CustomStringConvertible, CustomRefl
     public let baseURL: URL
     /// "basic" (one credit) or "advanced" (two).
     public let searchDepth: String
+    /// ISO 3166 alpha-2, for queries that name none (the household's setting).
+    public let country: String?
     private let apiKey: String
     let http: ProviderHTTP
 
-    public init(baseURL: URL = Self.defaultBase, apiKey: String, searchDepth: String = "basic", timeout: TimeInterval = 30,
+    public init(baseURL: URL = Self.defaultBase, apiKey: String, country: String? = nil, searchDepth: String = "basic", timeout: TimeInterval = 30,
                 retry: RetryPolicy = .standard) {
         self.baseURL = baseURL
+        self.country = country?.trimmingCharacters(in: .whitespaces).nilIfEmpty
         self.apiKey = apiKey.trimmingCharacters(in: .whitespacesAndNewlines)
         self.searchDepth = searchDepth == "advanced" ? "advanced" : "basic"
         http = ProviderHTTP(provider: Self.providerName, timeout: timeout, retry: retry, secrets: [self.apiKey])
@@ -25,7 +28,7 @@ public struct TavilySearch: MarketSearching, CustomStringConvertible, CustomRefl
 
     public var description: String { "Tavily (\(baseURL.absoluteString), \(searchDepth))" }
     public var customMirror: Mirror {
-        Mirror(self, children: ["baseURL": baseURL, "searchDepth": searchDepth, "apiKey": "[redacted]"])
+        Mirror(self, children: ["baseURL": baseURL, "searchDepth": searchDepth, "country": country ?? "any", "apiKey": "[redacted]"])
     }
 
     /// Tavily names countries in lower-case English ("united states"); `country` is ISO 3166 alpha-2.
@@ -49,7 +52,7 @@ public struct TavilySearch: MarketSearching, CustomStringConvertible, CustomRefl
             "include_raw_content": .bool(false),
             "include_images": .bool(false),
         ]
-        if let country = query.country.flatMap(Self.countryName) { body["country"] = .string(country) }
+        if let country = (query.country ?? country).flatMap(Self.countryName) { body["country"] = .string(country) }
         return ProviderHTTP.encode(.object(body))
     }
 
@@ -79,4 +82,8 @@ public struct TavilySearch: MarketSearching, CustomStringConvertible, CustomRefl
             throw .unavailable(provider: name, status: answer.status, message: http.message(answer.body, fallback: answer.status))
         }
     }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }

@@ -62,6 +62,8 @@ struct TavilyContractTests {
             .search(MarketQuery(brand: "Miele", productName: "Complete C3", used: false))
         let body = try #require(server.requests.first).json
         #expect(body["country"] == nil && body["search_depth"] as? String == "advanced" && body["query"] as? String == "Miele Complete C3 new price")
+        _ = try await TavilySearch(baseURL: server.base, apiKey: Self.key, country: "FR").search(MarketQuery(brand: "Miele", productName: "C3", used: true))
+        #expect(server.requests.last?.json["country"] as? String == "france")
     }
 
     @Test("401: the key is refused and the batch stops")
