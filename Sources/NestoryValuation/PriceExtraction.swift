@@ -115,7 +115,7 @@ public enum PriceExtractor {
             var dropped = reason(before: before, after: after, negative: token.negative)
             if dropped == nil, !Words.any(Words.each, in: after) {
                 if Words.any(Words.parts, in: sentence) { dropped = .forParts }
-                else if Words.any(Words.bundle.filter { !item.contains($0) }, in: sentence) { dropped = .bundle }
+                else if Words.any(Words.bundleMarks(besides: item), in: sentence) { dropped = .bundle }
                 else { dropped = resultDropped }
             }
             let local = Words.state(of: String(before.suffix(32)) + " | " + String(after.prefix(16)))
@@ -130,7 +130,7 @@ public enum PriceExtractor {
         let state = resultState(title: result.title, content: result.content)
         let title = result.title.lowercased()
         let dropped: DroppedReason? = Words.any(Words.parts, in: title) ? .forParts
-            : Words.any(Words.bundle.filter { !itemWords.lowercased().contains($0) }, in: title) ? .bundle : nil
+            : Words.any(Words.bundleMarks(besides: itemWords.lowercased()), in: title) ? .bundle : nil
         return amounts(in: result.title, context: context, resultState: state, resultDropped: dropped, itemWords: itemWords)
             + amounts(in: result.content, context: context, resultState: state, resultDropped: dropped, itemWords: itemWords)
     }
@@ -146,7 +146,6 @@ public enum PriceExtractor {
     struct MoneyToken {
         var start: Int  // the first character, currency marker included
         var end: Int
-        var numberStart: Int
         var amount: Money
         var negative: Bool
     }
@@ -212,7 +211,7 @@ public enum PriceExtractor {
             if number.thousandFold { guard let scaled = try? money.multiplied(by: 1000) else { continue }; money = scaled }
             let start = left?.start ?? i
             let negative = start > 0 && (c[start - 1] == "-" || c[start - 1] == "−") && (start < 2 || !(c[start - 2].isNumber || c[start - 2].isLetter))
-            tokens.append(MoneyToken(start: start, end: right?.end ?? number.end, numberStart: i, amount: money, negative: negative))
+            tokens.append(MoneyToken(start: start, end: right?.end ?? number.end, amount: money, negative: negative))
         }
         return tokens
     }
@@ -519,6 +518,9 @@ extension PriceExtractor {
         static let bundle = ["lot of", "job lot", "bundle", "set of", "pack of", "case of", "bulk lot", "wholesale", "joblot", "konvolut",
                              "lot de", "lotto di", "multipack", "x2 ", "x3 ", "x4 ", "2x ", "3x ", "4x ", "2 x ", "3 x ", "2-pack", "3-pack",
                              "4-pack", "twin pack"]
+        /// The marks of a lot or bundle, less those the item's own name holds.
+        static func bundleMarks(besides item: String) -> [String] { bundle.filter { !item.contains($0) } }
+
         static let parts = ["for parts", "parts only", "not working", "spares or repair", "spares/repair", "for repair", "defekt", "defective",
                             "broken", "as-is", "as is", "faulty", "pour pièces", "per ricambi", "para piezas", "cracked screen"]
         static let each = ["each", "ea", "ea.", "per item", "per unit", "apiece", "/ea", "/each", "pro stück", "stück", "l'unité", "la pièce"]
