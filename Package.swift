@@ -200,6 +200,9 @@ let package = Package(
         // Valuation (issue 17): what an item is worth. Pure Swift rules: the offline estimate (depreciation by
         // category, age and condition) and prices read from market search results.
         .target(name: "NestoryValuation", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // The valuation providers' HTTP clients: an OpenAI-compatible chat-completions endpoint for photo analysis,
+        // Tavily for market search, with one retry policy (URLSession through FoundationNetworking).
+        .target(name: "NestoryValuationLive", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),
         // Free and Pro: licence keys (Ed25519-signed payloads) verified offline with built-in public keys.
         .target(name: "NestoryLicences", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: swiftSettings),
@@ -309,6 +312,11 @@ let package = Package(
         .testTarget(name: "NestoryLicencesTests", dependencies: ["NestoryLicences", "NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryValuationTests", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NestoryValuationLiveTests",
+            dependencies: ["NestoryValuationLive", "NestoryValuation", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "NestoryJobsTests",
             dependencies: ["NestoryJobs", "NestoryStore", "NestoryDomain", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],

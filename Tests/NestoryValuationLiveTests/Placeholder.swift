@@ -1,0 +1,3 @@
+import Hummingbird
+import Testing
+@testable import NestoryValuationLive
