@@ -114,6 +114,8 @@ struct Serve: AsyncParsableCommand {
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
             plan: settings.plan(database),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
+            valuationProviders: LiveValuationProviders(searchURL: URL(string: settings.valuationSearchURL)!),
+            valuationRequestsPerMinute: settings.valuationRequestsPerMinute,
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),
             concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),

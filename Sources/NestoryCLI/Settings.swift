@@ -56,6 +56,10 @@ struct Settings: Sendable, Equatable {
     var webhooksAllowPrivate = false
     /// How often the server looks for due reminders to send to webhooks.
     var remindersCheckMinutes = 60
+    /// Calls to each valuation provider per minute, at most, across every batch.
+    var valuationRequestsPerMinute = 60
+    /// Where market searches go (Tavily's API, or a compatible proxy).
+    var valuationSearchURL = "https://api.tavily.com"
     /// Every household on this server is Pro (self-hosters who build from source).
     var instancePro = false
     /// Licence-signing public keys trusted beside the built-in ones, `ID:BASE64,…` (a self-issuing operator, tests).
@@ -89,6 +93,8 @@ struct Settings: Sendable, Equatable {
         ("capture.photoQuality", "The JPEG quality of a photo downsized in the browser (percent)"),
         ("webhooks.allowPrivateAddresses", "Let webhooks reach private, loopback and link-local addresses"),
         ("reminders.checkMinutes", "How often due reminders are looked for and sent to webhooks"),
+        ("valuation.requestsPerMinute", "Calls to each valuation provider per minute, at most (0: no pause)"),
+        ("valuation.searchURL", "Where market searches go: Tavily's API or a compatible proxy"),
         ("licence.instancePro", "Every household on this server has Nestory Pro, without a licence key"),
         ("licence.publicKeys", "Licence-signing public keys to trust beside the built-in ones: ID:BASE64, comma-separated"),
         ("appLock.secondsPerMinute", "For tests only: the seconds one minute of an app-lock timeout lasts"),
@@ -195,6 +201,13 @@ struct Settings: Sendable, Equatable {
         }
         try int("health.minFreeMegabytes", &settings.minFreeMegabytes, range: 0...10_000_000)
         settings.zxingWorker = text("zxingWorker").flatMap { $0.isEmpty ? nil : $0 }
+        try int("valuation.requestsPerMinute", &settings.valuationRequestsPerMinute, range: 0...6000)
+        if let url = text("valuation.searchURL") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw Invalid.value("valuation.searchURL", "must be an http(s) address (it is \(url))")
+            }
+            settings.valuationSearchURL = url
+        }
         try bool("licence.instancePro", &settings.instancePro)
         if let keys = text("licence.publicKeys") {
             do { _ = try LicenceKeys.parse(keys) } catch { throw Invalid.value("licence.publicKeys", "is not a list of ID:BASE64 keys: \(error)") }
@@ -223,6 +236,7 @@ struct Settings: Sendable, Equatable {
             "capture.photoQuality": .stringConvertible(photoQuality),
             "webhooks.allowPrivateAddresses": .stringConvertible(webhooksAllowPrivate),
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
+            "valuation.requestsPerMinute": .stringConvertible(valuationRequestsPerMinute), "valuation.searchURL": .string(valuationSearchURL),
             "licence.instancePro": .stringConvertible(instancePro),
             "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
             "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),

@@ -120,7 +120,7 @@ extension ValuationService {
     /// Values one item: identifies it from its photos when photo analysis is set (else from its own fields), and
     /// proposes the offline estimate from its price (market prices come in when market search is set). Provider
     /// errors are thrown as they are; the caller decides whether they stop the batch.
-    func propose(_ household: HouseholdID, _ id: ItemID, analyzer: (any PhotoAnalyzing)?, pacer: ProviderPacer,
+    func propose(_ household: HouseholdID, _ id: ItemID, analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?, pacer: ProviderPacer,
                  photos: @Sendable ([ItemPhoto]) async -> [Data], identification known: Identification? = nil,
                  condition: ItemCondition? = nil, replacementCost: Money? = nil) async throws -> ValuationBatchItem {
         let details = try database.item(household, id)
@@ -136,17 +136,51 @@ extension ValuationService {
         }
         let (day, at) = (today, now())
         let chosen = condition ?? identification.condition ?? item.condition
+        // Market prices: used ones for what it is worth, new ones for what a like item costs; per unit, times the quantity.
+        var market: (rcv: MarketEstimate?, acv: MarketEstimate?) = (nil, nil)
+        if let searcher, !identification.productName.isEmpty {
+            func search(used: Bool) async throws -> MarketEstimate? {
+                let query = MarketQuery(brand: identification.brand, productName: identification.productName, model: identification.model, used: used)
+                try await pacer.turn("search")
+                let results = try await searcher.search(query)
+                return MarketEstimator.estimate(results, query: query, currency: item.currency, fetchedAt: now())
+            }
+            market = (try await search(used: false), try await search(used: true))
+        }
+        let marketRCV = try market.rcv.map { try Self.times($0.value, item.quantity) }
         let proposal: ValuationProposal
         do {
             let offline = try await blocking.run { [self] in
-                try self.offline(household, item: item, on: day, at: at, replacementCost: replacementCost, condition: chosen)
+                try self.offline(household, item: item, on: day, at: at, replacementCost: replacementCost ?? marketRCV?.value, condition: chosen)
             }
-            proposal = ValuationProposal(offline)
+            if market.rcv != nil || market.acv != nil {
+                let estimates = [market.rcv, market.acv].compactMap { $0 }
+                let confidence: Valuation.Confidence = estimates.contains { $0.confidence == .low } ? .low
+                    : estimates.contains { $0.confidence == .medium } ? .medium : .high
+                let explanation = [market.rcv.map { "New: \($0.explanation)" }, market.acv.map { "Used: \($0.explanation)" }]
+                    .compactMap { $0 }.joined(separator: " ")
+                let valuation = try Valuation(
+                    itemID: item.id, replacementCost: marketRCV ?? offline.replacementCost,
+                    actualCashValue: try market.acv.map { try Self.times($0.value, item.quantity) } ?? offline.actualCashValue,
+                    method: .market, confidence: confidence, valuedOn: day, sources: estimates.flatMap(\.sources),
+                    explanation: explanation + (market.acv == nil ? " No used price was found: the actual cash value is the offline estimate from the new price." : ""),
+                    createdAt: at)
+                proposal = ValuationProposal(valuation, offline: confidence == .low ? offline.actualCashValue : nil)
+            } else {
+                proposal = ValuationProposal(offline)
+            }
         } catch let error as DomainError {
             return ValuationBatchItem(status: .failed, name: item.name, identification: identification, proposal: nil,
                                       error: "\(error.message) Or set market search in Settings → Valuation.")
         }
         return ValuationBatchItem(status: .proposed, name: item.name, identification: identification, proposal: proposal, error: nil)
+    }
+
+    /// A per-unit range times a quantity.
+    static func times(_ range: ValueRange, _ quantity: Int) throws -> ValueRange {
+        guard quantity > 1 else { return range }
+        let q = Int64(quantity)
+        return try ValueRange(value: try range.value.scaled(by: q, over: 1), low: try range.low.scaled(by: q, over: 1), high: try range.high.scaled(by: q, over: 1))
     }
 
     /// Runs the proposal again with the reviewed fields (the condition changes the offline estimate; a replacement
@@ -157,7 +191,8 @@ extension ValuationService {
         guard let entry = items.first(where: { $0.id == itemID }) else { throw DomainError.notFound("The item in this batch") }
         let item = try database.item(household, itemID).item
         let (identification, condition, rcv) = try reviewed(review, item: item, previous: entry.outcome?.identification)
-        let outcome = try await propose(household, itemID, analyzer: nil, pacer: ProviderPacer(requestsPerMinute: 0), photos: photos,
+        let outcome = try await propose(household, itemID, analyzer: nil, searcher: try configuredProviders(household).searcher,
+                                        pacer: ProviderPacer(requestsPerMinute: 0), photos: photos,
                                         identification: identification, condition: condition, replacementCost: rcv)
         try database.updateJobItemResult(household, job.id, key: itemID.description, result: try JSONEncoder.jobText(outcome), now: now())
         return outcome
@@ -284,7 +319,8 @@ public struct ValuationJobHandler: JobHandler {
             guard outcomes[text] == nil, let id = ItemID(string: text) else { continue }
             let outcome: ValuationBatchItem
             do {
-                outcome = try await valuations.propose(household, id, analyzer: providers.analyzer, pacer: pacer, photos: photos)
+                outcome = try await valuations.propose(household, id, analyzer: providers.analyzer, searcher: providers.searcher, pacer: pacer,
+                                                       photos: photos)
             } catch let error as ProviderError {
                 if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
                 let name = (try? valuations.database.item(household, id).item.name) ?? "An item"

@@ -78,6 +78,8 @@ struct JobJSON: ResponseEncodable {
         case JobKind.backup:
             links.page = "/settings/data"
             if job.state == .succeeded { links.download = "/settings/data/export/\(job.id)/download" }
+        case JobKind.valuation:
+            links.page = "/valuations/batches/\(job.id)"
         case JobKind.restore, JobKind.import:
             links.page = "/settings/data/jobs/\(job.id)"
         case JobKind.receipt:

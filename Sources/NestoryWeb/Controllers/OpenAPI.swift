@@ -23,7 +23,7 @@ enum OpenAPI {
               "requestID": { "type": "string" } } } } },
           "Job": { "type": "object", "description": "Background work (a report, a backup, reading a receipt): the same shape for every kind.",
             "required": ["id", "kind", "state", "progress", "attempts", "createdAt", "links"], "properties": {
-            "id": { "type": "string", "format": "uuid" }, "kind": { "enum": ["report", "backup", "receipt", "restore", "import"] },
+            "id": { "type": "string", "format": "uuid" }, "kind": { "enum": ["report", "backup", "receipt", "restore", "import", "webhook", "valuation"] },
             "state": { "enum": ["queued", "running", "succeeded", "failed", "cancelled", "interrupted"] },
             "progress": { "type": "object", "required": ["done", "total"], "properties": { "done": { "type": "integer" }, "total": { "type": "integer", "description": "0 while unknown" } } },
             "message": { "type": "string", "description": "Safe to show: why it failed or was interrupted, or a note on what it made" },

@@ -3,6 +3,7 @@ import Hummingbird
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryValuation
 
 /// Valuations in the web app: the offline estimate and a value entered by hand from an item's page, and the
 /// household's history by day. The rules are ValuationService's; this parses and renders.
@@ -15,6 +16,110 @@ struct ValuationController {
         router.post("items/:id/valuations", use: enter)
         router.get("valuations", use: history)
         router.post("settings/valuation", use: saveProviders)
+        router.get("valuations/batches/new", use: newBatch)
+        router.post("valuations/batches", use: startBatch)
+        router.get("valuations/batches/:job", use: batch)
+        router.post("valuations/batches/:job/items/:id", use: review)
+        router.post("valuations/batches/:job/retry", use: retry)
+        router.post("valuations/batches/:job/cancel", use: cancel)
+    }
+
+    // MARK: - Batches
+
+    /// The items a batch would value: those without a value, or those of an inventory search and its filters.
+    private func selection(_ viewer: Viewer, _ query: [String: String]) throws -> [ItemListing] {
+        let household = viewer.household.id
+        if query["missing"] == "1" {
+            let ids = try dependencies.database.itemsWithoutValuation(household, limit: ValuationService.batchLimit + 1)
+            return try dependencies.database.reportItems(household, ids: ids, allPhotos: false).map(\.listing)
+        }
+        var itemQuery = InventoryState(query: query).itemQuery
+        itemQuery.limit = ItemQuery.maxLimit
+        var found: [ItemListing] = []
+        repeat {
+            let page = try dependencies.database.items(household, itemQuery)
+            found += page.elements
+            itemQuery.after = page.nextCursor
+        } while itemQuery.after != nil && found.count <= ValuationService.batchLimit
+        return found
+    }
+
+    @Sendable func newBatch(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let query = request.query.first
+        return HTMLResponse.page(ValuationViews.newBatch(viewer: viewer, query: query, items: try selection(viewer, query),
+                                                         providers: try valuations.providerSettings(viewer.household.id)))
+    }
+
+    @Sendable func startBatch(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let form = try await Form.read(request, context: context)
+        var query: [String: String] = [:]
+        for key in ["missing", "q", "filter", "room", "category", "tag"] { if let value = form[key], !value.isEmpty { query[key] = value } }
+        let items = try selection(viewer, query)
+        let job = try valuations.startBatch(viewer.household.id, items: items.map(\.item.id), queue: dependencies.services.runner.queue)
+        return .redirect(to: "/valuations/batches/\(job.id)")
+    }
+
+    @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return try batchPage(viewer, try jobID(context), notice: request.query["notice"])
+    }
+
+    func batchPage(_ viewer: Viewer, _ id: JobID, notice: String? = nil, item: ItemID? = nil, form: [String: String] = [:],
+                   errors: [FieldError] = []) throws -> Response {
+        let (job, entries) = try valuations.batch(viewer.household.id, id)
+        let names = Dictionary(try dependencies.database.reportItems(viewer.household.id, ids: entries.map(\.id), allPhotos: false)
+            .map { ($0.listing.item.id, $0.listing) }, uniquingKeysWith: { a, _ in a })
+        return HTMLResponse.page(ValuationViews.batch(viewer: viewer, job: job, entries: entries, listings: names, notice: notice,
+                                                      editing: item, form: form, errors: errors),
+                                 status: errors.isEmpty ? .ok : .unprocessableContent)
+    }
+
+    /// Save or recalculate one proposal (the button pressed says which); a refusal comes back with what was typed.
+    @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let (job, id) = (try jobID(context), try itemID(context))
+        let form = try await Form.read(request, context: context)
+        var values: [String: String] = [:]
+        for key in ["brand", "productName", "model", "condition", "replacementCost", "actualCashValue"] { values[key] = form[key] ?? "" }
+        let review = ValuationReview(brand: values["brand"]!, productName: values["productName"]!, model: values["model"]!,
+                                     condition: values["condition"]!, replacementCost: values["replacementCost"]!,
+                                     actualCashValue: values["actualCashValue"]!)
+        // Recalculating searches again with the edited fields; the photos are not analysed again.
+        let photos: @Sendable ([ItemPhoto]) async -> [Data] = { _ in [] }
+        do {
+            if form["action"] == "recalculate" {
+                _ = try await valuations.recalculate(viewer.household.id, batch: job, item: id, review, photos: photos)
+                return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Recalculated with the fields as edited.")
+            }
+            try await valuations.save(viewer.household.id, batch: job, item: id, review)
+            return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Saved to the item’s values.")
+        } catch let error as DomainError {
+            guard case .validation = error else { throw error }
+            return try batchPage(viewer, job, item: id, form: values, errors: FieldErrors.fields(of: error))
+        } catch let error as ProviderError {
+            return try batchPage(viewer, job, item: id, form: values, errors: [FieldError(field: "form", message: error.description)])
+        }
+    }
+
+    @Sendable func retry(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let job = try valuations.retryFailed(viewer.household.id, try jobID(context), queue: dependencies.services.runner.queue)
+        return .redirect(to: "/valuations/batches/\(job.id)", notice: "Trying the failed items again.")
+    }
+
+    @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let id = try jobID(context)
+        _ = try valuations.batch(viewer.household.id, id)
+        _ = try dependencies.database.cancelJob(viewer.household.id, id, now: dependencies.now())
+        return .redirect(to: "/valuations/batches/\(id)", notice: "Cancelling: items already valued stay on this page.")
+    }
+
+    private func jobID(_ context: AppRequestContext) throws -> JobID {
+        guard let id = context.parameters.get("job").flatMap(JobID.init(string:)) else { throw DomainError.notFound("The batch") }
+        return id
     }
 
     /// Settings → Valuation (the owner): the providers; a refused form comes back with what was typed, keys excepted.

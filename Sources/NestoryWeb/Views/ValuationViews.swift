@@ -122,6 +122,133 @@ enum ValuationViews {
             """
     }
 
+    /// What a batch would value, before it starts.
+    static func newBatch(viewer: Viewer, query: [String: String], items: [ItemListing], providers: ValuationProviderSettings) -> HTML {
+        let over = items.count > ValuationService.batchLimit
+        let hidden: [HTML] = query.sorted { $0.key < $1.key }.map { HTML("<input type=\"hidden\" name=\"\($0.key)\" value=\"\($0.value)\">") }
+        let how = [providers.analysisConfigured ? "photos analysed" : nil, providers.searchConfigured ? "market prices searched" : nil].compactMap { $0 }
+        let rows: [HTML] = items.prefix(20).map { HTML("<li class=\"row\"><span>\($0.item.name)</span><span class=\"muted\">\($0.item.totalValue?.formatted ?? "no price")</span></li>") }
+        return Layout.page(title: "Value items", viewer: viewer, section: .reports, body: """
+            <section class="card">
+              <p><strong>\(items.count) item\(items.count == 1 ? "" : "s")</strong> \(query["missing"] == "1" ? "without a value yet" : "from the search").</p>
+              <p class="muted">\(how.isEmpty ? "Offline estimates (no provider is set in Settings → Valuation)." : "With " + how.joined(separator: " and ") + ", else the offline estimate.") \
+            Each value waits for your review before it is kept; the purchase prices stay as they are.</p>
+              <ul class="list">\(rows)</ul>
+              \(items.count > 20 ? HTML("<p class=\"muted\">and \(items.count - 20) more.</p>") : .empty)
+              \(over ? HTML("<p class=\"error\" role=\"alert\">A batch values at most \(ValuationService.batchLimit) items: narrow the search.</p>") : .empty)
+              <form method="post" action="/valuations/batches">
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                \(hidden)
+                <div class="form-actions"><a class="button" href="/valuations">Cancel</a>\
+            <button type="submit" class="primary"\(items.isEmpty || over ? HTML(raw: " disabled") : .empty)>Value \(items.count) item\(items.count == 1 ? "" : "s")</button></div>
+              </form>
+            </section>
+            """)
+    }
+
+    /// A batch: its progress while it runs, then each item's proposal to review (edit, recalculate, save), the
+    /// failed ones with their reasons and a retry.
+    static func batch(viewer: Viewer, job: Job, entries: [(id: ItemID, outcome: ValuationBatchItem?)], listings: [ItemID: ItemListing],
+                      notice: String?, editing: ItemID?, form: [String: String], errors: [FieldError]) -> HTML {
+        let running = job.state == .queued || job.state == .running
+        let failed = entries.filter { $0.outcome?.status == .failed }.count
+        let done = entries.filter { $0.outcome != nil }.count
+        var head: HTML = .empty
+        let status: HTML
+        if running {
+            head = "<noscript><meta http-equiv=\"refresh\" content=\"3\"></noscript>"
+            let percent = entries.isEmpty ? 0 : done * 100 / entries.count
+            status = """
+                <section class="card" data-job-status="/api/v1/jobs/\(job.id)" data-progress-text="Valuing {done} of {total}…">
+                  <p class="job-status" role="status" aria-live="polite">Valuing \(done) of \(entries.count)…</p>
+                  <progress class="job-progress" max="100" value="\(percent)">\(percent)%</progress>
+                  <p class="muted">You can leave this page or follow it from another device: the batch goes on, and survives a restart.</p>
+                  <form method="post" action="/valuations/batches/\(job.id)/cancel"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">\
+                <button type="submit" class="small">Cancel</button></form>
+                </section>
+                """
+        } else {
+            let ended: String = switch job.state {
+            case .succeeded: "Done: \(done - failed) to review\(failed > 0 ? ", \(failed) failed" : "")."
+            case .cancelled: "Cancelled after \(done) of \(entries.count)."
+            default: job.message ?? "The batch stopped."
+            }
+            status = """
+                <section class="card"><p class="job-status" role="status">\(ended)</p>
+                \(job.state == .failed ? HTML("<p class=\"error\" role=\"alert\">\(job.message ?? "")</p>") : .empty)
+                \(failed > 0 ? HTML("""
+                    <form method="post" action="/valuations/batches/\(job.id)/retry"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">\
+                    <button type="submit" class="small">Retry the \(failed) failed</button></form>
+                    """) : .empty)
+                </section>
+                """
+        }
+        let conditions = ItemCondition.allCases
+        let rows: [HTML] = entries.map { entry in
+            let listing = listings[entry.id]
+            let name = listing?.item.name ?? entry.outcome?.name ?? "An item"
+            let photo: HTML = listing?.primaryPhoto.map { HTML("<img src=\"/files/\($0.sha256)?size=thumb\" alt=\"\" width=\"64\" height=\"64\">") } ?? .empty
+            let heading: HTML = "<h3>\(photo)<a href=\"/items/\(entry.id)#value\">\(name)</a></h3>"
+            guard let outcome = entry.outcome else {
+                return "<li class=\"card batch-item\" id=\"item-\(entry.id)\">\(heading)<p class=\"muted\">Waiting…</p></li>"
+            }
+            switch outcome.status {
+            case .failed:
+                return "<li class=\"card batch-item failed\" id=\"item-\(entry.id)\">\(heading)<p class=\"error\">\(outcome.error ?? "Not valued.")</p></li>"
+            case .saved:
+                let figure = outcome.proposal?.actualCashValue?.value.formatted ?? outcome.proposal?.replacementCost?.value.formatted ?? ""
+                return "<li class=\"card batch-item saved\" id=\"item-\(entry.id)\">\(heading)<p>Saved\(figure.isEmpty ? "" : " (\(figure) proposed)"). <a href=\"/items/\(entry.id)#value\">See its values</a></p></li>"
+            case .proposed:
+                let id = entry.id
+                let mine = editing == id
+                let fieldErrors = mine ? errors : []
+                func value(_ key: String, _ fallback: String?) -> String { mine ? (form[key] ?? "") : (fallback ?? "") }
+                let identification = outcome.identification
+                let proposal = outcome.proposal
+                let condition = value("condition", identification?.condition?.rawValue)
+                let options: [HTML] = conditions.map { c in
+                    HTML("<option value=\"\(c.rawValue)\"\(c.rawValue == condition ? HTML(raw: " selected") : .empty)>\(c.label)</option>")
+                }
+                let suffix = "-\(id)"
+                return """
+                    <li class="card batch-item" id="item-\(id)">
+                      \(heading)
+                      <p class="muted">\(proposal.map { "\($0.method.label) · \($0.confidence.rawValue) confidence" } ?? "")</p>
+                      \(proposal?.explanation.map { HTML("<p class=\"formula\">\($0)</p>") })
+                      \(proposal?.offlineActualCashValue.map { HTML("<p class=\"hint\">Few prices were found; the offline estimate says \($0.formatted).</p>") })
+                      \(sources(proposal?.sources ?? [], viewer: viewer))
+                      <form method="post" action="/valuations/batches/\(job.id)/items/\(id)" novalidate>
+                        <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                        \(Layout.errorSummary(fieldErrors.filter { $0.field == "form" }))
+                        <div class="two">
+                        \(Layout.field("brand", label: "Brand", value: value("brand", identification?.brand), errors: fieldErrors, attributes: "required", id: "f-brand\(suffix)"))
+                        \(Layout.field("productName", label: "Product", value: value("productName", identification?.productName), errors: fieldErrors, attributes: "required", id: "f-product\(suffix)"))
+                        </div>
+                        <div class="two">
+                        \(Layout.field("model", label: "Model", value: value("model", identification?.model), errors: fieldErrors, id: "f-model\(suffix)"))
+                        <div class="field"><label for="f-condition\(suffix)">Condition</label><select id="f-condition\(suffix)" name="condition">\(options)</select></div>
+                        </div>
+                        <div class="two">
+                        \(Layout.field("replacementCost", label: "Replacement cost", value: value("replacementCost", proposal?.replacementCost?.value.plainAmount), errors: fieldErrors,
+                                       attributes: "inputmode=\"decimal\"", id: "f-rcv\(suffix)"))
+                        \(Layout.field("actualCashValue", label: "Actual cash value", value: value("actualCashValue", proposal?.actualCashValue?.value.plainAmount), errors: fieldErrors,
+                                       attributes: "inputmode=\"decimal\"", id: "f-acv\(suffix)"))
+                        </div>
+                        <div class="form-actions"><button type="submit" name="action" value="recalculate" class="small">Recalculate</button>\
+                    <button type="submit" name="action" value="save" class="primary small">Save</button></div>
+                      </form>
+                    </li>
+                    """
+            }
+        }
+        return Layout.page(title: "Valuing \(entries.count) item\(entries.count == 1 ? "" : "s")", viewer: viewer, section: .reports, head: head, body: """
+            \(Layout.notice(notice))
+            \(status)
+            <ul class="batch">\(rows)</ul>
+            <p><a href="/valuations">Valuation history</a></p>
+            """)
+    }
+
     /// The household's history by day: the values made for each day and their totals.
     static func history(viewer: Viewer, days: [ValuationDay], notice: String?) -> HTML {
         let rows: [HTML] = days.map { day in
@@ -135,6 +262,16 @@ enum ValuationViews {
         }
         return Layout.page(title: "Valuation history", viewer: viewer, section: .reports, body: """
             \(Layout.notice(notice))
+            <section class="card">
+              <h2>Value many items</h2>
+              <p class="muted">A batch proposes a value for each item (from its photos and market prices when Settings → Valuation has them, \
+            else the offline estimate), for you to review and save.</p>
+              <p><a class="button" href="/valuations/batches/new?missing=1">Value the items without a value</a></p>
+              <form method="get" action="/valuations/batches/new" class="inline">
+                \(Layout.field("q", label: "Or the items of a search", value: nil, errors: [], attributes: "placeholder=\"e.g. kitchen\"", id: "f-batch-q"))
+                <button type="submit" class="small">Choose</button>
+              </form>
+            </section>
             <section class="card">
               <p class="muted">Every value kept, by the day it is for, with the day’s totals. An item’s page shows its own history.</p>
               \(rows.isEmpty ? HTML("<p class=\"muted\">No values yet. Open an item and choose “Estimate offline” or “Enter a value”.</p>") : HTML("<ul class=\"list\">\(rows)</ul>"))

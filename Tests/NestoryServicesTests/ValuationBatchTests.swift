@@ -1,0 +1,172 @@
+import Foundation
+import NestoryDomain
+import NestoryImagingLive
+import NestoryJobs
+import NestoryServices
+import NestoryStore
+import NestoryValuation
+import Testing
+
+/// Providers made here: the analyser names a product from the item's name (refusing one), the search answers with
+/// listings whose prices the real estimator reads. What they were asked is kept, to check.
+final class FakeProviders: ValuationProviderMaking, @unchecked Sendable {
+    let lock = NSLock()
+    var queries: [MarketQuery] = []
+    var photosSeen: [Int] = []
+    var stopWith: ProviderError?
+
+    struct Analyzer: PhotoAnalyzing {
+        let owner: FakeProviders
+        func identify(photos: [Data], hint: String?) async throws(ProviderError) -> Identification {
+            owner.lock.withLock { owner.photosSeen.append(photos.count) }
+            if let stop = owner.lock.withLock({ owner.stopWith }) { throw stop }
+            if hint == "Mystery box" { throw .refused("I can't tell what this is.") }
+            return Identification(brand: "Acme", productName: hint ?? "Thing", model: "X-100", barcode: nil, condition: .good)
+        }
+    }
+
+    struct Searcher: MarketSearching {
+        let owner: FakeProviders
+        func search(_ query: MarketQuery) async throws(ProviderError) -> [SearchResult] {
+            owner.lock.withLock { owner.queries.append(query) }
+            let prices = query.used ? ["$100.00", "$110.00", "$120.00", "$130.00", "$900.00"] : ["$200.00", "$210.00", "$220.00"]
+            return prices.enumerated().map { index, price in
+                SearchResult(url: "https://shop.example/\(query.used ? "used" : "new")/\(index)", title: "\(query.brand) \(query.productName)",
+                             content: "\(query.used ? "Used" : "New"), in good shape. \(price)")
+            }
+        }
+    }
+
+    func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing { Analyzer(owner: self) }
+    func searcher(apiKey: String, country: String?) -> any MarketSearching { Searcher(owner: self) }
+}
+
+@Suite("Valuation batches: per-item proposals from photos and market prices, review, retry, a stop for a bad key")
+struct ValuationBatchTests {
+    final class Fixture: @unchecked Sendable {
+        let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-batch-\(UUID())").path)
+        let database: AppDatabase
+        let providers = FakeProviders()
+        let valuations: ValuationService
+        let items: ItemsService
+        let runner: JobRunner
+        let household: Household
+        var task: Task<Void, any Error>?
+
+        init() throws {
+            database = try AppDatabase.open(folder)
+            let blocking = BlockingPool(width: 2)
+            valuations = ValuationService(database: database, blocking: blocking, providers: providers)
+            items = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 5_000_000,
+                                 plan: PlanService(database: database, instancePro: true))
+            runner = JobRunner(database: database, handlers: [ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: 0))],
+                               pollInterval: .milliseconds(20))
+            household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
+            let runner = runner
+            task = Task { try await runner.run() }
+        }
+
+        func item(_ name: String, price: String?) throws -> Item {
+            var draft = ItemDraft(name: name, currency: .usd)
+            draft.purchasePrice = try price.map { try Money.parse($0, currency: .usd) }
+            draft.purchaseDate = try CalendarDate(iso: "2022-01-15")
+            return try database.createItem(household.id, draft, now: Date())
+        }
+
+        func finished(_ job: Job) async throws -> Job {
+            for _ in 0..<500 {
+                if let now = try database.job(job.id), now.state.isFinished { return now }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("the batch did not finish")
+            return try #require(try database.job(job.id))
+        }
+
+        deinit {
+            task?.cancel()
+            try? FileManager.default.removeItem(atPath: folder.path)
+        }
+    }
+
+    @Test("with no provider set, each item gets the offline estimate; one without a price fails and the rest go on")
+    func offline() async throws {
+        let f = try Fixture()
+        let lamp = try f.item("Lamp", price: "80"), vase = try f.item("Vase", price: nil)
+        let job = try await f.finished(try f.valuations.startBatch(f.household.id, items: [lamp.id, vase.id], queue: f.runner.queue))
+        #expect(job.state == .succeeded && job.done == 2)
+        let outcomes = Dictionary(uniqueKeysWithValues: try f.valuations.batch(f.household.id, job.id).items.map { ($0.id, $0.outcome) })
+        #expect(outcomes[lamp.id]??.status == .proposed && outcomes[lamp.id]??.proposal?.method == .offline)
+        #expect(outcomes[vase.id]??.status == .failed && outcomes[vase.id]??.error?.contains("purchase price") == true)
+        #expect(f.providers.queries.isEmpty)
+        // Nothing is kept before review.
+        #expect(try f.valuations.history(f.household.id, item: lamp.id).isEmpty)
+    }
+
+    @Test("with providers: identified, priced from used and new listings (an outlier dropped), reviewed, recalculated, saved; a refusal is that item's")
+    func market() async throws {
+        let f = try Fixture()
+        try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-test-1234", searchKey: "tvly-5678"))
+        let kettle = try f.item("Kettle", price: "40")
+        let mystery = try f.item("Mystery box", price: "10")
+        // Photos go to the analyser (its display rendition); items without photos are identified from their fields.
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
+        _ = try await f.items.addPhoto(f.household.id, to: mystery.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
+        let job = try await f.finished(try f.valuations.startBatch(f.household.id, items: [kettle.id, mystery.id], queue: f.runner.queue))
+        #expect(job.state == .succeeded)
+        #expect(f.providers.photosSeen == [1])
+        let batch = try f.valuations.batch(f.household.id, job.id)
+        let kettleOutcome = try #require(batch.items.first { $0.id == kettle.id }?.outcome)
+        let proposal = try #require(kettleOutcome.proposal)
+        #expect(proposal.method == .market && proposal.sources.count >= 7)
+        #expect(proposal.actualCashValue?.value == (try Money.parse("115", currency: .usd)))  // median of 100–130; 900 is an outlier
+        #expect(proposal.replacementCost?.value == (try Money.parse("210", currency: .usd)))
+        #expect(f.providers.queries.contains { $0.used } && f.providers.queries.contains { !$0.used })
+        let mysteryOutcome = try #require(batch.items.first { $0.id == mystery.id }?.outcome)
+        #expect(mysteryOutcome.status == .failed && mysteryOutcome.error?.contains("declined") == true)
+
+        // Review: brand and product are required; a recalculation with the condition changed; then saved, filling the brand.
+        await #expect(throws: DomainError.self) {
+            try await f.valuations.save(f.household.id, batch: job.id, item: kettle.id,
+                                        ValuationReview(brand: "", productName: "Kettle", model: "", condition: "good", replacementCost: "210", actualCashValue: "115"))
+        }
+        let recalculated = try await f.valuations.recalculate(f.household.id, batch: job.id, item: kettle.id,
+                                                              ValuationReview(brand: "Acme", productName: "Kettle Pro", model: "K2", condition: "fair",
+                                                                              replacementCost: "", actualCashValue: ""), photos: { _ in [] })
+        #expect(recalculated.identification?.productName == "Kettle Pro" && f.providers.queries.last?.productName == "Kettle Pro")
+        let saved = try await f.valuations.save(f.household.id, batch: job.id, item: kettle.id,
+                                                ValuationReview(brand: "Acme", productName: "Kettle Pro", model: "K2", condition: "fair",
+                                                                replacementCost: "210.00", actualCashValue: "115.00"))
+        #expect(saved.method == .market && !saved.sources.isEmpty)
+        let item = try f.database.item(f.household.id, kettle.id).item
+        #expect(item.brand == "Acme" && item.modelNumber == "K2" && item.purchasePrice == kettle.purchasePrice)
+        #expect(try f.valuations.batch(f.household.id, job.id).items.first { $0.id == kettle.id }?.outcome?.status == .saved)
+
+        // Retry: a new batch of the failed item only.
+        let retry = try await f.finished(try f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue))
+        #expect(try f.valuations.batch(f.household.id, retry.id).items.map(\.id) == [mystery.id])
+    }
+
+    @Test("a refused key stops the batch with what to fix; keys are sealed, not kept in clear")
+    func stops() async throws {
+        let f = try Fixture()
+        try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-secret-9876"))
+        f.providers.stopWith = .invalidKey(provider: "OpenAI")
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
+        var ids: [ItemID] = []
+        for name in ["One", "Two", "Three"] {
+            let item = try f.item(name, price: "10")
+            _ = try await f.items.addPhoto(f.household.id, to: item.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
+            ids.append(item.id)
+        }
+        let job = try await f.finished(try f.valuations.startBatch(f.household.id, items: ids, queue: f.runner.queue))
+        #expect(job.state == .failed && job.errorCode == "provider_refused" && job.message?.contains("refused the API key") == true)
+        #expect(f.providers.photosSeen.count == 1)
+        let settings = try f.database.valuationSettings(f.household.id)
+        #expect(settings.analysisKey?.hasPrefix("v1:") == true && settings.analysisKey?.contains("9876") == false && settings.analysisKeyHint == "9876")
+        #expect(try f.valuations.providerSettings(f.household.id).analysisKeyHint == "9876")
+        // A member may not set them.
+        await #expect(throws: DomainError.self) {
+            try await f.valuations.saveProviders(f.household.id, by: .member, ValuationProviderForm(analysisKey: "x"))
+        }
+    }
+}
