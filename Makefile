@@ -13,7 +13,7 @@ REPORT_ITEMS ?= 5000
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-receipts bench-backup bench-reports bench-capture release clean format
+.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-receipts bench-backup bench-reports bench-capture bench-valuation release clean format
 
 ## Install what is missing, build the optimised binary, and start the server on the embedded SQLite default.
 run: deps
@@ -91,6 +91,10 @@ bench-reports: test-deps
 bench-capture: test-deps release
 	./scripts/browser-venv.sh
 	./scripts/bench-capture.sh
+
+## A valuation batch of ITEMS (200) items against local providers with 1-3 s per call, beside the ideal its rate limit sets.
+bench-valuation: test-deps release
+	./scripts/bench-valuation.sh
 
 ## Format the code with the toolchain's swift-format and the checked-in .swift-format.
 format:

@@ -115,7 +115,7 @@ struct Serve: AsyncParsableCommand {
             plan: settings.plan(database),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
             valuationProviders: LiveValuationProviders(searchURL: URL(string: settings.valuationSearchURL)!),
-            valuationRequestsPerMinute: settings.valuationRequestsPerMinute,
+            valuationRequestsPerMinute: settings.valuationRequestsPerMinute, valuationConcurrency: settings.valuationConcurrency,
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),
             concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),

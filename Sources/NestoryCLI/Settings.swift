@@ -58,6 +58,8 @@ struct Settings: Sendable, Equatable {
     var remindersCheckMinutes = 60
     /// Calls to each valuation provider per minute, at most, across every batch.
     var valuationRequestsPerMinute = 60
+    /// Items of a valuation batch valued at once (so a batch is bound by the providers' rate, not their latency).
+    var valuationConcurrency = 8
     /// Where market searches go (Tavily's API, or a compatible proxy).
     var valuationSearchURL = "https://api.tavily.com"
     /// Every household on this server is Pro (self-hosters who build from source).
@@ -94,6 +96,7 @@ struct Settings: Sendable, Equatable {
         ("webhooks.allowPrivateAddresses", "Let webhooks reach private, loopback and link-local addresses"),
         ("reminders.checkMinutes", "How often due reminders are looked for and sent to webhooks"),
         ("valuation.requestsPerMinute", "Calls to each valuation provider per minute, at most (0: no pause)"),
+        ("valuation.concurrency", "Items of a valuation batch valued at once"),
         ("valuation.searchURL", "Where market searches go: Tavily's API or a compatible proxy"),
         ("licence.instancePro", "Every household on this server has Nestory Pro, without a licence key"),
         ("licence.publicKeys", "Licence-signing public keys to trust beside the built-in ones: ID:BASE64, comma-separated"),
@@ -202,6 +205,7 @@ struct Settings: Sendable, Equatable {
         try int("health.minFreeMegabytes", &settings.minFreeMegabytes, range: 0...10_000_000)
         settings.zxingWorker = text("zxingWorker").flatMap { $0.isEmpty ? nil : $0 }
         try int("valuation.requestsPerMinute", &settings.valuationRequestsPerMinute, range: 0...6000)
+        try int("valuation.concurrency", &settings.valuationConcurrency, range: 1...64)
         if let url = text("valuation.searchURL") {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
                 throw Invalid.value("valuation.searchURL", "must be an http(s) address (it is \(url))")
@@ -237,6 +241,7 @@ struct Settings: Sendable, Equatable {
             "webhooks.allowPrivateAddresses": .stringConvertible(webhooksAllowPrivate),
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
             "valuation.requestsPerMinute": .stringConvertible(valuationRequestsPerMinute), "valuation.searchURL": .string(valuationSearchURL),
+            "valuation.concurrency": .stringConvertible(valuationConcurrency),
             "licence.instancePro": .stringConvertible(instancePro),
             "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
             "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),

@@ -158,7 +158,7 @@ extension ValuationService {
                 let confidence: Valuation.Confidence = estimates.contains { $0.confidence == .low } ? .low
                     : estimates.contains { $0.confidence == .medium } ? .medium : .high
                 let explanation = [market.rcv.map { "New: \($0.explanation)" }, market.acv.map { "Used: \($0.explanation)" }]
-                    .compactMap { $0 }.joined(separator: " ")
+                    .compactMap { $0 }.map { $0.hasSuffix(".") ? $0 : $0 + "." }.joined(separator: " ")
                 let valuation = try Valuation(
                     itemID: item.id, replacementCost: marketRCV ?? offline.replacementCost,
                     actualCashValue: try market.acv.map { try Self.times($0.value, item.quantity) } ?? offline.actualCashValue,
@@ -285,14 +285,17 @@ public struct ValuationJobHandler: JobHandler {
     let valuations: ValuationService
     let items: ItemsService
     let pacer: ProviderPacer
+    /// Items valued at once.
+    let width: Int
     public let kind = JobKind.valuation
     public let concurrency = 1
     public let retry = RetryPolicy(maxAttempts: 3, resumesAfterStop: true)
 
-    public init(valuations: ValuationService, items: ItemsService, pacer: ProviderPacer) {
+    public init(valuations: ValuationService, items: ItemsService, pacer: ProviderPacer, width: Int = 4) {
         self.valuations = valuations
         self.items = items
         self.pacer = pacer
+        self.width = max(1, width)
     }
 
     public struct Summary: Codable, Sendable {
@@ -314,22 +317,41 @@ public struct ValuationJobHandler: JobHandler {
             }
             return out
         }
-        for (index, text) in request.items.enumerated() {
-            try context.progress(done: Int64(index), total: Int64(request.items.count))
-            guard outcomes[text] == nil, let id = ItemID(string: text) else { continue }
-            let outcome: ValuationBatchItem
+        // Several items at a time (`width`), so a batch is bound by the providers' rate (the pacer), not by their
+        // latency; each outcome is kept as it comes.
+        let (analyzer, searcher, pacer) = (providers.analyzer, providers.searcher, pacer)
+        let value: @Sendable (String) async throws -> ValuationBatchItem = { [valuations] text in
+            guard let id = ItemID(string: text) else {
+                return ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: "Not an item.")
+            }
             do {
-                outcome = try await valuations.propose(household, id, analyzer: providers.analyzer, searcher: providers.searcher, pacer: pacer,
-                                                       photos: photos)
+                return try await valuations.propose(household, id, analyzer: analyzer, searcher: searcher, pacer: pacer, photos: photos)
             } catch let error as ProviderError {
                 if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
                 let name = (try? valuations.database.item(household, id).item.name) ?? "An item"
-                outcome = ValuationBatchItem(status: .failed, name: name, identification: nil, proposal: nil, error: error.description)
+                return ValuationBatchItem(status: .failed, name: name, identification: nil, proposal: nil, error: error.description)
             } catch let error as DomainError {
-                outcome = ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: error.message)
+                return ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: error.message)
             }
-            outcomes[text] = outcome
-            try context.itemResult(text, outcome)
+        }
+        let total = Int64(request.items.count)
+        var pending = request.items.filter { outcomes[$0] == nil }.makeIterator()
+        var done = total - Int64(request.items.filter { outcomes[$0] == nil }.count)
+        try context.progress(done: done, total: total)
+        try await withThrowingTaskGroup(of: (String, ValuationBatchItem).self) { group in
+            func startNext() -> Bool {
+                guard let text = pending.next() else { return false }
+                group.addTask { (text, try await value(text)) }
+                return true
+            }
+            for _ in 0..<width where !startNext() { break }
+            while let (text, outcome) = try await group.next() {
+                outcomes[text] = outcome
+                try context.itemResult(text, outcome)
+                done += 1
+                try context.progress(done: done, total: total)
+                _ = startNext()
+            }
         }
         try context.progress(done: Int64(request.items.count), total: Int64(request.items.count))
         let values = Array(outcomes.values)

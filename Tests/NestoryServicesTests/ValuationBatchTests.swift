@@ -53,13 +53,13 @@ struct ValuationBatchTests {
         let household: Household
         var task: Task<Void, any Error>?
 
-        init() throws {
+        init(width: Int = 4) throws {
             database = try AppDatabase.open(folder)
             let blocking = BlockingPool(width: 2)
             valuations = ValuationService(database: database, blocking: blocking, providers: providers)
             items = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 5_000_000,
                                  plan: PlanService(database: database, instancePro: true))
-            runner = JobRunner(database: database, handlers: [ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: 0))],
+            runner = JobRunner(database: database, handlers: [ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: 0), width: width)],
                                pollInterval: .milliseconds(20))
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
             let runner = runner
@@ -146,21 +146,23 @@ struct ValuationBatchTests {
         #expect(try f.valuations.batch(f.household.id, retry.id).items.map(\.id) == [mystery.id])
     }
 
-    @Test("a refused key stops the batch with what to fix; keys are sealed, not kept in clear")
+    @Test("a refused key stops the batch with what to fix (no item is started after it); keys are sealed, not kept in clear")
     func stops() async throws {
-        let f = try Fixture()
+        let f = try Fixture(width: 2)
         try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-secret-9876"))
         f.providers.stopWith = .invalidKey(provider: "OpenAI")
         let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
         var ids: [ItemID] = []
-        for name in ["One", "Two", "Three"] {
+        for name in ["One", "Two", "Three", "Four", "Five", "Six"] {
             let item = try f.item(name, price: "10")
             _ = try await f.items.addPhoto(f.household.id, to: item.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
             ids.append(item.id)
         }
         let job = try await f.finished(try f.valuations.startBatch(f.household.id, items: ids, queue: f.runner.queue))
         #expect(job.state == .failed && job.errorCode == "provider_refused" && job.message?.contains("refused the API key") == true)
-        #expect(f.providers.photosSeen.count == 1)
+        // At most the two items already under way reached the analyser; none after the stop.
+        #expect((1...2).contains(f.providers.photosSeen.count))
+        #expect(try f.valuations.batch(f.household.id, job.id).items.allSatisfy { $0.outcome == nil })
         let settings = try f.database.valuationSettings(f.household.id)
         #expect(settings.analysisKey?.hasPrefix("v1:") == true && settings.analysisKey?.contains("9876") == false && settings.analysisKeyHint == "9876")
         #expect(try f.valuations.providerSettings(f.household.id).analysisKeyHint == "9876")
