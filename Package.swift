@@ -336,7 +336,7 @@ let package = Package(
             dependencies: [
                 "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
-                "NestoryLicences", .product(name: "Crypto", package: "swift-crypto"),
+                "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

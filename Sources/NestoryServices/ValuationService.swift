@@ -28,7 +28,7 @@ public struct ValuationService: Sendable {
     /// is the latest one known (a market or hand-entered value), else the purchase price.
     @discardableResult
     public func estimateOffline(_ household: HouseholdID, item id: ItemID, on day: CalendarDate? = nil,
-                                table: DepreciationTable = .standard) async throws -> Valuation {
+                                table: DepreciationTable? = nil) async throws -> Valuation {
         let (at, day) = (now(), day ?? today)
         return try await blocking.run {
             let valuation = try offline(household, item: database.item(household, id).item, on: day, table: table, at: at)
@@ -39,8 +39,9 @@ public struct ValuationService: Sendable {
 
     /// The offline estimate of an item (not kept): from `replacementCost` (all of the quantity) when given, else the
     /// latest market or hand-entered replacement cost, else the purchase price; `condition` in place of the item's.
-    func offline(_ household: HouseholdID, item: Item, on day: CalendarDate, table: DepreciationTable = .standard, at: Date,
+    func offline(_ household: HouseholdID, item: Item, on day: CalendarDate, table: DepreciationTable? = nil, at: Date,
                  replacementCost: Money? = nil, condition: ItemCondition? = nil) throws -> Valuation {
+        let table = try table ?? depreciationTable(household)
         let latest = try database.valuations(household, item: item.id, limit: 20).first { $0.method != .offline && $0.replacementCost != nil }
         let unit: Money
         if let known = replacementCost ?? latest?.replacementCost?.value, known.currency == item.currency {
@@ -99,6 +100,64 @@ public struct ValuationService: Sendable {
                                           valuedOn: day, explanation: explanation.isEmpty ? nil : explanation, createdAt: at)
             try database.addValuation(household, valuation)
             return valuation
+        }
+    }
+
+    /// The household's depreciation table: the owner's, else the one Nestory ships.
+    public func depreciationTable(_ household: HouseholdID) throws -> DepreciationTable {
+        guard let json = try database.valuationSettings(household).depreciationTable,
+              let table = try? JSONDecoder().decode(DepreciationTable.self, from: Data(json.utf8)) else { return .standard }
+        return table
+    }
+
+    /// The owner adjusts the table: each category's useful life in whole years (empty: does not depreciate), the
+    /// floor and the condition factors, in percent. `nil` puts the standard table back.
+    public func saveDepreciationTable(_ household: HouseholdID, by role: MemberRole, lives: [String: String]?, floor: String = "",
+                                      conditions: [ItemCondition: String] = [:]) async throws {
+        guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can change the depreciation table.") }
+        var table: DepreciationTable? = nil
+        if let lives {
+            var adjusted = try depreciationTable(household)
+            var errors = FieldErrors()
+            func percent(_ text: String, field: String, range: ClosedRange<Int>) -> Int? {
+                errors.collect {
+                    guard let value = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+                        throw DomainError.invalid(field: field, message: "Enter a whole percentage from \(range.lowerBound) to \(range.upperBound).")
+                    }
+                    return value * 100
+                }
+            }
+            func life(_ text: String?, field: String) -> Int?? {
+                let trimmed = (text ?? "").trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty { return .some(nil) }
+                return errors.collect {
+                    guard let years = Int(trimmed), (1...100).contains(years) else {
+                        throw DomainError.invalid(field: field, message: "Enter whole years from 1 to 100, or leave it empty for things that do not lose value with age.")
+                    }
+                    return years
+                }
+            }
+            adjusted.rules = adjusted.rules.enumerated().map { index, rule in
+                guard let years = life(lives["life-\(index)"], field: "life-\(index)") else { return rule }
+                return years == rule.usefulLifeYears ? rule
+                    : DepreciationRule(category: rule.category, usefulLifeYears: years, source: "Set by the household’s owner")
+            }
+            if let years = life(lives["life-other"], field: "life-other"), years != adjusted.fallback.usefulLifeYears {
+                adjusted.fallback = DepreciationRule(category: adjusted.fallback.category, usefulLifeYears: years, source: "Set by the household’s owner")
+            }
+            if let floor = percent(floor, field: "floor", range: 0...100) { adjusted.floorBasisPoints = floor }
+            for (condition, text) in conditions {
+                if let value = percent(text, field: "condition-\(condition.rawValue)", range: 1...100) { adjusted.conditionBasisPoints[condition] = value }
+            }
+            try errors.throwIfAny()
+            table = adjusted
+        }
+        let (database, at) = (database, now())
+        let json = try table.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try await blocking.run {
+            var stored = try database.valuationSettings(household)
+            stored.depreciationTable = json
+            try database.saveValuationSettings(household, stored, now: at)
         }
     }
 

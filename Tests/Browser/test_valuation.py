@@ -54,4 +54,13 @@ def test_value_card_estimate_enter_and_history(server, browser):
         expect(page.locator("h1")).to_have_text("Valuation history")
         expect(page.locator("main .list li").first).to_contain_text("value")
         screenshot(page, f"17-valuation-history-{scheme}")
+
+        # The depreciation table the estimate uses, readable at phone width and at large text.
+        page.goto(server + "/settings/valuation/depreciation")
+        expect(page.locator("h1")).to_have_text("Depreciation table")
+        expect(page.locator("main")).to_contain_text("Nestory’s own factors")
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 391
+        page.evaluate("document.documentElement.style.fontSize = ''")
+        screenshot(page, f"17-depreciation-{scheme}")
         context.close()

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import NestoryDomain
 import NestoryStore
+import NestoryValuation
 import Testing
 @testable import NestoryWeb
 
@@ -86,6 +87,53 @@ struct ValuationWebTests {
             #expect(try await ann.request(.post, "/api/v1/items/\(theirs.id)/valuations", json: #"{"replacementCost": "1"}"#).status == .notFound)
             #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"replacementCost": "-3"}"#).status == .unprocessableContent)
             #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: "[]").status == .badRequest)
+        }
+    }
+}
+
+@Suite("The depreciation table: the owner adjusts lives, floor and condition factors; estimates follow; members read it")
+struct DepreciationTableWebTests {
+    @Test("a shorter life and a higher floor change the next estimate; bad values are refused by field; reset puts the standard back")
+    func adjust() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("The Smiths", email: "ann@example.com")
+        try app.member(of: household.id, email: "bob@example.com")
+        let electronics = try #require(try app.database.categories(household.id).first { $0.name == "Electronics" })
+        var draft = ItemDraft(name: "Television", currency: .usd)
+        draft.purchasePrice = try Money.parse("1000", currency: .usd)
+        draft.purchaseDate = CalendarDate(Date().addingTimeInterval(-4 * 365.25 * 86_400), in: .current)
+        draft.categoryID = electronics.id
+        draft.condition = .new
+        let tv = try app.database.createItem(household.id, draft, now: Date())
+        let index = try #require(DepreciationTable.standard.rules.firstIndex { $0.category == "Electronics" })
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let page = try await ann.request(.get, "/settings/valuation/depreciation")
+            #expect(page.status == .ok && page.body.contains("id=\"f-life-\(index)\"") && page.body.contains("Nestory’s own factors"))
+            var form: [String: String] = ["floor": "10", "life-other": "10"]
+            for (i, rule) in DepreciationTable.standard.rules.enumerated() { form["life-\(i)"] = rule.usefulLifeYears.map(String.init) ?? "" }
+            for c in ItemCondition.allCases { form["condition-\(c.rawValue)"] = String((DepreciationTable.standard.conditionBasisPoints[c] ?? 10_000) / 100) }
+            var bad = form
+            bad["life-\(index)"] = "0"
+            bad["floor"] = "150"
+            let refused = try await ann.request(.post, "/settings/valuation/depreciation", form: bad)
+            #expect(refused.status == .unprocessableContent && refused.body.contains("whole years from 1 to 100") && refused.body.contains("value=\"150\""))
+            // Electronics live 5 years here, with a 30% floor: a 4-year-old new TV keeps 1000 × max(30%, 20%) = 300.
+            form["life-\(index)"] = "5"
+            form["floor"] = "30"
+            #expect(try await ann.request(.post, "/settings/valuation/depreciation", form: form).status == .seeOther)
+            #expect(try await ann.request(.post, "/items/\(tv.id)/valuations/offline", form: [:]).status == .seeOther)
+            let latest = try #require(try app.database.valuations(household.id, item: tv.id).first)
+            #expect(latest.actualCashValue?.value == (try Money.parse("300", currency: .usd)))
+            #expect(latest.explanation?.contains("Set by the household’s owner") == true)
+            #expect(try await ann.request(.post, "/settings/valuation/depreciation/reset", form: [:]).status == .seeOther)
+            #expect(try await ann.request(.get, "/settings/valuation/depreciation").body.contains("value=\"10\" inputmode=\"numeric\" placeholder"))
+
+            var bob = Browser(client)
+            try await bob.signIn("bob@example.com")
+            #expect(try await bob.request(.get, "/settings/valuation/depreciation").body.contains("disabled"))
+            #expect(try await bob.request(.post, "/settings/valuation/depreciation", form: form).status == .forbidden)
         }
     }
 }

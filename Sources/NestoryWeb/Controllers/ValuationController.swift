@@ -16,12 +16,49 @@ struct ValuationController {
         router.post("items/:id/valuations", use: enter)
         router.get("valuations", use: history)
         router.post("settings/valuation", use: saveProviders)
+        router.get("settings/valuation/depreciation", use: depreciation)
+        router.post("settings/valuation/depreciation", use: saveDepreciation)
+        router.post("settings/valuation/depreciation/reset", use: resetDepreciation)
         router.get("valuations/batches/new", use: newBatch)
         router.post("valuations/batches", use: startBatch)
         router.get("valuations/batches/:job", use: batch)
         router.post("valuations/batches/:job/items/:id", use: review)
         router.post("valuations/batches/:job/retry", use: retry)
         router.post("valuations/batches/:job/cancel", use: cancel)
+    }
+
+    // MARK: - The depreciation table
+
+    @Sendable func depreciation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(ValuationViews.depreciation(viewer: viewer, table: try valuations.depreciationTable(viewer.household.id), form: [:],
+                                                             errors: [], notice: request.query["notice"]))
+    }
+
+    @Sendable func saveDepreciation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let form = try await Form.read(request, context: context)
+        var values: [String: String] = [:]
+        let table = try valuations.depreciationTable(viewer.household.id)
+        for key in (0..<table.rules.count).map({ "life-\($0)" }) + ["life-other", "floor"] + ItemCondition.allCases.map({ "condition-\($0.rawValue)" }) {
+            values[key] = form[key] ?? ""
+        }
+        var conditions: [ItemCondition: String] = [:]
+        for condition in ItemCondition.allCases { conditions[condition] = values["condition-\(condition.rawValue)"] }
+        do {
+            try await valuations.saveDepreciationTable(viewer.household.id, by: viewer.role, lives: values, floor: values["floor"]!, conditions: conditions)
+            return .redirect(to: "/settings/valuation/depreciation", notice: "Depreciation table saved: new offline estimates use it.")
+        } catch let error as DomainError {
+            guard case .validation = error else { throw error }
+            return HTMLResponse.page(ValuationViews.depreciation(viewer: viewer, table: table, form: values, errors: FieldErrors.fields(of: error), notice: nil),
+                                     status: .unprocessableContent)
+        }
+    }
+
+    @Sendable func resetDepreciation(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        try await valuations.saveDepreciationTable(viewer.household.id, by: viewer.role, lives: nil)
+        return .redirect(to: "/settings/valuation/depreciation", notice: "The standard table is back.")
     }
 
     // MARK: - Batches

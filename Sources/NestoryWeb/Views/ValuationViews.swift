@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryServices
+import NestoryValuation
 
 /// What items are worth: the item page's Value card (the latest valuation with how it was reached, the item's
 /// history, the offline estimate and a value entered by hand) and the household's history by day.
@@ -84,7 +85,8 @@ enum ValuationViews {
             return """
                 <section class="card" id="valuation"><h2>Valuation</h2>
                 <p>Photo analysis: \(status(settings.analysisKeyHint)) · Market search: \(status(settings.searchKeyHint))</p>
-                <p class="hint">The household’s owner sets them. Without them, values come from the offline estimate.</p></section>
+                <p class="hint">The household’s owner sets them. Without them, values come from the offline estimate.</p>
+                <p><a href="/settings/valuation/depreciation">Depreciation table</a></p></section>
                 """
         }
         func keyField(_ name: String, label: String, hint: String?, help: String, remove: String) -> HTML {
@@ -118,8 +120,53 @@ enum ValuationViews {
                                attributes: "maxlength=\"2\" autocomplete=\"off\" autocapitalize=\"characters\"", hint: "Two letters (US, DE…) to prefer that country’s shops; empty for anywhere."))
                 <button type="submit" class="small">Save</button>
               </form>
+              <p><a href="/settings/valuation/depreciation">Depreciation table</a> (useful lives, floor, condition factors)</p>
             </section>
             """
+    }
+
+    /// The household's depreciation table: each category's useful life with its source, the floor and Nestory's
+    /// condition factors; the owner edits them, everyone else reads them.
+    static func depreciation(viewer: Viewer, table: DepreciationTable, form: [String: String], errors: [FieldError], notice: String?) -> HTML {
+        let owner = viewer.role == .owner
+        let disabled: HTML = owner ? .empty : HTML(raw: " disabled")
+        func years(_ key: String, _ rule: DepreciationRule) -> HTML {
+            Layout.field(key, label: rule.category, value: form[key] ?? rule.usefulLifeYears.map(String.init) ?? "", errors: errors,
+                         attributes: "inputmode=\"numeric\" placeholder=\"Does not depreciate\"" + (owner ? "" : " disabled"),
+                         hint: "Years. \(rule.source)", id: "f-\(key)")
+        }
+        let rules: [HTML] = table.rules.enumerated().map { index, rule in years("life-\(index)", rule) }
+        let conditions: [HTML] = ItemCondition.allCases.map { condition in
+            let key = "condition-\(condition.rawValue)"
+            return Layout.field(key, label: condition.label, value: form[key] ?? String((table.conditionBasisPoints[condition] ?? 10_000) / 100), errors: errors,
+                                attributes: "inputmode=\"numeric\"" + (owner ? "" : " disabled"), id: "f-\(key)")
+        }
+        return Layout.page(title: "Depreciation table", viewer: viewer, section: .settings, body: """
+            \(Layout.notice(notice))
+            <section class="card">
+              <p class="muted">The offline estimate: actual cash value = replacement cost × max(floor, 1 − age ÷ useful life) × condition factor. \
+            An empty life means the category does not lose value with age (jewellery, art, collectibles).</p>
+              \(Layout.errorSummary(errors))
+              <form method="post" action="/settings/valuation/depreciation" novalidate>
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                <h2>Useful life by category</h2>
+                \(rules)
+                \(years("life-other", table.fallback))
+                <h2>Floor</h2>
+                \(Layout.field("floor", label: "An item still in use keeps at least (%)", value: form["floor"] ?? String(table.floorBasisPoints / 100), errors: errors,
+                               attributes: "inputmode=\"numeric\"" + (owner ? "" : " disabled"), hint: "10% is the common rule of claims tables."))
+                <h2>Condition factors (%)</h2>
+                <p class="hint">Nestory’s own factors: no public table gives them. Set your insurer’s if it has some.</p>
+                \(conditions)
+                <button type="submit" class="primary"\(disabled)>Save</button>
+              </form>
+              \(owner ? HTML("""
+                <form method="post" action="/settings/valuation/depreciation/reset" data-confirm="Put back the table Nestory ships?">
+                  <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><button type="submit" class="small">Put back the standard table</button>
+                </form>
+                """) : .empty)
+            </section>
+            """)
     }
 
     /// What a batch would value, before it starts.
