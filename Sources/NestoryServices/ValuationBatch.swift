@@ -209,16 +209,8 @@ extension ValuationService {
         let item = try database.item(household, itemID).item
         let (identification, _, _) = try reviewed(review, item: item, previous: outcome.identification)
         var errors = FieldErrors()
-        func amount(_ text: String, _ field: String) -> Money? {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else { return nil }
-            return errors.collect {
-                let money = try Money.parse(trimmed, currency: item.currency)
-                guard money.minorUnits >= 0 else { throw DomainError.invalid(field: field, message: "Enter an amount of zero or more.") }
-                return money
-            }
-        }
-        let rcv = amount(review.replacementCost, "replacementCost"), acv = amount(review.actualCashValue, "actualCashValue")
+        let rcv = errors.collect { try Self.amount(review.replacementCost, currency: item.currency, field: "replacementCost") } ?? nil
+        let acv = errors.collect { try Self.amount(review.actualCashValue, currency: item.currency, field: "actualCashValue") } ?? nil
         if rcv == nil, acv == nil, errors.isEmpty {
             errors.append(FieldError(field: "actualCashValue", message: "Keep a replacement cost, an actual cash value, or both."))
         }
@@ -258,15 +250,7 @@ extension ValuationService {
         if brand.count > 200 || product.count > 200 { errors.append(FieldError(field: "productName", message: "Keep names under 200 characters.")) }
         let condition = ItemCondition(rawValue: review.condition)
         if !review.condition.isEmpty, condition == nil { errors.append(FieldError(field: "condition", message: "Choose one of the five conditions.")) }
-        var rcv: Money?
-        let text = review.replacementCost.trimmingCharacters(in: .whitespaces)
-        if !text.isEmpty {
-            errors.collect {
-                let money = try Money.parse(text, currency: item.currency)
-                guard money.minorUnits >= 0 else { throw DomainError.invalid(field: "replacementCost", message: "Enter an amount of zero or more.") }
-                rcv = money
-            }
-        }
+        let rcv = errors.collect { try Self.amount(review.replacementCost, currency: item.currency, field: "replacementCost") } ?? nil
         try errors.throwIfAny()
         var identification = previous ?? Identification(brand: brand, productName: product)
         identification.brand = brand

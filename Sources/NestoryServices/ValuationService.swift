@@ -75,15 +75,8 @@ public struct ValuationService: Sendable {
             var acv: Money?
             var day = today
             let trimmed = (replacementCost.trimmingCharacters(in: .whitespaces), actualCashValue.trimmingCharacters(in: .whitespaces))
-            func amount(_ text: String, field: String) throws -> Money? {
-                guard !text.isEmpty else { return nil }
-                let money: Money
-                do { money = try Money.parse(text, currency: item.currency) } catch { throw DomainError.invalid(field: field, message: error.message) }
-                guard money.minorUnits >= 0 else { throw DomainError.invalid(field: field, message: "Enter an amount of zero or more.") }
-                return money
-            }
-            errors.collect { rcv = try amount(trimmed.0, field: "replacementCost") }
-            errors.collect { acv = try amount(trimmed.1, field: "actualCashValue") }
+            errors.collect { rcv = try Self.amount(trimmed.0, currency: item.currency, field: "replacementCost") }
+            errors.collect { acv = try Self.amount(trimmed.1, currency: item.currency, field: "actualCashValue") }
             errors.collect {
                 if !dayText.trimmingCharacters(in: .whitespaces).isEmpty {
                     day = try CalendarDate(iso: dayText)
@@ -159,6 +152,17 @@ public struct ValuationService: Sendable {
             stored.depreciationTable = json
             try database.saveValuationSettings(household, stored, now: at)
         }
+    }
+
+    /// A value typed by a person: empty is none; otherwise an amount of zero or more in the item's currency, refused
+    /// under its field. The one rule for the hand-entered form, the API and the review of a batch.
+    static func amount(_ text: String, currency: CurrencyCode, field: String) throws(DomainError) -> Money? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        let money: Money
+        do { money = try Money.parse(trimmed, currency: currency) } catch { throw .invalid(field: field, message: error.message) }
+        guard money.minorUnits >= 0 else { throw .invalid(field: field, message: "Enter an amount of zero or more.") }
+        return money
     }
 
     /// An item's valuations, newest first.

@@ -148,3 +148,11 @@ struct SessionLock: Sendable {
         (minutes, lastActiveAt, locked, passkeys) = (session.lockMinutes, session.lastActiveAt, session.locked, session.passkeys)
     }
 }
+
+extension AppRequestContext {
+    /// The item named by the route's `:id`; anything that is not an id is "not found", like another household's item.
+    func itemID() throws -> ItemID {
+        guard let id = parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
+        return id
+    }
+}

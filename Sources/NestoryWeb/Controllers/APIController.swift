@@ -109,12 +109,12 @@ struct APIController {
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
         let viewer = try context.requireViewer()
-        return ItemJSON(try database.item(viewer.household.id, try itemID(context)))
+        return ItemJSON(try database.item(viewer.household.id, try context.itemID()))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
         _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
         return ItemJSON(try database.item(viewer.household.id, id))
@@ -122,14 +122,14 @@ struct APIController {
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try await dependencies.items.delete(viewer.household.id, try itemID(context))
+        try await dependencies.items.delete(viewer.household.id, try context.itemID())
         return Response(status: .noContent)
     }
 
     /// The body is the image itself (`Content-Type: image/...`), streamed to disk within the limit.
     @Sendable func addPhoto(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhotoJSON> {
         let viewer = try context.requireViewer()
-        let photo = try await dependencies.items.addPhoto(viewer.household.id, to: try itemID(context),
+        let photo = try await dependencies.items.addPhoto(viewer.household.id, to: try context.itemID(),
                                                            declaredLength: request.headers[.contentLength].flatMap(Int64.init)) { upload in
             for try await buffer in request.body {
                 try buffer.withUnsafeReadableBytes { try upload.append($0) }
@@ -140,13 +140,13 @@ struct APIController {
 
     @Sendable func removePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try await dependencies.items.removePhoto(viewer.household.id, try itemID(context), try InventoryController.photoID(context))
+        try await dependencies.items.removePhoto(viewer.household.id, try context.itemID(), try InventoryController.photoID(context))
         return Response(status: .noContent)
     }
 
     @Sendable func makeMainPhoto(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         try await dependencies.items.makeMainPhoto(viewer.household.id, id, try InventoryController.photoID(context))
         return ItemJSON(try database.item(viewer.household.id, id))
     }
@@ -155,7 +155,7 @@ struct APIController {
     @Sendable func reorderPhotos(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
         struct Order: Decodable { let photoIDs: [String] }
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         let order: Order
         do { order = try await request.decode(as: Order.self, context: context) } catch {
             throw WebError.badRequest("The body must be {\"photoIDs\": [...]}, every photo of the item once, in order.")
@@ -178,10 +178,6 @@ struct APIController {
         return try input.formValues.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
     }
 
-    private func itemID(_ context: AppRequestContext) throws -> ItemID {
-        guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
-        return id
-    }
 }
 
 // MARK: - JSON shapes

@@ -69,7 +69,7 @@ struct InventoryController {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try detailPage(try context.requireViewer(), try itemID(context), notice: request.query["notice"])
+        try detailPage(try context.requireViewer(), try context.itemID(), notice: request.query["notice"])
     }
 
     /// The item's page; `valueForm` and `valueErrors` are its Value card's when a valuation came back refused (422).
@@ -90,13 +90,13 @@ struct InventoryController {
 
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let details = try database.item(viewer.household.id, try itemID(context))
+        let details = try database.item(viewer.household.id, try context.itemID())
         return HTMLResponse.page(try form(viewer, values: ItemFormValues(item: details.item), item: details.item, errors: []))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         let existing = try database.item(viewer.household.id, id).item
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
@@ -110,20 +110,20 @@ struct InventoryController {
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let deleted = try await dependencies.items.delete(viewer.household.id, try itemID(context))
+        let deleted = try await dependencies.items.delete(viewer.household.id, try context.itemID())
         return .redirect(to: "/", notice: "“\(deleted.name)” deleted.")
     }
 
     @Sendable func removePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         try await dependencies.items.removePhoto(viewer.household.id, id, try Self.photoID(context))
         return .redirect(to: "/items/\(id)", notice: "Photo removed.")
     }
 
     @Sendable func makeMainPhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         try await dependencies.items.makeMainPhoto(viewer.household.id, id, try Self.photoID(context))
         return .redirect(to: "/items/\(id)", notice: "Main photo changed.")
     }
@@ -131,7 +131,7 @@ struct InventoryController {
     /// "Move earlier" or "Move later" on the item page's photo list.
     @Sendable func movePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         let form = try await Form.read(request, context: context)
         let earlier = form["direction"] == "earlier"
         try await dependencies.items.movePhoto(viewer.household.id, id, try Self.photoID(context), by: earlier ? -1 : 1)
@@ -176,9 +176,5 @@ struct InventoryController {
                        categories: try database.categories(viewer.household.id), errors: errors)
     }
 
-    private func itemID(_ context: AppRequestContext) throws -> ItemID {
-        guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
-        return id
-    }
 
 }

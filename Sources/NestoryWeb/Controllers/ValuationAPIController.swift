@@ -17,7 +17,7 @@ struct ValuationAPIController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ValuationJSON> {
         let viewer = try context.requireViewer()
-        return ListJSON(items: try valuations.history(viewer.household.id, item: try itemID(context)).map(ValuationJSON.init))
+        return ListJSON(items: try valuations.history(viewer.household.id, item: try context.itemID()).map(ValuationJSON.init))
     }
 
     @Sendable func enter(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ValuationJSON> {
@@ -28,7 +28,7 @@ struct ValuationAPIController {
             var note: String?
         }
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         let input: Input
         do { input = try await request.decode(as: Input.self, context: context) } catch {
             throw WebError.badRequest("The body must be {\"replacementCost\"?, \"actualCashValue\"?, \"date\"?, \"note\"?} with amounts as decimal text.")
@@ -40,7 +40,7 @@ struct ValuationAPIController {
 
     @Sendable func estimateOffline(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ValuationJSON> {
         let viewer = try context.requireViewer()
-        let valuation = try await valuations.estimateOffline(viewer.household.id, item: try itemID(context))
+        let valuation = try await valuations.estimateOffline(viewer.household.id, item: try context.itemID())
         return EditedResponse(status: .created, response: ValuationJSON(valuation))
     }
 
@@ -49,10 +49,6 @@ struct ValuationAPIController {
         return ListJSON(items: try valuations.householdHistory(viewer.household.id).map(ValuationDayJSON.init))
     }
 
-    private func itemID(_ context: AppRequestContext) throws -> ItemID {
-        guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
-        return id
-    }
 }
 
 /// A valuation as JSON: replacement cost and actual cash value with their ranges, how, how sure, for which day.

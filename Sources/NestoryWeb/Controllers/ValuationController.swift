@@ -116,7 +116,7 @@ struct ValuationController {
     /// Save or recalculate one proposal (the button pressed says which); a refusal comes back with what was typed.
     @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let (job, id) = (try jobID(context), try itemID(context))
+        let (job, id) = (try jobID(context), try context.itemID())
         let form = try await Form.read(request, context: context)
         var values: [String: String] = [:]
         for key in ["brand", "productName", "model", "condition", "replacementCost", "actualCashValue"] { values[key] = form[key] ?? "" }
@@ -179,7 +179,7 @@ struct ValuationController {
 
     @Sendable func estimateOffline(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         do {
             let valuation = try await valuations.estimateOffline(viewer.household.id, item: id)
             let figure = valuation.actualCashValue.map { " Actual cash value: \($0.value.formatted)." } ?? ""
@@ -193,7 +193,7 @@ struct ValuationController {
 
     @Sendable func enter(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let id = try itemID(context)
+        let id = try context.itemID()
         let form = try await Form.read(request, context: context)
         var values: [String: String] = [:]
         for key in ["replacementCost", "actualCashValue", "date", "note"] { values[key] = form[key] ?? "" }
@@ -217,8 +217,4 @@ struct ValuationController {
                                                         notice: request.query["notice"]))
     }
 
-    private func itemID(_ context: AppRequestContext) throws -> ItemID {
-        guard let id = context.parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
-        return id
-    }
 }
