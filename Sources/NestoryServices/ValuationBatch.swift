@@ -139,11 +139,12 @@ extension ValuationService {
         // Market prices: used ones for what it is worth, new ones for what a like item costs; per unit, times the quantity.
         var market: (rcv: MarketEstimate?, acv: MarketEstimate?) = (nil, nil)
         if let searcher, !identification.productName.isEmpty {
+            let rates = try exchangeRates(household).rates(into: item.currency)
             func search(used: Bool) async throws -> MarketEstimate? {
                 let query = MarketQuery(brand: identification.brand, productName: identification.productName, model: identification.model, used: used)
                 try await pacer.turn("search")
                 let results = try await searcher.search(query)
-                return MarketEstimator.estimate(results, query: query, currency: item.currency, fetchedAt: now())
+                return MarketEstimator.estimate(results, query: query, currency: item.currency, rates: rates, fetchedAt: now())
             }
             market = (try await search(used: false), try await search(used: true))
         }

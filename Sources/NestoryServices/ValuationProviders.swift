@@ -36,6 +36,8 @@ public struct ValuationProviderSettings: Hashable, Sendable {
     public var analysisKeyHint: String?
     public var searchKeyHint: String?
     public var searchCountry: String?
+    /// `CODE RATE` lines, as the owner set them.
+    public var exchangeRates: String
 
     public var analysisConfigured: Bool { analysisKeyHint != nil }
     public var searchConfigured: Bool { searchKeyHint != nil }
@@ -50,9 +52,11 @@ public struct ValuationProviderForm: Sendable {
     public var searchKey: String
     public var removeSearchKey: Bool
     public var searchCountry: String
+    public var exchangeRates: String
 
     public init(analysisBaseURL: String = "", analysisModel: String = "", analysisKey: String = "", removeAnalysisKey: Bool = false,
-                searchKey: String = "", removeSearchKey: Bool = false, searchCountry: String = "") {
+                searchKey: String = "", removeSearchKey: Bool = false, searchCountry: String = "", exchangeRates: String = "") {
+        self.exchangeRates = exchangeRates
         self.analysisBaseURL = analysisBaseURL
         self.analysisModel = analysisModel
         self.analysisKey = analysisKey
@@ -73,7 +77,8 @@ extension ValuationService {
         return ValuationProviderSettings(analysisBaseURL: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL,
                                          analysisModel: stored.analysisModel ?? ValuationProviderSettings.defaultModel,
                                          analysisKeyHint: stored.analysisKey == nil ? nil : stored.analysisKeyHint,
-                                         searchKeyHint: stored.searchKey == nil ? nil : stored.searchKeyHint, searchCountry: stored.searchCountry)
+                                         searchKeyHint: stored.searchKey == nil ? nil : stored.searchKeyHint, searchCountry: stored.searchCountry,
+                                         exchangeRates: stored.exchangeRates ?? "")
     }
 
     /// The owner sets the providers; keys are sealed before they reach the database and never come back out to a
@@ -98,6 +103,8 @@ extension ValuationService {
         if !country.isEmpty, country.count != 2 || !country.allSatisfy({ $0.isASCII && $0.isLetter }) {
             errors.append(FieldError(field: "searchCountry", message: "Enter a two-letter country code (e.g. US, DE), or leave it empty for anywhere."))
         }
+        let householdCurrency = try database.household(household).currency
+        let rates = errors.collect { try ExchangeRates.parse(form.exchangeRates, base: householdCurrency) }
         try errors.throwIfAny()
         let box = try secrets
         try await blocking.run {
@@ -105,6 +112,7 @@ extension ValuationService {
             stored.analysisBaseURL = base.isEmpty ? nil : base
             stored.analysisModel = model.isEmpty ? nil : model
             stored.searchCountry = country.isEmpty ? nil : country
+            stored.exchangeRates = rates.flatMap { $0.perUnit.isEmpty ? nil : $0.text }
             func apply(_ key: String, remove: Bool, field: String, sealed: inout String?, hint: inout String?) throws {
                 if remove { sealed = nil; hint = nil }
                 if !key.isEmpty {
@@ -116,6 +124,12 @@ extension ValuationService {
             try apply(form.searchKey, remove: form.removeSearchKey, field: "search", sealed: &stored.searchKey, hint: &stored.searchKeyHint)
             try database.saveValuationSettings(household, stored, now: at)
         }
+    }
+
+    /// The owner's exchange rates (none set: other currencies' prices are left out).
+    public func exchangeRates(_ household: HouseholdID) throws -> ExchangeRates {
+        let base = try database.household(household).currency
+        return (try? ExchangeRates.parse(database.valuationSettings(household).exchangeRates ?? "", base: base)) ?? ExchangeRates(base: base, perUnit: [:])
     }
 
     /// The household's configured providers (nil where no key is set), keys opened only here, for the calls.

@@ -12,10 +12,14 @@ public struct StoredValuationSettings: Hashable, Sendable {
     public var searchKey: String?
     public var searchKeyHint: String?
     public var searchCountry: String?
+    /// `CODE RATE` lines: one unit of each currency in the household's currency.
+    public var exchangeRates: String?
     public var depreciationTable: String?
 
     public init(analysisBaseURL: String? = nil, analysisModel: String? = nil, analysisKey: String? = nil, analysisKeyHint: String? = nil,
-                searchKey: String? = nil, searchKeyHint: String? = nil, searchCountry: String? = nil, depreciationTable: String? = nil) {
+                searchKey: String? = nil, searchKeyHint: String? = nil, searchCountry: String? = nil, exchangeRates: String? = nil,
+                depreciationTable: String? = nil) {
+        self.exchangeRates = exchangeRates
         self.analysisBaseURL = analysisBaseURL
         self.analysisModel = analysisModel
         self.analysisKey = analysisKey
@@ -35,7 +39,8 @@ extension AppDatabase {
             }
             return StoredValuationSettings(analysisBaseURL: row["analysis_base_url"], analysisModel: row["analysis_model"], analysisKey: row["analysis_key"],
                                            analysisKeyHint: row["analysis_key_hint"], searchKey: row["search_key"], searchKeyHint: row["search_key_hint"],
-                                           searchCountry: row["search_country"], depreciationTable: row["depreciation_table"])
+                                           searchCountry: row["search_country"], exchangeRates: row["exchange_rates"],
+                                           depreciationTable: row["depreciation_table"])
         }
     }
 
@@ -44,14 +49,14 @@ extension AppDatabase {
             _ = try Self.fetchHousehold(db, householdID)
             try db.execute(sql: """
                 INSERT INTO valuation_settings (household_id, analysis_base_url, analysis_model, analysis_key, analysis_key_hint, search_key,
-                    search_key_hint, search_country, depreciation_table, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    search_key_hint, search_country, exchange_rates, depreciation_table, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (household_id) DO UPDATE SET analysis_base_url = excluded.analysis_base_url, analysis_model = excluded.analysis_model,
                     analysis_key = excluded.analysis_key, analysis_key_hint = excluded.analysis_key_hint, search_key = excluded.search_key,
-                    search_key_hint = excluded.search_key_hint, search_country = excluded.search_country,
+                    search_key_hint = excluded.search_key_hint, search_country = excluded.search_country, exchange_rates = excluded.exchange_rates,
                     depreciation_table = excluded.depreciation_table, updated_at = excluded.updated_at
                 """, arguments: [householdID.description, s.analysisBaseURL, s.analysisModel, s.analysisKey, s.analysisKeyHint, s.searchKey,
-                                 s.searchKeyHint, s.searchCountry, s.depreciationTable, now.millis])
+                                 s.searchKeyHint, s.searchCountry, s.exchangeRates, s.depreciationTable, now.millis])
         }
     }
 }

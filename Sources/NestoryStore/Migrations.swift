@@ -38,6 +38,7 @@ enum Migrations {
                 household_id TEXT PRIMARY KEY NOT NULL REFERENCES household(id) ON DELETE CASCADE,
                 analysis_base_url TEXT, analysis_model TEXT, analysis_key TEXT, analysis_key_hint TEXT,
                 search_key TEXT, search_key_hint TEXT, search_country TEXT,
+                exchange_rates TEXT,
                 depreciation_table TEXT,
                 updated_at INTEGER NOT NULL
             );

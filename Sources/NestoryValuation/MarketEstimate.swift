@@ -152,3 +152,48 @@ public enum MarketEstimator {
         return (2 * q1 - 3 * iqr, 2 * q3 + 3 * iqr)
     }
 }
+
+/// The household's exchange rates for market prices in other currencies: how much one unit of each currency is
+/// worth in the household's currency, as the owner set them (no rate is fetched). Prices in a currency without a
+/// rate are left out, never guessed.
+public struct ExchangeRates: Hashable, Sendable {
+    public let base: CurrencyCode
+    public let perUnit: [CurrencyCode: Decimal]
+
+    public init(base: CurrencyCode, perUnit: [CurrencyCode: Decimal]) {
+        self.base = base
+        self.perUnit = perUnit.filter { $0.key != base && $0.value > 0 }
+    }
+
+    /// Reads lines like `EUR 1.08` (one euro is worth 1.08 of the household's currency); blank lines are skipped.
+    public static func parse(_ text: String, base: CurrencyCode) throws(DomainError) -> ExchangeRates {
+        var rates: [CurrencyCode: Decimal] = [:]
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard lines.count <= 60 else { throw .invalid(field: "exchangeRates", message: "Keep to 60 currencies.") }
+        for line in lines {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "=" || $0 == "\t" }).map(String.init)
+            guard parts.count == 2, let code = try? CurrencyCode.iso(parts[0].uppercased()),
+                  let rate = Decimal(string: parts[1].replacingOccurrences(of: ",", with: "."), locale: Locale(identifier: "en_US_POSIX")),
+                  rate > 0, rate < 1_000_000 else {
+                throw .invalid(field: "exchangeRates", message: "Write one currency a line as CODE RATE, e.g. “EUR 1.08”: what one unit is worth in \(base.code). “\(line.prefix(40))” is not that.")
+            }
+            rates[code] = rate
+        }
+        return ExchangeRates(base: base, perUnit: rates)
+    }
+
+    /// The same rates as `CODE RATE` lines.
+    public var text: String {
+        perUnit.sorted { $0.key.code < $1.key.code }.map { "\($0.key.code) \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// The rates into `target` (an item's currency): as set when it is the household's currency, else through it,
+    /// when the target's own rate is known.
+    public func rates(into target: CurrencyCode) -> [CurrencyCode: Decimal] {
+        if target == base { return perUnit }
+        guard let targetRate = perUnit[target] else { return [:] }
+        var out: [CurrencyCode: Decimal] = [base: 1 / targetRate]
+        for (code, rate) in perUnit where code != target { out[code] = rate / targetRate }
+        return out
+    }
+}

@@ -29,7 +29,8 @@ final class FakeProviders: ValuationProviderMaking, @unchecked Sendable {
         let owner: FakeProviders
         func search(_ query: MarketQuery) async throws(ProviderError) -> [SearchResult] {
             owner.lock.withLock { owner.queries.append(query) }
-            let prices = query.used ? ["$100.00", "$110.00", "$120.00", "$130.00", "$900.00"] : ["$200.00", "$210.00", "$220.00"]
+            let prices = query.productName == "Euro kettle" ? ["€50,00", "€50,00", "€50,00"]
+                : query.used ? ["$100.00", "$110.00", "$120.00", "$130.00", "$900.00"] : ["$200.00", "$210.00", "$220.00"]
             return prices.enumerated().map { index, price in
                 SearchResult(url: "https://shop.example/\(query.used ? "used" : "new")/\(index)", title: "\(query.brand) \(query.productName)",
                              content: "\(query.used ? "Used" : "New"), in good shape. \(price)")
@@ -140,6 +141,18 @@ struct ValuationBatchTests {
         let item = try f.database.item(f.household.id, kettle.id).item
         #expect(item.brand == "Acme" && item.modelNumber == "K2" && item.purchasePrice == kettle.purchasePrice)
         #expect(try f.valuations.batch(f.household.id, job.id).items.first { $0.id == kettle.id }?.outcome?.status == .saved)
+
+        // Prices in euros count only with the owner's rate: without it nothing is found; with EUR 2, €50 is $100.
+        let euro = try f.item("Euro kettle", price: "30")
+        let noRate = try await f.finished(try f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue))
+        #expect(try f.valuations.batch(f.household.id, noRate.id).items.first?.outcome?.proposal?.method == .offline)
+        try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(searchCountry: "FR", exchangeRates: "EUR 2"))
+        await #expect(throws: DomainError.self) {
+            try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(exchangeRates: "EUR two"))
+        }
+        let withRate = try await f.finished(try f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue))
+        let converted = try #require(try f.valuations.batch(f.household.id, withRate.id).items.first?.outcome?.proposal)
+        #expect(try converted.method == .market && converted.replacementCost?.value == (try Money.parse("100", currency: .usd)))
 
         // Retry: a new batch of the failed item only.
         let retry = try await f.finished(try f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue))

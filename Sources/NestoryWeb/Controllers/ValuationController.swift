@@ -166,13 +166,14 @@ struct ValuationController {
         let provider = ValuationProviderForm(analysisBaseURL: form["analysisBaseURL"] ?? "", analysisModel: form["analysisModel"] ?? "",
                                              analysisKey: form["analysisKey"] ?? "", removeAnalysisKey: form["removeAnalysisKey"] == "1",
                                              searchKey: form["searchKey"] ?? "", removeSearchKey: form["removeSearchKey"] == "1",
-                                             searchCountry: form["searchCountry"] ?? "")
+                                             searchCountry: form["searchCountry"] ?? "", exchangeRates: form["exchangeRates"] ?? "")
         do {
             try await valuations.saveProviders(viewer.household.id, by: viewer.role, provider)
             return .redirect(to: "/settings#valuation", notice: "Valuation providers saved.")
         } catch let error as DomainError {
             guard case .validation = error else { throw error }
-            let kept = ["analysisBaseURL": provider.analysisBaseURL, "analysisModel": provider.analysisModel, "searchCountry": provider.searchCountry]
+            let kept = ["analysisBaseURL": provider.analysisBaseURL, "analysisModel": provider.analysisModel, "searchCountry": provider.searchCountry,
+                        "exchangeRates": provider.exchangeRates]
             return try AccountController(dependencies: dependencies).settings(viewer, valuationForm: kept, valuationErrors: FieldErrors.fields(of: error))
         }
     }

@@ -118,6 +118,14 @@ enum ValuationViews {
                            remove: "removeSearchKey"))
                 \(Layout.field("searchCountry", label: "Country", value: form["searchCountry"] ?? settings.searchCountry ?? "", errors: errors,
                                attributes: "maxlength=\"2\" autocomplete=\"off\" autocapitalize=\"characters\"", hint: "Two letters (US, DE…) to prefer that country’s shops; empty for anywhere."))
+                <div class="field\(errors.contains { $0.field == "exchangeRates" } ? " invalid" : "")">
+                  <label for="f-exchangeRates">Exchange rates</label>
+                  <textarea id="f-exchangeRates" name="exchangeRates" rows="3" autocomplete="off" spellcheck="false" \
+            aria-describedby="f-exchangeRates-hint">\(form["exchangeRates"] ?? settings.exchangeRates)</textarea>
+                  <p class="hint" id="f-exchangeRates-hint">One currency a line, what one unit is worth in \(viewer.household.currency.code): “EUR 1.08”. \
+            Prices in a currency without a rate are left out; none is fetched.</p>
+                  \(errors.first { $0.field == "exchangeRates" }.map { HTML("<p class=\"error\">\($0.message)</p>") })
+                </div>
                 <button type="submit" class="small">Save</button>
               </form>
               <p><a href="/settings/valuation/depreciation">Depreciation table</a> (useful lives, floor, condition factors)</p>
