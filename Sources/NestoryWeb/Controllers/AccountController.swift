@@ -109,7 +109,8 @@ struct AccountController {
         let household = viewer.household.id
         let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty
                        && valuationErrors.isEmpty)
-        let valuation = ValuationViews.settingsSection(viewer: viewer, settings: try dependencies.services.valuations.providerSettings(household),
+        let providers = try dependencies.services.valuations.providerSettings(household)
+        let valuation = ValuationViews.settingsSection(viewer: viewer, settings: providers,
                                                        form: valuationForm, errors: valuationErrors)
         let pro = PlanViews.section(viewer: viewer, overview: try dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
         let reminders = dependencies.services.reminders
@@ -117,7 +118,8 @@ struct AccountController {
             viewer: viewer, preferences: try database.reminderPreferences(viewer.user.id), calendarToken: try reminders.calendarToken(viewer.user.id),
             webhook: viewer.role == .owner ? try reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
         let onlineLookup = try database.onlineProductLookup(household)
-        let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try reminders.webhook(household) != nil)
+        let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try reminders.webhook(household) != nil,
+                                       photoAnalysis: providers.analysisConfigured, marketSearch: providers.searchConfigured)
         let security = AccountViews.securitySection(viewer: viewer, sessions: try database.sessions(of: viewer.user.id, now: dependencies.now()),
                                                     passkeys: try database.passkeys(of: viewer.user.id))
         return HTMLResponse.page(AccountViews.settings(

@@ -27,7 +27,7 @@ enum AboutViews {
         ("bcrypt (hummingbird-auth)", "passwords", "Apache-2.0"),
     ]
 
-    static func section(viewer: Viewer, onlineLookup: Bool, webhookSet: Bool) -> HTML {
+    static func section(viewer: Viewer, onlineLookup: Bool, webhookSet: Bool, photoAnalysis: Bool = false, marketSearch: Bool = false) -> HTML {
         let built = Self.built.map { date -> String in
             let formatter = DateFormatter()
             formatter.locale = viewer.locale
@@ -39,6 +39,8 @@ enum AboutViews {
         let leaving: [String] = [
             onlineLookup ? "scanned barcodes are looked up in online product databases (Open Food Facts, UPCitemdb): they learn the code, nothing else" : nil,
             webhookSet ? "reminders go to the household’s webhook" : nil,
+            photoAnalysis ? "when items are valued, their photos (downsized, without location data) go to the photo-analysis endpoint set in Settings → Valuation" : nil,
+            marketSearch ? "when items are valued, their brand, product and model go to the market search set in Settings → Valuation" : nil,
         ].compactMap { $0 }
         return """
             <section class="card" id="about">
