@@ -59,6 +59,12 @@ struct ValuationWebTests {
             let day = try await ann.request(.get, "/valuations?day=2026-11-20")
             #expect(day.body.contains("Ring") && day.body.contains("/items/\(ring.id)#value"))
             #expect(try await ann.request(.get, "/valuations?day=yesterday").status == .unprocessableContent)
+            // A search's items can be valued together, from the inventory.
+            let search = try await ann.request(.get, "/?q=ring")
+            #expect(search.body.contains("href=\"/valuations/batches/new?q=ring\">Value these items"))
+            #expect(!(try await ann.request(.get, "/").body.contains("Value these items")))
+            let chosen = try await ann.request(.get, "/valuations/batches/new?q=ring")
+            #expect(chosen.body.contains("1 item") && chosen.body.contains("Value 1 item"))
         }
     }
 

@@ -51,6 +51,9 @@ struct InventoryState: Sendable, Equatable {
         return ItemQuery(search: search, filter: filter, sort: sort, limit: 40, after: after)
     }
 
+    /// Whether a search or a filter narrows the list (then its items can be valued together).
+    var isNarrowed: Bool { !search.isEmpty || chip != .all || roomID != nil || categoryID != nil || tag != nil }
+
     /// The URL of this state with changes applied (the cursor is dropped unless given).
     func link(chip: Chip? = nil, sort: ItemSort? = nil, grid: Bool? = nil, after: PageCursor? = nil, path: String = "/") -> String {
         path + queryString([
@@ -137,6 +140,7 @@ enum InventoryViews {
                 <a href="\(state.link(grid: true))#browse" class="\(state.grid ? "on" : "")" aria-pressed="\(state.grid)">Grid</a>
               </span>
             </div>
+            \(state.isNarrowed && model.matching.count > 0 ? HTML("<p class=\"hint\"><a href=\"\(state.link(path: "/valuations/batches/new"))\">Value these items</a></p>") : .empty)
             """
         let list = items(model)
         let empty: HTML = model.page.elements.isEmpty
