@@ -103,6 +103,26 @@ public struct ItemsService: Sendable {
     public func addPhoto(_ household: HouseholdID, to item: ItemID, declaredLength: Int64? = nil,
                          receive: (Upload) async throws -> Void) async throws -> ItemPhoto {
         _ = try database.item(household, item)
+        return try await storePhoto(declaredLength: declaredLength, receive: receive) { database, staged, contentType, at in
+            try database.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at)
+        }.stored
+    }
+
+    /// Keeps a photo to value a new thing from (no item yet), checked as an item's photo is.
+    public func addIntakePhoto(_ household: HouseholdID, declaredLength: Int64? = nil,
+                               receive: (Upload) async throws -> Void) async throws -> IntakePhoto {
+        _ = try database.household(household)
+        return try await storePhoto(declaredLength: declaredLength, receive: receive) { database, staged, contentType, at in
+            try database.addIntakePhoto(household, staged: staged, contentType: contentType, now: at)
+        }.stored
+    }
+
+    /// The one path of an uploaded photo: spooled to a file within the size limit, decoded and checked by the imaging
+    /// service (a file that is not an image is refused and discarded), then recorded by `record` off the event loops,
+    /// its renditions kept.
+    private func storePhoto<Stored: Sendable>(declaredLength: Int64?, receive: (Upload) async throws -> Void,
+                                              record: @escaping @Sendable (AppDatabase, BlobStore.Staged, String, Date) throws -> Stored)
+        async throws -> (stored: Stored, sha256: String) {
         if let declaredLength, declaredLength > maxBytes { throw StoreError.tooLarge(limit: maxBytes) }
         let writer = try database.blobs.makeWriter(maxBytes: maxBytes)
         try await receive(Upload(writer: writer))
@@ -115,14 +135,14 @@ public struct ItemsService: Sendable {
             database.blobs.discard(staged)
             throw error
         }
-        let at = now()
+        let (at, sha) = (now(), staged.sha256)
         // The file is renamed into place and fsynced, and the row written, off the event loops.
         return try await blocking.run {
-            let photo = try database.addPhoto(household, to: item, staged: staged, contentType: derived.original.format.mimeType, now: at)
+            let stored = try record(database, staged, derived.original.format.mimeType, at)
             // The renditions are a cache: made again on first view if they cannot be kept now.
-            try? database.renditions.write(derived.thumbnail.data, for: photo.attachment.sha256, .thumbnail)
-            try? database.renditions.write(derived.display.data, for: photo.attachment.sha256, .display)
-            return photo
+            try? database.renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
+            try? database.renditions.write(derived.display.data, for: sha, .display)
+            return (stored, sha)
         }
     }
 

@@ -11,6 +11,16 @@ import NestoryValuation
 /// What a batch values.
 public struct ValuationBatchRequest: Codable, Sendable {
     public let items: [String]
+    /// Photos to value new things from (the PRD's flow from photos alone): their intake ids.
+    public let photos: [String]?
+
+    public init(items: [String], photos: [String]? = nil) {
+        self.items = items
+        self.photos = photos
+    }
+
+    /// Every entry's key, in order: the items' ids, then `photo:` and each photo's id.
+    var keys: [String] { items + (photos ?? []).map { "photo:" + $0 } }
 }
 
 /// A proposed valuation, before review: what the batch found for one item.
@@ -43,6 +53,8 @@ public struct ValuationBatchItem: Codable, Hashable, Sendable {
     public var identification: Identification?
     public var proposal: ValuationProposal?
     public var error: String?
+    /// For a photo to value: the item its saved review made.
+    public var createdItem: String? = nil
 }
 
 /// The owner's review of one proposal: the identified fields and the figures as edited.
@@ -87,13 +99,22 @@ extension ValuationService {
     /// The most items one batch takes.
     public static let batchLimit = 500
 
-    /// Queues a batch for these items (the household's; at most `batchLimit`).
-    public func startBatch(_ household: HouseholdID, items: [ItemID], queue: JobQueue) throws -> Job {
-        guard !items.isEmpty else { throw DomainError.invalid(field: "items", message: "Choose at least one item to value.") }
-        guard items.count <= Self.batchLimit else {
+    /// Queues a batch for these items and photos to value new things from (the household's; at most `batchLimit`).
+    public func startBatch(_ household: HouseholdID, items: [ItemID], photos: [UUID] = [], queue: JobQueue) throws -> Job {
+        guard !items.isEmpty || !photos.isEmpty else { throw DomainError.invalid(field: "items", message: "Choose at least one item or photo to value.") }
+        guard items.count + photos.count <= Self.batchLimit else {
             throw DomainError.invalid(field: "items", message: "A batch values at most \(Self.batchLimit) items; narrow the search.")
         }
-        return try queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(items: items.map(\.description)))
+        for photo in photos { _ = try database.intakePhoto(household, photo) }
+        return try queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(
+            items: items.map(\.description), photos: photos.isEmpty ? nil : photos.map { $0.uuidString.lowercased() }))
+    }
+
+    /// The photos of a batch's page (to value new things from) and what became of each, in the order given.
+    public func photoEntries(_ job: Job) throws -> [(id: UUID, outcome: ValuationBatchItem?)] {
+        let request = try job.decodedPayload(as: ValuationBatchRequest.self)
+        let outcomes = Self.outcomes(job)
+        return (request.photos ?? []).compactMap { text in UUID(uuidString: text).map { ($0, outcomes["photo:" + text]) } }
     }
 
     /// The items of a batch's page: the job and what became of each item, in the order asked.
@@ -112,23 +133,25 @@ extension ValuationService {
 
     /// A new batch of a batch's failed items.
     public func retryFailed(_ household: HouseholdID, _ id: JobID, queue: JobQueue) throws -> Job {
-        let failed = try batch(household, id).items.filter { $0.outcome?.status == .failed }.map(\.id)
-        guard !failed.isEmpty else { throw DomainError.invalid(field: "items", message: "No item of this batch failed.") }
-        return try startBatch(household, items: failed, queue: queue)
+        let (job, items) = try batch(household, id)
+        let failed = items.filter { $0.outcome?.status == .failed }.map(\.id)
+        let failedPhotos = try photoEntries(job).filter { $0.outcome?.status == .failed }.map(\.id)
+        guard !failed.isEmpty || !failedPhotos.isEmpty else { throw DomainError.invalid(field: "items", message: "No item of this batch failed.") }
+        return try startBatch(household, items: failed, photos: failedPhotos, queue: queue)
     }
 
     /// Values one item: identifies it from its photos when photo analysis is set (else from its own fields), and
     /// proposes the offline estimate from its price (market prices come in when market search is set). Provider
     /// errors are thrown as they are; the caller decides whether they stop the batch.
     func propose(_ household: HouseholdID, _ id: ItemID, analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?, pacer: ProviderPacer,
-                 photos: @Sendable ([ItemPhoto]) async -> [Data], identification known: Identification? = nil,
+                 photos: @Sendable ([Attachment]) async -> [Data], identification known: Identification? = nil,
                  condition: ItemCondition? = nil, replacementCost: Money? = nil) async throws -> ValuationBatchItem {
         let details = try database.item(household, id)
         let item = details.item
         var identification = known ?? Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber,
                                                       barcode: item.barcode, condition: item.condition)
         if known == nil, let analyzer, !details.photos.isEmpty {
-            let bytes = await photos(Array(details.photos.prefix(4)))
+            let bytes = await photos(Array(details.photos.prefix(4)).map(\.attachment))
             if !bytes.isEmpty {
                 try await pacer.turn("analysis")
                 identification = try await analyzer.identify(photos: bytes, hint: item.name)
@@ -137,17 +160,7 @@ extension ValuationService {
         let (day, at) = (today, now())
         let chosen = condition ?? identification.condition ?? item.condition
         // Market prices: used ones for what it is worth, new ones for what a like item costs; per unit, times the quantity.
-        var market: (rcv: MarketEstimate?, acv: MarketEstimate?) = (nil, nil)
-        if let searcher, !identification.productName.isEmpty {
-            let rates = try exchangeRates(household).rates(into: item.currency)
-            func search(used: Bool) async throws -> MarketEstimate? {
-                let query = MarketQuery(brand: identification.brand, productName: identification.productName, model: identification.model, used: used)
-                try await pacer.turn("search")
-                let results = try await searcher.search(query)
-                return MarketEstimator.estimate(results, query: query, currency: item.currency, rates: rates, fetchedAt: now())
-            }
-            market = (try await search(used: false), try await search(used: true))
-        }
+        let market = try await marketEstimates(household, identification, currency: item.currency, searcher: searcher, pacer: pacer)
         let marketRCV = try market.rcv.map { try Self.times($0.value, item.quantity) }
         let proposal: ValuationProposal
         do {
@@ -177,6 +190,108 @@ extension ValuationService {
         return ValuationBatchItem(status: .proposed, name: item.name, identification: identification, proposal: proposal, error: nil)
     }
 
+    /// New and used market prices for what was identified (none without a search or a product name): the new ones for
+    /// the replacement cost, the used ones for the actual cash value, per unit, in `currency`.
+    func marketEstimates(_ household: HouseholdID, _ identification: Identification, currency: CurrencyCode, searcher: (any MarketSearching)?,
+                         pacer: ProviderPacer) async throws -> (rcv: MarketEstimate?, acv: MarketEstimate?) {
+        guard let searcher, !identification.productName.isEmpty else { return (nil, nil) }
+        let rates = try exchangeRates(household).rates(into: currency)
+        func search(used: Bool) async throws -> MarketEstimate? {
+            let query = MarketQuery(brand: identification.brand, productName: identification.productName, model: identification.model, used: used)
+            try await pacer.turn("search")
+            let results = try await searcher.search(query)
+            return MarketEstimator.estimate(results, query: query, currency: currency, rates: rates, fetchedAt: now())
+        }
+        return (try await search(used: false), try await search(used: true))
+    }
+
+    /// A market proposal from new and used estimates (nil when neither found a price), for one unit.
+    func marketProposal(_ market: (rcv: MarketEstimate?, acv: MarketEstimate?), on day: CalendarDate, at: Date, subject: ItemID) throws -> ValuationProposal? {
+        let estimates = [market.rcv, market.acv].compactMap { $0 }
+        guard !estimates.isEmpty else { return nil }
+        let confidence: Valuation.Confidence = estimates.contains { $0.confidence == .low } ? .low
+            : estimates.contains { $0.confidence == .medium } ? .medium : .high
+        let explanation = [market.rcv.map { "New: \($0.explanation)" }, market.acv.map { "Used: \($0.explanation)" }]
+            .compactMap { $0 }.map { $0.hasSuffix(".") ? $0 : $0 + "." }.joined(separator: " ")
+        return ValuationProposal(try Valuation(itemID: subject, replacementCost: market.rcv?.value, actualCashValue: market.acv?.value, method: .market,
+                                               confidence: confidence, valuedOn: day, sources: estimates.flatMap(\.sources), explanation: explanation,
+                                               createdAt: at))
+    }
+
+    // MARK: - From photos alone
+
+    /// Values a new thing from a photo: identified by the photo analysis (when set; else its fields wait for the
+    /// person), priced by the market search (when set), in the household's currency. No item exists until Save.
+    func proposePhoto(_ household: HouseholdID, _ idText: String, analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?,
+                      pacer: ProviderPacer, photos: @Sendable ([Attachment]) async -> [Data], identification known: Identification? = nil)
+        async throws -> ValuationBatchItem {
+        guard let id = UUID(uuidString: idText) else { throw DomainError.notFound("The photo to value") }
+        let intake = try database.intakePhoto(household, id)
+        var identification = known ?? Identification(brand: "", productName: "")
+        if known == nil, let analyzer {
+            let bytes = await photos([intake.attachment])
+            guard !bytes.isEmpty else { throw DomainError.invalid(field: "photo", message: "This photo cannot be read.") }
+            try await pacer.turn("analysis")
+            identification = try await analyzer.identify(photos: bytes, hint: nil)
+        }
+        let currency = try database.household(household).currency
+        let market = try await marketEstimates(household, identification, currency: currency, searcher: searcher, pacer: pacer)
+        let proposal = try marketProposal(market, on: today, at: now(), subject: ItemID())
+        return ValuationBatchItem(status: .proposed, name: identification.productName.isEmpty ? "New item" : identification.productName,
+                                  identification: identification, proposal: proposal,
+                                  error: analyzer == nil ? "Say what it is: photo analysis is not set in Settings → Valuation." : nil)
+    }
+
+    /// A photo's proposal again, with the reviewed fields (searched again when market search is set).
+    public func recalculatePhoto(_ household: HouseholdID, batch id: JobID, photo: UUID, _ review: ValuationReview) async throws -> ValuationBatchItem {
+        let job = try database.job(household, id)
+        guard let entry = try photoEntries(job).first(where: { $0.id == photo }) else { throw DomainError.notFound("The photo in this batch") }
+        let currency = try database.household(household).currency
+        let (identification, _, _) = try reviewed(review, currency: currency, previous: entry.outcome?.identification)
+        let outcome = try await proposePhoto(household, photo.uuidString, analyzer: nil, searcher: try configuredProviders(household).searcher,
+                                             pacer: ProviderPacer(requestsPerMinute: 0), photos: { _ in [] }, identification: identification)
+        try database.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome), now: now())
+        return outcome
+    }
+
+    /// Saves a reviewed photo: makes the item (within the household's plan) with what was identified and the photo as
+    /// its main one, then keeps the value, if any, in its history.
+    public func savePhoto(_ household: HouseholdID, batch id: JobID, photo: UUID, _ review: ValuationReview, items: ItemsService) async throws -> Item {
+        let job = try database.job(household, id)
+        guard let entry = try photoEntries(job).first(where: { $0.id == photo }), var outcome = entry.outcome, outcome.status == .proposed else {
+            throw DomainError.notFound("A proposal for this photo")
+        }
+        let currency = try database.household(household).currency
+        let (identification, condition, _) = try reviewed(review, currency: currency, previous: outcome.identification)
+        var errors = FieldErrors()
+        let rcv = errors.collect { try Self.amount(review.replacementCost, currency: currency, field: "replacementCost") } ?? nil
+        let acv = errors.collect { try Self.amount(review.actualCashValue, currency: currency, field: "actualCashValue") } ?? nil
+        try errors.throwIfAny()
+        var draft = ItemDraft(name: String(identification.productName.prefix(200)), brand: identification.brand, modelNumber: identification.model,
+                              currency: currency, condition: condition ?? identification.condition ?? .good)
+        if let code = identification.barcode, GTIN(code) != nil { draft.barcode = code }
+        let (at, day) = (now(), today)
+        let item = try await items.create(household, draft, today: day)
+        _ = try database.attachIntakePhoto(household, photo, to: item.id, now: at)
+        if rcv != nil || acv != nil {
+            let proposal = outcome.proposal
+            let unchanged = proposal != nil && rcv == proposal?.replacementCost?.value && acv == proposal?.actualCashValue?.value
+            let valuation = try Valuation(
+                itemID: item.id, replacementCost: unchanged ? proposal!.replacementCost : rcv.map(ValueRange.init(exactly:)),
+                actualCashValue: unchanged ? proposal!.actualCashValue : acv.map(ValueRange.init(exactly:)),
+                method: unchanged ? .market : .manual, confidence: unchanged ? proposal!.confidence : .high, valuedOn: day,
+                sources: unchanged ? proposal!.sources : [], explanation: unchanged ? proposal!.explanation : "Entered when the item was made from a photo.",
+                createdAt: at)
+            try database.addValuation(household, valuation)
+        }
+        outcome.status = .saved
+        outcome.identification = identification
+        outcome.createdItem = item.id.description
+        outcome.name = item.name
+        try database.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome), now: at)
+        return item
+    }
+
     /// A per-unit range times a quantity.
     static func times(_ range: ValueRange, _ quantity: Int) throws -> ValueRange {
         guard quantity > 1 else { return range }
@@ -186,14 +301,13 @@ extension ValuationService {
 
     /// Runs the proposal again with the reviewed fields (the condition changes the offline estimate; a replacement
     /// cost entered is the one it starts from), keeping the batch's page current.
-    public func recalculate(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview,
-                            photos: @Sendable @escaping ([ItemPhoto]) async -> [Data]) async throws -> ValuationBatchItem {
+    public func recalculate(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview) async throws -> ValuationBatchItem {
         let (job, items) = try batch(household, id)
         guard let entry = items.first(where: { $0.id == itemID }) else { throw DomainError.notFound("The item in this batch") }
         let item = try database.item(household, itemID).item
-        let (identification, condition, rcv) = try reviewed(review, item: item, previous: entry.outcome?.identification)
+        let (identification, condition, rcv) = try reviewed(review, currency: item.currency, previous: entry.outcome?.identification)
         let outcome = try await propose(household, itemID, analyzer: nil, searcher: try configuredProviders(household).searcher,
-                                        pacer: ProviderPacer(requestsPerMinute: 0), photos: photos,
+                                        pacer: ProviderPacer(requestsPerMinute: 0), photos: { _ in [] },
                                         identification: identification, condition: condition, replacementCost: rcv)
         try database.updateJobItemResult(household, job.id, key: itemID.description, result: try JSONEncoder.jobText(outcome), now: now())
         return outcome
@@ -208,7 +322,7 @@ extension ValuationService {
         }
         let (database, at, day) = (database, now(), today)
         let item = try database.item(household, itemID).item
-        let (identification, _, _) = try reviewed(review, item: item, previous: outcome.identification)
+        let (identification, _, _) = try reviewed(review, currency: item.currency, previous: outcome.identification)
         var errors = FieldErrors()
         let rcv = errors.collect { try Self.amount(review.replacementCost, currency: item.currency, field: "replacementCost") } ?? nil
         let acv = errors.collect { try Self.amount(review.actualCashValue, currency: item.currency, field: "actualCashValue") } ?? nil
@@ -242,7 +356,7 @@ extension ValuationService {
     }
 
     /// The review's identified fields, checked: brand and product name required, the condition one of the five.
-    func reviewed(_ review: ValuationReview, item: Item, previous: Identification?) throws -> (Identification, ItemCondition?, Money?) {
+    func reviewed(_ review: ValuationReview, currency: CurrencyCode, previous: Identification?) throws -> (Identification, ItemCondition?, Money?) {
         var errors = FieldErrors()
         let brand = review.brand.trimmingCharacters(in: .whitespacesAndNewlines)
         let product = review.productName.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -251,7 +365,7 @@ extension ValuationService {
         if brand.count > 200 || product.count > 200 { errors.append(FieldError(field: "productName", message: "Keep names under 200 characters.")) }
         let condition = ItemCondition(rawValue: review.condition)
         if !review.condition.isEmpty, condition == nil { errors.append(FieldError(field: "condition", message: "Choose one of the five conditions.")) }
-        let rcv = errors.collect { try Self.amount(review.replacementCost, currency: item.currency, field: "replacementCost") } ?? nil
+        let rcv = errors.collect { try Self.amount(review.replacementCost, currency: currency, field: "replacementCost") } ?? nil
         try errors.throwIfAny()
         var identification = previous ?? Identification(brand: brand, productName: product)
         identification.brand = brand
@@ -293,11 +407,11 @@ public struct ValuationJobHandler: JobHandler {
         var outcomes = ValuationService.outcomes(job)
         let providers = try valuations.configuredProviders(job.householdID)
         let household = job.householdID
-        let photos: @Sendable ([ItemPhoto]) async -> [Data] = { [items, valuations] list in
+        let photos: @Sendable ([Attachment]) async -> [Data] = { [items, valuations] list in
             var out: [Data] = []
             for photo in list {
-                guard let (data, _) = try? valuations.database.attachmentData(household, sha256: photo.attachment.sha256),
-                      let jpeg = await items.rendition(of: data, sha256: photo.attachment.sha256, .display) else { continue }
+                guard let (data, _) = try? valuations.database.attachmentData(household, sha256: photo.sha256),
+                      let jpeg = await items.rendition(of: data, sha256: photo.sha256, .display) else { continue }
                 out.append(jpeg)
             }
             return out
@@ -306,6 +420,17 @@ public struct ValuationJobHandler: JobHandler {
         // latency; each outcome is kept as it comes.
         let (analyzer, searcher, pacer) = (providers.analyzer, providers.searcher, pacer)
         let value: @Sendable (String) async throws -> ValuationBatchItem = { [valuations] text in
+            if text.hasPrefix("photo:") {
+                do {
+                    return try await valuations.proposePhoto(household, String(text.dropFirst(6)), analyzer: analyzer, searcher: searcher, pacer: pacer,
+                                                             photos: photos)
+                } catch let error as ProviderError {
+                    if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
+                    return ValuationBatchItem(status: .failed, name: "A photo", identification: nil, proposal: nil, error: error.description)
+                } catch let error as DomainError {
+                    return ValuationBatchItem(status: .failed, name: "A photo", identification: nil, proposal: nil, error: error.message)
+                }
+            }
             guard let id = ItemID(string: text) else {
                 return ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: "Not an item.")
             }
@@ -319,9 +444,10 @@ public struct ValuationJobHandler: JobHandler {
                 return ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: error.message)
             }
         }
-        let total = Int64(request.items.count)
-        var pending = request.items.filter { outcomes[$0] == nil }.makeIterator()
-        var done = total - Int64(request.items.filter { outcomes[$0] == nil }.count)
+        let keys = request.keys
+        let total = Int64(keys.count)
+        var pending = keys.filter { outcomes[$0] == nil }.makeIterator()
+        var done = total - Int64(keys.filter { outcomes[$0] == nil }.count)
         try context.progress(done: done, total: total)
         try await withThrowingTaskGroup(of: (String, ValuationBatchItem).self) { group in
             func startNext() -> Bool {
@@ -338,7 +464,7 @@ public struct ValuationJobHandler: JobHandler {
                 _ = startNext()
             }
         }
-        try context.progress(done: Int64(request.items.count), total: Int64(request.items.count))
+        try context.progress(done: total, total: total)
         let values = Array(outcomes.values)
         return try JSONEncoder.jobText(Summary(proposed: values.filter { $0.status != .failed }.count, failed: values.filter { $0.status == .failed }.count))
     }

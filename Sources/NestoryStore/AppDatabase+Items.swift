@@ -225,14 +225,15 @@ extension AppDatabase {
         }
     }
 
-    /// The bytes of a stored file, only if a photo or receipt of this household uses it.
+    /// The bytes of a stored file, only if a photo, a receipt or a photo to value of this household uses it.
     public func attachmentData(_ householdID: HouseholdID, sha256: String) throws -> (Data, Attachment) {
         let attachment: Attachment = try read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT b.* FROM blob b WHERE b.sha256 = ? AND (
                     EXISTS (SELECT 1 FROM item_photo WHERE household_id = ? AND sha256 = b.sha256)
-                    OR EXISTS (SELECT 1 FROM receipt WHERE household_id = ? AND sha256 = b.sha256))
-                """, arguments: [sha256, householdID.description, householdID.description]) else {
+                    OR EXISTS (SELECT 1 FROM receipt WHERE household_id = ? AND sha256 = b.sha256)
+                    OR EXISTS (SELECT 1 FROM valuation_intake WHERE household_id = ? AND sha256 = b.sha256))
+                """, arguments: [sha256, householdID.description, householdID.description, householdID.description]) else {
                 throw DomainError.notFound("The file")
             }
             return Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"])
@@ -395,7 +396,8 @@ extension AppDatabase {
             for sha in Set(candidates) {
                 let used = try Bool.fetchOne(db, sql: """
                     SELECT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = ?) OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = ?)
-                    """, arguments: [sha, sha]) ?? true
+                        OR EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = ?)
+                    """, arguments: [sha, sha, sha]) ?? true
                 guard !used else { continue }
                 try db.execute(sql: "DELETE FROM blob WHERE sha256 = ?", arguments: [sha])
                 guard pin != nil else { continue }
@@ -410,10 +412,15 @@ extension AppDatabase {
     @discardableResult
     public func collectGarbage(now: Date) throws -> Int {
         blobs.sweepTemporaryFiles(olderThan: 3600, now: now)
+        // Photos taken to value new things expire when no item was made of them within 30 days.
+        try write { db in
+            try db.execute(sql: "DELETE FROM valuation_intake WHERE created_at < ?", arguments: [now.addingTimeInterval(-Self.intakeLifetime).millis])
+        }
         let unreferenced = try read { db in
             try String.fetchAll(db, sql: """
                 SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = b.sha256)
                 AND NOT EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256)
+                AND NOT EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = b.sha256)
                 """)
         }
         try removeUnreferencedBlobs(unreferenced)

@@ -24,6 +24,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-25-valuations", migrate: valuations)
         migrator.registerMigration("2026-11-26-licences", migrate: licences)
         migrator.registerMigration("2026-11-26-valuation-providers", migrate: valuationProviders)
+        migrator.registerMigration("2026-11-26-valuation-intake", migrate: valuationIntake)
         migrator.registerMigration("2026-11-26-app-lock", migrate: appLock)
         return migrator
     }
@@ -42,6 +43,22 @@ enum Migrations {
                 depreciation_table TEXT,
                 updated_at INTEGER NOT NULL
             );
+            """)
+    }
+
+    /// Photos taken to value new things from (the PRD's flow from photos alone): stored files that no item uses yet,
+    /// until a reviewed proposal makes an item of them (then the row goes and the item's photo uses the file) or they
+    /// expire (housekeeping). Not in backups.
+    private static func valuationIntake(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE valuation_intake (
+                id TEXT PRIMARY KEY NOT NULL,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                sha256 TEXT NOT NULL REFERENCES blob(sha256),
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX valuation_intake_by_household ON valuation_intake(household_id, created_at);
+            CREATE INDEX valuation_intake_by_blob ON valuation_intake(sha256);
             """)
     }
 

@@ -81,7 +81,7 @@ def wait_until_done(page):
     expect(page.locator(".job-status")).to_contain_text("Done:", timeout=30000)
 
 
-def test_batch_with_providers_retry_review_and_save(browser):
+def test_batch_with_providers_retry_review_and_save(browser, tmp_path):
     fake_port = free_port()
     fake = ThreadingHTTPServer(("127.0.0.1", fake_port), FakeProviders)
     threading.Thread(target=fake.serve_forever, daemon=True).start()
@@ -144,6 +144,32 @@ def test_batch_with_providers_retry_review_and_save(browser):
         expect(value).to_contain_text("$47.50")
         expect(page.locator(".brand")).to_contain_text("Acme")
         screenshot(page, "17-item-market-value")
+
+        # From photos alone: two photos of things not yet in the inventory; nothing is made until a proposal is saved.
+        photo_files = []
+        for index, colour in enumerate([(30, 120, 200), (200, 200, 40)]):
+            path = tmp_path / f"new-{index}.png"
+            path.write_bytes(png(80, 60, colour))
+            photo_files.append(str(path))
+        page.goto(base + "/valuations")
+        page.click("text=Value new things from photos")
+        page.set_input_files("#f-intake", photo_files)
+        expect(page.locator("[data-intake-list] li")).to_have_count(2)
+        page.click("button:has-text('Value these 2 photos')")
+        wait_until_done(page)
+        cards = page.locator(".batch-item form")
+        expect(cards).to_have_count(2)
+        before = page.evaluate("""async () => (await (await fetch("/api/v1/summary")).json()).itemCount""")
+        first = page.locator(".batch-item").first
+        first.locator("input[name=productName]").fill("Blue enamel jug")
+        first.locator("button:has-text('Add to inventory')").click()
+        expect(page.locator(".notice")).to_contain_text("“Blue enamel jug” added to your inventory.")
+        assert page.evaluate("""async () => (await (await fetch("/api/v1/summary")).json()).itemCount""") == before + 1
+        screenshot(page, "17-photos-alone")
+        page.locator(".batch-item a:has-text('Open it')").click()
+        expect(page.locator("h1")).to_have_text("Blue enamel jug")
+        expect(page.locator(".carousel .slide")).to_have_count(1)
+        expect(page.locator("#value")).to_contain_text("Market search")
         context.close()
     finally:
         process.terminate()

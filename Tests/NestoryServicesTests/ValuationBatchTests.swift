@@ -54,12 +54,12 @@ struct ValuationBatchTests {
         let household: Household
         var task: Task<Void, any Error>?
 
-        init(width: Int = 4) throws {
+        init(width: Int = 4, pro: Bool = true) throws {
             database = try AppDatabase.open(folder)
             let blocking = BlockingPool(width: 2)
             valuations = ValuationService(database: database, blocking: blocking, providers: providers)
             items = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 5_000_000,
-                                 plan: PlanService(database: database, instancePro: true))
+                                 plan: PlanService(database: database, instancePro: pro))
             runner = JobRunner(database: database, handlers: [ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: 0), width: width)],
                                pollInterval: .milliseconds(20))
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
@@ -132,7 +132,7 @@ struct ValuationBatchTests {
         }
         let recalculated = try await f.valuations.recalculate(f.household.id, batch: job.id, item: kettle.id,
                                                               ValuationReview(brand: "Acme", productName: "Kettle Pro", model: "K2", condition: "fair",
-                                                                              replacementCost: "", actualCashValue: ""), photos: { _ in [] })
+                                                                              replacementCost: "", actualCashValue: ""))
         #expect(recalculated.identification?.productName == "Kettle Pro" && f.providers.queries.last?.productName == "Kettle Pro")
         let saved = try await f.valuations.save(f.household.id, batch: job.id, item: kettle.id,
                                                 ValuationReview(brand: "Acme", productName: "Kettle Pro", model: "K2", condition: "fair",
@@ -183,5 +183,68 @@ struct ValuationBatchTests {
         await #expect(throws: DomainError.self) {
             try await f.valuations.saveProviders(f.household.id, by: .member, ValuationProviderForm(analysisKey: "x"))
         }
+    }
+
+    @Test("from photos alone: identified and priced, nothing made until saved; saved, an item with the photo and its value; Free's limit holds; unsaved photos expire")
+    func photosAlone() async throws {
+        let f = try Fixture()
+        try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-test-1234", searchKey: "tvly-5678"))
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
+        let first = try await f.items.addIntakePhoto(f.household.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
+        let second = try await f.items.addIntakePhoto(f.household.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
+        await #expect(throws: (any Error).self) {
+            try await f.items.addIntakePhoto(f.household.id) { upload in try Data("not an image".utf8).withUnsafeBytes { try upload.append($0) } }
+        }
+        let other = try f.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
+        #expect(throws: DomainError.self) { try f.valuations.startBatch(other.id, items: [], photos: [first.id], queue: f.runner.queue) }
+        let job = try await f.finished(try f.valuations.startBatch(f.household.id, items: [], photos: [first.id, second.id], queue: f.runner.queue))
+        #expect(job.state == .succeeded && job.done == 2)
+        let entries = try f.valuations.photoEntries(job)
+        let proposal = try #require(entries.first?.outcome?.proposal)
+        #expect(entries.first?.outcome?.identification?.productName == "Thing" && proposal.method == .market)
+        #expect(proposal.actualCashValue?.value == (try Money.parse("115", currency: .usd)))
+        #expect(try f.database.itemCount(f.household.id) == 0)
+
+        let review = ValuationReview(brand: "Acme", productName: "Copper kettle", model: "", condition: "like_new", replacementCost: "210.00", actualCashValue: "115.00")
+        let item = try await f.valuations.savePhoto(f.household.id, batch: job.id, photo: first.id, review, items: f.items)
+        let details = try f.database.item(f.household.id, item.id)
+        #expect(details.item.name == "Copper kettle" && details.item.brand == "Acme" && details.item.condition == .likeNew)
+        #expect(details.photos.map(\.attachment.sha256) == [first.attachment.sha256] && details.photos.first?.isPrimary == true)
+        #expect(try f.valuations.history(f.household.id, item: item.id).first?.method == .market)
+        #expect(try f.valuations.photoEntries(try f.database.job(f.household.id, job.id)).first?.outcome?.createdItem == item.id.description)
+        // Saved once only; the photo to value is gone, its file now the item's.
+        await #expect(throws: DomainError.self) { try await f.valuations.savePhoto(f.household.id, batch: job.id, photo: first.id, review, items: f.items) }
+        #expect(throws: DomainError.self) { try f.database.intakePhoto(f.household.id, first.id) }
+
+        // The unsaved photo stays through housekeeping, then expires after 30 days with its file.
+        _ = try f.database.collectGarbage(now: Date())
+        #expect(try f.database.intakePhoto(f.household.id, second.id).attachment.sha256 == second.attachment.sha256)
+        _ = try f.database.collectGarbage(now: Date().addingTimeInterval(31 * 86_400))
+        #expect(throws: DomainError.self) { try f.database.intakePhoto(f.household.id, second.id) }
+        // The same bytes are the saved item's photo: its file stays.
+        #expect(try f.database.attachmentData(f.household.id, sha256: first.attachment.sha256).1.sha256 == first.attachment.sha256)
+    }
+
+    @Test("from photos alone on Free: a household at 100 items cannot add one; the proposal stays to save after upgrading")
+    func photosAloneFree() async throws {
+        let f = try Fixture(pro: false)
+        _ = try f.database.importItems(f.household.id, (0..<100).map { NamedPlaceDraft(draft: ItemDraft(name: "Thing \($0)", currency: .usd), roomName: nil, categoryName: nil) },
+                                       now: Date(), today: CalendarDate(Date(), in: .current))
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
+        let photo = try await f.items.addIntakePhoto(f.household.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
+        let job = try await f.finished(try f.valuations.startBatch(f.household.id, items: [], photos: [photo.id], queue: f.runner.queue))
+        // No provider set: the person says what it is.
+        let outcome = try #require(try f.valuations.photoEntries(job).first?.outcome)
+        #expect(outcome.status == .proposed && outcome.error?.contains("photo analysis is not set") == true)
+        do {
+            _ = try await f.valuations.savePhoto(f.household.id, batch: job.id, photo: photo.id,
+                                                 ValuationReview(brand: "Acme", productName: "Lamp", model: "", condition: "good", replacementCost: "", actualCashValue: "40"),
+                                                 items: f.items)
+            Issue.record("a 101st item was made on Free")
+        } catch let error as DomainError {
+            guard case .proRequired = error else { Issue.record("expected the Free limit, got \(error)"); return }
+        }
+        #expect(try f.database.itemCount(f.household.id) == 100)
+        #expect(try f.valuations.photoEntries(try f.database.job(f.household.id, job.id)).first?.outcome?.status == .proposed)
     }
 }

@@ -1142,4 +1142,49 @@
     // No lock screen on this page (the lock was turned on elsewhere): the server's lock page takes over.
     window.addEventListener("nestory:locked", () => { if (!lockPage) window.location.reload(); });
   }
+
+  // Value from photos: each chosen photo goes up at once (downsized, without location data) as a photo to value;
+  // its id joins the form, which then starts one batch for them all. Nothing is made an item before review.
+  document.querySelectorAll("[data-intake-form]").forEach((form) => {
+    const input = form.querySelector("[data-intake-upload]"), list = form.querySelector("[data-intake-list]");
+    const status = form.querySelector("[data-intake-status]"), submit = form.querySelector("[data-intake-submit]");
+    let pending = 0;
+    const refresh = () => {
+      const count = form.querySelectorAll("input[name=photo]").length;
+      submit.disabled = pending > 0 || count === 0;
+      submit.textContent = count === 1 ? "Value this photo" : `Value these ${count} photos`;
+    };
+    input.addEventListener("change", async () => {
+      const files = Array.from(input.files || []);
+      input.value = "";
+      for (const original of files) {
+        pending += 1;
+        refresh();
+        status.textContent = `Sending ${original.name || "a photo"}…`;
+        try {
+          const file = await downsize(original);
+          const response = await fetch(input.dataset.intakeUpload, { method: "POST", credentials: "same-origin",
+            headers: { "Content-Type": file.type || "application/octet-stream", "X-CSRF-Token": csrf(), "Idempotency-Key": crypto.randomUUID() },
+            body: file });
+          const body = await response.json().catch(() => ({}));
+          if (!response.ok) throw new Error(body.error?.message || `The server answered ${response.status}.`);
+          const hidden = document.createElement("input");
+          hidden.type = "hidden"; hidden.name = "photo"; hidden.value = body.id;
+          form.appendChild(hidden);
+          const item = document.createElement("li");
+          const image = document.createElement("img");
+          image.src = `${body.url}?size=thumb`; image.alt = ""; image.width = 64; image.height = 64;
+          item.appendChild(image);
+          list.appendChild(item);
+          status.textContent = "";
+        } catch (error) {
+          status.textContent = error.message;
+          reportError("upload", error.message);
+        } finally {
+          pending -= 1;
+          refresh();
+        }
+      }
+    });
+  });
 })();

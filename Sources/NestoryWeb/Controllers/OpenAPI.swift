@@ -105,6 +105,12 @@ enum OpenAPI {
             "responses": { "201": { "description": "Kept", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Valuation" } } } },
               "404": { "description": "Not in this household" }, "422": { "description": "No price or replacement cost to start from" } } }
         },
+        "/valuations/photos": { "post": { "summary": "Keep a photo to value a new thing from (the body is the image; no item is made until its proposal is saved in a batch's review). Kept 30 days",
+          "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+          "requestBody": { "required": true, "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
+          "responses": { "201": { "description": "Kept", "content": { "application/json": { "schema": { "type": "object", "required": ["id", "sha256", "url"],
+            "properties": { "id": { "type": "string", "format": "uuid" }, "sha256": { "type": "string" }, "url": { "type": "string" } } } } } },
+            "413": { "description": "Too large" }, "422": { "description": "Not an accepted image" } } } },
         "/valuations/history": { "get": { "summary": "The household's valuation history by day (the day each value is for), newest first, with each day's count and totals per currency",
           "responses": { "200": { "description": "Days", "content": { "application/json": { "schema": { "type": "object", "properties": { "items": { "type": "array", "items": {
             "type": "object", "required": ["day", "count", "replacementCost", "actualCashValue"], "properties": { "day": { "type": "string", "format": "date" }, "count": { "type": "integer" },

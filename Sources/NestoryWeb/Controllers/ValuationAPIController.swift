@@ -13,6 +13,19 @@ struct ValuationAPIController {
         group.post("items/:id/valuations", use: enter)
         group.post("items/:id/valuations/offline", use: estimateOffline)
         group.get("valuations/history", use: history)
+        group.post("valuations/photos", use: addPhoto)
+    }
+
+    /// A photo to value a new thing from (the body is the image); no item is made until its proposal is saved.
+    @Sendable func addPhoto(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<IntakeJSON> {
+        let viewer = try context.requireViewer()
+        let photo = try await dependencies.items.addIntakePhoto(viewer.household.id, declaredLength: request.headers[.contentLength].flatMap(Int64.init)) { upload in
+            for try await buffer in request.body {
+                try buffer.withUnsafeReadableBytes { try upload.append($0) }
+            }
+        }
+        return EditedResponse(status: .created, response: IntakeJSON(id: photo.id.uuidString.lowercased(), sha256: photo.attachment.sha256,
+                                                                     url: "/files/\(photo.attachment.sha256)"))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ValuationJSON> {
@@ -94,6 +107,13 @@ struct ValuationJSON: ResponseEncodable, Sendable {
         explanation = valuation.explanation
         createdAt = valuation.createdAt
     }
+}
+
+/// A photo to value, as stored.
+struct IntakeJSON: ResponseEncodable, Sendable {
+    let id: String
+    let sha256: String
+    let url: String
 }
 
 /// One day of the household's valuation history.

@@ -23,6 +23,8 @@ struct ValuationController {
         router.post("valuations/batches", use: startBatch)
         router.get("valuations/batches/:job", use: batch)
         router.post("valuations/batches/:job/items/:id", use: review)
+        router.post("valuations/batches/:job/photos/:photo", use: reviewPhoto)
+        router.get("valuations/photos", use: photosPage)
         router.post("valuations/batches/:job/retry", use: retry)
         router.post("valuations/batches/:job/cancel", use: cancel)
     }
@@ -88,9 +90,20 @@ struct ValuationController {
                                                          providers: try valuations.providerSettings(viewer.household.id)))
     }
 
+    /// Value new things from photos: the photos go up one by one (script), then one batch values them all.
+    @Sendable func photosPage(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        return HTMLResponse.page(ValuationViews.photos(viewer: viewer, providers: try valuations.providerSettings(viewer.household.id)))
+    }
+
     @Sendable func startBatch(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let form = try await Form.read(request, context: context)
+        let photos = form.all("photo").compactMap(UUID.init(uuidString:))
+        if !photos.isEmpty {
+            let job = try valuations.startBatch(viewer.household.id, items: [], photos: photos, queue: dependencies.services.runner.queue)
+            return .redirect(to: "/valuations/batches/\(job.id)")
+        }
         var query: [String: String] = [:]
         for key in ["missing", "q", "filter", "room", "category", "tag"] { if let value = form[key], !value.isEmpty { query[key] = value } }
         let items = try selection(viewer, query)
@@ -103,40 +116,70 @@ struct ValuationController {
         return try batchPage(viewer, try jobID(context), notice: request.query["notice"])
     }
 
-    func batchPage(_ viewer: Viewer, _ id: JobID, notice: String? = nil, item: ItemID? = nil, form: [String: String] = [:],
+    /// `editing` is the entry whose review came back refused: an item's id, or `photo-` and a photo's id.
+    func batchPage(_ viewer: Viewer, _ id: JobID, notice: String? = nil, editing: String? = nil, form: [String: String] = [:],
                    errors: [FieldError] = []) throws -> Response {
         let (job, entries) = try valuations.batch(viewer.household.id, id)
         let names = Dictionary(try dependencies.database.reportItems(viewer.household.id, ids: entries.map(\.id), allPhotos: false)
             .map { ($0.listing.item.id, $0.listing) }, uniquingKeysWith: { a, _ in a })
-        return HTMLResponse.page(ValuationViews.batch(viewer: viewer, job: job, entries: entries, listings: names, notice: notice,
-                                                      editing: item, form: form, errors: errors),
+        let photos = try valuations.photoEntries(job).map { entry in
+            (id: entry.id, photo: try? dependencies.database.intakePhoto(viewer.household.id, entry.id), outcome: entry.outcome)
+        }
+        return HTMLResponse.page(ValuationViews.batch(viewer: viewer, job: job, entries: entries, photos: photos, listings: names, notice: notice,
+                                                      editing: editing, form: form, errors: errors),
                                  status: errors.isEmpty ? .ok : .unprocessableContent)
+    }
+
+    /// Save or recalculate a photo's proposal: saving makes the item (within the household's plan).
+    @Sendable func reviewPhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let job = try jobID(context)
+        guard let photo = context.parameters.get("photo").flatMap(UUID.init(uuidString:)) else { throw DomainError.notFound("The photo") }
+        let (recalculate, values, review) = try await Self.review(request, context: context)
+        let key = "photo-\(photo.uuidString.lowercased())"
+        do {
+            if recalculate {
+                _ = try await valuations.recalculatePhoto(viewer.household.id, batch: job, photo: photo, review)
+                return .redirect(to: "/valuations/batches/\(job)#\(key)", notice: "Recalculated with the fields as edited.")
+            }
+            let item = try await valuations.savePhoto(viewer.household.id, batch: job, photo: photo, review, items: dependencies.items)
+            return .redirect(to: "/valuations/batches/\(job)#\(key)", notice: "“\(item.name)” added to your inventory.")
+        } catch let error as DomainError {
+            if case .forbidden = error { throw error }
+            if case .notFound = error { throw error }
+            return try batchPage(viewer, job, editing: key, form: values, errors: FieldErrors.fields(of: error))
+        } catch let error as ProviderError {
+            return try batchPage(viewer, job, editing: key, form: values, errors: [FieldError(field: "form", message: error.description)])
+        }
+    }
+
+    /// The review form: which button was pressed (Recalculate or Save) and the fields as typed.
+    static func review(_ request: Request, context: AppRequestContext) async throws -> (recalculate: Bool, values: [String: String], review: ValuationReview) {
+        let form = try await Form.read(request, context: context)
+        var values: [String: String] = [:]
+        for key in ["brand", "productName", "model", "condition", "replacementCost", "actualCashValue"] { values[key] = form[key] ?? "" }
+        return (form["action"] == "recalculate", values, ValuationReview(brand: values["brand"]!, productName: values["productName"]!, model: values["model"]!,
+                                        condition: values["condition"]!, replacementCost: values["replacementCost"]!,
+                                        actualCashValue: values["actualCashValue"]!))
     }
 
     /// Save or recalculate one proposal (the button pressed says which); a refusal comes back with what was typed.
     @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let (job, id) = (try jobID(context), try context.itemID())
-        let form = try await Form.read(request, context: context)
-        var values: [String: String] = [:]
-        for key in ["brand", "productName", "model", "condition", "replacementCost", "actualCashValue"] { values[key] = form[key] ?? "" }
-        let review = ValuationReview(brand: values["brand"]!, productName: values["productName"]!, model: values["model"]!,
-                                     condition: values["condition"]!, replacementCost: values["replacementCost"]!,
-                                     actualCashValue: values["actualCashValue"]!)
-        // Recalculating searches again with the edited fields; the photos are not analysed again.
-        let photos: @Sendable ([ItemPhoto]) async -> [Data] = { _ in [] }
+        let (recalculate, values, review) = try await Self.review(request, context: context)
         do {
-            if form["action"] == "recalculate" {
-                _ = try await valuations.recalculate(viewer.household.id, batch: job, item: id, review, photos: photos)
+            if recalculate {
+                _ = try await valuations.recalculate(viewer.household.id, batch: job, item: id, review)
                 return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Recalculated with the fields as edited.")
             }
             try await valuations.save(viewer.household.id, batch: job, item: id, review)
             return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Saved to the item’s values.")
         } catch let error as DomainError {
             guard case .validation = error else { throw error }
-            return try batchPage(viewer, job, item: id, form: values, errors: FieldErrors.fields(of: error))
+            return try batchPage(viewer, job, editing: id.description, form: values, errors: FieldErrors.fields(of: error))
         } catch let error as ProviderError {
-            return try batchPage(viewer, job, item: id, form: values, errors: [FieldError(field: "form", message: error.description)])
+            return try batchPage(viewer, job, editing: id.description, form: values, errors: [FieldError(field: "form", message: error.description)])
         }
     }
 

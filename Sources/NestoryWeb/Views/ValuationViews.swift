@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryServices
+import NestoryStore
 import NestoryValuation
 
 /// What items are worth: the item page's Value card (the latest valuation with how it was reached, the item's
@@ -177,6 +178,28 @@ enum ValuationViews {
             """)
     }
 
+    /// Value new things from photos: each photo goes up as it is chosen (downsized, without location data), then one
+    /// batch identifies and prices them; items are made only when their proposals are saved.
+    static func photos(viewer: Viewer, providers: ValuationProviderSettings) -> HTML {
+        Layout.page(title: "Value from photos", viewer: viewer, section: .reports, body: """
+            <section class="card">
+              <p class="muted">Take or choose photos of things not yet in your inventory, one thing a photo. \
+            \(providers.analysisConfigured ? "Each is identified from its photo" : "Photo analysis is not set in Settings → Valuation: you will say what each is")\
+            \(providers.searchConfigured ? " and priced from market listings" : "")\
+            ; you review each one, and only then is it added to your inventory.</p>
+              <form method="post" action="/valuations/batches" data-intake-form>
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                <div class="field"><label for="f-intake">Photos</label>
+                  <input id="f-intake" type="file" accept="image/*" multiple data-intake-upload="/api/v1/valuations/photos"></div>
+                <ul class="thumbs" data-intake-list></ul>
+                <p class="upload-status" role="status" aria-live="polite" data-intake-status></p>
+                <div class="form-actions"><a class="button" href="/valuations">Cancel</a>\
+            <button type="submit" class="primary" disabled data-intake-submit>Value these photos</button></div>
+              </form>
+            </section>
+            """)
+    }
+
     /// What a batch would value, before it starts.
     static func newBatch(viewer: Viewer, query: [String: String], items: [ItemListing], providers: ValuationProviderSettings) -> HTML {
         let over = items.count > ValuationService.batchLimit
@@ -203,19 +226,22 @@ enum ValuationViews {
 
     /// A batch: its progress while it runs, then each item's proposal to review (edit, recalculate, save), the
     /// failed ones with their reasons and a retry.
-    static func batch(viewer: Viewer, job: Job, entries: [(id: ItemID, outcome: ValuationBatchItem?)], listings: [ItemID: ItemListing],
-                      notice: String?, editing: ItemID?, form: [String: String], errors: [FieldError]) -> HTML {
+    static func batch(viewer: Viewer, job: Job, entries: [(id: ItemID, outcome: ValuationBatchItem?)],
+                      photos: [(id: UUID, photo: IntakePhoto?, outcome: ValuationBatchItem?)], listings: [ItemID: ItemListing],
+                      notice: String?, editing: String?, form: [String: String], errors: [FieldError]) -> HTML {
         let running = job.state == .queued || job.state == .running
-        let failed = entries.filter { $0.outcome?.status == .failed }.count
-        let done = entries.filter { $0.outcome != nil }.count
+        let outcomes = entries.map(\.outcome) + photos.map(\.outcome)
+        let failed = outcomes.filter { $0?.status == .failed }.count
+        let done = outcomes.filter { $0 != nil }.count
+        let total = outcomes.count
         var head: HTML = .empty
         let status: HTML
         if running {
             head = "<noscript><meta http-equiv=\"refresh\" content=\"3\"></noscript>"
-            let percent = entries.isEmpty ? 0 : done * 100 / entries.count
+            let percent = total == 0 ? 0 : done * 100 / total
             status = """
                 <section class="card" data-job-status="/api/v1/jobs/\(job.id)" data-progress-text="Valuing {done} of {total}…">
-                  <p class="job-status" role="status" aria-live="polite">Valuing \(done) of \(entries.count)…</p>
+                  <p class="job-status" role="status" aria-live="polite">Valuing \(done) of \(total)…</p>
                   <progress class="job-progress" max="100" value="\(percent)">\(percent)%</progress>
                   <p class="muted">You can leave this page or follow it from another device: the batch goes on, and survives a restart.</p>
                   <form method="post" action="/valuations/batches/\(job.id)/cancel"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">\
@@ -225,7 +251,7 @@ enum ValuationViews {
         } else {
             let ended: String = switch job.state {
             case .succeeded: "Done: \(done - failed) to review\(failed > 0 ? ", \(failed) failed" : "")."
-            case .cancelled: "Cancelled after \(done) of \(entries.count)."
+            case .cancelled: "Cancelled after \(done) of \(total)."
             default: job.message ?? "The batch stopped."
             }
             status = """
@@ -238,70 +264,82 @@ enum ValuationViews {
                 </section>
                 """
         }
-        let conditions = ItemCondition.allCases
-        let rows: [HTML] = entries.map { entry in
+        let itemRows: [HTML] = entries.map { entry in
             let listing = listings[entry.id]
-            let name = listing?.item.name ?? entry.outcome?.name ?? "An item"
-            let photo: HTML = listing?.primaryPhoto.map { HTML("<img src=\"/files/\($0.sha256)?size=thumb\" alt=\"\" width=\"64\" height=\"64\">") } ?? .empty
-            let heading: HTML = "<h3>\(photo)<a href=\"/items/\(entry.id)#value\">\(name)</a></h3>"
-            guard let outcome = entry.outcome else {
-                return "<li class=\"card batch-item\" id=\"item-\(entry.id)\">\(heading)<p class=\"muted\">Waiting…</p></li>"
-            }
-            switch outcome.status {
-            case .failed:
-                return "<li class=\"card batch-item failed\" id=\"item-\(entry.id)\">\(heading)<p class=\"error\">\(outcome.error ?? "Not valued.")</p></li>"
-            case .saved:
-                let figure = outcome.proposal?.actualCashValue?.value.formatted ?? outcome.proposal?.replacementCost?.value.formatted ?? ""
-                return "<li class=\"card batch-item saved\" id=\"item-\(entry.id)\">\(heading)<p>Saved\(figure.isEmpty ? "" : " (\(figure) proposed)"). <a href=\"/items/\(entry.id)#value\">See its values</a></p></li>"
-            case .proposed:
-                let id = entry.id
-                let mine = editing == id
-                let fieldErrors = mine ? errors : []
-                func value(_ key: String, _ fallback: String?) -> String { mine ? (form[key] ?? "") : (fallback ?? "") }
-                let identification = outcome.identification
-                let proposal = outcome.proposal
-                let condition = value("condition", identification?.condition?.rawValue)
-                let options: [HTML] = conditions.map { c in
-                    HTML("<option value=\"\(c.rawValue)\"\(c.rawValue == condition ? HTML(raw: " selected") : .empty)>\(c.label)</option>")
-                }
-                let suffix = "-\(id)"
-                return """
-                    <li class="card batch-item" id="item-\(id)">
-                      \(heading)
-                      <p class="muted">\(proposal.map { "\($0.method.label) · \($0.confidence.rawValue) confidence" } ?? "")</p>
-                      \(proposal?.explanation.map { HTML("<p class=\"formula\">\($0)</p>") })
-                      \(proposal?.offlineActualCashValue.map { HTML("<p class=\"hint\">Few prices were found; the offline estimate says \($0.formatted).</p>") })
-                      \(sources(proposal?.sources ?? [], viewer: viewer))
-                      <form method="post" action="/valuations/batches/\(job.id)/items/\(id)" novalidate>
-                        <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-                        \(Layout.errorSummary(fieldErrors.filter { $0.field == "form" }))
-                        <div class="two">
-                        \(Layout.field("brand", label: "Brand", value: value("brand", identification?.brand), errors: fieldErrors, attributes: "required", id: "f-brand\(suffix)"))
-                        \(Layout.field("productName", label: "Product", value: value("productName", identification?.productName), errors: fieldErrors, attributes: "required", id: "f-product\(suffix)"))
-                        </div>
-                        <div class="two">
-                        \(Layout.field("model", label: "Model", value: value("model", identification?.model), errors: fieldErrors, id: "f-model\(suffix)"))
-                        <div class="field"><label for="f-condition\(suffix)">Condition</label><select id="f-condition\(suffix)" name="condition">\(options)</select></div>
-                        </div>
-                        <div class="two">
-                        \(Layout.field("replacementCost", label: "Replacement cost", value: value("replacementCost", proposal?.replacementCost?.value.plainAmount), errors: fieldErrors,
-                                       attributes: "inputmode=\"decimal\"", id: "f-rcv\(suffix)"))
-                        \(Layout.field("actualCashValue", label: "Actual cash value", value: value("actualCashValue", proposal?.actualCashValue?.value.plainAmount), errors: fieldErrors,
-                                       attributes: "inputmode=\"decimal\"", id: "f-acv\(suffix)"))
-                        </div>
-                        <div class="form-actions"><button type="submit" name="action" value="recalculate" class="small">Recalculate</button>\
-                    <button type="submit" name="action" value="save" class="primary small">Save</button></div>
-                      </form>
-                    </li>
-                    """
-            }
+            let photo = listing?.primaryPhoto.map { HTML("<img src=\"/files/\($0.sha256)?size=thumb\" alt=\"\" width=\"64\" height=\"64\">") } ?? .empty
+            let heading: HTML = "<h3>\(photo)<a href=\"/items/\(entry.id)#value\">\(listing?.item.name ?? entry.outcome?.name ?? "An item")</a></h3>"
+            let saved: HTML = "<p>Saved. <a href=\"/items/\(entry.id)#value\">See its values</a></p>"
+            return card(viewer: viewer, anchor: "item-\(entry.id)", suffix: "-\(entry.id)", heading: heading, outcome: entry.outcome, saved: saved,
+                        action: "/valuations/batches/\(job.id)/items/\(entry.id)", saveLabel: "Save",
+                        editing: editing == entry.id.description, form: form, errors: errors)
         }
-        return Layout.page(title: "Valuing \(entries.count) item\(entries.count == 1 ? "" : "s")", viewer: viewer, section: .reports, head: head, body: """
+        let photoRows: [HTML] = photos.map { entry in
+            let key = "photo-\(entry.id.uuidString.lowercased())"
+            let image = entry.photo.map { HTML("<img src=\"/files/\($0.attachment.sha256)?size=thumb\" alt=\"\" width=\"64\" height=\"64\">") } ?? .empty
+            let heading: HTML = "<h3>\(image)<span>\(entry.outcome?.name ?? "New item")</span></h3>"
+            let saved: HTML = entry.outcome?.createdItem.map { HTML("<p>Added to your inventory. <a href=\"/items/\($0)#value\">Open it</a></p>") } ?? .empty
+            return card(viewer: viewer, anchor: key, suffix: "-" + key, heading: heading, outcome: entry.outcome, saved: saved,
+                        action: "/valuations/batches/\(job.id)/photos/\(entry.id.uuidString.lowercased())", saveLabel: "Add to inventory",
+                        editing: editing == key, form: form, errors: errors)
+        }
+        let rows = itemRows + photoRows
+        return Layout.page(title: "Valuing \(entries.count + photos.count) item\(entries.count + photos.count == 1 ? "" : "s")", viewer: viewer, section: .reports, head: head, body: """
             \(Layout.notice(notice))
             \(status)
             <ul class="batch">\(rows)</ul>
             <p><a href="/valuations">Valuation history</a></p>
             """)
+    }
+
+    /// One entry of a batch: waiting, failed (with why), saved, or its proposal to review.
+    static func card(viewer: Viewer, anchor: String, suffix: String, heading: HTML, outcome: ValuationBatchItem?, saved: HTML, action: String, saveLabel: String,
+                     editing: Bool, form: [String: String], errors: [FieldError]) -> HTML {
+        guard let outcome else { return "<li class=\"card batch-item\" id=\"\(anchor)\">\(heading)<p class=\"muted\">Waiting…</p></li>" }
+        switch outcome.status {
+        case .failed:
+            return "<li class=\"card batch-item failed\" id=\"\(anchor)\">\(heading)<p class=\"error\">\(outcome.error ?? "Not valued.")</p></li>"
+        case .saved:
+            return "<li class=\"card batch-item saved\" id=\"\(anchor)\">\(heading)\(saved)</li>"
+        case .proposed:
+            let fieldErrors = editing ? errors : []
+            func value(_ key: String, _ fallback: String?) -> String { editing ? (form[key] ?? "") : (fallback ?? "") }
+            let identification = outcome.identification
+            let proposal = outcome.proposal
+            let condition = value("condition", identification?.condition?.rawValue)
+            let options: [HTML] = ItemCondition.allCases.map { c in
+                HTML("<option value=\"\(c.rawValue)\"\(c.rawValue == condition ? HTML(raw: " selected") : .empty)>\(c.label)</option>")
+            }
+            return """
+                <li class="card batch-item" id="\(anchor)">
+                  \(heading)
+                  \(proposal.map { HTML("<p class=\"muted\">\($0.method.label) · \($0.confidence.rawValue) confidence</p>") })
+                  \(outcome.error.map { HTML("<p class=\"hint\">\($0)</p>") })
+                  \(proposal?.explanation.map { HTML("<p class=\"formula\">\($0)</p>") })
+                  \(proposal?.offlineActualCashValue.map { HTML("<p class=\"hint\">Few prices were found; the offline estimate says \($0.formatted).</p>") })
+                  \(sources(proposal?.sources ?? [], viewer: viewer))
+                  <form method="post" action="\(action)" novalidate>
+                    <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                    \(Layout.errorSummary(fieldErrors.filter { $0.field == "form" || $0.field == "plan" }))
+                    <div class="two">
+                    \(Layout.field("brand", label: "Brand", value: value("brand", identification?.brand), errors: fieldErrors, attributes: "required", id: "f-brand\(suffix)"))
+                    \(Layout.field("productName", label: "Product", value: value("productName", identification?.productName), errors: fieldErrors, attributes: "required", id: "f-product\(suffix)"))
+                    </div>
+                    <div class="two">
+                    \(Layout.field("model", label: "Model", value: value("model", identification?.model), errors: fieldErrors, id: "f-model\(suffix)"))
+                    <div class="field"><label for="f-condition\(suffix)">Condition</label><select id="f-condition\(suffix)" name="condition">\(options)</select></div>
+                    </div>
+                    <div class="two">
+                    \(Layout.field("replacementCost", label: "Replacement cost", value: value("replacementCost", proposal?.replacementCost?.value.plainAmount), errors: fieldErrors,
+                                   attributes: "inputmode=\"decimal\"", id: "f-rcv\(suffix)"))
+                    \(Layout.field("actualCashValue", label: "Actual cash value", value: value("actualCashValue", proposal?.actualCashValue?.value.plainAmount), errors: fieldErrors,
+                                   attributes: "inputmode=\"decimal\"", id: "f-acv\(suffix)"))
+                    </div>
+                    <div class="form-actions"><button type="submit" name="action" value="recalculate" class="small">Recalculate</button>\
+                <button type="submit" name="action" value="save" class="primary small">\(saveLabel)</button></div>
+                  </form>
+                </li>
+                """
+        }
     }
 
     /// The household's history by day: the values made for each day and their totals.
@@ -321,7 +359,8 @@ enum ValuationViews {
               <h2>Value many items</h2>
               <p class="muted">A batch proposes a value for each item (from its photos and market prices when Settings → Valuation has them, \
             else the offline estimate), for you to review and save.</p>
-              <p><a class="button" href="/valuations/batches/new?missing=1">Value the items without a value</a></p>
+              <p><a class="button" href="/valuations/batches/new?missing=1">Value the items without a value</a>
+              <a class="button" href="/valuations/photos">Value new things from photos</a></p>
               <form method="get" action="/valuations/batches/new" class="inline">
                 \(Layout.field("q", label: "Or the items of a search", value: nil, errors: [], attributes: "placeholder=\"e.g. kitchen\"", id: "f-batch-q"))
                 <button type="submit" class="small">Choose</button>
