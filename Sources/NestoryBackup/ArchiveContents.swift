@@ -119,6 +119,28 @@ final class ArchiveContents: HouseholdArchiveSource {
             }
         }
         self.reports = reports
+        var valuationCount = 0
+        if FileManager.default.fileExists(atPath: folder.appendingPathComponent(DataFile.valuations.localName).path) {
+            var valuationIDs = Set<String>()
+            try Self.readLines(folder, .valuations) { (v: ArchiveRecord.Valuation, line) in
+                try Self.rule(.valuations, line, Self.isUUID(v.id), "the valuation id is not a UUID")
+                try Self.rule(.valuations, line, valuationIDs.insert(v.id).inserted, "the valuation id \(v.id) appears twice")
+                try Self.rule(.valuations, line, itemIDs.contains(v.itemID), "the item \(v.itemID) is not in items")
+                try Self.rule(.valuations, line, (try? CurrencyCode(v.currency)) != nil, "“\(v.currency)” is not a currency code")
+                try Self.rule(.valuations, line, ValuationMethod(rawValue: v.method) != nil, "“\(v.method)” is not a valuation method")
+                try Self.rule(.valuations, line, Valuation.Confidence(rawValue: v.confidence) != nil, "“\(v.confidence)” is not a confidence")
+                try Self.rule(.valuations, line, (try? CalendarDate(iso: v.valuedOn)) != nil, "“\(v.valuedOn)” is not a date")
+                try Self.rule(.valuations, line, v.rcvMinor != nil || v.acvMinor != nil, "the valuation has neither a replacement cost nor an actual cash value")
+                for (value, low, high) in [(v.rcvMinor, v.rcvLowMinor, v.rcvHighMinor), (v.acvMinor, v.acvLowMinor, v.acvHighMinor)] {
+                    guard let value else { continue }
+                    try Self.rule(.valuations, line, value >= 0 && (low ?? value) <= value && value <= (high ?? value), "a value and its range disagree")
+                }
+                try Self.rule(.valuations, line, (try? JSONSerialization.jsonObject(with: Data(v.sources.utf8))) is [Any], "the sources are not a JSON list")
+                valuationCount += 1
+            }
+        }
+        try Self.rule(.valuations, valuationCount, valuationCount == manifest.counts.valuations,
+                      "there are \(valuationCount) valuations, the manifest says \(manifest.counts.valuations)")
         try Self.rule(.items, itemIDs.count, itemIDs.count == manifest.counts.items,
                       "there are \(itemIDs.count) items, the manifest says \(manifest.counts.items)")
 
@@ -139,6 +161,11 @@ final class ArchiveContents: HouseholdArchiveSource {
 
     func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws {
         try Self.readLines(folder, .receipts) { (receipt: ArchiveRecord.Receipt, _) in try body(receipt) }
+    }
+
+    func forEachValuation(_ body: (ArchiveRecord.Valuation) throws -> Void) throws {
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(DataFile.valuations.localName).path) else { return }
+        try Self.readLines(folder, .valuations) { (valuation: ArchiveRecord.Valuation, _) in try body(valuation) }
     }
 
     // MARK: - Reading

@@ -6,7 +6,7 @@ import NestoryDomain
 ///     manifest.json           this file
 ///     data/household.json     the household (one object)
 ///     data/<table>.jsonl      one JSON object per line: users, memberships, rooms, categories,
-///                             items, blobs, photos, receipts
+///                             items, blobs, photos, receipts, reports, valuations
 ///     files/<sha256>          every photo and receipt image, byte-exact, stored (not recompressed)
 ///     reports/<id>.pdf        the generated reports of the export history
 ///
@@ -29,12 +29,13 @@ public struct BackupManifest: Codable, Hashable, Sendable {
         public var photos = 0
         public var receipts = 0
         public var reports = 0
+        public var valuations = 0
         public var members = 0
         public var files = 0
         public var fileBytes: Int64 = 0
 
         enum CodingKeys: String, CodingKey {
-            case items, rooms, categories, photos, receipts, reports, members, files, fileBytes = "file_bytes"
+            case items, rooms, categories, photos, receipts, reports, valuations, members, files, fileBytes = "file_bytes"
         }
 
         public init() {}
@@ -47,6 +48,7 @@ public struct BackupManifest: Codable, Hashable, Sendable {
             photos = try c.decode(Int.self, forKey: .photos)
             receipts = try c.decode(Int.self, forKey: .receipts)
             reports = try c.decodeIfPresent(Int.self, forKey: .reports) ?? 0
+            valuations = try c.decodeIfPresent(Int.self, forKey: .valuations) ?? 0
             members = try c.decode(Int.self, forKey: .members)
             files = try c.decode(Int.self, forKey: .files)
             fileBytes = try c.decode(Int64.self, forKey: .fileBytes)
@@ -85,8 +87,10 @@ enum DataFile: String, CaseIterable {
     case receipts = "data/receipts.jsonl"
     /// The export history (added after the first archives were written: optional when reading).
     case reports = "data/reports.jsonl"
+    /// The items' valuation histories (added later still: optional when reading).
+    case valuations = "data/valuations.jsonl"
 
-    var isOptional: Bool { self == .reports }
+    var isOptional: Bool { self == .reports || self == .valuations }
 }
 
 /// Limits a restore enforces before and while reading an archive (hostile or damaged ones).

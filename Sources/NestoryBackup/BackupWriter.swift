@@ -67,6 +67,7 @@ public struct BackupWriter: Sendable {
             counts.receipts = try lines(.receipts) { emit in try export.forEachReceipt(emit) }
             reports = try export.reports()
             counts.reports = try lines(.reports) { emit in for r in reports { try emit(r) } }
+            counts.valuations = try lines(.valuations) { emit in try export.forEachValuation(emit) }
             return export.household
         }
 

@@ -95,6 +95,20 @@ public struct HouseholdExport {
         }
     }
 
+    public func forEachValuation(_ body: (ArchiveRecord.Valuation) throws -> Void) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT v.*, i.id AS item_uuid FROM valuation v JOIN item i ON i.seq = v.item_seq
+            WHERE v.household_id = ? ORDER BY v.created_at, v.rowid
+            """, arguments: [id])
+        while let row = try rows.next() {
+            try body(ArchiveRecord.Valuation(
+                id: row["id"], itemID: row["item_uuid"], currency: row["currency"], rcvMinor: row["rcv_minor"], rcvLowMinor: row["rcv_low_minor"],
+                rcvHighMinor: row["rcv_high_minor"], acvMinor: row["acv_minor"], acvLowMinor: row["acv_low_minor"], acvHighMinor: row["acv_high_minor"],
+                method: row["method"], confidence: row["confidence"], valuedOn: row["valued_on"], sources: row["sources"],
+                explanation: row["explanation"], createdAt: row["created_at"]))
+        }
+    }
+
     public func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT r.*, i.id AS item_uuid FROM receipt r LEFT JOIN item i ON i.seq = r.item_seq
@@ -270,6 +284,21 @@ extension AppDatabase {
             }
             // Free's item limit, checked before any file is put in place (the whole restore or nothing).
             try plan?.checkItems(before: itemsBefore, after: try Self.itemsIn(db, targetID), action: .restore)
+
+            // Valuations: each item's history, on the items as the target knows them; one already there is kept.
+            try source.forEachValuation { valuation in
+                guard let (_, seq) = remap.items[valuation.itemID] else { return }
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM valuation WHERE id = ? AND household_id = ?"),
+                                     arguments: [valuation.id, targetID]) == true { return }
+                let id = try remap.fresh(db, table: "valuation", valuation.id)
+                try db.cachedStatement(sql: """
+                    INSERT INTO valuation (id, household_id, item_seq, currency, rcv_minor, rcv_low_minor, rcv_high_minor, acv_minor, acv_low_minor,
+                        acv_high_minor, method, confidence, valued_on, sources, explanation, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [id, targetID, seq, valuation.currency, valuation.rcvMinor, valuation.rcvLowMinor, valuation.rcvHighMinor,
+                                             valuation.acvMinor, valuation.acvLowMinor, valuation.acvHighMinor, valuation.method, valuation.confidence,
+                                             valuation.valuedOn, valuation.sources, valuation.explanation, valuation.createdAt])
+            }
 
             // Files are put in place (fsynced) before the rows that point at them commit.
             var placed = Set<String>()

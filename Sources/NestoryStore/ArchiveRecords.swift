@@ -120,6 +120,27 @@ public enum ArchiveRecord {
         }
     }
 
+    /// One valuation of an item's history (amounts in minor units of `currency`; `sources` is a JSON array).
+    public struct Valuation: Codable, Hashable, Sendable {
+        public var id: String
+        public var itemID: String
+        public var currency: String
+        public var rcvMinor, rcvLowMinor, rcvHighMinor: Int64?
+        public var acvMinor, acvLowMinor, acvHighMinor: Int64?
+        public var method: String
+        public var confidence: String
+        public var valuedOn: String
+        public var sources: String
+        public var explanation: String?
+        public var createdAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case id, itemID = "item_id", currency, rcvMinor = "rcv_minor", rcvLowMinor = "rcv_low_minor", rcvHighMinor = "rcv_high_minor"
+            case acvMinor = "acv_minor", acvLowMinor = "acv_low_minor", acvHighMinor = "acv_high_minor", method, confidence
+            case valuedOn = "valued_on", sources, explanation, createdAt = "created_at"
+        }
+    }
+
     /// A generated report of the export history; its PDF is the archive entry `reports/<file_name>`.
     public struct Report: Codable, Hashable, Sendable {
         public var id: String
@@ -168,4 +189,6 @@ public protocol HouseholdArchiveSource {
     func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws
     /// The export history (small: read whole).
     var reports: [ArchiveRecord.Report] { get }
+    /// The items' valuation histories (archives made before valuations existed have none).
+    func forEachValuation(_ body: (ArchiveRecord.Valuation) throws -> Void) throws
 }

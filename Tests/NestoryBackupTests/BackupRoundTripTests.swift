@@ -33,6 +33,8 @@ struct BackupRoundTripTests {
             #expect(before[key] == after[key], "table \(key) differs")
         }
         #expect(before["items"]!.count == 61)
+        // The valuation history comes back with its sources (issue 17).
+        #expect(before["valuations"]!.count == 2 && before["valuations"]!.contains { $0.contains("shop.example") } && result.manifest.counts.valuations == 2)
         #expect(before["reports"]!.count == 1 && !before["reports"]![0].contains("missing"))
         #expect(summary.reports.added == 1)
         #expect(try fileHashes(source, household.id) == fileHashes(target, household.id))

@@ -35,6 +35,17 @@ final class Workspace {
         draft.warrantyExpiry = try CalendarDate(iso: "2027-01-31")
         let item = try database.createItem(household.id, draft, now: now)
         _ = try database.addPhoto(household.id, to: item.id, data: Data("unique photo bytes \(UUID())".utf8), contentType: "image/jpeg", now: now)
+        // Its valuation history: a value entered by hand, then one from market prices with a source.
+        let usd = { (text: String) in try Money.parse(text, currency: .usd) }
+        try database.addValuation(household.id, try Valuation(itemID: item.id, replacementCost: ValueRange(exactly: try usd("120")), actualCashValue: nil,
+                                                              method: .manual, confidence: .high, valuedOn: try CalendarDate(iso: "2025-01-10"),
+                                                              explanation: "Shop quote", createdAt: now))
+        try database.addValuation(household.id, try Valuation(
+            itemID: item.id, replacementCost: try ValueRange(value: try usd("110"), low: try usd("100"), high: try usd("130")),
+            actualCashValue: try ValueRange(value: try usd("60"), low: try usd("55"), high: try usd("70")), method: .market, confidence: .medium,
+            valuedOn: try CalendarDate(iso: "2025-06-01"),
+            sources: [ValuationSource(url: "https://shop.example/teapot", title: "Théière, used", amount: try usd("60"), fetchedAt: now)],
+            createdAt: now.addingTimeInterval(1)))
         _ = try database.addReceipt(household.id, itemID: nil, data: Data("loose receipt".utf8), contentType: "image/jpeg",
                                     fields: ReceiptFields(vendor: "Café", total: try Money.parse("12.34", currency: .usd)), now: now)
         // A generated report in the export history.
@@ -56,11 +67,13 @@ func snapshot(_ database: AppDatabase, _ householdID: HouseholdID) throws -> [St
         try export.forEachPhoto { photos.append($0) }
         try export.forEachReceipt { receipts.append($0) }
         try export.forEachBlob { blobs.append($0) }
+        var valuations: [ArchiveRecord.Valuation] = []
+        try export.forEachValuation { valuations.append($0) }
         return [
             "household": try lines([export.household]), "users": try lines(try export.users()),
             "memberships": try lines(try export.memberships()), "rooms": try lines(try export.rooms()),
             "categories": try lines(try export.categories()), "items": try lines(items), "photos": try lines(photos),
-            "receipts": try lines(receipts), "blobs": try lines(blobs),
+            "receipts": try lines(receipts), "blobs": try lines(blobs), "valuations": try lines(valuations),
             "reports": try lines(try export.reports().map { report in
                 // With the bytes of its file, so a restore that loses the PDF shows.
                 [report.id, report.kind, String(report.createdAt), report.options, report.fileName,
