@@ -12,6 +12,8 @@ final class ArchiveContents: HouseholdArchiveSource {
     let categories: [ArchiveRecord.Category]
     let blobs: [String: ArchiveRecord.Blob]
     let reports: [ArchiveRecord.Report]
+    /// The household's valuation settings, when the archive has them.
+    let valuationSettings: ArchiveRecord.ValuationSettings?
     private let folder: URL
 
     init(folder: URL, manifest: BackupManifest, files: Set<String>) throws {
@@ -28,6 +30,20 @@ final class ArchiveContents: HouseholdArchiveSource {
         try Self.rule(DataFile.household, 1, (try? CurrencyCode(household.currency)) != nil, "“\(household.currency)” is not a currency code")
         try Self.rule(DataFile.household, 1, household.highValueThresholdMinor >= 0, "the high-value threshold is negative")
         self.household = household
+        let settingsURL = folder.appendingPathComponent(DataFile.valuationSettings.localName)
+        if FileManager.default.fileExists(atPath: settingsURL.path) {
+            let settings: ArchiveRecord.ValuationSettings
+            do { settings = try JSONDecoder().decode(ArchiveRecord.ValuationSettings.self, from: try Data(contentsOf: settingsURL)) } catch {
+                throw BackupError.invalidData(file: DataFile.valuationSettings.rawValue, line: 1, message: Self.describe(error))
+            }
+            let texts = [settings.analysisBaseURL, settings.analysisModel, settings.analysisKey, settings.searchKey, settings.searchCountry]
+            try Self.rule(.valuationSettings, 1, texts.allSatisfy { ($0?.count ?? 0) <= 500 }, "a setting is too long")
+            try Self.rule(.valuationSettings, 1, (settings.exchangeRates?.count ?? 0) <= 10_000 && (settings.depreciationTable?.count ?? 0) <= 200_000,
+                          "the exchange rates or the depreciation table are too long")
+            valuationSettings = settings
+        } else {
+            valuationSettings = nil
+        }
 
         var users: [ArchiveRecord.User] = []
         var userIDs = Set<String>()

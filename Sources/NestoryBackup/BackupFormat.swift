@@ -5,6 +5,7 @@ import NestoryDomain
 ///
 ///     manifest.json           this file
 ///     data/household.json     the household (one object)
+///     data/valuation-settings.json   its valuation settings, if any (providers' keys only when asked for)
 ///     data/<table>.jsonl      one JSON object per line: users, memberships, rooms, categories,
 ///                             items, blobs, photos, receipts, reports, valuations
 ///     files/<sha256>          every photo and receipt image, byte-exact, stored (not recompressed)
@@ -89,8 +90,10 @@ enum DataFile: String, CaseIterable {
     case reports = "data/reports.jsonl"
     /// The items' valuation histories (added later still: optional when reading).
     case valuations = "data/valuations.jsonl"
+    /// The household's valuation settings, one object (optional: absent when none were set).
+    case valuationSettings = "data/valuation-settings.json"
 
-    var isOptional: Bool { self == .reports || self == .valuations }
+    var isOptional: Bool { self == .reports || self == .valuations || self == .valuationSettings }
 }
 
 /// Limits a restore enforces before and while reading an archive (hostile or damaged ones).

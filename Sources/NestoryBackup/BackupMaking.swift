@@ -3,14 +3,16 @@ import NestoryDomain
 
 /// Writes a household's backup archive (the streaming ZIP writer in production); returns its size.
 public protocol BackupMaking: Sendable {
-    func writeBackup(household: HouseholdID, to file: URL, now: Date,
+    /// `includeProviderKeys`: the valuation providers' keys, in clear, because the owner asked for them.
+    func writeBackup(household: HouseholdID, to file: URL, now: Date, includeProviderKeys: Bool,
                      progress: @escaping @Sendable (_ done: Int64, _ total: Int64) -> Void) throws -> Int64
 }
 
 extension BackupWriter: BackupMaking {
     /// A backup without password hashes (what the web app offers: the archive leaves the server).
-    public func writeBackup(household: HouseholdID, to file: URL, now: Date,
+    public func writeBackup(household: HouseholdID, to file: URL, now: Date, includeProviderKeys: Bool,
                             progress: @escaping @Sendable (_ done: Int64, _ total: Int64) -> Void) throws -> Int64 {
-        try write(household: household, to: file, now: now, includePasswordHashes: false, progress: progress).archiveBytes
+        try write(household: household, to: file, now: now, includePasswordHashes: false, includeProviderKeys: includeProviderKeys,
+                  progress: progress).archiveBytes
     }
 }

@@ -31,9 +31,15 @@ public struct BackupReader {
 
     /// Applies an archive `validate` has checked, in one transaction.
     /// `plan`: the target household's plan, checked in the restore's transaction (Free's item limit).
+    /// The household's valuation settings follow (its providers' keys only if the archive has them, sealed here):
+    /// a merge keeps the settings a household already has.
     public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode, plan: Entitlement? = nil) throws -> RestoreSummary {
-        try database.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
-                                      into: target, mode: mode, plan: plan)
+        let summary = try database.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
+                                                    into: target, mode: mode, plan: plan)
+        if let settings = checked.contents.valuationSettings, let household = HouseholdID(string: summary.householdID) {
+            try database.restoreValuationSettings(household, settings, onlyIfUnset: mode == .merge && !summary.householdCreated, now: Date())
+        }
+        return summary
     }
 
     /// A checked archive: its manifest, its rows (from files in tmp/), and its stored files, staged.

@@ -26,7 +26,7 @@ public struct BackupWriter: Sendable {
     /// - Parameter includePasswordHashes: members' password hashes, so a restored server signs them
     ///   in again (the command line's backups); the web app's exports leave them out.
     public func write(household householdID: HouseholdID, to destination: URL, now: Date = Date(),
-                      includePasswordHashes: Bool = true, progress: BackupProgress? = nil) throws -> Result {
+                      includePasswordHashes: Bool = true, includeProviderKeys: Bool = false, progress: BackupProgress? = nil) throws -> Result {
         let pin = try database.blobs.pinForBackup()
         defer { pin.release() }
         let work = database.folder.tmpURL.appendingPathComponent("backup-\(UUID().uuidString.lowercased())", isDirectory: true)
@@ -37,10 +37,15 @@ public struct BackupWriter: Sendable {
         var counts = BackupManifest.Counts()
         var blobs: [ArchiveRecord.Blob] = []
         var reports: [ArchiveRecord.Report] = []
+        // Read before the rows' snapshot (a read of its own; the settings are not part of the household's rows).
+        let valuationSettings = try database.archivedValuationSettings(householdID, withKeys: includeProviderKeys)
         let household = try database.exportHousehold(householdID) { export -> ArchiveRecord.Household in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try Data(encoder.encode(export.household)).write(to: work.appendingPathComponent("household.json"))
+            if let settings = valuationSettings {
+                try Data(encoder.encode(settings)).write(to: work.appendingPathComponent(DataFile.valuationSettings.localName))
+            }
             func lines<T: Encodable>(_ file: DataFile, _ produce: ((T) throws -> Void) throws -> Void) throws -> Int {
                 let out = try LineWriter(url: work.appendingPathComponent(file.localName))
                 var n = 0
@@ -83,6 +88,7 @@ public struct BackupWriter: Sendable {
         let total = dataBytes + blobs.reduce(Int64(0)) { $0 + $1.byteCount } + reports.reduce(Int64(0)) { $0 + $1.byteCount }
         var done: Int64 = 0
         for file in DataFile.allCases {
+            if file.isOptional, !FileManager.default.fileExists(atPath: work.appendingPathComponent(file.localName).path) { continue }
             var hasher = SHA256()
             let size = try zip.addFile(named: file.rawValue, from: work.appendingPathComponent(file.localName)) { hasher.update(bufferPointer: $0) }
             entries.append(.init(path: file.rawValue, sha256: BlobStore.hex(hasher.finalize()), size: Int64(size)))

@@ -19,6 +19,9 @@ struct Backup: ParsableCommand {
     @Flag(help: "Leave the members' password hashes out (restored accounts then need `nestory user password`).")
     var withoutPasswords = false
 
+    @Flag(help: "Put the valuation providers' API keys in the archive, in clear (off: the other valuation settings only).")
+    var withProviderKeys = false
+
     @Argument(help: "The archive to write (.zip).")
     var file: String
 
@@ -28,7 +31,7 @@ struct Backup: ParsableCommand {
             let target = try resolveHousehold(database, household)
             let started = Date()
             let result = try BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file),
-                                                                       includePasswordHashes: !withoutPasswords)
+                                                                       includePasswordHashes: !withoutPasswords, includeProviderKeys: withProviderKeys)
             let c = result.manifest.counts
             print("""
                 Backed up \(target.name) to \(file) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s:

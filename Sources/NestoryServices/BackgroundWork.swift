@@ -140,6 +140,8 @@ public struct BackupService: Sendable {
 
     public struct Request: Codable, Sendable {
         public let downloadName: String
+        /// The owner asked for the valuation providers' keys to be in the archive (in clear).
+        public var includeProviderKeys: Bool?
     }
 
     public struct Made: Codable, Sendable {
@@ -155,10 +157,11 @@ public struct BackupService: Sendable {
         }
     }
 
-    public func startExport(_ household: Household, now: Date) throws -> Job {
+    public func startExport(_ household: Household, now: Date, includeProviderKeys: Bool = false) throws -> Job {
         let day = CalendarDate(now, in: .current).iso
         let safeName = household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
-        return try queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip"))
+        return try queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip",
+                                                                                includeProviderKeys: includeProviderKeys ? true : nil))
     }
 
     /// The folder backups and uploads wait in (inside the data folder's tmp/).
@@ -193,7 +196,7 @@ public struct BackupJobHandler: JobHandler {
         let (backups, at) = (backups, now())
         do {
             let bytes = try await blocking.run {
-                try backups.writeBackup(household: job.householdID, to: file, now: at) { done, total in
+                try backups.writeBackup(household: job.householdID, to: file, now: at, includeProviderKeys: request.includeProviderKeys ?? false) { done, total in
                     try? context.progress(done: done, total: total)
                 }
             }

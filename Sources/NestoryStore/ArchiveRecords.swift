@@ -120,6 +120,34 @@ public enum ArchiveRecord {
         }
     }
 
+    /// The household's valuation settings: the providers (their keys only when the owner asked for them, in clear),
+    /// the country, the exchange rates and the household's own depreciation table (JSON).
+    public struct ValuationSettings: Codable, Hashable, Sendable {
+        public var analysisBaseURL: String?
+        public var analysisModel: String?
+        public var analysisKey: String?
+        public var searchKey: String?
+        public var searchCountry: String?
+        public var exchangeRates: String?
+        public var depreciationTable: String?
+
+        public init(analysisBaseURL: String?, analysisModel: String?, analysisKey: String?, searchKey: String?, searchCountry: String?,
+                    exchangeRates: String?, depreciationTable: String?) {
+            self.analysisBaseURL = analysisBaseURL
+            self.analysisModel = analysisModel
+            self.analysisKey = analysisKey
+            self.searchKey = searchKey
+            self.searchCountry = searchCountry
+            self.exchangeRates = exchangeRates
+            self.depreciationTable = depreciationTable
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case analysisBaseURL = "analysis_base_url", analysisModel = "analysis_model", analysisKey = "analysis_key", searchKey = "search_key"
+            case searchCountry = "search_country", exchangeRates = "exchange_rates", depreciationTable = "depreciation_table"
+        }
+    }
+
     /// One valuation of an item's history (amounts in minor units of `currency`; `sources` is a JSON array).
     public struct Valuation: Codable, Hashable, Sendable {
         public var id: String

@@ -45,6 +45,35 @@ struct BackupRoundTripTests {
         #expect(try target.items(household.id, search).elements.map(\.item.name) == ["Théière 茶壶 «Ø»"])
     }
 
+    @Test("valuation settings travel with the household; the providers' keys only when asked, sealed again by the new server")
+    func valuationSettings() throws {
+        let ws = try Workspace()
+        let source = try ws.database("a")
+        let household = try ws.seeded(source, items: 3)
+        let box = try SecretBox.forFolder(source.folder)
+        try source.saveValuationSettings(household.id, StoredValuationSettings(
+            analysisBaseURL: "http://127.0.0.1:11434/v1", analysisModel: "llava", analysisKey: try box.seal("sk-source-1234", context: "\(household.id)/analysis"),
+            analysisKeyHint: "1234", searchKey: try box.seal("tvly-source-5678", context: "\(household.id)/search"), searchKeyHint: "5678",
+            searchCountry: "DE", exchangeRates: "EUR 1.08", depreciationTable: nil), now: ws.now)
+        for withKeys in [false, true] {
+            let archive = ws.file("settings-\(withKeys).zip")
+            _ = try BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now, includeProviderKeys: withKeys)
+            let text = try String(decoding: ArchiveEditor.entries(of: archive).first { $0.path == "data/valuation-settings.json" }!.data, as: UTF8.self)
+            #expect(text.contains("sk-source-1234") == withKeys && text.contains("llava"))
+            let target = try ws.database("t\(withKeys)")
+            _ = try BackupReader(database: target).restore(archive, into: nil, mode: .replace)
+            let restored = try target.valuationSettings(household.id)
+            #expect(restored.analysisModel == "llava" && restored.searchCountry == "DE" && restored.exchangeRates == "EUR 1.08")
+            if withKeys {
+                let targetBox = try SecretBox.forFolder(target.folder)
+                #expect(try targetBox.open(restored.analysisKey!, context: "\(household.id)/analysis") == "sk-source-1234")
+                #expect(restored.searchKeyHint == "5678" && restored.analysisKey?.contains("1234") == false)
+            } else {
+                #expect(restored.analysisKey == nil && restored.searchKey == nil && restored.analysisKeyHint == nil)
+            }
+        }
+    }
+
     @Test("the archive is a standard ZIP: files are stored byte-exact and the manifest lists each with its checksum")
     func archiveLayout() throws {
         let ws = try Workspace()

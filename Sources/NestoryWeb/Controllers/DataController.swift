@@ -46,7 +46,8 @@ struct DataController {
 
     @Sendable func startExport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        let job = try dependencies.services.backups.startExport(viewer.household, now: dependencies.now())
+        let keys = try await Form.read(request, context: context)["providerKeys"] == "1"
+        let job = try dependencies.services.backups.startExport(viewer.household, now: dependencies.now(), includeProviderKeys: keys)
         return .redirect(to: "/settings/data?export=\(job.id)")
     }
 

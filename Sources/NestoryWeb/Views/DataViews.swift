@@ -42,6 +42,8 @@ enum DataViews {
             <p>One ZIP file with every item, room, category and receipt of \(viewer.household.name), and every photo and receipt image exactly as stored. Keep it somewhere safe, away from home.</p>
             <form method="post" action="/settings/data/export">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              <label class="choice"><input type="checkbox" name="providerKeys" value="1"> Include the valuation providers’ API keys</label>
+              <p class="hint">Off by default: the keys would be in the file in clear, for anyone who has it. Without them a restore keeps the other valuation settings; enter the keys again.</p>
               <button type="submit" class="primary">Create backup</button>
             </form>
             \(exports.isEmpty ? HTML.empty : HTML("<ul class=\"list exports\">\(exports)</ul>"))
