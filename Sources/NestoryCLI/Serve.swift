@@ -115,6 +115,8 @@ struct Serve: AsyncParsableCommand {
             plan: settings.plan(database),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
             valuationProviders: LiveValuationProviders(searchURL: URL(string: settings.valuationSearchURL)!),
+            valuationDefaults: ValuationDefaults(analysisBaseURL: settings.valuationAnalysisURL, analysisModel: settings.valuationAnalysisModel,
+                                                 analysisKey: settings.valuationAnalysisKey, searchKey: settings.valuationSearchKey),
             valuationRequestsPerMinute: settings.valuationRequestsPerMinute, valuationConcurrency: settings.valuationConcurrency,
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),

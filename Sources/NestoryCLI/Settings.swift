@@ -62,6 +62,11 @@ struct Settings: Sendable, Equatable {
     var valuationConcurrency = 8
     /// Where market searches go (Tavily's API, or a compatible proxy).
     var valuationSearchURL = "https://api.tavily.com"
+    /// The operator's valuation providers, for households that set none (keys are secrets).
+    var valuationAnalysisURL: String?
+    var valuationAnalysisModel: String?
+    var valuationAnalysisKey: String?
+    var valuationSearchKey: String?
     /// Every household on this server is Pro (self-hosters who build from source).
     var instancePro = false
     /// Licence-signing public keys trusted beside the built-in ones, `ID:BASE64,…` (a self-issuing operator, tests).
@@ -98,12 +103,18 @@ struct Settings: Sendable, Equatable {
         ("valuation.requestsPerMinute", "Calls to each valuation provider per minute, at most (0: no pause)"),
         ("valuation.concurrency", "Items of a valuation batch valued at once"),
         ("valuation.searchURL", "Where market searches go: Tavily's API or a compatible proxy"),
+        ("valuation.analysisURL", "Photo analysis for households that set none: an OpenAI-compatible endpoint's base address"),
+        ("valuation.analysisModel", "That endpoint's model"), ("valuation.analysisKey", "That endpoint's API key (secret)"),
+        ("valuation.searchKey", "Market search (Tavily) API key for households that set none (secret)"),
         ("licence.instancePro", "Every household on this server has Nestory Pro, without a licence key"),
         ("licence.publicKeys", "Licence-signing public keys to trust beside the built-in ones: ID:BASE64, comma-separated"),
         ("appLock.secondsPerMinute", "For tests only: the seconds one minute of an app-lock timeout lasts"),
         ("passkeys.rpID", "The domain passkeys are made for (default: the host the server is reached at)"),
         ("passkeys.origin", "The address browsers use, e.g. https://nestory.example (default: as each request reached it)"),
     ]
+
+    /// Keys whose values are secrets: never logged, redacted by the configuration reader.
+    static let secretKeys: Set<String> = ["metrics.token", "valuation.analysisKey", "valuation.searchKey"]
 
     enum Invalid: Error, CustomStringConvertible {
         case value(String, String)
@@ -116,9 +127,10 @@ struct Settings: Sendable, Equatable {
     static func read(flags: [String: String], environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Settings {
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map { key, value in
-                (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: key == "metrics.token"))
+                (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: Self.secretKeys.contains(key)))
             })),
-            EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .specific(["NESTORY_METRICS_TOKEN"]))
+            EnvironmentVariablesProvider(environmentVariables: environment,
+                                         secretsSpecifier: .specific(["NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY"]))
                 .prefixKeys(with: "nestory"),
         ]
         if let file = flags["config"] ?? environment["NESTORY_CONFIG"], !file.isEmpty {
@@ -212,6 +224,16 @@ struct Settings: Sendable, Equatable {
             }
             settings.valuationSearchURL = url
         }
+        func optional(_ key: String, secret: Bool = false) -> String? { text(key, secret: secret).flatMap { $0.isEmpty ? nil : $0 } }
+        settings.valuationAnalysisURL = optional("valuation.analysisURL")
+        if let url = settings.valuationAnalysisURL {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw Invalid.value("valuation.analysisURL", "must be an http(s) address (it is \(url))")
+            }
+        }
+        settings.valuationAnalysisModel = optional("valuation.analysisModel")
+        settings.valuationAnalysisKey = optional("valuation.analysisKey", secret: true)
+        settings.valuationSearchKey = optional("valuation.searchKey", secret: true)
         try bool("licence.instancePro", &settings.instancePro)
         if let keys = text("licence.publicKeys") {
             do { _ = try LicenceKeys.parse(keys) } catch { throw Invalid.value("licence.publicKeys", "is not a list of ID:BASE64 keys: \(error)") }
@@ -242,6 +264,9 @@ struct Settings: Sendable, Equatable {
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
             "valuation.requestsPerMinute": .stringConvertible(valuationRequestsPerMinute), "valuation.searchURL": .string(valuationSearchURL),
             "valuation.concurrency": .stringConvertible(valuationConcurrency),
+            "valuation.analysisURL": .string(valuationAnalysisURL ?? "(none)"), "valuation.analysisModel": .string(valuationAnalysisModel ?? "(none)"),
+            "valuation.analysisKey": .string(valuationAnalysisKey == nil ? "(none)" : "(redacted)"),
+            "valuation.searchKey": .string(valuationSearchKey == nil ? "(none)" : "(redacted)"),
             "licence.instancePro": .stringConvertible(instancePro),
             "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
             "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),

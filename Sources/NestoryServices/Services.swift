@@ -66,7 +66,8 @@ public struct Services: Sendable {
 
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
-                valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8,
+                valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
+                valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
@@ -80,7 +81,7 @@ public struct Services: Sendable {
         let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
-        let valuations = ValuationService(database: database, blocking: blocking, providers: valuationProviders, now: now)
+        let valuations = ValuationService(database: database, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)

@@ -26,6 +26,22 @@ public struct UnavailableValuationProviders: ValuationProviderMaking {
     public func searcher(apiKey: String, country: String?) -> any MarketSearching { Refusing() }
 }
 
+/// Providers the server's operator set for every household (the settings file or the environment), used by a
+/// household that has none of its own.
+public struct ValuationDefaults: Sendable {
+    public var analysisBaseURL: String?
+    public var analysisModel: String?
+    public var analysisKey: String?
+    public var searchKey: String?
+
+    public init(analysisBaseURL: String? = nil, analysisModel: String? = nil, analysisKey: String? = nil, searchKey: String? = nil) {
+        self.analysisBaseURL = analysisBaseURL
+        self.analysisModel = analysisModel
+        self.analysisKey = analysisKey
+        self.searchKey = searchKey
+    }
+}
+
 /// What Settings → Valuation shows: never a key, only whether one is set and its last four characters.
 public struct ValuationProviderSettings: Hashable, Sendable {
     public static let defaultBaseURL = "https://api.openai.com/v1"
@@ -38,9 +54,12 @@ public struct ValuationProviderSettings: Hashable, Sendable {
     public var searchCountry: String?
     /// `CODE RATE` lines, as the owner set them.
     public var exchangeRates: String
+    /// The operator's providers serve this household (it has no key of its own).
+    public var operatorAnalysis = false
+    public var operatorSearch = false
 
-    public var analysisConfigured: Bool { analysisKeyHint != nil }
-    public var searchConfigured: Bool { searchKeyHint != nil }
+    public var analysisConfigured: Bool { analysisKeyHint != nil || operatorAnalysis }
+    public var searchConfigured: Bool { searchKeyHint != nil || operatorSearch }
 }
 
 /// The owner's provider form: an empty key keeps the one set; `remove…` forgets it.
@@ -74,11 +93,14 @@ extension ValuationService {
 
     public func providerSettings(_ household: HouseholdID) throws -> ValuationProviderSettings {
         let stored = try database.valuationSettings(household)
-        return ValuationProviderSettings(analysisBaseURL: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL,
-                                         analysisModel: stored.analysisModel ?? ValuationProviderSettings.defaultModel,
-                                         analysisKeyHint: stored.analysisKey == nil ? nil : stored.analysisKeyHint,
-                                         searchKeyHint: stored.searchKey == nil ? nil : stored.searchKeyHint, searchCountry: stored.searchCountry,
-                                         exchangeRates: stored.exchangeRates ?? "")
+        var settings = ValuationProviderSettings(analysisBaseURL: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL,
+                                                 analysisModel: stored.analysisModel ?? ValuationProviderSettings.defaultModel,
+                                                 analysisKeyHint: stored.analysisKey == nil ? nil : stored.analysisKeyHint,
+                                                 searchKeyHint: stored.searchKey == nil ? nil : stored.searchKeyHint, searchCountry: stored.searchCountry,
+                                                 exchangeRates: stored.exchangeRates ?? "")
+        settings.operatorAnalysis = stored.analysisKey == nil && defaults.analysisKey != nil
+        settings.operatorSearch = stored.searchKey == nil && defaults.searchKey != nil
+        return settings
     }
 
     /// The owner sets the providers; keys are sealed before they reach the database and never come back out to a
@@ -142,9 +164,13 @@ extension ValuationService {
             let key = try box.open(sealed, context: "\(household)/analysis")
             let base = URL(string: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL)!
             analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
+        } else if let key = defaults.analysisKey, let base = URL(string: defaults.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL) {
+            analyzer = providers.analyzer(baseURL: base, model: defaults.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
         }
         if let sealed = stored.searchKey {
             searcher = providers.searcher(apiKey: try box.open(sealed, context: "\(household)/search"), country: stored.searchCountry)
+        } else if let key = defaults.searchKey {
+            searcher = providers.searcher(apiKey: key, country: stored.searchCountry)
         }
         return (analyzer, searcher)
     }

@@ -11,10 +11,14 @@ public struct ValuationService: Sendable {
     let timeZone: TimeZone
     /// Makes the live (or a test's) photo analyser and market search from a household's settings.
     let providers: any ValuationProviderMaking
+    /// The operator's providers, for households without their own.
+    let defaults: ValuationDefaults
     let now: @Sendable () -> Date
 
     public init(database: AppDatabase, blocking: BlockingPool, timeZone: TimeZone = .current,
-                providers: any ValuationProviderMaking = UnavailableValuationProviders(), now: @escaping @Sendable () -> Date = Date.init) {
+                providers: any ValuationProviderMaking = UnavailableValuationProviders(), defaults: ValuationDefaults = ValuationDefaults(),
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.defaults = defaults
         self.database = database
         self.blocking = blocking
         self.timeZone = timeZone

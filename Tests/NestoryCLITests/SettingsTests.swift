@@ -57,4 +57,14 @@ import Testing
         // Every key the help lists is in the log, and the other way round.
         #expect(Set(settings.logged.keys) == Set(Settings.keys.map(\.key)))
     }
+
+    @Test func theOperatorsValuationProvidersAreReadAndTheirKeysNeverLogged() async throws {
+        let settings = try await Settings.read(flags: ["valuation.analysisURL": "http://127.0.0.1:11434/v1", "valuation.analysisModel": "llava"],
+                                               environment: ["NESTORY_VALUATION_ANALYSIS_KEY": "sk-operator-secret", "NESTORY_VALUATION_SEARCH_KEY": "tvly-operator-secret"])
+        #expect(settings.valuationAnalysisKey == "sk-operator-secret" && settings.valuationSearchKey == "tvly-operator-secret")
+        #expect(settings.valuationAnalysisURL == "http://127.0.0.1:11434/v1" && settings.valuationAnalysisModel == "llava")
+        let logged = settings.logged.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        #expect(!logged.contains("operator-secret") && logged.contains("valuation.analysisKey=(redacted)") && logged.contains("valuation.searchKey=(redacted)"))
+        await #expect(throws: Settings.Invalid.self) { try await Settings.read(flags: ["valuation.analysisURL": "ftp://x"]) }
+    }
 }

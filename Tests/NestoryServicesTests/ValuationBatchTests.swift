@@ -247,4 +247,21 @@ struct ValuationBatchTests {
         #expect(try f.database.itemCount(f.household.id) == 100)
         #expect(try f.valuations.photoEntries(try f.database.job(f.household.id, job.id)).first?.outcome?.status == .proposed)
     }
+
+    @Test("the operator's providers serve a household that set none; its own keys come first")
+    func operatorDefaults() async throws {
+        let f = try Fixture()
+        let service = ValuationService(database: f.database, blocking: BlockingPool(width: 1), providers: f.providers,
+                                       defaults: ValuationDefaults(analysisKey: "sk-operator", searchKey: "tvly-operator"))
+        let settings = try service.providerSettings(f.household.id)
+        #expect(settings.operatorAnalysis && settings.operatorSearch && settings.analysisConfigured && settings.analysisKeyHint == nil)
+        let (analyzer, searcher) = try service.configuredProviders(f.household.id)
+        #expect(analyzer != nil && searcher != nil)
+        try await service.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-own-4321"))
+        let own = try service.providerSettings(f.household.id)
+        #expect(!own.operatorAnalysis && own.analysisKeyHint == "4321" && own.operatorSearch)
+        // Without the operator's keys, nothing is configured for a household that set none.
+        let other = try f.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
+        #expect(try f.valuations.configuredProviders(other.id).analyzer == nil)
+    }
 }

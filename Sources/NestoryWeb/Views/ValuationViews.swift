@@ -81,19 +81,22 @@ enum ValuationViews {
     /// Settings → Valuation: the optional providers. Keys are never shown, only "set, ending in …"; an empty key
     /// field keeps the one set. Members see whether they are set.
     static func settingsSection(viewer: Viewer, settings: ValuationProviderSettings, form: [String: String], errors: [FieldError]) -> HTML {
-        func status(_ hint: String?) -> String { hint.map { "Set, ending in …\($0)" } ?? "Not set" }
+        func status(_ hint: String?, byOperator: Bool) -> String {
+            hint.map { "Set, ending in …\($0)" } ?? (byOperator ? "Set by the server’s operator" : "Not set")
+        }
         guard viewer.role == .owner else {
             return """
                 <section class="card" id="valuation"><h2>Valuation</h2>
-                <p>Photo analysis: \(status(settings.analysisKeyHint)) · Market search: \(status(settings.searchKeyHint))</p>
+                <p>Photo analysis: \(status(settings.analysisKeyHint, byOperator: settings.operatorAnalysis)) · \
+                Market search: \(status(settings.searchKeyHint, byOperator: settings.operatorSearch))</p>
                 <p class="hint">The household’s owner sets them. Without them, values come from the offline estimate.</p>
                 <p><a href="/settings/valuation/depreciation">Depreciation table</a></p></section>
                 """
         }
-        func keyField(_ name: String, label: String, hint: String?, help: String, remove: String) -> HTML {
+        func keyField(_ name: String, label: String, hint: String?, byOperator: Bool, help: String, remove: String) -> HTML {
             """
             \(Layout.field(name, label: label, value: nil, type: "password", errors: errors,
-                           attributes: "autocomplete=\"off\" spellcheck=\"false\" placeholder=\"\(hint == nil ? "Not set" : "Set, ending in …" + hint!)\"",
+                           attributes: "autocomplete=\"off\" spellcheck=\"false\" placeholder=\"\(status(hint, byOperator: byOperator))\"",
                            hint: help))
             \(hint == nil ? HTML.empty : HTML("<label class=\"choice\"><input type=\"checkbox\" name=\"\(remove)\" value=\"1\"> Forget this key</label>"))
             """
@@ -112,10 +115,10 @@ enum ValuationViews {
                                hint: "Any OpenAI-compatible chat-completions endpoint: OpenAI, or your own (vLLM, Ollama, llama.cpp), e.g. http://localhost:11434/v1."))
                 \(Layout.field("analysisModel", label: "Model", value: form["analysisModel"] ?? settings.analysisModel, errors: errors,
                                attributes: "autocomplete=\"off\" spellcheck=\"false\"", hint: "A model that reads images and follows a JSON schema."))
-                \(keyField("analysisKey", label: "API key", hint: settings.analysisKeyHint, help: "Kept encrypted on this server; never shown again.",
+                \(keyField("analysisKey", label: "API key", hint: settings.analysisKeyHint, byOperator: settings.operatorAnalysis, help: "Kept encrypted on this server; never shown again.",
                            remove: "removeAnalysisKey"))
                 <h3>Market search (Tavily)</h3>
-                \(keyField("searchKey", label: "API key", hint: settings.searchKeyHint, help: "Kept encrypted on this server; never shown again.",
+                \(keyField("searchKey", label: "API key", hint: settings.searchKeyHint, byOperator: settings.operatorSearch, help: "Kept encrypted on this server; never shown again.",
                            remove: "removeSearchKey"))
                 \(Layout.field("searchCountry", label: "Country", value: form["searchCountry"] ?? settings.searchCountry ?? "", errors: errors,
                                attributes: "maxlength=\"2\" autocomplete=\"off\" autocapitalize=\"characters\"", hint: "Two letters (US, DE…) to prefer that country’s shops; empty for anywhere."))
