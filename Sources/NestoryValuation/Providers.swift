@@ -117,7 +117,10 @@ public enum ProviderError: Error, Hashable, Sendable, CustomStringConvertible {
         case .quotaExceeded(let provider, let message): return "\(provider) says the account has no quota left (\(message)): add credit or change the key."
         case .planLimit(let provider, let message): return "\(provider) says the plan's limit is reached (\(message)): upgrade the plan or wait for it to renew."
         case .unavailable(let provider, let status, let message):
-            return "\(provider) did not answer well\(status.map { " (\($0))" } ?? ""): \(message). Try again later."
+            // Worth trying again only for what passes (rate limits, timeouts, the provider's own errors), not for a
+            // request the endpoint refuses as it is (a model that does not take images, say).
+            let passing = status.map { [408, 409, 429].contains($0) || $0 >= 500 } ?? true
+            return "\(provider) did not answer well\(status.map { " (\($0))" } ?? ""): \(message)." + (passing ? " Try again later." : "")
         case .unreachable(let provider, let message): return "\(provider) could not be reached (\(message)): is the server online?"
         case .refused(let message): return "The model declined to describe these photos: \(message)"
         case .truncated: return "The model's answer was cut off before it was complete. Try again, or with fewer photos."

@@ -24,3 +24,14 @@ struct ExchangeRatesTests {
         #expect(converted == (try Money.parse("108", currency: .usd)))
     }
 }
+
+@Suite("Provider errors say what to do")
+struct ProviderErrorTests {
+    @Test("only errors that pass are worth trying again later")
+    func tryAgain() {
+        #expect(ProviderError.unavailable(provider: "OpenAI", status: 503, message: "overloaded").description.hasSuffix("Try again later."))
+        #expect(ProviderError.unavailable(provider: "OpenAI", status: 429, message: "rate limited").description.hasSuffix("Try again later."))
+        #expect(!ProviderError.unavailable(provider: "Ollama", status: 400, message: "model does not accept images").description.contains("Try again"))
+        #expect(ProviderError.invalidKey(provider: "Tavily").stopsBatch && !ProviderError.truncated.stopsBatch)
+    }
+}
