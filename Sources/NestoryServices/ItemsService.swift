@@ -105,7 +105,7 @@ public struct ItemsService: Sendable {
         _ = try database.item(household, item)
         return try await storePhoto(declaredLength: declaredLength, receive: receive) { database, staged, contentType, at in
             try database.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at)
-        }.stored
+        }
     }
 
     /// Keeps a photo to value a new thing from (no item yet), checked as an item's photo is.
@@ -114,7 +114,7 @@ public struct ItemsService: Sendable {
         _ = try database.household(household)
         return try await storePhoto(declaredLength: declaredLength, receive: receive) { database, staged, contentType, at in
             try database.addIntakePhoto(household, staged: staged, contentType: contentType, now: at)
-        }.stored
+        }
     }
 
     /// The one path of an uploaded photo: spooled to a file within the size limit, decoded and checked by the imaging
@@ -122,7 +122,7 @@ public struct ItemsService: Sendable {
     /// its renditions kept.
     private func storePhoto<Stored: Sendable>(declaredLength: Int64?, receive: (Upload) async throws -> Void,
                                               record: @escaping @Sendable (AppDatabase, BlobStore.Staged, String, Date) throws -> Stored)
-        async throws -> (stored: Stored, sha256: String) {
+        async throws -> Stored {
         if let declaredLength, declaredLength > maxBytes { throw StoreError.tooLarge(limit: maxBytes) }
         let writer = try database.blobs.makeWriter(maxBytes: maxBytes)
         try await receive(Upload(writer: writer))
@@ -142,7 +142,7 @@ public struct ItemsService: Sendable {
             // The renditions are a cache: made again on first view if they cannot be kept now.
             try? database.renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
             try? database.renditions.write(derived.display.data, for: sha, .display)
-            return (stored, sha)
+            return stored
         }
     }
 

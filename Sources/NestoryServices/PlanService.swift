@@ -47,7 +47,6 @@ public struct PlanService: Sendable {
         public let licences: [(installed: InstalledLicence, summary: LicenceSummary?, problem: String?)]
         public let itemCount: Int
         public let instanceID: String
-        public let today: CalendarDate
     }
 
     public func overview(_ household: HouseholdID) throws -> Overview {
@@ -61,7 +60,7 @@ public struct PlanService: Sendable {
             }
         }
         return Overview(entitlement: try entitlement(household), licences: licences, itemCount: try database.itemCount(household),
-                        instanceID: instance, today: today)
+                        instanceID: instance)
     }
 
     /// Where a key is being installed from: a household's owner (only that household's licences), or the

@@ -167,22 +167,8 @@ extension ValuationService {
             let offline = try await blocking.run { [self] in
                 try self.offline(household, item: item, on: day, at: at, replacementCost: replacementCost ?? marketRCV?.value, condition: chosen)
             }
-            if market.rcv != nil || market.acv != nil {
-                let estimates = [market.rcv, market.acv].compactMap { $0 }
-                let confidence: Valuation.Confidence = estimates.contains { $0.confidence == .low } ? .low
-                    : estimates.contains { $0.confidence == .medium } ? .medium : .high
-                let explanation = [market.rcv.map { "New: \($0.explanation)" }, market.acv.map { "Used: \($0.explanation)" }]
-                    .compactMap { $0 }.map { $0.hasSuffix(".") ? $0 : $0 + "." }.joined(separator: " ")
-                let valuation = try Valuation(
-                    itemID: item.id, replacementCost: marketRCV ?? offline.replacementCost,
-                    actualCashValue: try market.acv.map { try Self.times($0.value, item.quantity) } ?? offline.actualCashValue,
-                    method: .market, confidence: confidence, valuedOn: day, sources: estimates.flatMap(\.sources),
-                    explanation: explanation + (market.acv == nil ? " No used price was found: the actual cash value is the offline estimate from the new price." : ""),
-                    createdAt: at)
-                proposal = ValuationProposal(valuation, offline: confidence == .low ? offline.actualCashValue : nil)
-            } else {
-                proposal = ValuationProposal(offline)
-            }
+            proposal = try marketProposal(market, quantity: item.quantity, offline: offline, on: day, at: at, subject: item.id)
+                ?? ValuationProposal(offline)
         } catch let error as DomainError {
             return ValuationBatchItem(status: .failed, name: item.name, identification: identification, proposal: nil,
                                       error: "\(error.message) Or set market search in Settings → Valuation.")
@@ -205,17 +191,25 @@ extension ValuationService {
         return (try await search(used: false), try await search(used: true))
     }
 
-    /// A market proposal from new and used estimates (nil when neither found a price), for one unit.
-    func marketProposal(_ market: (rcv: MarketEstimate?, acv: MarketEstimate?), on day: CalendarDate, at: Date, subject: ItemID) throws -> ValuationProposal? {
+    /// A market proposal from new and used estimates (nil when neither found a price): per-unit prices times the
+    /// quantity; a figure the market did not give comes from `offline`, which is also shown beside a value of low
+    /// confidence.
+    func marketProposal(_ market: (rcv: MarketEstimate?, acv: MarketEstimate?), quantity: Int, offline: Valuation?, on day: CalendarDate,
+                        at: Date, subject: ItemID) throws -> ValuationProposal? {
         let estimates = [market.rcv, market.acv].compactMap { $0 }
         guard !estimates.isEmpty else { return nil }
         let confidence: Valuation.Confidence = estimates.contains { $0.confidence == .low } ? .low
             : estimates.contains { $0.confidence == .medium } ? .medium : .high
         let explanation = [market.rcv.map { "New: \($0.explanation)" }, market.acv.map { "Used: \($0.explanation)" }]
             .compactMap { $0 }.map { $0.hasSuffix(".") ? $0 : $0 + "." }.joined(separator: " ")
-        return ValuationProposal(try Valuation(itemID: subject, replacementCost: market.rcv?.value, actualCashValue: market.acv?.value, method: .market,
-                                               confidence: confidence, valuedOn: day, sources: estimates.flatMap(\.sources), explanation: explanation,
-                                               createdAt: at))
+        let fromOffline = market.acv == nil && offline?.actualCashValue != nil
+        let valuation = try Valuation(
+            itemID: subject, replacementCost: try market.rcv.map { try Self.times($0.value, quantity) } ?? offline?.replacementCost,
+            actualCashValue: try market.acv.map { try Self.times($0.value, quantity) } ?? offline?.actualCashValue, method: .market,
+            confidence: confidence, valuedOn: day, sources: estimates.flatMap(\.sources),
+            explanation: explanation + (fromOffline ? " No used price was found: the actual cash value is the offline estimate from the new price." : ""),
+            createdAt: at)
+        return ValuationProposal(valuation, offline: confidence == .low ? offline?.actualCashValue : nil)
     }
 
     // MARK: - From photos alone
@@ -236,7 +230,7 @@ extension ValuationService {
         }
         let currency = try database.household(household).currency
         let market = try await marketEstimates(household, identification, currency: currency, searcher: searcher, pacer: pacer)
-        let proposal = try marketProposal(market, on: today, at: now(), subject: ItemID())
+        let proposal = try marketProposal(market, quantity: 1, offline: nil, on: today, at: now(), subject: ItemID())
         return ValuationBatchItem(status: .proposed, name: identification.productName.isEmpty ? "New item" : identification.productName,
                                   identification: identification, proposal: proposal,
                                   error: analyzer == nil ? "Say what it is: photo analysis is not set in Settings → Valuation." : nil)
@@ -420,28 +414,25 @@ public struct ValuationJobHandler: JobHandler {
         // latency; each outcome is kept as it comes.
         let (analyzer, searcher, pacer) = (providers.analyzer, providers.searcher, pacer)
         let value: @Sendable (String) async throws -> ValuationBatchItem = { [valuations] text in
-            if text.hasPrefix("photo:") {
-                do {
-                    return try await valuations.proposePhoto(household, String(text.dropFirst(6)), analyzer: analyzer, searcher: searcher, pacer: pacer,
-                                                             photos: photos)
-                } catch let error as ProviderError {
-                    if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
-                    return ValuationBatchItem(status: .failed, name: "A photo", identification: nil, proposal: nil, error: error.description)
-                } catch let error as DomainError {
-                    return ValuationBatchItem(status: .failed, name: "A photo", identification: nil, proposal: nil, error: error.message)
-                }
-            }
-            guard let id = ItemID(string: text) else {
-                return ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: "Not an item.")
+            let photo = text.hasPrefix("photo:")
+            let id = photo ? nil : ItemID(string: text)
+            func failed(_ message: String) -> ValuationBatchItem {
+                let name = id.flatMap { try? valuations.database.item(household, $0).item.name } ?? (photo ? "A photo" : "An item")
+                return ValuationBatchItem(status: .failed, name: name, identification: nil, proposal: nil, error: message)
             }
             do {
+                if photo {
+                    return try await valuations.proposePhoto(household, String(text.dropFirst(6)), analyzer: analyzer, searcher: searcher, pacer: pacer,
+                                                             photos: photos)
+                }
+                guard let id else { return failed("Not an item.") }
                 return try await valuations.propose(household, id, analyzer: analyzer, searcher: searcher, pacer: pacer, photos: photos)
             } catch let error as ProviderError {
+                // What needs the owner stops the batch; anything else is this entry's.
                 if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
-                let name = (try? valuations.database.item(household, id).item.name) ?? "An item"
-                return ValuationBatchItem(status: .failed, name: name, identification: nil, proposal: nil, error: error.description)
+                return failed(error.description)
             } catch let error as DomainError {
-                return ValuationBatchItem(status: .failed, name: "An item", identification: nil, proposal: nil, error: error.message)
+                return failed(error.message)
             }
         }
         let keys = request.keys
