@@ -166,6 +166,14 @@ def test_batch_with_providers_retry_review_and_save(browser, tmp_path):
         expect(page.locator(".notice")).to_contain_text("“Blue enamel jug” added to your inventory.")
         assert page.evaluate("""async () => (await (await fetch("/api/v1/summary")).json()).itemCount""") == before + 1
         screenshot(page, "17-photos-alone")
+        batch_url = page.url.split("#")[0].split("?")[0]
+        dark, dark_page = phone_page(browser, scheme="dark")
+        sign_in(dark_page, base)
+        dark_page.goto(batch_url)
+        expect(dark_page.locator(".batch-item")).to_have_count(2)
+        expect(dark_page.locator(".job-status")).to_have_text("Done: 1 to review, 1 saved.")
+        screenshot(dark_page, "17-photos-alone-dark")
+        dark.close()
         page.locator(".batch-item a:has-text('Open it')").click()
         expect(page.locator("h1")).to_have_text("Blue enamel jug")
         expect(page.locator(".carousel .slide")).to_have_count(1)

@@ -235,6 +235,7 @@ enum ValuationViews {
         let running = job.state == .queued || job.state == .running
         let outcomes = entries.map(\.outcome) + photos.map(\.outcome)
         let failed = outcomes.filter { $0?.status == .failed }.count
+        let saved = outcomes.filter { $0?.status == .saved }.count
         let done = outcomes.filter { $0 != nil }.count
         let total = outcomes.count
         var head: HTML = .empty
@@ -253,7 +254,7 @@ enum ValuationViews {
                 """
         } else {
             let ended: String = switch job.state {
-            case .succeeded: "Done: \(done - failed) to review\(failed > 0 ? ", \(failed) failed" : "")."
+            case .succeeded: "Done: \(done - failed - saved) to review\(saved > 0 ? ", \(saved) saved" : "")\(failed > 0 ? ", \(failed) failed" : "")."
             case .cancelled: "Cancelled after \(done) of \(total)."
             default: job.message ?? "The batch stopped."
             }
