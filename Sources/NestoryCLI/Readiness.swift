@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Synchronization
 import NestoryImaging
 import NestoryReceipts
 import NestoryStore
@@ -31,5 +33,51 @@ enum Readiness {
                 return tessdata.contains(where: FileManager.default.fileExists) ? nil : "tesseract's English data is not installed"
             },
         ]
+    }
+}
+
+/// SQLite's structural check of the whole file, run once after the server answers: it reads every page, so
+/// at a million items it takes seconds, and nothing that grows with the database may stand between starting
+/// and the first answered request. Requests are served meanwhile; `/health/ready` says how it went (a
+/// corrupt file makes the server not ready) and the log says so once.
+final class BackgroundIntegrityCheck: Sendable {
+    enum State: Sendable, Equatable {
+        case pending
+        case passed(seconds: Double)
+        case failed(String)
+    }
+
+    private let state = Mutex(State.pending)
+
+    var current: State { state.withLock { $0 } }
+
+    /// Starts the check on its own thread (a read transaction: writers go on).
+    func start(_ database: AppDatabase, logger: Logger) {
+        Thread.detachNewThread { [self] in
+            let started = DispatchTime.now().uptimeNanoseconds
+            let outcome: State
+            do {
+                try database.checkIntegrity()
+                outcome = .passed(seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+            } catch {
+                outcome = .failed("\(error)")
+            }
+            state.withLock { $0 = outcome }
+            switch outcome {
+            case .passed(let seconds):
+                logger.info("database integrity check passed", metadata: ["seconds": .string(String(format: "%.1f", seconds))])
+            case .failed(let problem):
+                logger.critical("database integrity check failed: \(problem)")
+            case .pending: break
+            }
+        }
+    }
+
+    /// Still running counts as ready: the file was opened and migrated, and requests are answered.
+    var check: Operations.Check {
+        Operations.Check(name: "integrity") { [self] in
+            if case .failed(let problem) = current { return problem }
+            return nil
+        }
     }
 }

@@ -92,11 +92,8 @@ struct Serve: AsyncParsableCommand {
         }
 
         let folder = DataFolder(path: settings.data)
-        let database = try reportingErrors {
-            let database = try AppDatabase.open(folder, mode: .createAndMigrate)
-            try database.checkIntegrity()
-            return database
-        }
+        let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate) }
+        let integrity = BackgroundIntegrityCheck()
         let limits = settings.limits
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in
@@ -137,7 +134,8 @@ struct Serve: AsyncParsableCommand {
                 return String(decoding: buffer, as: UTF8.self)
             },
             checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
-                                     recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython))
+                                     recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython)
+                + [integrity.check])
         var dependencies = WebDependencies(
             database: database, services: services, imaging: imaging,
             cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),
@@ -146,6 +144,7 @@ struct Serve: AsyncParsableCommand {
         dependencies.remindersInterval = .seconds(settings.remindersCheckMinutes * 60)
         dependencies.security = SecuritySettings(secondsPerMinute: TimeInterval(settings.appLockSecondsPerMinute), rpID: settings.passkeysRPID,
                                                  origin: settings.passkeysOrigin)
+        dependencies.onServerRunning = { integrity.start(database, logger: logger) }
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path)")

@@ -72,6 +72,8 @@ public struct WebDependencies: Sendable {
     public let scanning: Bool
     /// How often due reminders are looked for and queued for webhooks.
     public var remindersInterval: Duration = .seconds(3600)
+    /// Runs once the port is bound and requests are answered (start-up work that must not delay that).
+    public var onServerRunning: @Sendable () -> Void = {}
     /// The app lock's and passkeys' settings.
     public var security = SecuritySettings()
 
@@ -168,6 +170,7 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
                    Housekeeping(database: dependencies.database, idempotencyWindow: dependencies.services.idempotency.window,
                                 pendingUploads: { dependencies.transfers.pendingFiles() }),
                    ReminderDispatcher(reminders: dependencies.services.reminders, interval: dependencies.remindersInterval)],
+        onServerRunning: { _ in dependencies.onServerRunning() },
         logger: logger
     )
 }

@@ -195,6 +195,35 @@ import Testing
         #expect(server.process.isRunning)
     }
 
+    /// The whole-file check runs after the port is bound (at a million items it takes seconds): a damaged file
+    /// still gets answers, and /health/ready reports what the check found.
+    @Test func aDamagedDatabaseIsReportedByReadinessNotByAStartThatNeverAnswers() async throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "400"], environment: ["NESTORY_LICENCE_INSTANCE_PRO": "true"]).status == 0)
+        let file = URL(fileURLWithPath: folder.path).appendingPathComponent("nestory.sqlite")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        let handle = try FileHandle(forUpdating: file)
+        try handle.seek(toOffset: UInt64(size / 2 / 4096 * 4096))
+        handle.write(Data(repeating: 0xAB, count: 4096))
+        try handle.close()
+
+        let server = try CLI.Server(folder: folder)
+        defer { server.stop() }
+        #expect(await server.health() != nil, "the server did not answer within 10 s")
+        var ready: (status: Int, body: String)?
+        for _ in 0..<50 {
+            ready = await server.get("/health/ready")
+            if ready?.body.contains("\"integrity\"") == true, ready?.status == 503 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(ready?.status == 503, "\(String(describing: ready))")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data((ready?.body ?? "{}").utf8)) as? [String: Any])
+        let checks = try #require(body["checks"] as? [[String: Any]])
+        let integrity = try #require(checks.first { $0["name"] as? String == "integrity" })
+        #expect(integrity["ok"] as? Bool == false)
+        #expect(checks.first { $0["name"] as? String == "database" }?["ok"] as? Bool == true)
+    }
+
     @Test func helpAndVersion() throws {
         let help = try CLI.run(["--help"])
         for command in ["serve", "migrate", "user", "demo", "stats"] { #expect(help.stdout.contains(command)) }

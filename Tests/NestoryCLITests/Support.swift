@@ -53,6 +53,13 @@ struct CLI {
             return nil
         }
 
+        /// The status and body of one GET, or nil when the server does not answer.
+        func get(_ path: String) async -> (status: Int, body: String)? {
+            guard let (data, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!),
+                  let http = response as? HTTPURLResponse else { return nil }
+            return (http.statusCode, String(decoding: data, as: UTF8.self))
+        }
+
         func stop() {
             process.terminate()
             process.waitUntilExit()
