@@ -88,9 +88,10 @@ extension AppDatabase {
     private static func countItems(_ db: Database, _ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) throws -> (count: Int, exact: Bool) {
         let searching = SearchText.ftsQuery(search) != nil
         let plain = !searching && filter.roomID == nil && filter.categoryID == nil && filter.tag == nil
-            && !filter.highValue && [filter.needsPhoto, filter.needsReceipt, filter.needsValue].filter { $0 }.count <= 1
+            && [filter.needsPhoto, filter.needsReceipt, filter.needsValue, filter.highValue].filter { $0 }.count <= 1
         if plain {
-            let column = filter.needsPhoto ? "no_photo" : filter.needsReceipt ? "no_receipt" : filter.needsValue ? "no_value" : "items"
+            let column = filter.needsPhoto ? "no_photo" : filter.needsReceipt ? "no_receipt" : filter.needsValue ? "no_value"
+                : filter.highValue ? "high_value" : "items"
             let count = try Int.fetchOne(db, sql: "SELECT \(column) FROM item_stats WHERE household_id = ?",
                                          arguments: [householdID.description]) ?? 0
             return (count, true)
@@ -108,13 +109,13 @@ extension AppDatabase {
 
     /// The statements behind `summary`, in order (public so benchmarks can run them bare).
     public static let summaryStatements = [
-        "SELECT items, documented, no_photo, no_receipt, no_value FROM item_stats WHERE household_id = ?",
+        "SELECT items, documented, no_photo, no_receipt, no_value, high_value FROM item_stats WHERE household_id = ?",
         "SELECT currency, total FROM value_total WHERE household_id = ? AND items > 0",
         "SELECT COUNT(*) FROM room_total WHERE household_id = ? AND room_id <> '' AND items > 0",
-        "SELECT COUNT(*) FROM item WHERE household_id = ? AND currency = ? AND value_minor > ?",
     ]
 
-    /// The summary strip's figures: counters kept by triggers, plus two index-only counts.
+    /// The summary strip's figures: counters kept by triggers (the same cost at any size), and the rooms in use
+    /// counted from the rooms' counters.
     public func summary(_ householdID: HouseholdID) throws -> InventorySummary {
         try read { db in
             let household = try Self.fetchHousehold(db, householdID)
@@ -127,7 +128,7 @@ extension AppDatabase {
                 try totals.add(Money(uncheckedMinorUnits: row[1], currency: row.currency("currency")))
             }
             let rooms = try Int.fetchOne(db, sql: statements[2], arguments: [id]) ?? 0
-            let highValue = try Int.fetchOne(db, sql: statements[3], arguments: [id, threshold.currency.code, threshold.minorUnits]) ?? 0
+            let highValue: Int = stats?[5] ?? 0
             let itemCount: Int = stats?[0] ?? 0
             return InventorySummary(
                 itemCount: itemCount, roomsInUse: rooms,

@@ -99,6 +99,40 @@ import Testing
         #expect(try store.database.summary(home.id).highValueCount == 1)
     }
 
+    /// The high-value count is a counter kept by triggers: it must equal a plain count after every kind of change.
+    @Test func theHighValueCounterFollowsEditsAndTheThreshold() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let other = try store.household("Other")
+        func check(_ expected: Int, _ note: Comment) throws {
+            let listed = try store.names(home, ItemQuery(filter: ItemFilter(highValue: true))).count
+            #expect(try store.database.summary(home.id).highValueCount == expected, note)
+            #expect(listed == expected, note)
+            #expect(try store.database.countItems(home.id, search: "", filter: ItemFilter(highValue: true)) == (expected, true), note)
+        }
+        try check(0, "empty")
+        let tv = try store.item(home, "TV", price: "1200")
+        let chair = try store.item(home, "Chair", price: "300", quantity: 2)
+        try store.item(home, "Lamp", price: "1000")  // not above 1000
+        try store.item(other, "Other's piano", price: "9000")
+        try check(1, "inserted")
+        var draft = ItemDraft(name: "Chair", purchasePrice: try Money.parse("300", currency: .usd), currency: .usd)
+        draft.quantity = 4
+        _ = try store.database.updateItem(home.id, chair.id, draft, now: store.now)
+        try check(2, "quantity raised above the threshold")
+        _ = try store.database.updateItem(home.id, tv.id, ItemDraft(name: "TV", purchasePrice: try Money.parse("1200", currency: .eur), currency: .eur),
+                                          now: store.now)
+        try check(1, "currency changed away from the threshold's")
+        let household = try store.database.household(home.id)
+        _ = try store.database.updateHousehold(home.id, name: household.name, currency: .usd, highValueThreshold: try Money.parse("999", currency: .usd))
+        try check(2, "threshold lowered: the lamp now counts")
+        _ = try store.database.updateHousehold(home.id, name: household.name, currency: .eur, highValueThreshold: try Money.parse("1000", currency: .eur))
+        try check(1, "household currency changed: only the TV in euros counts")
+        try store.database.deleteItem(home.id, tv.id)
+        try check(0, "deleted")
+        #expect(try store.database.summary(other.id).highValueCount == 1)
+    }
+
     @Test(arguments: ItemSort.allCases)
     func keysetPagesCoverEveryItemOnceInOrder(_ sort: ItemSort) throws {
         let store = try TestStore()
