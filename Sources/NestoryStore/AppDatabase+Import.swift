@@ -66,7 +66,7 @@ extension AppDatabase {
                 }
                 let item = Item(householdID: householdID, draft: draft, createdAt: now)
                 let seq = try Self.insertItem(db, item)
-                try Self.reindex(db, seq: seq)
+                try Self.reindex(db, seq: seq, new: true)
                 summary.items += 1
             }
             return summary

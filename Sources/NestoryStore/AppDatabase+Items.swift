@@ -47,7 +47,7 @@ extension AppDatabase {
             try Self.checkPlaces(db, householdID, draft)
             let item = Item(householdID: householdID, draft: draft, createdAt: now)
             let seq = try Self.insertItem(db, item)
-            try Self.reindex(db, seq: seq)
+            try Self.reindex(db, seq: seq, new: true)
             return item
         }
     }
@@ -132,7 +132,7 @@ extension AppDatabase {
                 for receipt in new.receipts {
                     try Self.insertReceipt(db, ReceiptID(), householdID, itemSeq: seq, receipt.attachment, receipt.fields, now: new.createdAt)
                 }
-                try Self.reindex(db, seq: seq)
+                try Self.reindex(db, seq: seq, new: true)
             }
         }
     }
@@ -344,9 +344,10 @@ extension AppDatabase {
             nestory_fold((SELECT group_concat(COALESCE(vendor, '') || ' ' || COALESCE(raw_text, ''), ' ') FROM receipt WHERE item_seq = item.seq))
         """
 
-    /// Rewrites an item's search row from its fields, tags and linked receipts' text.
-    static func reindex(_ db: Database, seq: Int64) throws {
-        try db.cachedStatement(sql: "DELETE FROM item_fts WHERE rowid = ?").execute(arguments: [seq])
+    /// Rewrites an item's search row from its fields, tags and linked receipts' text. A new item has no row to
+    /// remove (deleting an item deletes its row), which bulk writes save a lookup on.
+    static func reindex(_ db: Database, seq: Int64, new: Bool = false) throws {
+        if !new { try db.cachedStatement(sql: "DELETE FROM item_fts WHERE rowid = ?").execute(arguments: [seq]) }
         try db.cachedStatement(sql: """
             INSERT INTO item_fts (rowid, name, brand, model, serial, notes, tags, receipts)
             SELECT \(Self.indexedColumns) FROM item WHERE seq = ?

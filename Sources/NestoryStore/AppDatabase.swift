@@ -45,6 +45,10 @@ public final class AppDatabase: Sendable {
             // statement) and sorts' scratch space stay in memory: on disk they cost a temporary file's
             // pwrite calls for every item a bulk write inserts.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The writer's page cache (SQLite's default is 2 MB): a bulk write touches pages of every index of
+            // `item` and of the search index; with 2 MB they were read and spilled again for each batch. It
+            // fills only while such writes run; readers keep the default.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
             db.add(function: Self.searchFold)
         }
         // Opening (which may switch a new file to WAL) and migrating happen one process at a time:
