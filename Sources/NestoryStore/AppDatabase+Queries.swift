@@ -7,44 +7,98 @@ extension AppDatabase {
 
     /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
-        try read { db in try Self.items(db, householdID, query, searchPlanLimit: Self.searchPlanProbe) }
+        try read { db in try Self.items(db, householdID, query) }
     }
 
     /// One page and how many items match in all (for "124 items"), at most `cap`, read together.
-    /// The count also tells the page's query how to find a search's matches, so a search is not
-    /// counted twice.
     public func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int = 1000) throws
         -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) {
         try read { db in
             let matching = try Self.countItems(db, householdID, search: query.search, filter: query.filter, cap: cap)
-            let drive: ItemListSQL.Plan = matching.exact ? .searchFirst : .sortOrderFirst
-            return (try Self.items(db, householdID, query, plan: drive), matching)
+            return (try Self.items(db, householdID, query), matching)
         }
     }
 
-    /// Searches with at most this many matches are listed from the search's matches (probed with a
-    /// count that stops here); more matches are found by walking the sort order's index instead.
-    static let searchPlanProbe = 300
+    /// Searches whose words match at most this many items in the whole index are listed from the index's
+    /// matches (each looked up, about 0.6 µs a match at a million items); more are found by walking the sort order.
+    static let searchFirstLimit = 20_000
+    /// How many items of the sort order a search walks, testing each, before it lists from the index's matches
+    /// instead (about 3 µs an item): it finds a page when matches are common, and gives up quickly when they
+    /// are common overall but rare where the walk starts (a word used by one kind of item, in name order).
+    static let walkBudget = 3_000
 
-    /// Test hook: `searchPlanLimit` 0 always walks the sort order, `Int.max` always starts from the
-    /// search; the results are the same either way.
-    func items(_ householdID: HouseholdID, _ query: ItemQuery, searchPlanLimit: Int) throws -> Page<ItemListing> {
-        try read { db in try Self.items(db, householdID, query, searchPlanLimit: searchPlanLimit) }
+    /// Test hook: one plan forced; every plan gives the same pages.
+    func items(_ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan) throws -> Page<ItemListing> {
+        try read { db in try Self.items(db, householdID, query, plan: plan, log: nil) }
     }
 
-    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, searchPlanLimit: Int) throws -> Page<ItemListing> {
-        var plan = ItemListSQL.Plan.sortOrderFirst
-        if SearchText.ftsQuery(query.search) != nil, searchPlanLimit > 0 {
-            let probe = searchPlanLimit == Int.max
-                ? (count: 0, exact: true)
-                : try countItems(db, householdID, search: query.search, filter: query.filter, cap: searchPlanLimit)
-            if probe.exact { plan = .searchFirst }
+    /// The statements `items` runs for a query, in order, with their arguments (it runs them to find out): for
+    /// benchmarks that time the same SQL bare beside the facade.
+    package func listStatements(_ householdID: HouseholdID, _ query: ItemQuery) throws -> [(sql: String, arguments: StatementArguments)] {
+        let log = StatementLog()
+        _ = try read { db in try Self.items(db, householdID, query, plan: try Self.plan(db, query, log: log), log: log) }
+        return log.statements
+    }
+
+    /// What a list ran, when someone asks.
+    final class StatementLog {
+        var statements: [(sql: String, arguments: StatementArguments)] = []
+    }
+
+    static let probeSQL = "SELECT count(*) FROM (SELECT 1 FROM item_fts WHERE item_fts MATCH ? LIMIT ?)"
+    static let decidableSQL = "SELECT nestory_matches(?, '', '', '', '', '', '', '')"
+
+    /// The plan for a query: the index counts the search's matches (stopping past `searchFirstLimit`, so a
+    /// common word costs no more than a rare one); few are listed from the index, many by a bounded walk.
+    static func plan(_ db: Database, _ query: ItemQuery, log: StatementLog? = nil) throws -> ItemListSQL.Plan {
+        guard let match = SearchText.ftsQuery(query.search) else { return .sortOrderFirst }
+        let arguments: StatementArguments = [match, searchFirstLimit + 1]
+        log?.statements.append((probeSQL, arguments))
+        let matches = try Int.fetchOne(db.cachedStatement(sql: probeSQL), arguments: arguments) ?? 0
+        return matches <= searchFirstLimit ? .searchFirst : .walkThenSearch(budget: walkBudget)
+    }
+
+    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
+        try items(db, householdID, query, plan: try plan(db, query), log: nil)
+    }
+
+    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan,
+                              log: StatementLog?) throws -> Page<ItemListing> {
+        if case .walkThenSearch(let budget) = plan {
+            // The walk decides only searches whose every word has a token (nearly all). It answers when it found
+            // more than a page (so the next page is known to exist) or walked every item the filters leave; else
+            // the index's matches are listed.
+            log?.statements.append((decidableSQL, [query.search]))
+            let decidable = try DatabaseValue.fetchOne(db.cachedStatement(sql: decidableSQL), arguments: [query.search])?.isNull == false
+            if decidable {
+                let walked = try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: plan),
+                                           checkOrder: true, log: log)
+                guard let page = walked else {
+                    return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: .searchFirst), log: log)
+                }
+                if page.nextCursor != nil { return page }
+                let rest = try ItemListSQL(householdID: householdID, query: ItemQuery(filter: query.filter, sort: query.sort, after: query.after),
+                                           plan: .sortOrderFirst)
+                let countSQL = "SELECT COUNT(*) FROM (SELECT 1 FROM item WHERE \(rest.pageWhereClause) LIMIT \(budget))"
+                log?.statements.append((countSQL, rest.arguments))
+                let candidates = try Int.fetchOne(db, sql: countSQL, arguments: rest.arguments) ?? 0
+                if candidates < budget { return page }
+            }
+            return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: .searchFirst), log: log)
         }
-        return try items(db, householdID, query, plan: plan)
+        return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: plan), log: log)
     }
 
-    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan) throws -> Page<ItemListing> {
-        let sql = try ItemListSQL(householdID: householdID, query: query, plan: plan)
+    /// One page from `sql`, reading a page and one row at most. `ordered`: the rows come in the sort's order without
+    /// an ORDER BY of the statement's own (the walk); nil when a row came out of order (then nothing is trusted).
+    private static func fetchPage(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, sql: ItemListSQL,
+                                  log: StatementLog?) throws -> Page<ItemListing> {
+        try fetchPage(db, householdID, query, sql: sql, checkOrder: false, log: log)!
+    }
+
+    private static func fetchPage(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, sql: ItemListSQL, checkOrder: Bool,
+                                  log: StatementLog?) throws -> Page<ItemListing>? {
+        log?.statements.append((sql.text, sql.arguments))
         // The usual shapes (no search words or tag, the pages' and the API's page sizes) stay
         // prepared: at most a few hundred statements per connection. The LIMIT stays literal, as
         // the planner is tuned with it.
@@ -58,7 +112,12 @@ extension AppDatabase {
         listings.reserveCapacity(query.limit)
         var lastCursor: PageCursor?
         var hasMore = false
+        var previous: Row?
         while let row = try rows.next() {
+            if checkOrder {
+                if let previous, !ItemListSQL.inOrder(previous, row, sort: query.sort) { return nil }
+                previous = row.copy()
+            }
             guard listings.count < query.limit else {
                 hasMore = true
                 break
@@ -71,12 +130,6 @@ extension AppDatabase {
         }
         let next = hasMore ? lastCursor : nil
         return Page(elements: listings, nextCursor: next)
-    }
-
-    /// The SQL and arguments `items` runs for a query, so benchmarks can time the bare query beside it.
-    package func rawListSQL(_ householdID: HouseholdID, _ query: ItemQuery) throws -> (sql: String, arguments: StatementArguments) {
-        let sql = try ItemListSQL(householdID: householdID, query: query, plan: .sortOrderFirst)
-        return (sql.text, sql.arguments)
     }
 
     /// How many items match a search and filters (for "124 items"), at most `cap`: the counters
@@ -198,7 +251,7 @@ extension AppDatabase {
 /// The SQL of one inventory page: the household first, then filters, search, the cursor and order.
 struct ItemListSQL {
     /// How SQLite finds a page's rows; both give the same rows in the same order.
-    enum Plan {
+    enum Plan: Equatable {
         /// Walk the household's index in the requested order, testing each item, until the page
         /// is full: quick when many items match, a walk through the whole household when few do.
         case sortOrderFirst
@@ -206,12 +259,19 @@ struct ItemListSQL {
         /// filters, sort them and read the columns of the page's rows only: quick when few match.
         /// Without search words this is `sortOrderFirst`.
         case searchFirst
+        /// Walk at most `budget` items of the household's index in the requested order (after the filters and
+        /// the cursor), keeping those whose indexed text `nestory_matches` the search: quick when many match
+        /// where the walk starts. When it finds less than a page and more items were left, the list is made by
+        /// `searchFirst` (`AppDatabase.items` decides).
+        case walkThenSearch(budget: Int)
     }
 
     /// The FROM clause `whereClause` is written for.
     var from: String
     var whereClause: String
     var whereArguments: StatementArguments
+    /// Every condition of the page (the household, filters, search unless walked, the cursor), for `FROM item`.
+    var pageWhereClause: String
     var text: String
     var arguments: StatementArguments
 
@@ -249,7 +309,9 @@ struct ItemListSQL {
         }
         let match = SearchText.ftsQuery(query.search)
         let searchFirst = plan == .searchFirst && match != nil
-        if let match {
+        var walkBudget: Int?
+        if case .walkThenSearch(let budget) = plan, match != nil { walkBudget = budget }
+        if let match, walkBudget == nil {
             conditions.append(searchFirst ? "item_fts MATCH ?" : "item.seq IN (SELECT rowid FROM item_fts WHERE item_fts MATCH ?)")
             args.append(match)
         }
@@ -269,7 +331,27 @@ struct ItemListSQL {
             conditions.append(clause)
             args.append(contentsOf: cursorArgs)
         }
-        if searchFirst {
+        pageWhereClause = conditions.joined(separator: " AND ")
+        if let walkBudget {
+            // The walk reads keys from the sort order's index; each item's indexed text is read by its rowid
+            // from the search index's copy and tested; columns and photos are read for the page's rows only.
+            // No ORDER BY outside: rows come in the walk's order (the join order is fixed), so the caller stops
+            // reading after a page and one, and checks that order as it reads (`inOrder`).
+            text = """
+                SELECT \(ItemColumns.select), b.sha256, b.content_type, b.byte_count
+                FROM (SELECT item.seq AS seq FROM item
+                      WHERE \(conditions.joined(separator: " AND "))
+                      ORDER BY \(order)
+                      LIMIT \(walkBudget)) AS walk
+                CROSS JOIN item_fts ON item_fts.rowid = walk.seq
+                CROSS JOIN item ON item.seq = walk.seq
+                LEFT JOIN item_photo p ON p.item_seq = item.seq AND p.is_primary = 1
+                LEFT JOIN blob b ON b.sha256 = p.sha256
+                WHERE nestory_matches(?, item_fts.name, item_fts.brand, item_fts.model, item_fts.serial, item_fts.notes,
+                                      item_fts.tags, item_fts.receipts)
+                """
+            args.append(query.search)
+        } else if searchFirst {
             // The matches are sorted by their keys alone; columns, tags and photos are read for
             // the page's rows only.
             text = """
@@ -297,6 +379,23 @@ struct ItemListSQL {
         arguments = StatementArguments(args)
     }
 
+    /// Whether `next` comes after `previous` in the sort's order (sort key, then sequence number).
+    static func inOrder(_ previous: Row, _ next: Row, sort: ItemSort) -> Bool {
+        let previousSeq: Int64 = previous[ItemColumns.seq], nextSeq: Int64 = next[ItemColumns.seq]
+        switch sort {
+        case .name:
+            let a: String = previous[ItemColumns.nameKey], b: String = next[ItemColumns.nameKey]
+            // The index orders by SQLite's BINARY collation: bytes.
+            return a.utf8.lexicographicallyPrecedes(b.utf8) || (a.utf8.elementsEqual(b.utf8) && previousSeq < nextSeq)
+        case .value:
+            let a: Int64 = previous[ItemColumns.valueMinor], b: Int64 = next[ItemColumns.valueMinor]
+            return a > b || (a == b && previousSeq > nextSeq)
+        case .newest:
+            let a: Int64 = previous[ItemColumns.createdAt], b: Int64 = next[ItemColumns.createdAt]
+            return a > b || (a == b && previousSeq > nextSeq)
+        }
+    }
+
     /// The cursor names the sort and the last row's sort key and sequence number.
     static func cursor(after row: Row, sort: ItemSort) -> PageCursor {
         let seq: Int64 = row[ItemColumns.seq]
@@ -304,7 +403,7 @@ struct ItemListSQL {
         switch sort {
         case .name: key = Data((row[ItemColumns.nameKey] as String).utf8).base64EncodedString()
         case .value: key = String(row[ItemColumns.valueMinor] as Int64)
-        case .newest: key = String(row[18] as Int64)
+        case .newest: key = String(row[ItemColumns.createdAt] as Int64)
         }
         return PageCursor(rawValue: "\(sort.rawValue).\(key).\(seq)")
     }

@@ -50,6 +50,7 @@ public final class AppDatabase: Sendable {
             // fills only while such writes run; readers keep the default.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
             db.add(function: Self.searchFold)
+            db.add(function: try SearchMatcher(db).function())
         }
         // Opening (which may switch a new file to WAL) and migrating happen one process at a time:
         // a file lock beside the database, held across processes. A second process waits, then finds
@@ -155,6 +156,18 @@ public final class AppDatabase: Sendable {
     /// Runs raw SQL read-only: for benchmarks that compare the facade with the query it runs.
     package func unsafeRawRead<T>(_ body: (Database) throws -> T) throws -> T {
         try read(body)
+    }
+
+    /// A connection of its own on the same file, read-only, with the functions the facade's SQL calls: for
+    /// benchmarks that prepare the facade's statements once and run them bare.
+    package func rawConnection() throws -> DatabaseQueue {
+        var config = Configuration()
+        config.readonly = true
+        config.prepareDatabase { db in
+            db.add(function: Self.searchFold)
+            db.add(function: try SearchMatcher(db).function())
+        }
+        return try DatabaseQueue(path: folder.databaseURL.path, configuration: config)
     }
 
     /// Frees the connections (the file stays).

@@ -14,7 +14,7 @@ enum ItemColumns {
         """
 
     // Positions in `select`.
-    static let seq = 0, photoCount = 20, receiptCount = 21, nameKey = 22, valueMinor = 23, tags = 24
+    static let seq = 0, createdAt = 18, photoCount = 20, receiptCount = 21, nameKey = 22, valueMinor = 23, tags = 24
     /// The first column after these (for queries that select more).
     static let count = 25
 
@@ -32,6 +32,6 @@ enum ItemColumns {
             warrantyExpiry: (row[16] as String?).flatMap { try? CalendarDate(iso: $0) },
             tags: tagText.map { $0.split(separator: "\u{1F}").map(String.init) } ?? [], notes: row[17], quantity: row[9])
         return Item(id: ItemID(string: row[1])!, householdID: householdID, draft: draft,
-                    createdAt: Date(millis: row[18]), updatedAt: Date(millis: row[19]))
+                    createdAt: Date(millis: row[createdAt]), updatedAt: Date(millis: row[19]))
     }
 }

@@ -27,7 +27,30 @@ enum Migrations {
         migrator.registerMigration("2026-11-26-valuation-intake", migrate: valuationIntake)
         migrator.registerMigration("2026-11-26-app-lock", migrate: appLock)
         migrator.registerMigration("2026-11-27-high-value-counter", migrate: highValueCounter)
+        migrator.registerMigration("2026-11-27-search-prefixes", migrate: searchPrefixes)
         return migrator
+    }
+
+    /// The search index also indexes every word's first letter and first two letters (FTS5 `prefix='1 2'`), so the
+    /// first keystrokes of a search are terms of their own: at a million items, counting the matches of "s" merged
+    /// the lists of every word starting with s first (85 ms). The index is made again with the same text, tokenizer
+    /// and rowids (an upgrade at a million items spends about a minute here, once).
+    private static func searchPrefixes(_ db: Database) throws {
+        try db.execute(sql: """
+            DROP TRIGGER item_fts_delete;
+            CREATE VIRTUAL TABLE item_fts_prefixed USING fts5(
+                name, brand, model, serial, notes, tags, receipts,
+                tokenize = 'porter unicode61 remove_diacritics 2',
+                prefix = '1 2'
+            );
+            INSERT INTO item_fts_prefixed (rowid, name, brand, model, serial, notes, tags, receipts)
+                SELECT rowid, name, brand, model, serial, notes, tags, receipts FROM item_fts;
+            DROP TABLE item_fts;
+            ALTER TABLE item_fts_prefixed RENAME TO item_fts;
+            CREATE TRIGGER item_fts_delete AFTER DELETE ON item BEGIN
+                DELETE FROM item_fts WHERE rowid = OLD.seq;
+            END;
+            """)
     }
 
     /// The summary's high-value count kept by triggers like the other counters (at a million items counting it

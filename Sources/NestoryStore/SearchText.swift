@@ -9,6 +9,13 @@ import NestoryDomain
 enum SearchText {
     /// Nil when the text has no searchable word (empty, or only punctuation): no search filter.
     static func ftsQuery(_ text: String) -> String? {
+        guard let words = words(text) else { return nil }
+        let quoted = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        return quoted.dropLast().joined(separator: " ") + (quoted.count > 1 ? " " : "") + quoted.last! + "*"
+    }
+
+    /// The words searched for (letters folded as the index folds them), at most 16; nil when there are none.
+    static func words(_ text: String) -> [String]? {
         // Control characters (NUL, escapes, bidi and zero-width marks) separate words like spaces: FTS5
         // would stop reading a query at a NUL, and nobody means to search for them.
         let words = Text.searchFold(text).split(whereSeparator: { character in
@@ -17,8 +24,6 @@ enum SearchText {
             .map(String.init)
             .filter { word in word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
             .prefix(16)
-        guard !words.isEmpty else { return nil }
-        let quoted = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-        return quoted.dropLast().joined(separator: " ") + (quoted.count > 1 ? " " : "") + quoted.last! + "*"
+        return words.isEmpty ? nil : Array(words)
     }
 }

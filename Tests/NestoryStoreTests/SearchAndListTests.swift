@@ -209,26 +209,30 @@ import Testing
         for i in 0..<61 {
             let price: String? = i % 7 == 0 ? nil : "\((i * 37) % 11 * 100)"
             try store.item(home, ["Sony TV", "sony tv", "Lamp", "Sony radio", "Émile's Sony"][i % 5] + (i % 3 == 0 ? "" : " \(i % 4)"),
-                           price: price, brand: i % 4 == 0 ? "Sony" : nil, tags: i % 6 == 0 ? ["gift"] : [],
-                           room: i % 2 == 0 ? "Office" : nil, createdOffset: Double(i / 3))
+                           price: price, brand: i % 4 == 0 ? "Sony" : nil,
+                           notes: ["Running shoes, WH-1000XM4 case", "samples of Samsung's \"Søren\" line", nil, "ran runs running"][i % 4],
+                           tags: i % 6 == 0 ? ["gift"] : [], room: i % 2 == 0 ? "Office" : nil, createdOffset: Double(i / 3))
             if i % 3 == 0 { try store.item(other, "Sony \(i)") }
         }
         let office = try store.database.rooms(home.id).first { $0.name == "Office" }!.id
-        for search in ["sony", "so", "sony tv", "lamp", "emile", "nothing here"] {
+        let searches = ["sony", "so", "s", "sony tv", "lamp", "emile", "émi", "nothing here", "wh-1000", "1000xm", "run", "runn", "sams",
+                        "samsung", "soren", "\"søren\"", "tv 2", "sony 3", "running shoe"]
+        for search in searches {
             for filter in [ItemFilter(), ItemFilter(needsValue: true), ItemFilter(roomID: office, tag: "gift"), ItemFilter(highValue: true)] {
                 var pages: [[String]] = []
-                for limit in [0, Int.max] {
+                let plans: [ItemListSQL.Plan] = [.sortOrderFirst, .searchFirst, .walkThenSearch(budget: 3), .walkThenSearch(budget: 1000)]
+                for plan in plans {
                     var query = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
                     var names: [String] = []
                     while true {
-                        let page = try store.database.items(home.id, query, searchPlanLimit: limit)
+                        let page = try store.database.items(home.id, query, plan: plan)
                         names += page.elements.map { "\($0.item.id) \($0.item.name)" }
                         guard let next = page.nextCursor else { break }
                         query.after = next
                     }
                     pages.append(names)
                 }
-                #expect(pages[0] == pages[1], "\(search) \(filter)")
+                for (plan, names) in zip(plans, pages).dropFirst() { #expect(names == pages[0], "\(search) \(filter) \(plan)") }
                 let first = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
                 for cap in [3, 1000] {
                     let together = try store.database.itemsAndCount(home.id, first, cap: cap)
