@@ -4,8 +4,9 @@ import NestoryStore
 
 /// Writes a generated household into a database.
 public enum DemoSeeder {
-    /// Creates a household named `name` with `count` items; returns it. Inserts in batches, each its
-    /// own transaction, so memory stays flat for any count. `progress` gets the items written so far.
+    /// Creates a household named `name` with `count` items; returns it. The items go in one transaction
+    /// (all or nothing), generated batch by batch so memory stays flat for any count. `progress` gets the
+    /// items written so far.
     public static func seed(_ database: AppDatabase, name: String = "Demo Household", currency: CurrencyCode = .usd,
                             count: Int, seed: UInt64, now: Date, batchSize: Int = 5000,
                             progress: (Int) -> Void = { _ in }) throws -> Household {
@@ -21,7 +22,12 @@ public enum DemoSeeder {
             try database.storeAttachment(DemoImages.receipt(variant: $0), contentType: "image/png", now: now)
         }
         var written = 0
-        while written < count {
+        var batches = 0
+        try database.insertItemsInBulk(household.id, count: count, today: today) { () -> [NewItem]? in
+            // The previous batch is written: report it.
+            if batches > 0 { progress(written) }
+            guard written < count else { return nil }
+            batches += 1
             let upper = min(count, written + batchSize)
             let batch = generator.items(written..<upper).enumerated().map { offset, demo in
                 NewItem(
@@ -33,9 +39,8 @@ public enum DemoSeeder {
                                                              rawText: $0.rawText, confidence: 0.9))]
                     } ?? [])
             }
-            try database.insertItems(household.id, batch, today: today)
             written = upper
-            progress(written)
+            return batch
         }
         return household
     }

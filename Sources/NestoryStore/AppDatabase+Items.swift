@@ -106,35 +106,88 @@ extension AppDatabase {
     /// Inserts many items in one transaction (demo data, imports): all or nothing.
     /// Drafts are validated; photos must already be stored (see `storeAttachment`).
     public func insertItems(_ householdID: HouseholdID, _ items: [NewItem], today: CalendarDate) throws {
-        let validated = try items.map { new -> NewItem in
-            var copy = new
-            copy.draft = try new.draft.validated(today: today)
-            return copy
+        var pending: [NewItem]? = items
+        try insertItemsInBulk(householdID, count: items.count, today: today) {
+            defer { pending = nil }
+            return pending
         }
-        try write { db in
+    }
+
+    /// Inserts the items `next` gives, batch after batch until it gives nil, in one transaction: all or nothing,
+    /// and only one batch in memory at a time. `count`, how many are coming, decides how: when they are at least
+    /// as many as the server holds already (a demo household, a first import or restore of a large inventory),
+    /// the item table's secondary indexes are dropped for the load and built again at the end, each sorted once:
+    /// inserted one by one, every batch rewrote pages of each of them at random places (at a million items about
+    /// nine pages per item). Readers see the indexes throughout (they read the last commit); the index definitions
+    /// are taken from the schema itself, so they come back exactly as they were.
+    public func insertItemsInBulk(_ householdID: HouseholdID, count: Int, today: CalendarDate, next: () throws -> [NewItem]?) throws {
+        try insertItemsInBulk(householdID, count: count, today: today, rebuildMinimum: Self.bulkRebuildMinimum, next: next)
+    }
+
+    /// `rebuildMinimum`: a test hook.
+    func insertItemsInBulk(_ householdID: HouseholdID, count: Int, today: CalendarDate, rebuildMinimum: Int,
+                           next: () throws -> [NewItem]?) throws {
+        let held = try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0 }
+        let rebuild = count >= rebuildMinimum && count >= held
+        func load(_ db: Database) throws {
             _ = try Self.fetchHousehold(db, householdID)
+            let indexes = rebuild
+                ? try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL")
+                    .map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+                : []
+            for index in indexes { try db.execute(sql: "DROP INDEX \(index.name)") }
             var placeCheck = Set<String>()
-            for new in validated {
-                let key = "\(new.draft.roomID?.description ?? "")|\(new.draft.categoryID?.description ?? "")"
-                if placeCheck.insert(key).inserted { try Self.checkPlaces(db, householdID, new.draft) }
-                let item = Item(id: new.id, householdID: householdID, draft: new.draft, createdAt: new.createdAt)
-                let seq = try Self.insertItem(db, item)
-                for (position, attachment) in new.photos.enumerated() {
-                    guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM blob WHERE sha256 = ?"), arguments: [attachment.sha256]) == true else {
-                        throw StoreError.attachmentMissing(sha256: attachment.sha256)
-                    }
-                    try db.cachedStatement(sql: """
-                        INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """).execute(arguments: [PhotoID().description, householdID.description, seq, attachment.sha256,
-                                         position == 0, position, new.createdAt.millis])
+            while let batch = try next() {
+                for new in batch {
+                    var new = new
+                    new.draft = try new.draft.validated(today: today)
+                    try Self.insertNew(db, householdID, new, placeCheck: &placeCheck)
                 }
-                for receipt in new.receipts {
-                    try Self.insertReceipt(db, ReceiptID(), householdID, itemSeq: seq, receipt.attachment, receipt.fields, now: new.createdAt)
-                }
-                try Self.reindex(db, seq: seq, new: true)
             }
+            for index in indexes { try db.execute(sql: index.sql) }
         }
+        guard rebuild else { return try write(load) }
+        do {
+            // Building an index sorts every item; with temporary files in memory that sort would hold them all
+            // (300 MB at a million items), so this write keeps its scratch space on disk, and a 16 MB page cache
+            // (SQLite sorts in memory up to the cache's size, then merges runs from disk). Without the indexes
+            // each insert touches few pages (the new rows go at the ends of the table and the search index), and
+            // its statement journal stays under the 64 KB SQLite keeps in memory.
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384")
+                defer { try? db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(Self.writerCacheSize)") }
+                try db.inTransaction {
+                    try load(db)
+                    return .commit
+                }
+            }
+        } catch {
+            throw StoreError.translate(error, path: folder.path)
+        }
+    }
+
+    /// Below this many items a bulk write keeps the indexes (building them again costs a pass over every item).
+    static let bulkRebuildMinimum = 50_000
+
+    private static func insertNew(_ db: Database, _ householdID: HouseholdID, _ new: NewItem, placeCheck: inout Set<String>) throws {
+        let key = "\(new.draft.roomID?.description ?? "")|\(new.draft.categoryID?.description ?? "")"
+        if placeCheck.insert(key).inserted { try Self.checkPlaces(db, householdID, new.draft) }
+        let item = Item(id: new.id, householdID: householdID, draft: new.draft, createdAt: new.createdAt)
+        let seq = try Self.insertItem(db, item)
+        for (position, attachment) in new.photos.enumerated() {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM blob WHERE sha256 = ?"), arguments: [attachment.sha256]) == true else {
+                throw StoreError.attachmentMissing(sha256: attachment.sha256)
+            }
+            try db.cachedStatement(sql: """
+                INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [PhotoID().description, householdID.description, seq, attachment.sha256,
+                                 position == 0, position, new.createdAt.millis])
+        }
+        for receipt in new.receipts {
+            try Self.insertReceipt(db, ReceiptID(), householdID, itemSeq: seq, receipt.attachment, receipt.fields, now: new.createdAt)
+        }
+        try Self.reindex(db, seq: seq, new: true)
     }
 
     // MARK: - Photos

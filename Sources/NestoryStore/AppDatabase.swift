@@ -48,7 +48,7 @@ public final class AppDatabase: Sendable {
             // The writer's page cache (SQLite's default is 2 MB): a bulk write touches pages of every index of
             // `item` and of the search index; with 2 MB they were read and spilled again for each batch. It
             // fills only while such writes run; readers keep the default.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = \(Self.writerCacheSize)") }
             db.add(function: Self.searchFold)
             db.add(function: try SearchMatcher(db).function())
         }
@@ -67,6 +67,9 @@ public final class AppDatabase: Sendable {
             throw StoreError.translate(error, path: folder.path)
         }
     }
+
+    /// The writer's page cache: 64 MB (negative: in KiB).
+    static let writerCacheSize = -65536
 
     private init(writer: DatabasePool, folder: DataFolder) {
         self.writer = writer

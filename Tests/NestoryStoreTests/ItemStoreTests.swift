@@ -211,3 +211,56 @@ import Testing
         #expect(Dictionary(uniqueKeysWithValues: slices.map { ("\($0.categoryID?.description ?? "-")|\($0.value.currency)", $0.value.minorUnits) }) == byCategory)
     }
 }
+
+/// A bulk write at least as large as what the server holds drops the item table's indexes for the load and builds
+/// them again: they must come back exactly as the schema had them, the items be found through them, and a failure
+/// half-way leave nothing written and the indexes in place.
+@Suite struct BulkWriteTests {
+    func indexes(_ database: AppDatabase) throws -> [String] {
+        try database.unsafeRawRead { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL ORDER BY name")
+        }
+    }
+
+    @Test func aLargeLoadRebuildsTheIndexesAsTheyWere() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let before = try indexes(store.database)
+        #expect(before.count >= 10)
+        var batches = 0
+        try store.database.insertItemsInBulk(home.id, count: 300, today: store.today, rebuildMinimum: 100) {
+            guard batches < 3 else { return nil }
+            batches += 1
+            return (0..<100).map { i in
+                NewItem(draft: ItemDraft(name: "Box \(batches)-\(i)", purchasePrice: try? Money.parse("\(i + 1)", currency: .usd), currency: .usd),
+                        createdAt: store.now)
+            }
+        }
+        #expect(try indexes(store.database) == before)
+        #expect(try store.database.summary(home.id).itemCount == 300)
+        #expect(try store.database.items(home.id, ItemQuery(search: "box", sort: .value, limit: 3)).elements.map(\.item.name)
+                == ["Box 3-99", "Box 2-99", "Box 1-99"])
+        let plan = try store.database.unsafeRawRead { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT seq FROM item WHERE household_id = ? ORDER BY name_key, seq LIMIT 5",
+                             arguments: [home.id.description]).map { $0["detail"] as String }.joined()
+        }
+        #expect(plan.contains("item_by_name"), "\(plan)")
+    }
+
+    @Test func aFailureHalfWayLeavesNothingAndTheIndexes() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let before = try indexes(store.database)
+        var batches = 0
+        #expect(throws: (any Error).self) {
+            try store.database.insertItemsInBulk(home.id, count: 300, today: store.today, rebuildMinimum: 100) {
+                batches += 1
+                if batches == 3 { return [NewItem(draft: ItemDraft(name: "   ", currency: .usd), createdAt: store.now)] }  // no name: refused
+                return (0..<100).map { NewItem(draft: ItemDraft(name: "Box \($0)", currency: .usd), createdAt: store.now) }
+            }
+        }
+        #expect(try indexes(store.database) == before)
+        #expect(try store.database.summary(home.id).itemCount == 0)
+        #expect(try store.database.items(home.id, ItemQuery(search: "box")).elements.isEmpty)
+    }
+}
