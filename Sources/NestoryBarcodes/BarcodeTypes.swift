@@ -103,10 +103,18 @@ public struct DecodedBarcode: Sendable, Hashable {
     public let pass: String
     /// How many passes read exactly this code.
     public let agreeingPasses: Int
+    /// The passes that read exactly this code, in the order they ran (for measuring and debugging).
+    public let passes: [String]
     /// Where it was seen, when the decoder reports it.
     public let bounds: PixelBounds?
 
-    public init(format: BarcodeFormat, text: String, gtin: GTIN?, confidence: BarcodeConfidence, pass: String, agreeingPasses: Int, bounds: PixelBounds?) {
+    /// Whether the read is not sure enough to use without asking: a product code or Code 128 that only one decoder
+    /// read, with nothing independent (the other decoder, or the same one at another scale) reading the same digits.
+    /// The app shows it and asks the person to check the digits against the label.
+    public var isUncertain: Bool { confidence < .high }
+
+    public init(format: BarcodeFormat, text: String, gtin: GTIN?, confidence: BarcodeConfidence, pass: String, agreeingPasses: Int, passes: [String] = [], bounds: PixelBounds?) {
+        self.passes = passes.isEmpty ? [pass] : passes
         self.format = format
         self.text = text
         self.gtin = gtin
