@@ -135,9 +135,12 @@ extension DecodedBarcode {
         public let gtin: String?
         public let gtin13: String?
         public let confidence: String
+        /// True when the read is not sure (see ``DecodedBarcode/isUncertain``): ask the person to check the digits.
+        public let uncertain: Bool
         public let pass: String
 
         public init(_ code: DecodedBarcode) {
+            uncertain = code.isUncertain
             format = code.format.displayName
             text = code.text
             gtin = code.gtin?.key

@@ -240,9 +240,12 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         }
     }
 
-    /// The keys of the 1D reads both decoders have read already: the passes need not cross-check them again.
-    private static func crossChecked(_ pool: CandidatePool) -> Set<String> {
-        Set(pool.candidates.filter { $0.value.format != .qr && $0.value.isReadByBothDecoders }.keys)
+    /// The keys of the 1D reads each decoder has read already: a pass need not ask the other decoder about a read
+    /// it has already made.
+    private static func crossChecked(_ pool: CandidatePool) -> (byZXing: Set<String>, byZBar: Set<String>) {
+        let linear = pool.candidates.filter { $0.value.format != .qr }
+        return (Set(linear.filter { $0.value.passes.contains(where: \.usesZXing) }.keys),
+                Set(linear.filter { $0.value.passes.contains { !$0.usesZXing } }.keys))
     }
 
     /// The passes after the first two, shared by the threads that run them.
@@ -286,7 +289,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 
     /// Runs one pass over the picture (over its working copy for the passes after the first); nil when the pass
     /// does not apply to this picture.
-    private func run(_ pass: Pass, on picture: Picture, crossChecked: Set<String> = []) -> PassOutcome? {
+    private func run(_ pass: Pass, on picture: Picture, crossChecked: (byZXing: Set<String>, byZBar: Set<String>) = ([], [])) -> PassOutcome? {
         let working = pass != .original && !pass.usesZXing ? picture.working : nil
         let source = working ?? picture.base
         guard let step = prepare(source, pass, doubled: { picture.doubled }) else { return nil }
@@ -305,7 +308,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // here: zbar's passes all read the whole picture after it.
         var checks: [(symbol: RawSymbol, points: [(x: Int, y: Int)])] = []
         if options.agreement != .anyTwoPasses, pass != .zxing {
-            var seen = crossChecked
+            var seen = pass.usesZXing ? crossChecked.byZBar : crossChecked.byZXing
             for symbol in symbols where symbol.format != .qr {
                 guard let key = CandidatePool.key(symbol), seen.insert(key).inserted, let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
                 let crop = step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
