@@ -284,7 +284,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     fileprivate struct PassOutcome: Sendable {
         var reads: [(symbol: RawSymbol, points: [(x: Int, y: Int)])]
         /// The other decoder's reads where this pass read a 1D code (``Pass/zxingCrossCheck``, ``Pass/zbarCrossCheck``).
-        var crossChecks: [(symbol: RawSymbol, points: [(x: Int, y: Int)])] = []
+        var crossChecks: [(symbol: RawSymbol, points: [(x: Int, y: Int)], pass: BarcodeReader.Pass)] = []
     }
 
     /// Runs one pass over the picture (over its working copy for the passes after the first); nil when the pass
@@ -306,36 +306,46 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let reads = symbols.map { (symbol: $0, points: toPicture($0.points)) }
         // The other decoder's word on each new 1D read, on the same pixels around it. zxing's first pass needs none
         // here: zbar's passes all read the whole picture after it.
-        var checks: [(symbol: RawSymbol, points: [(x: Int, y: Int)])] = []
+        var checks: [(symbol: RawSymbol, points: [(x: Int, y: Int)], pass: Pass)] = []
         if options.agreement != .anyTwoPasses, pass != .zxing {
             var seen = pass.usesZXing ? crossChecked.byZBar : crossChecked.byZXing
             for symbol in symbols where symbol.format != .qr {
                 guard let key = CandidatePool.key(symbol), seen.insert(key).inserted, let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
                 let crop = step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
-                for found in crossCheck(crop, readByZXing: pass.usesZXing) {
+                // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
+                // misread) would be a read of its own to confirm, and keep the passes going for nothing.
+                if let found = crossCheck(crop, key: key, format: symbol.format, after: pass) {
                     checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
                         (x: point.x / found.factor + area.x, y: point.y / found.factor + area.y)
-                    })))
+                    }), pass: found.pass))
                 }
             }
         }
         return PassOutcome(reads: reads, crossChecks: checks)
     }
 
-    /// The other decoder's reads of a crop around a 1D read, with the factor the crop was enlarged by: zxing (trying
-    /// harder: the crop may hold a turned code) for a zbar read; zbar on the crop as it is, doubled, and doubled then
-    /// binarized for a zxing read (stopping at the first that reads anything).
-    private func crossCheck(_ crop: GrayImage, readByZXing: Bool) -> [(symbol: RawSymbol, factor: Int)] {
-        guard readByZXing else {
-            return ZXingScanner.scan(crop, formats: options.formats, tryHarder: true, workerPath: options.zxingWorker).map { ($0, 1) }
+    /// A confirmation of the read `key` (made by `pass`) from the crop around it, with the factor the crop was
+    /// enlarged by and the pass it counts as. For a zbar read: zxing (trying harder: the crop may hold a turned code)
+    /// on the crop, then on the crop binarized; for the codes a second zbar scale confirms, zbar on the crop doubled
+    /// and binarized (what the upscaled-binarized pass sees there). For a zxing read: zbar on the crop as it is,
+    /// doubled, and doubled then binarized. Only the same digits count: whatever else a decoder makes of the crop
+    /// (part of a neighbour, a misread) would be a read of its own to confirm, and keep the passes going for nothing.
+    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
+        let same: (RawSymbol) -> Bool = { CandidatePool.key($0) == key }
+        if pass.usesZXing {
+            if let found = zbar().scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }
+            let doubled = crop.upscaled(by: 2)
+            if let found = zbar().scan(doubled).first(where: same) { return (found, 2, .zbarCrossCheck) }
+            return zbar().scan(doubled.locallyBinarized()).first(where: same).map { ($0, 2, .zbarCrossCheck) }
         }
-        let scanner = zbar()
-        let found = scanner.scan(crop)
-        if !found.isEmpty { return found.map { ($0, 1) } }
-        let doubled = crop.upscaled(by: 2)
-        let fromDoubled = zbar().scan(doubled)
-        if !fromDoubled.isEmpty { return fromDoubled.map { ($0, 2) } }
-        return zbar().scan(doubled.locallyBinarized()).map { ($0, 2) }
+        let zxing = { (image: GrayImage) in
+            ZXingScanner.scan(image, formats: self.options.formats, tryHarder: true, workerPath: self.options.zxingWorker).first(where: same)
+        }
+        if let found = zxing(crop) { return (found, 1, .zxingCrossCheck) }
+        let binarized = crop.locallyBinarized()
+        if let found = zxing(binarized) { return (found, 1, .zxingCrossCheck) }
+        guard pass.scale == 1, CandidatePool.Candidate.secondScaleConfirms(format), max(crop.width, crop.height) <= 1000 else { return nil }
+        return zbar().scan(crop.upscaled(by: 2).locallyBinarized()).first(where: same).map { ($0, 2, .upscaledBinarized) }
     }
 
     /// The part of `image` around a 1D read's points, with room for its quiet zones and its bars' height (zbar's
@@ -440,10 +450,13 @@ struct CandidatePool: Sendable {
                 // zbar at two scales, for the long codes only: the generated corpus's wrong reads that two zbar scales
                 // agreed on were all UPC-E (a blurred EAN-13 or UPC-E read as another UPC-E), whose six digits and
                 // parity pattern are little to check; zxing's own passes read the same pixels and never confirm it.
-                guard format == .ean13 || format == .upcA || format == .code128 else { return false }
+                guard Self.secondScaleConfirms(format) else { return false }
                 return Set(passes.filter { !$0.usesZXing }.map(\.scale)).count >= 2
             }
         }
+
+        /// Whether zbar at a second scale confirms a code of this format (see ``isConfirmed``).
+        static func secondScaleConfirms(_ format: BarcodeFormat) -> Bool { format == .ean13 || format == .upcA || format == .code128 }
 
         var bounds: PixelBounds? {
             guard minX <= maxX, minY <= maxY else { return nil }
@@ -505,7 +518,7 @@ struct CandidatePool: Sendable {
         guard let outcome else { return false }
         passesRun += 1
         for read in outcome.reads { add(read.symbol, pass: pass, points: read.points) }
-        for read in outcome.crossChecks { add(read.symbol, pass: pass.usesZXing ? .zbarCrossCheck : .zxingCrossCheck, points: read.points) }
+        for read in outcome.crossChecks { add(read.symbol, pass: read.pass, points: read.points) }
         // A read that is not yet sure keeps the passes going: a later one may confirm it (or contradict it).
         return stopWhenSure && isSettled(minimum: passesRun >= 2 && agreement == .anyTwoPasses ? .medium : .high)
     }

@@ -38,6 +38,8 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let runZbarimg = !flag("--no-zbarimg")
 let generated = flag("--manifest")
 let verbose = flag("--verbose")
+/// Every image's reads, with the passes that made them and the time (for finding where time goes).
+let trace = flag("--trace")
 let slowest = option("--slowest").flatMap(Int.init) ?? 0
 var options = BarcodeReader.Options()
 if flag("--all-passes") { options.stopWhenSure = false }
@@ -187,6 +189,10 @@ for (sample, data) in zip(samples, images) {
         ourCPUTimes.append(processCPUMilliseconds() - cpuStart)
         ourTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         best = results?.first { matches(sample, format: $0.format, text: $0.text) } ?? results?.first
+        if trace {
+            print(String(format: "trace %@ %.1f ms: ", sample.url.lastPathComponent, ourTimes.last ?? 0)
+                + (results ?? []).map { "\($0.format.rawValue) \($0.text.prefix(20)) [\($0.confidence.rawValue) \($0.passes.joined(separator: "+"))]" }.joined(separator: "; "))
+        }
         // Decoded and wrong count the sure reads; an uncertain one is shown to be checked (the old rule, any two
         // passes, reported its medium reads as they were: all count as sure there).
         let uncertain: (DecodedBarcode) -> Bool = { options.agreement != .anyTwoPasses && $0.isUncertain }
