@@ -65,11 +65,13 @@ public struct BarcodeRegion: Sendable, Hashable, Codable {
 
 /// How much to trust a read.
 public enum BarcodeConfidence: String, Sendable, Hashable, Codable, Comparable {
-    /// One pass saw the code once, with nothing to confirm it: show it, but let the person check it.
+    /// One pass saw the code once, with nothing to confirm it (the reader drops these by default).
     case low
-    /// A single pass read the code consistently on several scan lines.
+    /// One decoder read the code (on several scan lines, or in several passes), with nothing independent reading the
+    /// same digits, or another code was read at the same spot: uncertain, the person checks the digits.
     case medium
-    /// Error-corrected (QR), or read the same way by two or more passes.
+    /// Error-corrected (QR), or the same digits read by both decoders (zxing and zbar), or, for EAN-13, UPC-A and
+    /// Code 128, by zbar at two scales.
     case high
 
     private var rank: Int { self == .low ? 0 : self == .medium ? 1 : 2 }

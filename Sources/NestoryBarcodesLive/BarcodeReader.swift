@@ -8,11 +8,13 @@ import NestoryDomain
 ///
 /// The picture is read as it is first, by each decoder, then by further zbar passes that help blurred, tiny, noisy or unevenly lit
 /// photos (see ``Pass``); reads are pooled across passes. A product code must have a valid check digit. A 1D
-/// read is reported once it has survived at least one more pass with no contradicting read at the same spot;
-/// where passes disagree about one spot, the read more passes agree on wins (a tie reports neither, and the
-/// remaining passes run). QR codes carry their own error correction and need no second pass. zbar confirms
-/// zxing's 1D reads on the part of the picture around them first, and scans the whole picture only if that
-/// leaves anything unsettled. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
+/// read is sure (high confidence) once something independent has read the same digits (see ``Agreement``): the
+/// other decoder (each zbar read is put to zxing on the pixels around it, and zxing's to zbar), or for EAN-13, UPC-A
+/// and Code 128 zbar at a second scale; until then the passes go on, and a read nothing confirms is reported as
+/// uncertain (``DecodedBarcode/isUncertain``: the app asks the person to check the digits). Where passes disagree
+/// about one spot, the read more passes agree on wins (a tie reports neither), and it is sure only if both decoders
+/// read it. QR codes carry their own error correction and need no second pass. zbar confirms zxing's 1D reads on the
+/// part of the picture around them first, and scans the whole picture only if that leaves anything unsettled. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
 /// each result. Each pass has its own zbar scanner, so a call never depends on an earlier one. Safe to call
 /// from several threads at once.
 public final class BarcodeReader: BarcodeDecoding, Sendable {

@@ -205,7 +205,7 @@ for (sample, data) in zip(samples, images) {
     if let ms = ourTimes.last, data != nil { timed.append((ms, sample.url.lastPathComponent, outcome)) }
     if let best {
         passCounts[best.pass, default: 0] += 1
-        confidenceOutcomes["\(best.confidence.rawValue) \(outcome == .decoded ? "right" : "wrong")", default: 0] += 1
+        confidenceOutcomes["\(best.confidence.rawValue) \(outcome == .decoded || asked == .decoded ? "right" : "wrong")", default: 0] += 1
     }
     if verbose, outcome != .decoded || asked != nil {
         let expectedText = sample.expected.replacingOccurrences(of: "\n", with: "⏎")
