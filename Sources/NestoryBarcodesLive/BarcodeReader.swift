@@ -193,6 +193,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // still taken in order, and no pass starts once they settle, so the result is the same as one at a time.
         let rest = Array(options.passes.dropFirst(head.count))
         guard !rest.isEmpty else { return pool.results(dropLow: options.dropLowConfidence) }
+        // zbar decodes no UPC-E of number system 1: when the only reads waiting are such codes that zxing read, no
+        // pass can confirm them (zxing's others read the same pixels), and they are reported uncertain now.
+        if options.agreement != .anyTwoPasses, options.stopWhenSure {
+            let waiting = pool.candidates.values.filter { $0.format != .qr && $0.confidence < .high }
+            if !waiting.isEmpty, waiting.allSatisfy({ $0.format == .upcE && $0.text.hasPrefix("1") && $0.passes.contains(where: \.usesZXing) }) {
+                return pool.results(dropLow: options.dropLowConfidence)
+            }
+        }
         let schedule = Mutex(Schedule(pool: pool, count: rest.count))
         let stopWhenSure = options.stopWhenSure
         let work: @Sendable (Int) -> Void = { _ in
