@@ -13,7 +13,7 @@ REPORT_ITEMS ?= 5000
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-receipts bench-backup bench-reports bench-capture bench-valuation release clean format
+.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-barcodes-stress bench-receipts bench-backup bench-reports bench-capture bench-valuation release clean format
 
 ## Install what is missing, build the optimised binary, and start the server on the embedded SQLite default.
 run: deps
@@ -75,6 +75,12 @@ bench-images: test-deps
 ## Decode rate, wrong reads and ms per image beside zbarimg; DATA=DIR for another folder.
 bench-barcodes: test-deps
 	./scripts/bench-barcodes.sh $(DATA)
+
+## The same beside zbarimg on N generated pictures (every format under every degradation), per format and degradation.
+N ?= 3900
+SEED ?= 1
+bench-barcodes-stress: test-deps
+	./scripts/bench-barcodes-stress.sh $(N) $(SEED)
 
 ## Receipt field accuracy from the image and from perfect text; DATA=DIR for another folder.
 bench-receipts: test-deps

@@ -35,6 +35,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# The generated barcode corpus's Python venv (numpy, Pillow, qrcode from PyPI) for the barcode tests.
+if [ "${1:-}" = "--test" ]; then "$(dirname "$0")/barcode-corpus.sh" --venv-only; fi
+
 if ! command -v swift >/dev/null; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "Swift is at /opt/swift/usr/bin; add it to PATH." >&2

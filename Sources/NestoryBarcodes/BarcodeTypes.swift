@@ -65,11 +65,13 @@ public struct BarcodeRegion: Sendable, Hashable, Codable {
 
 /// How much to trust a read.
 public enum BarcodeConfidence: String, Sendable, Hashable, Codable, Comparable {
-    /// One pass saw the code once, with nothing to confirm it: show it, but let the person check it.
+    /// One pass saw the code once, with nothing to confirm it (the reader drops these by default).
     case low
-    /// A single pass read the code consistently on several scan lines.
+    /// One decoder read the code (on several scan lines, or in several passes), with nothing independent reading the
+    /// same digits, or another code was read at the same spot: uncertain, the person checks the digits.
     case medium
-    /// Error-corrected (QR), or read the same way by two or more passes.
+    /// Error-corrected (QR), or the same digits read by both decoders (zxing and zbar), or, for EAN-13, UPC-A and
+    /// Code 128, by zbar at two scales.
     case high
 
     private var rank: Int { self == .low ? 0 : self == .medium ? 1 : 2 }
@@ -103,10 +105,18 @@ public struct DecodedBarcode: Sendable, Hashable {
     public let pass: String
     /// How many passes read exactly this code.
     public let agreeingPasses: Int
+    /// The passes that read exactly this code, in the order they ran (for measuring and debugging).
+    public let passes: [String]
     /// Where it was seen, when the decoder reports it.
     public let bounds: PixelBounds?
 
-    public init(format: BarcodeFormat, text: String, gtin: GTIN?, confidence: BarcodeConfidence, pass: String, agreeingPasses: Int, bounds: PixelBounds?) {
+    /// Whether the read is not sure enough to use without asking: a product code or Code 128 that only one decoder
+    /// read, with nothing independent (the other decoder, or the same one at another scale) reading the same digits.
+    /// The app shows it and asks the person to check the digits against the label.
+    public var isUncertain: Bool { confidence < .high }
+
+    public init(format: BarcodeFormat, text: String, gtin: GTIN?, confidence: BarcodeConfidence, pass: String, agreeingPasses: Int, passes: [String] = [], bounds: PixelBounds?) {
+        self.passes = passes.isEmpty ? [pass] : passes
         self.format = format
         self.text = text
         self.gtin = gtin
@@ -127,9 +137,12 @@ extension DecodedBarcode {
         public let gtin: String?
         public let gtin13: String?
         public let confidence: String
+        /// True when the read is not sure (see ``DecodedBarcode/isUncertain``): ask the person to check the digits.
+        public let uncertain: Bool
         public let pass: String
 
         public init(_ code: DecodedBarcode) {
+            uncertain = code.isUncertain
             format = code.format.displayName
             text = code.text
             gtin = code.gtin?.key

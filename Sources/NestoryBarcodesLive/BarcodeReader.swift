@@ -8,11 +8,13 @@ import NestoryDomain
 ///
 /// The picture is read as it is first, by each decoder, then by further zbar passes that help blurred, tiny, noisy or unevenly lit
 /// photos (see ``Pass``); reads are pooled across passes. A product code must have a valid check digit. A 1D
-/// read is reported once it has survived at least one more pass with no contradicting read at the same spot;
-/// where passes disagree about one spot, the read more passes agree on wins (a tie reports neither, and the
-/// remaining passes run). QR codes carry their own error correction and need no second pass. zbar confirms
-/// zxing's 1D reads on the part of the picture around them first, and scans the whole picture only if that
-/// leaves anything unsettled. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
+/// read is sure (high confidence) once something independent has read the same digits (see ``Agreement``): the
+/// other decoder (each zbar read is put to zxing on the pixels around it, and zxing's to zbar), or for EAN-13, UPC-A
+/// and Code 128 zbar at a second scale; until then the passes go on, and a read nothing confirms is reported as
+/// uncertain (``DecodedBarcode/isUncertain``: the app asks the person to check the digits). Where passes disagree
+/// about one spot, the read more passes agree on wins (a tie reports neither), and it is sure only if both decoders
+/// read it. QR codes carry their own error correction and need no second pass. zbar confirms zxing's 1D reads on the
+/// part of the picture around them first, and scans the whole picture only if that leaves anything unsettled. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
 /// each result. Each pass has its own zbar scanner, so a call never depends on an earlier one. Safe to call
 /// from several threads at once.
 public final class BarcodeReader: BarcodeDecoding, Sendable {
@@ -38,9 +40,12 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         /// Run the passes after the first two on two threads, each thread starting the next pass not yet started
         /// (the same reads as one at a time; less waiting for hard photos and photos with no code, the same work).
         public var parallelPasses: Bool
+        /// What makes a 1D read sure (high confidence); anything less is reported as uncertain.
+        public var agreement: Agreement
 
-        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath, parallelPasses: Bool = true) {
+        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath, parallelPasses: Bool = true, agreement: Agreement = .otherDecoderOrScale) {
             self.parallelPasses = parallelPasses
+            self.agreement = agreement
             self.strongScanLines = strongScanLines
             self.scanDensity = max(1, scanDensity)
             self.zxingWorker = zxingWorker
@@ -49,6 +54,20 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             self.stopWhenSure = stopWhenSure
             self.dropLowConfidence = dropLowConfidence
         }
+    }
+
+    /// What a 1D read (a product code, Code 128) needs to be sure. A check digit passes for one wrong read in ten, and
+    /// a decoder that misreads a blurred or distorted code tends to misread it the same way on the same pixels:
+    /// measured on the generated corpus (scripts/barcode_corpus.py), two passes of one decoder at one scale agreed
+    /// on wrong digits (a blurred EAN-13 read as a UPC-E by zbar on the picture and its sharpened copy).
+    public enum Agreement: String, Sendable, CaseIterable {
+        /// Any two passes (the reader before the generated corpus; for measuring).
+        case anyTwoPasses = "any-two-passes"
+        /// The other decoder, or the same decoder at another scale (the picture halved or doubled), reading the
+        /// same digits.
+        case otherDecoderOrScale = "other-decoder-or-scale"
+        /// The other decoder reading the same digits.
+        case otherDecoder = "other-decoder"
     }
 
     /// One way of preparing the picture for the scanner.
@@ -88,9 +107,27 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         case zxing
         /// zxing-cpp trying harder: its own rotated and downscaled tries.
         case zxingHarder = "zxing-harder"
+        /// zxing-cpp on the part of a zbar pass's picture where zbar read a 1D code: the independent decoder's word on
+        /// that read (run by the zbar passes themselves, not listed in ``standard``).
+        case zxingCrossCheck = "zxing-cross-check"
+        /// zbar on the part of the picture where zxing trying harder read a 1D code (as it is, doubled, and doubled
+        /// then binarized; run by that pass itself).
+        case zbarCrossCheck = "zbar-cross-check"
 
         /// Whether the pass is read by zxing-cpp rather than zbar.
-        var usesZXing: Bool { self == .zxing || self == .zxingHarder }
+        var usesZXing: Bool { self == .zxing || self == .zxingHarder || self == .zxingCrossCheck }
+
+        /// The scale a zbar pass reads the picture at, relative to the others (passes at one scale see the same pixels
+        /// through different filters).
+        var scale: Int {
+            switch self {
+            case .downscaled2x: return -2
+            case .downscaled3x: return -3
+            case .upscaled2x, .upscaledSharpened, .upscaledBinarized, .upscaledInverted: return 2
+            case .upscaled3x: return 3
+            default: return 1
+            }
+        }
 
         /// The order used unless told otherwise. zxing first: it reads two thirds of the benchmark's photos alone
         /// in about half of zbar's time, a QR code it reads needs nothing more, and zbar's full-size pass then
@@ -134,7 +171,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // that start from it all read the same picture, `working` when there is one, else `base`, so one copy
         // serves them).
         let picture = Picture(base: base, shrink: shrink, offset: offset)
-        var pool = CandidatePool(strongScanLines: options.strongScanLines)
+        var pool = CandidatePool(strongScanLines: options.strongScanLines, agreement: options.agreement)
         let head = options.passes.prefix(2)
         for pass in head {
             // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos about
@@ -145,9 +182,9 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                     let points = symbol.points.map { (x: $0.x + area.x + offset.x, y: $0.y + area.y + offset.y) }
                     pool.add(symbol, pass: .original, points: points)
                 }
-                if pool.isSettled(minimum: .medium) { return pool.results(dropLow: options.dropLowConfidence) }
+                if pool.isSettled(minimum: pool.agreement == .anyTwoPasses ? .medium : .high) { return pool.results(dropLow: options.dropLowConfidence) }
             }
-            if pool.take(run(pass, on: picture), of: pass, stopWhenSure: options.stopWhenSure) {
+            if pool.take(run(pass, on: picture, crossChecked: Self.crossChecked(pool)), of: pass, stopWhenSure: options.stopWhenSure) {
                 return pool.results(dropLow: options.dropLowConfidence)
             }
         }
@@ -156,11 +193,19 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // still taken in order, and no pass starts once they settle, so the result is the same as one at a time.
         let rest = Array(options.passes.dropFirst(head.count))
         guard !rest.isEmpty else { return pool.results(dropLow: options.dropLowConfidence) }
+        // zbar decodes no UPC-E of number system 1: when the only reads waiting are such codes that zxing read, no
+        // pass can confirm them (zxing's others read the same pixels), and they are reported uncertain now.
+        if options.agreement != .anyTwoPasses, options.stopWhenSure {
+            let waiting = pool.candidates.values.filter { $0.format != .qr && $0.confidence < .high }
+            if !waiting.isEmpty, waiting.allSatisfy({ $0.format == .upcE && $0.text.hasPrefix("1") && $0.passes.contains(where: \.usesZXing) }) {
+                return pool.results(dropLow: options.dropLowConfidence)
+            }
+        }
         let schedule = Mutex(Schedule(pool: pool, count: rest.count))
         let stopWhenSure = options.stopWhenSure
         let work: @Sendable (Int) -> Void = { _ in
-            while let index = schedule.withLock({ $0.start() }) {
-                let outcome = self.run(rest[index], on: picture)
+            while let (index, checked) = schedule.withLock({ schedule in schedule.start().map { ($0, Self.crossChecked(schedule.pool)) } }) {
+                let outcome = self.run(rest[index], on: picture, crossChecked: checked)
                 schedule.withLock { $0.finish(index, outcome, passes: rest, stopWhenSure: stopWhenSure) }
             }
         }
@@ -205,6 +250,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         }
     }
 
+    /// The keys of the 1D reads each decoder has read already: a pass need not ask the other decoder about a read
+    /// it has already made.
+    private static func crossChecked(_ pool: CandidatePool) -> (byZXing: Set<String>, byZBar: Set<String>) {
+        let linear = pool.candidates.filter { $0.value.format != .qr }
+        return (Set(linear.filter { $0.value.passes.contains(where: \.usesZXing) }.keys),
+                Set(linear.filter { $0.value.passes.contains { !$0.usesZXing } }.keys))
+    }
+
     /// The passes after the first two, shared by the threads that run them.
     private struct Schedule: Sendable {
         var pool: CandidatePool
@@ -240,11 +293,13 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// One pass's reads, with their points in the whole picture's pixels.
     fileprivate struct PassOutcome: Sendable {
         var reads: [(symbol: RawSymbol, points: [(x: Int, y: Int)])]
+        /// The other decoder's reads where this pass read a 1D code (``Pass/zxingCrossCheck``, ``Pass/zbarCrossCheck``).
+        var crossChecks: [(symbol: RawSymbol, points: [(x: Int, y: Int)], pass: BarcodeReader.Pass)] = []
     }
 
     /// Runs one pass over the picture (over its working copy for the passes after the first); nil when the pass
     /// does not apply to this picture.
-    private func run(_ pass: Pass, on picture: Picture) -> PassOutcome? {
+    private func run(_ pass: Pass, on picture: Picture, crossChecked: (byZXing: Set<String>, byZBar: Set<String>) = ([], [])) -> PassOutcome? {
         let working = pass != .original && !pass.usesZXing ? picture.working : nil
         let source = working ?? picture.base
         guard let step = prepare(source, pass, doubled: { picture.doubled }) else { return nil }
@@ -252,13 +307,70 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let symbols = pass.usesZXing
             ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
             : zbar().scan(step.image)
-        let reads = symbols.map { symbol in
-            (symbol: symbol, points: symbol.points.map { point in
+        let toPicture: ([(x: Int, y: Int)]) -> [(x: Int, y: Int)] = { points in
+            points.map { point in
                 let p = step.toBase(point.x, point.y)
                 return (x: p.0 * scale + picture.offset.x, y: p.1 * scale + picture.offset.y)
-            })
+            }
         }
-        return PassOutcome(reads: reads)
+        let reads = symbols.map { (symbol: $0, points: toPicture($0.points)) }
+        // The other decoder's word on each new 1D read, on the same pixels around it. zxing's first pass needs none
+        // here: zbar's passes all read the whole picture after it.
+        var checks: [(symbol: RawSymbol, points: [(x: Int, y: Int)], pass: Pass)] = []
+        if options.agreement != .anyTwoPasses, pass != .zxing {
+            var seen = pass.usesZXing ? crossChecked.byZBar : crossChecked.byZXing
+            for symbol in symbols where symbol.format != .qr {
+                guard let key = CandidatePool.key(symbol), seen.insert(key).inserted, let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
+                let crop = step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
+                // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
+                // misread) would be a read of its own to confirm, and keep the passes going for nothing.
+                if let found = crossCheck(crop, key: key, format: symbol.format, after: pass) {
+                    checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
+                        (x: point.x / found.factor + area.x, y: point.y / found.factor + area.y)
+                    }), pass: found.pass))
+                }
+            }
+        }
+        return PassOutcome(reads: reads, crossChecks: checks)
+    }
+
+    /// A confirmation of the read `key` (made by `pass`) from the crop around it, with the factor the crop was
+    /// enlarged by and the pass it counts as. For a zbar read: zxing (trying harder: the crop may hold a turned code)
+    /// on the crop, then on the crop binarized; for the codes a second zbar scale confirms, zbar on the crop doubled
+    /// and binarized (what the upscaled-binarized pass sees there). For a zxing read: zbar on the crop as it is,
+    /// doubled, and doubled then binarized. Only the same digits count: whatever else a decoder makes of the crop
+    /// (part of a neighbour, a misread) would be a read of its own to confirm, and keep the passes going for nothing.
+    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
+        let same: (RawSymbol) -> Bool = { CandidatePool.key($0) == key }
+        if pass.usesZXing {
+            if let found = zbar().scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }
+            let doubled = crop.upscaled(by: 2)
+            if let found = zbar().scan(doubled).first(where: same) { return (found, 2, .zbarCrossCheck) }
+            return zbar().scan(doubled.locallyBinarized()).first(where: same).map { ($0, 2, .zbarCrossCheck) }
+        }
+        let zxing = { (image: GrayImage) in
+            ZXingScanner.scan(image, formats: self.options.formats, tryHarder: true, workerPath: self.options.zxingWorker).first(where: same)
+        }
+        if let found = zxing(crop) { return (found, 1, .zxingCrossCheck) }
+        let binarized = crop.locallyBinarized()
+        if let found = zxing(binarized) { return (found, 1, .zxingCrossCheck) }
+        guard pass.scale == 1, CandidatePool.Candidate.secondScaleConfirms(format), max(crop.width, crop.height) <= 1000 else { return nil }
+        return zbar().scan(crop.upscaled(by: 2).locallyBinarized()).first(where: same).map { ($0, 2, .upscaledBinarized) }
+    }
+
+    /// The part of `image` around a 1D read's points, with room for its quiet zones and its bars' height (zbar's
+    /// points can be one scan line); nil without points.
+    static func surroundings(of points: [(x: Int, y: Int)], in image: GrayImage) -> PixelBounds? {
+        guard let first = points.first else { return nil }
+        var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
+        for p in points { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
+        let length = max(x1 - x0, y1 - y0, 16)
+        let padX = (x1 - x0 >= y1 - y0 ? length / 5 : length / 2) + 8
+        let padY = (x1 - x0 >= y1 - y0 ? length / 2 : length / 5) + 8
+        let left = max(0, x0 - padX), top = max(0, y0 - padY)
+        let right = min(image.width, x1 + padX + 1), bottom = min(image.height, y1 + padY + 1)
+        guard right - left >= 8, bottom - top >= 8 else { return nil }
+        return PixelBounds(x: left, y: top, width: right - left, height: bottom - top)
     }
 
     /// The long side, in pixels, beyond which passes after the first work on a shrunk copy.
@@ -270,7 +382,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let identity: (Int, Int) -> (Int, Int) = { ($0, $1) }
         let shortSide = min(base.width, base.height), longSide = max(base.width, base.height)
         switch pass {
-        case .original, .zxing, .zxingHarder:
+        case .original, .zxing, .zxingHarder, .zxingCrossCheck, .zbarCrossCheck:
             return (base, identity)
         case .downscaled2x:
             guard shortSide >= 160 else { return nil }
@@ -320,17 +432,41 @@ struct CandidatePool: Sendable {
         var gtin: GTIN?
         var firstPass: BarcodeReader.Pass
         var passes: Set<BarcodeReader.Pass>
+        /// `passes` in the order they read it.
+        var passOrder: [BarcodeReader.Pass]
         var bestQuality: Int
         var strongScanLines: Int
+        var agreement: BarcodeReader.Agreement
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
 
         var agreeing: Int { passes.count }
 
         var confidence: BarcodeConfidence {
-            if format == .qr || passes.count >= 2 || bestQuality >= strongScanLines { return .high }
+            if format == .qr || bestQuality >= strongScanLines || isConfirmed { return .high }
             // zbar's quality counts the scan lines that decoded the same symbol.
-            return bestQuality >= 2 ? .medium : .low
+            return bestQuality >= 2 || passes.count >= 2 ? .medium : .low
         }
+
+        var isReadByBothDecoders: Bool { passes.contains { $0.usesZXing } && passes.contains { !$0.usesZXing } }
+
+        /// Whether something independent read the same digits (see ``BarcodeReader/Agreement``).
+        var isConfirmed: Bool {
+            guard passes.count >= 2 else { return false }
+            switch agreement {
+            case .anyTwoPasses: return true
+            case .otherDecoder: return isReadByBothDecoders
+            case .otherDecoderOrScale:
+                if isReadByBothDecoders { return true }
+                // zbar at two scales, for the long codes only: the generated corpus's wrong reads that two zbar scales
+                // agreed on were all UPC-E (a blurred EAN-13 or UPC-E read as another UPC-E), whose six digits and
+                // parity pattern are little to check; zxing's own passes read the same pixels and never confirm it.
+                guard Self.secondScaleConfirms(format) else { return false }
+                return Set(passes.filter { !$0.usesZXing }.map(\.scale)).count >= 2
+            }
+        }
+
+        /// Whether zbar at a second scale confirms a code of this format (see ``isConfirmed``).
+        static func secondScaleConfirms(_ format: BarcodeFormat) -> Bool { format == .ean13 || format == .upcA || format == .code128 }
 
         var bounds: PixelBounds? {
             guard minX <= maxX, minY <= maxY else { return nil }
@@ -353,7 +489,11 @@ struct CandidatePool: Sendable {
     }
 
     let strongScanLines: Int
-    init(strongScanLines: Int) { self.strongScanLines = strongScanLines }
+    let agreement: BarcodeReader.Agreement
+    init(strongScanLines: Int, agreement: BarcodeReader.Agreement = .anyTwoPasses) {
+        self.strongScanLines = strongScanLines
+        self.agreement = agreement
+    }
     var candidates: [String: Candidate] = [:]
     var order: [String] = []
     /// Passes whose reads were taken (those that applied to the picture).
@@ -388,7 +528,9 @@ struct CandidatePool: Sendable {
         guard let outcome else { return false }
         passesRun += 1
         for read in outcome.reads { add(read.symbol, pass: pass, points: read.points) }
-        return stopWhenSure && isSettled(minimum: passesRun >= 2 ? .medium : .high)
+        for read in outcome.crossChecks { add(read.symbol, pass: read.pass, points: read.points) }
+        // A read that is not yet sure keeps the passes going: a later one may confirm it (or contradict it).
+        return stopWhenSure && isSettled(minimum: passesRun >= 2 && agreement == .anyTwoPasses ? .medium : .high)
     }
 
     /// Whether every read is at least `minimum` and none contradicts another.
@@ -398,25 +540,30 @@ struct CandidatePool: Sendable {
         return kept.count == candidates.count && kept.allSatisfy { $0.confidence >= minimum }
     }
 
-    mutating func add(_ symbol: RawSymbol, pass: BarcodeReader.Pass, points: [(x: Int, y: Int)]) {
-        var gtin: GTIN?
+    /// What a read is pooled by: a product code by its GTIN key (nil when it is not a valid one), Code 128 by its
+    /// text without FNC4, anything else by its format and text.
+    static func key(_ symbol: RawSymbol) -> String? {
         if let gtinFormat = symbol.format.gtinFormat {
             // zbar checks the digit too; this also rejects anything a later zbar might pass through.
-            guard let parsed = GTIN(symbol.text, format: gtinFormat), parsed.addOn == nil else { return }
-            gtin = parsed
+            guard let parsed = GTIN(symbol.text, format: gtinFormat), parsed.addOn == nil else { return nil }
+            return "gtin:\(parsed.key)"
         }
         // zbar drops Code 128's FNC4 (extended Latin-1: `ó` comes back as `s`), zxing keeps it: key Code 128 by its
         // text with the high bit stripped, so both reads are one candidate, and keep the text that has it.
-        let key = gtin.map { "gtin:\($0.key)" }
-            ?? (symbol.format == .code128 ? "code128:\(Self.withoutFNC4(symbol.text))" : "\(symbol.format.rawValue):\(symbol.text)")
+        return symbol.format == .code128 ? "code128:\(Self.withoutFNC4(symbol.text))" : "\(symbol.format.rawValue):\(symbol.text)"
+    }
+
+    mutating func add(_ symbol: RawSymbol, pass: BarcodeReader.Pass, points: [(x: Int, y: Int)]) {
+        guard let key = Self.key(symbol) else { return }
+        let gtin = symbol.format.gtinFormat.flatMap { GTIN(symbol.text, format: $0) }
         if var existing = candidates[key] {
             if symbol.text != existing.text, symbol.text.unicodeScalars.contains(where: { $0.value >= 0x80 }) { existing.text = symbol.text }
-            existing.passes.insert(pass)
+            if existing.passes.insert(pass).inserted { existing.passOrder.append(pass) }
             existing.bestQuality = max(existing.bestQuality, symbol.quality)
             existing.include(points)
             candidates[key] = existing
         } else {
-            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], bestQuality: symbol.quality, strongScanLines: strongScanLines)
+            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], passOrder: [pass], bestQuality: symbol.quality, strongScanLines: strongScanLines, agreement: agreement)
             candidate.include(points)
             candidates[key] = candidate
             order.append(key)
@@ -433,22 +580,28 @@ struct CandidatePool: Sendable {
     func results(dropLow: Bool) -> [DecodedBarcode] {
         let all = order.compactMap { candidates[$0] }
         func score(_ c: Candidate) -> (Int, Int, Int) { (c.agreeing, c.confidence == .low ? 0 : 1, c.bestQuality) }
-        var kept: [Candidate] = []
+        var kept: [(candidate: Candidate, confidence: BarcodeConfidence)] = []
         for candidate in all {
             if dropLow, candidate.confidence == .low { continue }
+            var confidence = candidate.confidence
             if candidate.gtin != nil {
                 let rivals = all.filter { $0.gtin != nil && $0.gtin != candidate.gtin && $0.overlaps(candidate) }
                 if rivals.contains(where: { score($0) > score(candidate) }) { continue }
                 if rivals.contains(where: { score($0) == score(candidate) }), candidate.confidence < .high { continue }
+                // Another product code read at the same spot (by more than one scan line) contradicts this one: only
+                // both decoders reading it settles which is right; otherwise it is shown to be checked.
+                if agreement != .anyTwoPasses, !candidate.isReadByBothDecoders, rivals.contains(where: { $0.confidence > .low }) {
+                    confidence = min(confidence, .medium)
+                }
             }
-            kept.append(candidate)
+            kept.append((candidate, confidence))
         }
         return kept
-            .sorted { ($0.confidence, $0.agreeing) > ($1.confidence, $1.agreeing) }
-            .map {
+            .sorted { ($0.confidence, $0.candidate.agreeing) > ($1.confidence, $1.candidate.agreeing) }
+            .map { c, confidence in
                 DecodedBarcode(
-                    format: $0.format, text: $0.text, gtin: $0.gtin, confidence: $0.confidence,
-                    pass: $0.firstPass.rawValue, agreeingPasses: $0.agreeing, bounds: $0.bounds)
+                    format: c.format, text: c.text, gtin: c.gtin, confidence: confidence,
+                    pass: c.firstPass.rawValue, agreeingPasses: c.agreeing, passes: c.passOrder.map(\.rawValue), bounds: c.bounds)
             }
     }
 }

@@ -7,7 +7,11 @@
 // show two real codes, e.g. a book's ISBN and its price code), as a wrong read when codes were returned
 // but none is the expected one, and as a miss when nothing was returned.
 //
-// Usage: bench-barcodes [DIR] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--keep-low] [--verbose] [--slowest N] [--density N]
+// With `--manifest`, DIR is a generated corpus (scripts/barcode_corpus.py): pictures listed in DIR/manifest.jsonl
+// with the expected code and the other codes really in the picture; any code returned that is in neither is a
+// wrong read, and the tables are per format and per degradation.
+//
+// Usage: bench-barcodes [DIR] [--manifest] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--keep-low] [--verbose] [--slowest N] [--density N]
 //        [--sequential] (every pass on one thread)
 import Foundation
 import NestoryBarcodes
@@ -32,12 +36,22 @@ var arguments = Array(CommandLine.arguments.dropFirst())
     return value
 }
 let runZbarimg = !flag("--no-zbarimg")
+let generated = flag("--manifest")
 let verbose = flag("--verbose")
+/// Every image's reads, with the passes that made them and the time (for finding where time goes).
+let trace = flag("--trace")
 let slowest = option("--slowest").flatMap(Int.init) ?? 0
 var options = BarcodeReader.Options()
 if flag("--all-passes") { options.stopWhenSure = false }
 if flag("--keep-low") { options.dropLowConfidence = false }
 if flag("--sequential") { options.parallelPasses = false }
+if let name = option("--agreement") {
+    guard let agreement = BarcodeReader.Agreement(rawValue: name) else {
+        FileHandle.standardError.write(Data("Unknown agreement \(name); known: \(BarcodeReader.Agreement.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
+        exit(2)
+    }
+    options.agreement = agreement
+}
 if let density = option("--density").flatMap(Int.init) { options.scanDensity = density }
 if let lines = option("--strong-scan-lines").flatMap(Int.init) { options.strongScanLines = lines }
 if let list = option("--passes") {
@@ -55,10 +69,40 @@ struct Sample {
     let url: URL
     let format: BarcodeFormat
     let expected: String
+    /// The other codes in the picture (generated corpus only): reading one is not a wrong read.
+    var others: [(format: BarcodeFormat, text: String)] = []
+    /// How the picture was degraded (generated corpus only).
+    var degradation: String? = nil
+}
+
+/// One line of a generated corpus's manifest.jsonl.
+struct ManifestEntry: Decodable {
+    struct Other: Decodable { let format: String; let text: String }
+    let file: String
+    let format: String
+    let text: String
+    let degradation: String
+    let others: [Other]
 }
 
 var samples: [Sample] = []
-for entry in folders {
+if generated {
+    let manifest = dataDirectory.appendingPathComponent("manifest.jsonl")
+    guard let content = try? String(contentsOf: manifest, encoding: .utf8) else {
+        FileHandle.standardError.write(Data("No manifest at \(manifest.path) (make it with scripts/barcode_corpus.py).\n".utf8))
+        exit(1)
+    }
+    for line in content.split(separator: "\n") where !line.isEmpty {
+        guard let entry = try? JSONDecoder().decode(ManifestEntry.self, from: Data(line.utf8)), let format = BarcodeFormat(rawValue: entry.format) else {
+            FileHandle.standardError.write(Data("Bad manifest line: \(line)\n".utf8))
+            exit(1)
+        }
+        samples.append(Sample(url: dataDirectory.appendingPathComponent(entry.file), format: format, expected: entry.text,
+                              others: entry.others.compactMap { other in BarcodeFormat(rawValue: other.format).map { ($0, other.text) } },
+                              degradation: entry.degradation))
+    }
+}
+for entry in folders where !generated {
     let folder = dataDirectory.appendingPathComponent(entry.folder)
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
     for name in names.sorted() where name.hasSuffix(".png") || name.hasSuffix(".jpg") || name.hasSuffix(".jpeg") {
@@ -75,28 +119,43 @@ guard !samples.isEmpty else {
 
 enum Outcome { case decoded, wrong, missed }
 
-/// Scores every code a decoder returned for one image.
+/// Scores every code a decoder returned for one image. In a generated corpus every code in the picture is known,
+/// so any code returned that is not one of them makes the image a wrong read, even beside the right one.
 func score(_ sample: Sample, _ codes: [(format: BarcodeFormat?, text: String)]) -> Outcome {
     if codes.isEmpty { return .missed }
+    if generated {
+        let known = [(sample.format, sample.expected)] + sample.others
+        if codes.contains(where: { code in !known.contains { same(expectedFormat: $0.0, expected: $0.1, format: code.format, text: code.text) } }) { return .wrong }
+        return codes.contains { matches(sample, format: $0.format, text: $0.text) } ? .decoded : .missed
+    }
     return codes.contains { matches(sample, format: $0.format, text: $0.text) } ? .decoded : .wrong
 }
 
 /// Compares one code with the label: product codes by GTIN key, anything else exactly.
 func matches(_ sample: Sample, format: BarcodeFormat?, text: String) -> Bool {
-    if let gtinFormat = sample.format.gtinFormat, let expected = GTIN(sample.expected, format: gtinFormat) {
+    same(expectedFormat: sample.format, expected: sample.expected, format: format, text: text)
+}
+
+func same(expectedFormat: BarcodeFormat, expected: String, format: BarcodeFormat?, text: String) -> Bool {
+    if let gtinFormat = expectedFormat.gtinFormat, let expected = GTIN(expected, format: gtinFormat) {
         let hint = format?.gtinFormat ?? (text.count == 8 ? gtinFormat : nil)
         guard let actual = GTIN(text, format: hint) else { return false }
         return actual.key == expected.key
     }
-    return text == sample.expected
+    return text == expected
 }
 
 struct Tally {
     var total = 0, decoded = 0, wrong = 0
-    mutating func add(_ outcome: Outcome) {
+    /// Images with no sure read but an uncertain one (the app asks the person to check its digits), and of those
+    /// the ones whose uncertain read was wrong.
+    var asked = 0, askedWrong = 0
+    mutating func add(_ outcome: Outcome, asked: Outcome? = nil) {
         total += 1
         if outcome == .decoded { decoded += 1 }
         if outcome == .wrong { wrong += 1 }
+        if let asked, asked != .missed { self.asked += 1 }
+        if asked == .wrong { askedWrong += 1 }
     }
 }
 
@@ -104,6 +163,7 @@ struct Tally {
 
 let reader = BarcodeReader(options: options)
 var ours: [BarcodeFormat: Tally] = [:]
+var oursByDegradation: [String: Tally] = [:]
 var ourTimes: [Double] = []
 var ourCPUTimes: [Double] = []
 /// CPU time of the whole process (libvips' worker threads included), which a busy machine does not inflate.
@@ -120,6 +180,7 @@ let images = samples.map { try? Data(contentsOf: $0.url) }
 if let first = images.compactMap({ $0 }).first { _ = try? reader.decode(imageData: first) }
 for (sample, data) in zip(samples, images) {
     var outcome = Outcome.missed
+    var asked: Outcome?
     var best: DecodedBarcode?
     if let data {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -128,17 +189,27 @@ for (sample, data) in zip(samples, images) {
         ourCPUTimes.append(processCPUMilliseconds() - cpuStart)
         ourTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         best = results?.first { matches(sample, format: $0.format, text: $0.text) } ?? results?.first
-        outcome = score(sample, (results ?? []).map { ($0.format, $0.text) })
+        if trace {
+            print(String(format: "trace %@ %.1f ms: ", sample.url.lastPathComponent, ourTimes.last ?? 0)
+                + (results ?? []).map { "\($0.format.rawValue) \($0.text.prefix(20)) [\($0.confidence.rawValue) \($0.passes.joined(separator: "+"))]" }.joined(separator: "; "))
+        }
+        // Decoded and wrong count the sure reads; an uncertain one is shown to be checked (the old rule, any two
+        // passes, reported its medium reads as they were: all count as sure there).
+        let uncertain: (DecodedBarcode) -> Bool = { options.agreement != .anyTwoPasses && $0.isUncertain }
+        outcome = score(sample, (results ?? []).filter { !uncertain($0) }.map { ($0.format, $0.text) })
+        let unsure = (results ?? []).filter(uncertain)
+        if outcome == .missed, !unsure.isEmpty { asked = score(sample, unsure.map { ($0.format, $0.text) }) }
     }
-    ours[sample.format, default: Tally()].add(outcome)
+    ours[sample.format, default: Tally()].add(outcome, asked: asked)
+    if let degradation = sample.degradation { oursByDegradation[degradation, default: Tally()].add(outcome, asked: asked) }
     if let ms = ourTimes.last, data != nil { timed.append((ms, sample.url.lastPathComponent, outcome)) }
     if let best {
         passCounts[best.pass, default: 0] += 1
-        confidenceOutcomes["\(best.confidence.rawValue) \(outcome == .decoded ? "right" : "wrong")", default: 0] += 1
+        confidenceOutcomes["\(best.confidence.rawValue) \(outcome == .decoded || asked == .decoded ? "right" : "wrong")", default: 0] += 1
     }
-    if verbose, outcome != .decoded {
+    if verbose, outcome != .decoded || asked != nil {
         let expectedText = sample.expected.replacingOccurrences(of: "\n", with: "⏎")
-        print("ours  \(outcome == .wrong ? "WRONG" : "miss ") \(sample.url.lastPathComponent) expected \(expectedText) got \(best.map { "\($0.format.rawValue) \($0.text) [\($0.confidence.rawValue), \($0.pass), \($0.agreeingPasses)]" } ?? "-")")
+        print("ours  \(outcome == .wrong ? "WRONG" : asked == .wrong ? "ASKED-WRONG" : asked == .decoded ? "asked-right" : "miss ") \(sample.url.lastPathComponent) expected \(expectedText) got \(best.map { "\($0.format.rawValue) \($0.text) [\($0.confidence.rawValue), \($0.passes.joined(separator: "+"))]" } ?? "-")")
     }
 }
 
@@ -187,6 +258,7 @@ func zbarimgFormat(_ type: String) -> BarcodeFormat? {
 }
 
 var theirs: [BarcodeFormat: Tally] = [:]
+var theirsByDegradation: [String: Tally] = [:]
 var theirTimes: [Double] = []
 let zbarimgPath = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { FileManager.default.isExecutableFile(atPath: $0) }
 if runZbarimg, let zbarimgPath {
@@ -208,6 +280,7 @@ if runZbarimg, let zbarimgPath {
         let first = symbols.first
         let outcome = score(sample, symbols.map { (zbarimgFormat($0.type), $0.text) })
         theirs[sample.format, default: Tally()].add(outcome)
+        if let degradation = sample.degradation { theirsByDegradation[degradation, default: Tally()].add(outcome) }
         if verbose, outcome == .wrong {
             print("zbarimg WRONG \(sample.url.lastPathComponent) expected \(sample.expected) got \(first.map { "\($0.type) \($0.text)" } ?? "-")")
         }
@@ -235,8 +308,8 @@ func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? text :
 let haveZbarimg = !theirs.isEmpty
 print("Barcodes: \(samples.count) images in \(dataDirectory.path)")
 print("")
-var header = "| \(pad("Format", 9)) | \(lpad("Images", 6)) | \(lpad("Nestory decoded", 15)) | \(lpad("Nestory wrong", 13)) |"
-var rule = "|-\(String(repeating: "-", count: 9))-|-\(String(repeating: "-", count: 6))-|-\(String(repeating: "-", count: 15))-|-\(String(repeating: "-", count: 13))-|"
+var header = "| \(pad("Format", 9)) | \(lpad("Images", 6)) | \(lpad("Nestory decoded", 15)) | \(lpad("Nestory wrong", 13)) | \(lpad("uncertain (wrong)", 17)) |"
+var rule = "|-\(String(repeating: "-", count: 9))-|-\(String(repeating: "-", count: 6))-|-\(String(repeating: "-", count: 15))-|-\(String(repeating: "-", count: 13))-|-\(String(repeating: "-", count: 17))-|"
 if haveZbarimg {
     header += " \(lpad("zbarimg decoded", 15)) | \(lpad("zbarimg wrong", 13)) |"
     rule += "-\(String(repeating: "-", count: 15))-|-\(String(repeating: "-", count: 13))-|"
@@ -244,7 +317,7 @@ if haveZbarimg {
 print(header)
 print(rule)
 func row(_ label: String, _ a: Tally, _ b: Tally) {
-    var line = "| \(pad(label, 9)) | \(lpad(String(a.total), 6)) | \(lpad("\(a.decoded) (\(percent(a.decoded, a.total)))", 15)) | \(lpad("\(a.wrong) (\(percent(a.wrong, a.total)))", 13)) |"
+    var line = "| \(pad(label, 9)) | \(lpad(String(a.total), 6)) | \(lpad("\(a.decoded) (\(percent(a.decoded, a.total)))", 15)) | \(lpad("\(a.wrong) (\(percent(a.wrong, a.total)))", 13)) | \(lpad("\(a.asked) (\(a.askedWrong))", 17)) |"
     if haveZbarimg {
         line += " \(lpad("\(b.decoded) (\(percent(b.decoded, b.total)))", 15)) | \(lpad("\(b.wrong) (\(percent(b.wrong, b.total)))", 13)) |"
     }
@@ -255,14 +328,25 @@ for entry in folders {
     guard let a = ours[entry.format] else { continue }
     let b = theirs[entry.format] ?? Tally()
     row(entry.label, a, b)
-    ourTotal.total += a.total; ourTotal.decoded += a.decoded; ourTotal.wrong += a.wrong
+    ourTotal.total += a.total; ourTotal.decoded += a.decoded; ourTotal.wrong += a.wrong; ourTotal.asked += a.asked; ourTotal.askedWrong += a.askedWrong
     theirTotal.total += b.total; theirTotal.decoded += b.decoded; theirTotal.wrong += b.wrong
 }
 row("**All**", ourTotal, theirTotal)
 print("")
+if generated {
+    print(header.replacingOccurrences(of: "| Format    |", with: "| Degradation |"))
+    print(rule.replacingOccurrences(of: "|-----------|", with: "|-------------|"))
+    // The order the generator cycles through.
+    let order = ["clean", "blur", "noise", "jpeg", "lowres", "perspective", "rotation", "light", "glare", "occlusion", "second-code", "text", "mixed"]
+    for name in oursByDegradation.keys.sorted(by: { (order.firstIndex(of: $0) ?? 99, $0) < (order.firstIndex(of: $1) ?? 99, $1) }) {
+        row(pad(name, 11), oursByDegradation[name]!, theirsByDegradation[name] ?? Tally())
+    }
+    print("")
+}
 print("ms per image (p50 / p95 / mean): Nestory \(percentile(ourTimes, 0.5)) / \(percentile(ourTimes, 0.95)) / \(String(format: "%.1f", ourTimes.reduce(0, +) / Double(max(1, ourTimes.count))))"
     + (haveZbarimg ? "; zbarimg \(percentile(theirTimes, 0.5)) / \(percentile(theirTimes, 0.95)) / \(String(format: "%.1f", theirTimes.reduce(0, +) / Double(max(1, theirTimes.count)))) (a process per image, start-up included)" : ""))
 print("Nestory CPU ms per image, this process only (zxing's worker process not counted; the wall time includes it) (p50 / p95 / mean): \(percentile(ourCPUTimes, 0.5)) / \(percentile(ourCPUTimes, 0.95)) / \(String(format: "%.1f", ourCPUTimes.reduce(0, +) / Double(max(1, ourCPUTimes.count)))); load average at the end: \(loadAverage())")
+print("Uncertain: images with no sure read but an uncertain one, which the app shows to be checked (of them, wrong); agreement rule \(options.agreement.rawValue).")
 print("Nestory: image bytes to results (libvips load included), \(options.parallelPasses ? "passes after the second on two threads" : "one thread"), release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
 print("First code found by pass: " + passCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 print("By confidence: " + confidenceOutcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))

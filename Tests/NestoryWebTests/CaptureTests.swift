@@ -25,6 +25,8 @@ struct CaptureTests {
             let codes = try #require((decoded.json as? [String: Any])?["codes"] as? [[String: Any]])
             #expect(codes.count == 1)
             #expect(codes.first?["text"] as? String == "4006381333931" && codes.first?["gtin"] as? String == "04006381333931")
+            // A clean code is read by both decoders: sure, nothing to check.
+            #expect(codes.first?["uncertain"] as? Bool == false && codes.first?["confidence"] as? String == "high")
 
             let result = try await ann.request(.get, "/capture/barcode/4006381333931")
             #expect(result.status == .ok)
@@ -65,6 +67,10 @@ struct CaptureTests {
             #expect(typed.location == "/capture/barcode/4006381333931")
             let unknown = try await ann.request(.get, "/capture/barcode/5000112548167")
             #expect(unknown.status == .ok && unknown.body.contains("No match") && unknown.body.contains("name=\"barcode\" value=\"5000112548167\""))
+            // From an uncertain read: the digits to check first, and no form to save the item with until they match.
+            let check = try await ann.request(.get, "/capture/barcode/5000112548167?check=1")
+            #expect(check.status == .ok && check.body.contains("Check the digits") && check.body.contains("href=\"/capture/barcode/5000112548167\""))
+            #expect(!check.body.contains("name=\"barcode\" value=\"5000112548167\""))
         }
     }
 

@@ -446,7 +446,7 @@
           const code = (answer.codes || []).find((c) => c.gtin) || (answer.codes || [])[0];
           if (!code) { const none = new Error("No barcode was found in this photo."); none.final = true; throw none; }
           entry.title = `Barcode ${code.text}`;
-          entry.link = "/capture/barcode/" + encodeURIComponent(code.text);
+          entry.link = resultPath(code);
         } else {
           entry.link = answer.next;
         }
@@ -682,8 +682,14 @@
     return { start, stop, setState, take, video, status };
   }
 
-  // Barcode scanning: frames from the camera's scan area go to the server a few times a second
-  // until two agree (or one is read with high confidence); then the result page.
+  // A decoded code's result page; an uncertain read (the API's `uncertain`) asks there to check its digits.
+  function resultPath(code) {
+    return "/capture/barcode/" + encodeURIComponent(code.text) + (code.uncertain ? "?check=1" : "");
+  }
+
+  // Barcode scanning: frames from the camera's scan area go to the server a few times a second until one is read
+  // for sure (both decoders agree); an uncertain read that three frames in a row agree on goes to the result page
+  // with its digits to check.
   const scanner = document.querySelector("[data-scanner]:not(.disabled)");
   if (scanner) {
     const canvas = document.createElement("canvas");
@@ -701,9 +707,9 @@
     const finish = (code) => {
       done = true;
       scanner.classList.add("found");
-      status.textContent = `Found ${code}`;
+      status.textContent = `Found ${code.text}`;
       camera.stop();
-      window.location.assign("/capture/barcode/" + encodeURIComponent(code));
+      window.location.assign(resultPath(code));
     };
     const frame = async (current) => {
       if (done || !current()) return;
@@ -724,7 +730,7 @@
             if (code) {
               agreeing = code.text === last ? agreeing + 1 : 1;
               last = code.text;
-              if (agreeing >= 2 || code.confidence === "high") { finish(code.text); return; }
+              if (!code.uncertain || agreeing >= 3) { finish(code); return; }
               status.textContent = `Reading ${code.text}… hold still`;
             }
           } else if ((await response.clone().json().catch(() => null))?.error?.code === "scanning_disabled") {
@@ -864,7 +870,7 @@
         return;
       }
       const codes = body.codes || [];
-      if (codes.length === 1) { window.location.assign("/capture/barcode/" + encodeURIComponent(codes[0].text)); return; }
+      if (codes.length === 1) { window.location.assign(resultPath(codes[0])); return; }
       if (codes.length === 0) {
         status.classList.add("error");
         status.textContent = "No barcode found in this photo. Try again closer and in good light, or type the number below.";
@@ -874,8 +880,8 @@
       list.replaceChildren(...codes.map((c) => {
         const item = document.createElement("li");
         const link = document.createElement("a");
-        link.href = "/capture/barcode/" + encodeURIComponent(c.text);
-        link.textContent = `${c.format}: ${c.text}`;
+        link.href = resultPath(c);
+        link.textContent = `${c.format}: ${c.text}${c.uncertain ? " (check the digits)" : ""}`;
         item.append(link);
         return item;
       }));

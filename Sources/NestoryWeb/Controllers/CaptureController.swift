@@ -74,7 +74,8 @@ struct CaptureController {
         }
         let result = try await dependencies.products.lookup(code, household: viewer.household.id, now: dependencies.now())
         return HTMLResponse.page(CaptureViews.result(viewer: viewer, result: result, rooms: try database.rooms(viewer.household.id),
-                                                     categories: try database.categories(viewer.household.id)))
+                                                     categories: try database.categories(viewer.household.id),
+                                                     check: request.query["check"] == "1"))
     }
 
     /// The owner's switch for barcode scanning in this household.

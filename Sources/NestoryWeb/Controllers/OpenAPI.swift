@@ -178,7 +178,8 @@ enum OpenAPI {
             "responses": { "200": { "description": "The codes found (an empty list when none)", "content": { "application/json": { "schema": { "type": "object", "properties": {
               "codes": { "type": "array", "items": { "type": "object", "properties": { "format": { "type": "string" }, "text": { "type": "string" },
                 "gtin": { "type": "string", "description": "GTIN-14 key, for product codes" }, "gtin13": { "type": "string" },
-                "confidence": { "enum": ["low", "medium", "high"] }, "pass": { "type": "string" } } } } } } } } },
+                "confidence": { "enum": ["low", "medium", "high"] }, "pass": { "type": "string" },
+                "uncertain": { "type": "boolean", "description": "True when only one decoder read the code, with nothing independent reading the same digits, or another code was read at the same spot: show it, but ask the person to check the digits against the label" } } } } } } } } },
               "413": { "description": "Too large" }, "422": { "description": "Not an image, or a damaged one" } } }
         },
         "/receipts": {

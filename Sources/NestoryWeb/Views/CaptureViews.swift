@@ -168,7 +168,9 @@ enum CaptureViews {
         """
     }
 
-    static func result(viewer: Viewer, result: LookupResult, rooms: [Room], categories: [NestoryDomain.Category]) -> HTML {
+    /// The result screen. `check`: the code came from an uncertain read (the API's `uncertain`), so the person is
+    /// asked to compare the digits with the label first; the quick form shows once they match.
+    static func result(viewer: Viewer, result: LookupResult, rooms: [Room], categories: [NestoryDomain.Category], check: Bool = false) -> HTML {
         let match = result.match
         let suggested = match?.category.flatMap { suggestion in
             let key = Text.foldKey(suggestion)
@@ -188,7 +190,7 @@ enum CaptureViews {
         } else {
             found = """
                 <p class="big">No match</p>
-                <p class="muted">Nothing is known about this code yet. Name the item below: the code is saved with it, so the next scan finds it.</p>
+                <p class="muted">Nothing is known about this code yet.\(check ? "" : " Name the item below: the code is saved with it, so the next scan finds it.")</p>
                 """
         }
         let existing: HTML = result.existingItems.isEmpty ? .empty : """
@@ -197,16 +199,38 @@ enum CaptureViews {
             })</p>
             """
         let notices: [HTML] = result.notices.map { "<li>\($0)</li>" }
-        func options(_ list: [(String, String)], none: String, selected: String?) -> HTML {
-            "<option value=\"\">\(none)</option>\(list.map { HTML("<option value=\"\($0.0)\"\($0.0 == selected ? HTML(raw: " selected") : .empty)>\($0.1)</option>") })"
-        }
+        let itemForm = Self.itemForm(viewer: viewer, result: result, match: match, rooms: rooms, categories: categories, suggested: suggested)
+        let path = "/capture/barcode/" + (result.code.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? result.code)
+        let checkCard: HTML = check ? """
+            <section class="card check-digits" role="alert" data-check-digits>
+              <h2>Check the digits</h2>
+              <p>The barcode was hard to read, so these digits may be wrong. Compare them with the number printed under the bars.</p>
+              <p class="digits">\(result.code)</p>
+              <div class="form-actions"><a class="button primary" href="\(path)" data-digits-match>They match</a></div>
+              <form method="get" action="/capture/barcode" class="type-code">
+                <div class="field"><label for="f-fix">Or type the number on the label</label>
+                <input id="f-fix" name="code" inputmode="numeric" autocomplete="off" maxlength="200" required value="\(result.code)"></div>
+                <button type="submit">Look up</button>
+              </form>
+            </section>
+            """ : .empty
         return Layout.page(title: "Scanned", viewer: viewer, section: .capture, body: """
+            \(checkCard)
             <section class="card scan-result">
               <p class="code">\(result.code)\(result.gtin.map { gtin in gtin.drop { $0 == "0" } == result.code.drop { $0 == "0" } ? HTML.empty : HTML(" · GTIN \(gtin)") })</p>
               \(found)
               \(existing)
               \(notices.isEmpty ? HTML.empty : HTML("<ul class=\"notices hint\">\(notices)</ul>"))
             </section>
+            \(check ? HTML.empty : itemForm)
+            """)
+    }
+
+    private static func itemForm(viewer: Viewer, result: LookupResult, match: ProductSuggestion?, rooms: [Room], categories: [NestoryDomain.Category], suggested: NestoryDomain.Category?) -> HTML {
+        func options(_ list: [(String, String)], none: String, selected: String?) -> HTML {
+            "<option value=\"\">\(none)</option>\(list.map { HTML("<option value=\"\($0.0)\"\($0.0 == selected ? HTML(raw: " selected") : .empty)>\($0.1)</option>") })"
+        }
+        return """
             <form class="card item-form" method="post" action="/items" novalidate>
               <h2>Add it to your inventory</h2>
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
@@ -220,6 +244,6 @@ enum CaptureViews {
               \(Layout.field("price", label: "Value (optional)", value: nil, errors: [], attributes: "inputmode=\"decimal\" autocomplete=\"off\""))
               <div class="form-actions"><a class="button" href="/capture">Scan another</a><button type="submit" class="primary">Save item</button></div>
             </form>
-            """)
+            """
     }
 }
