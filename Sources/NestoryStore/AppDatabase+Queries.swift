@@ -20,7 +20,7 @@ extension AppDatabase {
     }
 
     /// Searches whose words match at most this many items in the whole index are listed from the index's
-    /// matches (each looked up, about 0.6 µs a match at a million items); more are found by walking the sort order.
+    /// matches (each looked up in the item table, about 1 µs a match at a million items); more are found by walking the sort order.
     static let searchFirstLimit = 20_000
     /// How many items of the sort order a search walks, testing each, before it lists from the index's matches
     /// instead (about 3 µs an item): it finds a page when matches are common, and gives up quickly when they
@@ -89,13 +89,14 @@ extension AppDatabase {
         return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: plan), log: log)
     }
 
-    /// One page from `sql`, reading a page and one row at most. `ordered`: the rows come in the sort's order without
-    /// an ORDER BY of the statement's own (the walk); nil when a row came out of order (then nothing is trusted).
+    /// One page from `sql`, reading a page and one row at most.
     private static func fetchPage(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, sql: ItemListSQL,
                                   log: StatementLog?) throws -> Page<ItemListing> {
         try fetchPage(db, householdID, query, sql: sql, checkOrder: false, log: log)!
     }
 
+    /// `checkOrder`: the statement has no ORDER BY of its own (the walk), its rows are checked to come in the sort's
+    /// order; nil when one did not (then none of them is trusted).
     private static func fetchPage(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, sql: ItemListSQL, checkOrder: Bool,
                                   log: StatementLog?) throws -> Page<ItemListing>? {
         log?.statements.append((sql.text, sql.arguments))
