@@ -127,7 +127,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
-                                             photos: PhotoHints(dependencies.limits)))
+                                             photos: PhotoHints(dependencies.limits), tokens: dependencies.services.tokens))
     // The app lock: a locked session reaches only unlocking and signing out (see AppLockMiddleware).
     router.add(middleware: AppLockMiddleware(security: dependencies.services.security, secondsPerMinute: dependencies.security.secondsPerMinute,
                                              now: dependencies.now))
@@ -144,6 +144,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
         idempotency: dependencies.services.idempotency,
         maxBodyBytes: max(dependencies.limits.maxPhotoBytes, dependencies.limits.maxScanBytes)))
     SecurityController(dependencies: dependencies).addRoutes(to: router, api: api)
+    TokensController(dependencies: dependencies).addRoutes(to: router, api: api, settings: AccountController(dependencies: dependencies))
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)

@@ -30,7 +30,7 @@ final class TestApp: @unchecked Sendable {
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
          receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false,
          webhooks: Services.Webhooks = .unavailable, instancePro: Bool = true, licenceKeys: [String: Data] = [:],
-         now: @escaping @Sendable () -> Date = Date.init) throws {
+         tokenRequestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.hasher = hasher
         self.keepsFolder = keepsFolder
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
@@ -40,7 +40,7 @@ final class TestApp: @unchecked Sendable {
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 // Pro unless a test is about Free's limits (LicenceWebTests).
                                 plan: PlanService(database: database, verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),
-                                webhooks: webhooks,
+                                webhooks: webhooks, tokenRequestsPerMinute: tokenRequestsPerMinute,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2),
                                 now: now)
         dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
