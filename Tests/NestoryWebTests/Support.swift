@@ -139,6 +139,14 @@ struct Browser {
             if value.isEmpty || field.value.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
         }
         let reply = Reply(status: response.status, headers: response.headers, body: String(buffer: response.body))
+        // Every answer under /api/v1 is checked against the OpenAPI document (the contract; OpenAPIContract).
+        if uri.hasPrefix("/api/v1/"), uri != "/api/v1/openapi.json" {
+            let path = String(uri.dropFirst("/api/v1".count).prefix { $0 != "?" })
+            for problem in OpenAPIContract.shared.problems(method: method.rawValue, path: path, status: Int(response.status.code),
+                                                           contentType: response.headers[.contentType], body: Data(buffer: response.body)) {
+                Issue.record("Outside the OpenAPI document: \(problem)")
+            }
+        }
         if let token = Self.metaCSRF(reply.body) { csrf = token }
         return reply
     }
