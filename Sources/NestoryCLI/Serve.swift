@@ -118,6 +118,7 @@ struct Serve: AsyncParsableCommand {
             valuationDefaults: ValuationDefaults(analysisBaseURL: settings.valuationAnalysisURL, analysisModel: settings.valuationAnalysisModel,
                                                  analysisKey: settings.valuationAnalysisKey, searchKey: settings.valuationSearchKey),
             valuationRequestsPerMinute: settings.valuationRequestsPerMinute, valuationConcurrency: settings.valuationConcurrency,
+            tokenRequestsPerMinute: settings.tokenRequestsPerMinute,
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),
             concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),

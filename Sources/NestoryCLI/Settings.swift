@@ -41,6 +41,8 @@ struct Settings: Sendable, Equatable {
     var idleTimeoutSeconds = 60
     /// How long the API keeps what it answered to a request with an `Idempotency-Key`.
     var idempotencyWindowHours = 24
+    /// Requests each personal API token may make per minute.
+    var tokenRequestsPerMinute = 600
 
     /// `off`, `loopback` (only this machine may read /metrics) or `token` (a bearer token).
     var metrics = "loopback"
@@ -93,6 +95,7 @@ struct Settings: Sendable, Equatable {
         ("signIn.clientLimit", "Failed sign-ins per client address per window"), ("signIn.windowMinutes", "The window"),
         ("http.idleTimeoutSeconds", "Idle or half-sent connections are closed after this"),
         ("api.idempotencyWindowHours", "How long an Idempotency-Key's answer is kept for replays"),
+        ("api.tokenRequestsPerMinute", "Requests each personal API token may make per minute"),
         ("metrics.mode", "off, loopback or token"), ("metrics.token", "The bearer token for /metrics (secret)"),
         ("health.minFreeMegabytes", "Free space /health/ready asks for"), ("zxingWorker", "The nestory-zxing worker program"),
         ("capture.scanning", "Barcode scanning in the Capture tab (false turns it off for everyone)"),
@@ -209,6 +212,7 @@ struct Settings: Sendable, Equatable {
         try int("signIn.windowMinutes", &settings.signInWindowMinutes, range: 1...1440)
         try int("http.idleTimeoutSeconds", &settings.idleTimeoutSeconds, range: 1...3600)
         try int("api.idempotencyWindowHours", &settings.idempotencyWindowHours, range: 1...720)
+        try int("api.tokenRequestsPerMinute", &settings.tokenRequestsPerMinute, range: 1...1_000_000)
         try choice("metrics.mode", &settings.metrics, ["off", "loopback", "token"])
         settings.metricsToken = text("metrics.token", secret: true).flatMap { $0.isEmpty ? nil : $0 }
         if settings.metrics == "token", (settings.metricsToken?.count ?? 0) < 16 {
@@ -256,6 +260,7 @@ struct Settings: Sendable, Equatable {
             "signIn.clientLimit": .stringConvertible(signInClientLimit), "signIn.windowMinutes": .stringConvertible(signInWindowMinutes),
             "http.idleTimeoutSeconds": .stringConvertible(idleTimeoutSeconds),
             "api.idempotencyWindowHours": .stringConvertible(idempotencyWindowHours), "metrics.mode": .string(metrics),
+            "api.tokenRequestsPerMinute": .stringConvertible(tokenRequestsPerMinute),
             "metrics.token": .string(metricsToken == nil ? "(none)" : "(redacted)"),
             "health.minFreeMegabytes": .stringConvertible(minFreeMegabytes), "zxingWorker": .string(zxingWorker ?? "(beside the binary)"),
             "capture.scanning": .stringConvertible(scanning), "capture.photoLongSide": .stringConvertible(photoLongSide),
