@@ -145,6 +145,7 @@ struct Serve: AsyncParsableCommand {
             limits: limits, barcodes: barcodes, productProviders: [OpenFoodFacts(), UPCItemDB()], operations: operations,
             logger: Logger(label: "nestory.http"), scanning: settings.scanning)
         dependencies.remindersInterval = .seconds(settings.remindersCheckMinutes * 60)
+        dependencies.mcp = MCPSettings(allowedHosts: settings.mcpAllowedHosts, allowedOrigins: settings.mcpAllowedOrigins)
         dependencies.security = SecuritySettings(secondsPerMinute: TimeInterval(settings.appLockSecondsPerMinute), rpID: settings.passkeysRPID,
                                                  origin: settings.passkeysOrigin)
         let app = buildApplication(dependencies, configuration: ServerConfiguration(

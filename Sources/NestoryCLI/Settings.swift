@@ -78,6 +78,9 @@ struct Settings: Sendable, Equatable {
     /// Passkeys' relying party id and origin; nil: the host and address each request reached.
     var passkeysRPID: String?
     var passkeysOrigin: String?
+    /// Hosts and origins the MCP endpoint accepts beside this machine's (comma-separated in the settings).
+    var mcpAllowedHosts: [String] = []
+    var mcpAllowedOrigins: [String] = []
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -114,6 +117,8 @@ struct Settings: Sendable, Equatable {
         ("appLock.secondsPerMinute", "For tests only: the seconds one minute of an app-lock timeout lasts"),
         ("passkeys.rpID", "The domain passkeys are made for (default: the host the server is reached at)"),
         ("passkeys.origin", "The address browsers use, e.g. https://nestory.example (default: as each request reached it)"),
+        ("mcp.allowedHosts", "Hosts /mcp accepts beside localhost, comma-separated, e.g. nestory.example"),
+        ("mcp.allowedOrigins", "Origins /mcp accepts beside localhost's, comma-separated, e.g. https://nestory.example"),
     ]
 
     /// Keys whose values are secrets: never logged, redacted by the configuration reader.
@@ -180,6 +185,10 @@ struct Settings: Sendable, Equatable {
         try int("reminders.checkMinutes", &settings.remindersCheckMinutes, range: 1...1440)
         try int("appLock.secondsPerMinute", &settings.appLockSecondsPerMinute, range: 1...60)
         settings.passkeysRPID = text("passkeys.rpID").flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        settings.mcpAllowedHosts = (text("mcp.allowedHosts") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        settings.mcpAllowedOrigins = (text("mcp.allowedOrigins") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
         if let origin = text("passkeys.origin"), !origin.isEmpty {
             guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty else {
                 throw Invalid.value("passkeys.origin", "must be a scheme and host such as https://nestory.example (it is \(origin))")

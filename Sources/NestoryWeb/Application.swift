@@ -74,6 +74,8 @@ public struct WebDependencies: Sendable {
     public var remindersInterval: Duration = .seconds(3600)
     /// The app lock's and passkeys' settings.
     public var security = SecuritySettings()
+    /// The hosts and origins the MCP endpoint accepts beside this machine's.
+    public var mcp = MCPSettings()
 
     public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
@@ -153,6 +155,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     ValuationAPIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
     ClientReportsController(dependencies: dependencies).addRoutes(to: api)
+    MCPController(dependencies: dependencies).addRoutes(to: router)
     return router
 }
 

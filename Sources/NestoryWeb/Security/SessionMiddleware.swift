@@ -58,6 +58,8 @@ struct SessionMiddleware: RouterMiddleware {
             context.viewer = try await bearerViewer(authorization, request: request)
             return try await next(request, context)
         }
+        // MCP takes a bearer token only: without one it is 401, as MCP clients expect, not a CSRF refusal or a sign-in page.
+        if request.uri.path == "/mcp" { throw WebError.invalidToken }
         if let token = request.cookies[CookiePolicy.sessionCookie]?.value, !token.isEmpty {
             let hash = SessionToken.hash(token)
             let at = now()
