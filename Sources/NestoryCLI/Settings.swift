@@ -285,6 +285,8 @@ struct Settings: Sendable, Equatable {
             "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
             "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),
             "passkeys.rpID": .string(passkeysRPID ?? "(the request's host)"), "passkeys.origin": .string(passkeysOrigin ?? "(the request's address)"),
+            "mcp.allowedHosts": .string(mcpAllowedHosts.isEmpty ? "(localhost only)" : mcpAllowedHosts.joined(separator: ",")),
+            "mcp.allowedOrigins": .string(mcpAllowedOrigins.isEmpty ? "(localhost only)" : mcpAllowedOrigins.joined(separator: ",")),
         ]
     }
 

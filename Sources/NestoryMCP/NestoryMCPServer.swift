@@ -1,6 +1,7 @@
 import Foundation
 import MCP
 import NestoryDomain
+import NestoryReports
 import NestoryServices
 
 /// Who an MCP session acts as: a token's person, in the token's household, with its scope.
@@ -20,13 +21,15 @@ public struct MCPAccess: Sendable {
 public struct NestoryMCP: Sendable {
     let items: ItemsService
     let places: PlacesService
+    /// Reports, where a job runner makes them (the server); nil: start_report is not offered (stdio).
+    let reports: ReportsService?
     /// The server's address (`https://host`) for photo links; nil: links are paths (`/files/...`).
     let origin: String?
     let today: @Sendable () -> CalendarDate
 
-    public init(items: ItemsService, places: PlacesService, origin: String? = nil,
+    public init(items: ItemsService, places: PlacesService, reports: ReportsService? = nil, origin: String? = nil,
                 today: @escaping @Sendable () -> CalendarDate = { CalendarDate(Date(), in: .current) }) {
-        (self.items, self.places, self.origin, self.today) = (items, places, origin, today)
+        (self.items, self.places, self.reports, self.origin, self.today) = (items, places, reports, origin, today)
     }
 
     public static let version = "1"
@@ -36,7 +39,7 @@ public struct NestoryMCP: Sendable {
         let server = Server(name: "nestory", version: Self.version, title: "Nestory",
                             instructions: "The home inventory of \(access.household.name): search and read items; with a read and write token, add and update them.",
                             capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
-        let tools = Self.tools.filter { access.scope == .write || $0.annotations.readOnlyHint == true }
+        let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || $0.name != "start_report") }
         await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: tools) }
         await server.withMethodHandler(CallTool.self) { call in
             await self.call(call.name, call.arguments ?? [:], access: access)
@@ -114,6 +117,11 @@ public struct NestoryMCP: Sendable {
         Tool(name: "update_item", description: "Change some fields of an item (the others are kept). Needs a read and write token.",
              inputSchema: ["type": "object", "properties": .object(itemFields.merging(["id": ["type": "string"]]) { a, _ in a }), "required": ["id"]],
              annotations: Tool.Annotations(title: "Update an item", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false)),
+        Tool(name: "start_report", description: "Start the inventory report (a PDF for insurers); answers the links to follow it and to download it when made.",
+             inputSchema: ["type": "object", "properties": [
+                "grouping": ["type": "string", "enum": ["room", "category"]], "includePhotos": ["type": "boolean"],
+             ]],
+             annotations: Tool.Annotations(title: "Start a report", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
     ]
 
     func call(_ name: String, _ arguments: [String: Value], access: MCPAccess) async -> CallTool.Result {
@@ -150,6 +158,13 @@ public struct NestoryMCP: Sendable {
                 let draft = try Self.values(arguments, over: ItemFormValues(item: current.item)).draft(defaultCurrency: household.currency, today: today()).get()
                 _ = try await items.update(household.id, id, draft, today: today())
                 return try Self.success(ItemOut(try await items.details(household.id, id), origin: origin))
+            case "start_report":
+                guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
+                let options = InventoryReportOptions(grouping: arguments["grouping"]?.stringValue.flatMap(ReportGrouping.init(rawValue:)) ?? .room,
+                                                     includePhotos: arguments["includePhotos"]?.boolValue ?? true)
+                let job = try reports.start(household.id, .inventory(options))
+                return try Self.success(ReportOut(jobID: job.id.description, page: (origin ?? "") + "/reports/jobs/\(job.id)",
+                                                  status: (origin ?? "") + "/api/v1/jobs/\(job.id)"))
             default:
                 return Self.failure("There is no tool named \(name).")
             }

@@ -124,3 +124,11 @@ struct WarrantyOut: Encodable {
 struct WarrantiesOut: Encodable {
     let items: [WarrantyOut]
 }
+
+struct ReportOut: Encodable {
+    let jobID: String
+    /// The page that follows the report and offers it once made.
+    let page: String
+    /// The job's status as JSON (with the download link once made), with the same token.
+    let status: String
+}

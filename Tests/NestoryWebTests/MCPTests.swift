@@ -44,7 +44,7 @@ import Testing
             let port = try #require(client.port)
             let writer = try await Self.connect(port: port, token: write)
             let names = Set(try await writer.listTools().tools.map(\.name))
-            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item"])
+            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report"])
             let annotated = try await writer.listTools().tools
             #expect(annotated.first { $0.name == "update_item" }?.annotations.destructiveHint == true)
             #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 5)
@@ -74,6 +74,13 @@ import Testing
             let changeTheirs = try await writer.callTool(name: "update_item", arguments: ["id": .string(theirs.id.description), "notes": "mine now"])
             #expect(changeTheirs.isError == true)
             #expect(try await items.details(joneses.id, theirs.id).item.notes == nil)
+            // A report: started, its links answered, and it is made.
+            let report = try await writer.callTool(name: "start_report", arguments: ["includePhotos": false])
+            #expect(report.isError == false, "\(Self.text(report.content))")
+            let links = try #require(try JSONSerialization.jsonObject(with: Data(Self.text(report.content).utf8)) as? [String: String])
+            let jobID = try #require(links["jobID"].flatMap(JobID.init(string:)))
+            #expect(links["status"]?.hasSuffix("/api/v1/jobs/\(jobID)") == true && links["page"]?.hasSuffix("/reports/jobs/\(jobID)") == true)
+            #expect(try await app.waitForJob(jobID).state == .succeeded)
             // Resources.
             let rooms = try await writer.readResource(uri: "nestory://rooms")
             guard case .some(let first) = rooms.first else { Issue.record("no rooms resource"); return }

@@ -58,7 +58,8 @@ struct MCPController {
                 dependencies.mcp.validator, AcceptHeaderValidator(mode: .sseRequired), ContentTypeValidator(),
                 ProtocolVersionValidator(), SessionValidator(),
             ]))
-            let mcp = NestoryMCP(items: dependencies.items, places: dependencies.places, origin: viewer.origin)
+            let mcp = NestoryMCP(items: dependencies.items, places: dependencies.places, reports: dependencies.services.reports,
+                                 origin: viewer.origin)
             let server = await mcp.server(for: MCPAccess(user: viewer.user.id, household: viewer.household, scope: grant.scope))
             try await server.start(transport: transport)
             isNew = true
