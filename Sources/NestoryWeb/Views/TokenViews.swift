@@ -30,7 +30,7 @@ enum TokenViews {
         return """
             <section class="card tokens" id="tokens">
             <h2>API tokens</h2>
-            <p class="hint">For scripts and assistants (the API at /api/v1 and MCP at /mcp): send a token as <code>Authorization: Bearer …</code>. It acts as you in \(viewer.household.name), and stops at once when revoked or when you leave the household.</p>
+            <p class="hint">For scripts and assistants (the API at /api/v1 and MCP at /mcp): send a token as <code>Authorization: Bearer TOKEN</code>. It acts as you in \(viewer.household.name), and stops at once when revoked or when you leave the household.</p>
             \(shown)
             \(tokens.isEmpty ? HTML("<p class=\"muted\">No tokens yet.</p>") : HTML("<ul class=\"list\">\(rows)</ul>"))
             <form method="post" action="/settings/tokens">
