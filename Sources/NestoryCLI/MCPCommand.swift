@@ -39,7 +39,9 @@ struct MCPCommand: AsyncParsableCommand {
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in try LibvipsImageProcessor(limits: imagingLimits) }
         let items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: settings.limits.maxPhotoBytes,
                                  plan: settings.plan(database))
-        let mcp = NestoryMCP(items: items, places: PlacesService(database: database, blocking: blocking))
+        let valuations = ValuationService(database: database, blocking: blocking, providers: UnavailableValuationProviders(),
+                                          defaults: ValuationDefaults())
+        let mcp = NestoryMCP(items: items, places: PlacesService(database: database, blocking: blocking), valuations: valuations)
         let server = await mcp.server(for: MCPAccess(user: access.user.id, household: access.household, scope: access.scope))
         try await server.start(transport: StdioTransport())
         await server.waitUntilCompleted()

@@ -23,13 +23,15 @@ public struct NestoryMCP: Sendable {
     let places: PlacesService
     /// Reports, where a job runner makes them (the server); nil: start_report is not offered (stdio).
     let reports: ReportsService?
+    /// Valuations: the offline estimate (depreciation by category, age and condition), added to the item's history.
+    let valuations: ValuationService?
     /// The server's address (`https://host`) for photo links; nil: links are paths (`/files/...`).
     let origin: String?
     let today: @Sendable () -> CalendarDate
 
-    public init(items: ItemsService, places: PlacesService, reports: ReportsService? = nil, origin: String? = nil,
-                today: @escaping @Sendable () -> CalendarDate = { CalendarDate(Date(), in: .current) }) {
-        (self.items, self.places, self.reports, self.origin, self.today) = (items, places, reports, origin, today)
+    public init(items: ItemsService, places: PlacesService, reports: ReportsService? = nil, valuations: ValuationService? = nil,
+                origin: String? = nil, today: @escaping @Sendable () -> CalendarDate = { CalendarDate(Date(), in: .current) }) {
+        (self.items, self.places, self.reports, self.valuations, self.origin, self.today) = (items, places, reports, valuations, origin, today)
     }
 
     public static let version = "1"
@@ -39,7 +41,8 @@ public struct NestoryMCP: Sendable {
         let server = Server(name: "nestory", version: Self.version, title: "Nestory",
                             instructions: "The home inventory of \(access.household.name): search and read items; with a read and write token, add and update them.",
                             capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
-        let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || $0.name != "start_report") }
+        let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || $0.name != "start_report")
+            && (valuations != nil || $0.name != "value_item") }
         await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: tools) }
         await server.withMethodHandler(CallTool.self) { call in
             await self.call(call.name, call.arguments ?? [:], access: access)
@@ -122,6 +125,9 @@ public struct NestoryMCP: Sendable {
                 "grouping": ["type": "string", "enum": ["room", "category"]], "includePhotos": ["type": "boolean"],
              ]],
              annotations: Tool.Annotations(title: "Start a report", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
+        Tool(name: "value_item", description: "Value an item now with the offline estimate (depreciation by category, age and condition from the latest replacement cost, else the purchase price); the valuation is added to the item's history.",
+             inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]],
+             annotations: Tool.Annotations(title: "Value an item", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
     ]
 
     func call(_ name: String, _ arguments: [String: Value], access: MCPAccess) async -> CallTool.Result {
@@ -158,6 +164,9 @@ public struct NestoryMCP: Sendable {
                 let draft = try Self.values(arguments, over: ItemFormValues(item: current.item)).draft(defaultCurrency: household.currency, today: today()).get()
                 _ = try await items.update(household.id, id, draft, today: today())
                 return try Self.success(ItemOut(try await items.details(household.id, id), origin: origin))
+            case "value_item":
+                guard let valuations else { return Self.failure("Valuation is not available here.") }
+                return try Self.success(ValuationOut(try await valuations.estimateOffline(household.id, item: try Self.itemID(arguments))))
             case "start_report":
                 guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
                 let options = InventoryReportOptions(grouping: arguments["grouping"]?.stringValue.flatMap(ReportGrouping.init(rawValue:)) ?? .room,

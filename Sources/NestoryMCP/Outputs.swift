@@ -132,3 +132,29 @@ struct ReportOut: Encodable {
     /// The job's status as JSON (with the download link once made), with the same token.
     let status: String
 }
+
+struct ValuationOut: Encodable {
+    struct Range: Encodable {
+        let value: MoneyOut
+        let low: MoneyOut
+        let high: MoneyOut
+        init(_ range: ValueRange) { (value, low, high) = (MoneyOut(range.value), MoneyOut(range.low), MoneyOut(range.high)) }
+    }
+    let itemID: String
+    let method: String
+    let confidence: String
+    let valuedOn: String
+    var replacementCost: Range?
+    var actualCashValue: Range?
+    var explanation: String?
+
+    init(_ valuation: Valuation) {
+        itemID = valuation.itemID.description
+        method = valuation.method.rawValue
+        confidence = valuation.confidence.rawValue
+        valuedOn = valuation.valuedOn.iso
+        replacementCost = valuation.replacementCost.map(Range.init)
+        actualCashValue = valuation.actualCashValue.map(Range.init)
+        explanation = valuation.explanation
+    }
+}

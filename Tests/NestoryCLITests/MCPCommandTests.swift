@@ -34,7 +34,7 @@ import Testing
         defer { writerProcess.terminate() }
         _ = try await writer.connect(transport: writerTransport)
         // Everything but start_report (reports are made by the server).
-        #expect(try await writer.listTools().tools.count == 7)
+        #expect(try await writer.listTools().tools.count == 8)
         let added = try await writer.callTool(name: "add_item", arguments: ["name": "Record player", "price": "320.00"])
         #expect(added.isError == false)
         let found = try await writer.callTool(name: "search_items", arguments: ["query": "record"])

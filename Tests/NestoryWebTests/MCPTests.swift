@@ -44,7 +44,7 @@ import Testing
             let port = try #require(client.port)
             let writer = try await Self.connect(port: port, token: write)
             let names = Set(try await writer.listTools().tools.map(\.name))
-            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report"])
+            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report", "value_item"])
             let annotated = try await writer.listTools().tools
             #expect(annotated.first { $0.name == "update_item" }?.annotations.destructiveHint == true)
             #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 5)
@@ -74,6 +74,11 @@ import Testing
             let changeTheirs = try await writer.callTool(name: "update_item", arguments: ["id": .string(theirs.id.description), "notes": "mine now"])
             #expect(changeTheirs.isError == true)
             #expect(try await items.details(joneses.id, theirs.id).item.notes == nil)
+            // Valued offline: from the purchase price, added to the item's history.
+            let valued = try await writer.callTool(name: "value_item", arguments: ["id": .string(tv.id.description)])
+            #expect(valued.isError == false && Self.text(valued.content).contains("\"method\":\"offline\""), "\(Self.text(valued.content))")
+            #expect(try app.dependencies.services.valuations.history(smiths.id, item: tv.id).count == 1)
+            #expect(try await writer.callTool(name: "value_item", arguments: ["id": .string(theirs.id.description)]).isError == true)
             // A report: started, its links answered, and it is made.
             let report = try await writer.callTool(name: "start_report", arguments: ["includePhotos": false])
             #expect(report.isError == false, "\(Self.text(report.content))")
