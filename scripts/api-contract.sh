@@ -34,7 +34,10 @@ for _ in range(100):
 PY
 
 set +e
-.venv/bin/st run "http://127.0.0.1:$PORT/api/v1/openapi.json" \
+# Run from the temporary folder: schemathesis keeps a .schemathesis cache in its working directory.
+ST="$PWD/.venv/bin/st"
+cd "$DATA"
+"$ST" run "http://127.0.0.1:$PORT/api/v1/openapi.json" \
   --header "Authorization: Bearer $TOKEN" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
   --generation-database none --seed "$SEED" --max-examples "$EXAMPLES" --max-time "$SECONDS_BUDGET" --workers 1 --no-shrink \
