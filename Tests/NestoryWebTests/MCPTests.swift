@@ -131,6 +131,11 @@ import Testing
             #expect(try await post("nst_wrong").0 == 401)
             let (status, session) = try await post(first.token)
             #expect(status == 200 && session != nil)
+            // No standalone SSE stream: GET is 405 (it would otherwise hold the connection).
+            var get = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/mcp")!)
+            get.setValue("Bearer \(first.token)", forHTTPHeaderField: "Authorization")
+            get.setValue(session, forHTTPHeaderField: "Mcp-Session-Id")
+            #expect((try await URLSession.shared.data(for: get).1 as? HTTPURLResponse)?.statusCode == 405)
             // Another token cannot use this session.
             #expect(try await post(second.token, session: session).0 == 404)
             // A host the settings do not allow is refused (DNS rebinding).

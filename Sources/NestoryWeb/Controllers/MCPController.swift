@@ -32,7 +32,11 @@ struct MCPController {
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.post("mcp", use: handle)
-        router.get("mcp", use: handle)
+        // No standalone SSE stream for server-initiated messages (the tools send none): 405, which the spec allows.
+        router.get("mcp") { _, context in
+            _ = try context.requireViewer()
+            return Response(status: .methodNotAllowed, headers: [.allow: "POST, DELETE"])
+        }
         router.delete("mcp", use: handle)
     }
 
