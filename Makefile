@@ -38,6 +38,7 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	./scripts/browser-tests.sh
+	./scripts/api-contract.sh
 	./scripts/check-deploy.sh
 
 deps:

@@ -42,6 +42,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // MCP (issue 20): the Model Context Protocol server for assistants (stdio and Streamable HTTP).
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", exact: "0.12.1"),
+        // Tests only: file descriptors for the MCP client over a child's stdio (the SDK's StdioTransport takes them).
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         // Tests only: the pages' HTML compared with recorded snapshots (NestoryWebTests/PageSnapshotTests).
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing.git", from: "1.19.7"),
     ],
@@ -96,6 +100,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The MCP server (issue 20): tools and resources over the use-case services, one server per session, bound to
+        // a token's household; the transports (stdio, Streamable HTTP) are chosen by the CLI and the web module.
+        .target(
+            name: "NestoryMCP",
+            dependencies: ["NestoryDomain", "NestoryServices", "NestoryReports", .product(name: "MCP", package: "swift-sdk")],
+            swiftSettings: swiftSettings
+        ),
+
         // HTTP server and web app.
         .target(
             name: "NestoryWeb",
@@ -114,6 +126,8 @@ let package = Package(
                 "NestoryReportsLive",
                 "NestoryReminders",
                 "NestoryValuation",
+                "NestoryMCP",
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -153,6 +167,8 @@ let package = Package(
                 "NestoryLicences",
                 "NestoryValuation",
                 "NestoryValuationLive",
+                "NestoryMCP",
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -337,6 +353,7 @@ let package = Package(
                 "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
+                "NestoryMCP", .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -394,7 +411,9 @@ let package = Package(
         // END Reports tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
-                                                           .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+                                                           .product(name: "Logging", package: "swift-log"),
+                                                           .product(name: "MCP", package: "swift-sdk"),
+                                                           .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
     ],
     // zxing-cpp's headers need C++17.
     cxxLanguageStandard: .cxx17

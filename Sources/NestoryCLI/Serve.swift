@@ -115,6 +115,7 @@ struct Serve: AsyncParsableCommand {
             valuationDefaults: ValuationDefaults(analysisBaseURL: settings.valuationAnalysisURL, analysisModel: settings.valuationAnalysisModel,
                                                  analysisKey: settings.valuationAnalysisKey, searchKey: settings.valuationSearchKey),
             valuationRequestsPerMinute: settings.valuationRequestsPerMinute, valuationConcurrency: settings.valuationConcurrency,
+            tokenRequestsPerMinute: settings.tokenRequestsPerMinute,
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),
             concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),
@@ -142,6 +143,7 @@ struct Serve: AsyncParsableCommand {
             limits: limits, barcodes: barcodes, productProviders: [OpenFoodFacts(), UPCItemDB()], operations: operations,
             logger: Logger(label: "nestory.http"), scanning: settings.scanning)
         dependencies.remindersInterval = .seconds(settings.remindersCheckMinutes * 60)
+        dependencies.mcp = MCPSettings(allowedHosts: settings.mcpAllowedHosts, allowedOrigins: settings.mcpAllowedOrigins)
         dependencies.security = SecuritySettings(secondsPerMinute: TimeInterval(settings.appLockSecondsPerMinute), rpID: settings.passkeysRPID,
                                                  origin: settings.passkeysOrigin)
         dependencies.onServerRunning = { integrity.start(database, logger: logger) }

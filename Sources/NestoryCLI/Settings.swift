@@ -41,6 +41,8 @@ struct Settings: Sendable, Equatable {
     var idleTimeoutSeconds = 60
     /// How long the API keeps what it answered to a request with an `Idempotency-Key`.
     var idempotencyWindowHours = 24
+    /// Requests each personal API token may make per minute.
+    var tokenRequestsPerMinute = 600
 
     /// `off`, `loopback` (only this machine may read /metrics) or `token` (a bearer token).
     var metrics = "loopback"
@@ -76,6 +78,9 @@ struct Settings: Sendable, Equatable {
     /// Passkeys' relying party id and origin; nil: the host and address each request reached.
     var passkeysRPID: String?
     var passkeysOrigin: String?
+    /// Hosts and origins the MCP endpoint accepts beside this machine's (comma-separated in the settings).
+    var mcpAllowedHosts: [String] = []
+    var mcpAllowedOrigins: [String] = []
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -93,6 +98,7 @@ struct Settings: Sendable, Equatable {
         ("signIn.clientLimit", "Failed sign-ins per client address per window"), ("signIn.windowMinutes", "The window"),
         ("http.idleTimeoutSeconds", "Idle or half-sent connections are closed after this"),
         ("api.idempotencyWindowHours", "How long an Idempotency-Key's answer is kept for replays"),
+        ("api.tokenRequestsPerMinute", "Requests each personal API token may make per minute"),
         ("metrics.mode", "off, loopback or token"), ("metrics.token", "The bearer token for /metrics (secret)"),
         ("health.minFreeMegabytes", "Free space /health/ready asks for"), ("zxingWorker", "The nestory-zxing worker program"),
         ("capture.scanning", "Barcode scanning in the Capture tab (false turns it off for everyone)"),
@@ -111,6 +117,8 @@ struct Settings: Sendable, Equatable {
         ("appLock.secondsPerMinute", "For tests only: the seconds one minute of an app-lock timeout lasts"),
         ("passkeys.rpID", "The domain passkeys are made for (default: the host the server is reached at)"),
         ("passkeys.origin", "The address browsers use, e.g. https://nestory.example (default: as each request reached it)"),
+        ("mcp.allowedHosts", "Hosts /mcp accepts beside localhost, comma-separated, e.g. nestory.example"),
+        ("mcp.allowedOrigins", "Origins /mcp accepts beside localhost's, comma-separated, e.g. https://nestory.example"),
     ]
 
     /// Keys whose values are secrets: never logged, redacted by the configuration reader.
@@ -177,6 +185,10 @@ struct Settings: Sendable, Equatable {
         try int("reminders.checkMinutes", &settings.remindersCheckMinutes, range: 1...1440)
         try int("appLock.secondsPerMinute", &settings.appLockSecondsPerMinute, range: 1...60)
         settings.passkeysRPID = text("passkeys.rpID").flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        settings.mcpAllowedHosts = (text("mcp.allowedHosts") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        settings.mcpAllowedOrigins = (text("mcp.allowedOrigins") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
         if let origin = text("passkeys.origin"), !origin.isEmpty {
             guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty else {
                 throw Invalid.value("passkeys.origin", "must be a scheme and host such as https://nestory.example (it is \(origin))")
@@ -209,6 +221,7 @@ struct Settings: Sendable, Equatable {
         try int("signIn.windowMinutes", &settings.signInWindowMinutes, range: 1...1440)
         try int("http.idleTimeoutSeconds", &settings.idleTimeoutSeconds, range: 1...3600)
         try int("api.idempotencyWindowHours", &settings.idempotencyWindowHours, range: 1...720)
+        try int("api.tokenRequestsPerMinute", &settings.tokenRequestsPerMinute, range: 1...1_000_000)
         try choice("metrics.mode", &settings.metrics, ["off", "loopback", "token"])
         settings.metricsToken = text("metrics.token", secret: true).flatMap { $0.isEmpty ? nil : $0 }
         if settings.metrics == "token", (settings.metricsToken?.count ?? 0) < 16 {
@@ -256,6 +269,7 @@ struct Settings: Sendable, Equatable {
             "signIn.clientLimit": .stringConvertible(signInClientLimit), "signIn.windowMinutes": .stringConvertible(signInWindowMinutes),
             "http.idleTimeoutSeconds": .stringConvertible(idleTimeoutSeconds),
             "api.idempotencyWindowHours": .stringConvertible(idempotencyWindowHours), "metrics.mode": .string(metrics),
+            "api.tokenRequestsPerMinute": .stringConvertible(tokenRequestsPerMinute),
             "metrics.token": .string(metricsToken == nil ? "(none)" : "(redacted)"),
             "health.minFreeMegabytes": .stringConvertible(minFreeMegabytes), "zxingWorker": .string(zxingWorker ?? "(beside the binary)"),
             "capture.scanning": .stringConvertible(scanning), "capture.photoLongSide": .stringConvertible(photoLongSide),
@@ -271,6 +285,8 @@ struct Settings: Sendable, Equatable {
             "licence.publicKeys": .string(licencePublicKeys.isEmpty ? "(built-in only)" : licencePublicKeys),
             "appLock.secondsPerMinute": .stringConvertible(appLockSecondsPerMinute),
             "passkeys.rpID": .string(passkeysRPID ?? "(the request's host)"), "passkeys.origin": .string(passkeysOrigin ?? "(the request's address)"),
+            "mcp.allowedHosts": .string(mcpAllowedHosts.isEmpty ? "(localhost only)" : mcpAllowedHosts.joined(separator: ",")),
+            "mcp.allowedOrigins": .string(mcpAllowedOrigins.isEmpty ? "(localhost only)" : mcpAllowedOrigins.joined(separator: ",")),
         ]
     }
 

@@ -32,6 +32,8 @@ public struct Services: Sendable {
     public let plan: PlanService
     /// The app lock, signed-in sessions and passkeys.
     public let security: SecurityService
+    /// Personal API tokens (bearer authentication for the API and MCP).
+    public let tokens: TokenService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
     public let blocking: BlockingPool
@@ -67,7 +69,7 @@ public struct Services: Sendable {
     public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
-                valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8,
+                valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8, tokenRequestsPerMinute: Int = 600,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
@@ -103,6 +105,7 @@ public struct Services: Sendable {
         self.valuations = valuations
         reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
+        tokens = TokenService(database: database, blocking: blocking, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }
 

@@ -28,6 +28,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-26-app-lock", migrate: appLock)
         migrator.registerMigration("2026-11-27-high-value-counter", migrate: highValueCounter)
         migrator.registerMigration("2026-11-27-search-prefixes", migrate: searchPrefixes)
+        migrator.registerMigration("2026-11-27-api-tokens", migrate: apiTokens)
         return migrator
     }
 
@@ -670,6 +671,27 @@ enum Migrations {
                 user_id TEXT REFERENCES user(id) ON DELETE CASCADE,
                 expires_at INTEGER NOT NULL
             ) WITHOUT ROWID;
+            """)
+    }
+
+    /// Personal API tokens (issue 20): a user's tokens for one household, kept only as the SHA-256 of the token (32 random
+    /// bytes, so a hash without salt or stretching cannot be reversed or guessed), with a name, a scope (read or write),
+    /// an optional expiry and the last use. Removing the user or the household removes them; removing the membership
+    /// ends them because every lookup joins the membership.
+    private static func apiTokens(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE api_token (
+                id TEXT PRIMARY KEY NOT NULL,
+                token_hash TEXT NOT NULL UNIQUE,
+                user_id TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                scope TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER,
+                last_used_at INTEGER
+            );
+            CREATE INDEX api_token_by_user ON api_token(user_id, created_at);
             """)
     }
 }

@@ -76,6 +76,8 @@ public struct WebDependencies: Sendable {
     public var onServerRunning: @Sendable () -> Void = {}
     /// The app lock's and passkeys' settings.
     public var security = SecuritySettings()
+    /// The hosts and origins the MCP endpoint accepts beside this machine's.
+    public var mcp = MCPSettings()
 
     public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
@@ -129,7 +131,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
-                                             photos: PhotoHints(dependencies.limits)))
+                                             photos: PhotoHints(dependencies.limits), tokens: dependencies.services.tokens))
     // The app lock: a locked session reaches only unlocking and signing out (see AppLockMiddleware).
     router.add(middleware: AppLockMiddleware(security: dependencies.services.security, secondsPerMinute: dependencies.security.secondsPerMinute,
                                              now: dependencies.now))
@@ -146,6 +148,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
         idempotency: dependencies.services.idempotency,
         maxBodyBytes: max(dependencies.limits.maxPhotoBytes, dependencies.limits.maxScanBytes)))
     SecurityController(dependencies: dependencies).addRoutes(to: router, api: api)
+    TokensController(dependencies: dependencies).addRoutes(to: router, api: api, settings: AccountController(dependencies: dependencies))
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReceiptsController(dependencies: dependencies).addRoutes(to: router, api: api)
     ReportsController(dependencies: dependencies).addRoutes(to: router)
@@ -154,6 +157,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     ValuationAPIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
     ClientReportsController(dependencies: dependencies).addRoutes(to: api)
+    MCPController(dependencies: dependencies).addRoutes(to: router)
     return router
 }
 

@@ -38,6 +38,8 @@ public struct Viewer: Sendable {
     var origin: String?
     /// The app lock of this session (from the session middleware; the timeout from the lock middleware).
     var lock = SessionLock()
+    /// The personal API token this request came with (`Authorization: Bearer`); nil for a browser's session.
+    public var token: TokenGrant?
 
     /// A calendar day as people read it in their language ("Mar 5, 2024", "5 mars 2024"); ISO stays in
     /// form inputs and the API.
@@ -130,6 +132,20 @@ enum WebError: Error, Equatable {
     case authenticationFailed(String)
     /// Too many failed attempts: wait this many seconds (429).
     case tooManyAttempts(seconds: Int)
+    /// An `Authorization` header that is not a live personal API token (401).
+    case invalidToken
+    /// A token used where tokens are not accepted (the web pages): 401.
+    case tokenNotAccepted
+    /// The token's scope does not allow this request (403).
+    case insufficientScope(String)
+    /// A token's request budget is spent: wait this many seconds (429).
+    case rateLimited(seconds: Int)
+}
+
+/// The token a request was authenticated with: its id (its rate limit) and scope.
+public struct TokenGrant: Sendable, Hashable {
+    public let id: String
+    public let scope: TokenScope
 }
 
 /// A session's app lock as the request found it.

@@ -80,6 +80,15 @@ struct ErrorMiddleware: RouterMiddleware {
                 return Problem(status: .locked, code: "locked",
                                message: "Nestory is locked after a while without use. Unlock it with your password or a passkey.")
             case .authenticationFailed(let message): return Problem(status: .unauthorized, code: "authentication_failed", message: message)
+            case .invalidToken:
+                return Problem(status: .unauthorized, code: "invalid_token",
+                               message: "This API token is not valid: it was revoked, it expired, or its account left the household.")
+            case .tokenNotAccepted:
+                return Problem(status: .unauthorized, code: "token_not_accepted", message: "API tokens work only for /api/v1 and /mcp. Sign in to use the app.")
+            case .insufficientScope(let message): return Problem(status: .forbidden, code: "insufficient_scope", message: message)
+            case .rateLimited(let seconds):
+                return Problem(status: .tooManyRequests, code: "rate_limited",
+                               message: "Too many requests with this token. Wait \(seconds) second\(seconds == 1 ? "" : "s") and try again.")
             case .tooManyAttempts(let seconds):
                 let minutes = AccountService.SignInOutcome.minutes(seconds)
                 return Problem(status: .tooManyRequests, code: "too_many_attempts",

@@ -30,7 +30,7 @@ final class TestApp: @unchecked Sendable {
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
          receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false,
          webhooks: Services.Webhooks = .unavailable, instancePro: Bool = true, licenceKeys: [String: Data] = [:],
-         now: @escaping @Sendable () -> Date = Date.init) throws {
+         tokenRequestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.hasher = hasher
         self.keepsFolder = keepsFolder
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
@@ -40,7 +40,7 @@ final class TestApp: @unchecked Sendable {
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 // Pro unless a test is about Free's limits (LicenceWebTests).
                                 plan: PlanService(database: database, verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),
-                                webhooks: webhooks,
+                                webhooks: webhooks, tokenRequestsPerMinute: tokenRequestsPerMinute,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2),
                                 now: now)
         dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
@@ -139,6 +139,14 @@ struct Browser {
             if value.isEmpty || field.value.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
         }
         let reply = Reply(status: response.status, headers: response.headers, body: String(buffer: response.body))
+        // Every answer under /api/v1 is checked against the OpenAPI document (the contract; OpenAPIContract).
+        if uri.hasPrefix("/api/v1/"), uri != "/api/v1/openapi.json" {
+            let path = String(uri.dropFirst("/api/v1".count).prefix { $0 != "?" })
+            for problem in OpenAPIContract.shared.problems(method: method.rawValue, path: path, status: Int(response.status.code),
+                                                           contentType: response.headers[.contentType], body: Data(buffer: response.body)) {
+                Issue.record("Outside the OpenAPI document: \(problem)")
+            }
+        }
         if let token = Self.metaCSRF(reply.body) { csrf = token }
         return reply
     }

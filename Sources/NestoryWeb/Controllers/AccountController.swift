@@ -105,10 +105,12 @@ struct AccountController {
                   passwordErrors: [FieldError] = [], householdForm: [String: String] = [:],
                   householdErrors: [FieldError] = [], webhookForm: [String: String] = [:], webhookErrors: [FieldError] = [],
                   licenceForm: [String: String] = [:], licenceErrors: [FieldError] = [],
-                  valuationForm: [String: String] = [:], valuationErrors: [FieldError] = []) throws -> Response {
+                  valuationForm: [String: String] = [:], valuationErrors: [FieldError] = [],
+                  tokenForm: [String: String] = [:], tokenErrors: [FieldError] = [],
+                  newToken: (token: String, summary: APITokenSummary)? = nil) throws -> Response {
         let household = viewer.household.id
         let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty
-                       && valuationErrors.isEmpty)
+                       && valuationErrors.isEmpty && tokenErrors.isEmpty)
         let providers = try dependencies.services.valuations.providerSettings(household)
         let valuation = ValuationViews.settingsSection(viewer: viewer, settings: providers,
                                                        form: valuationForm, errors: valuationErrors)
@@ -122,6 +124,8 @@ struct AccountController {
                                        photoAnalysis: providers.analysisConfigured, marketSearch: providers.searchConfigured)
         let security = AccountViews.securitySection(viewer: viewer, sessions: try database.sessions(of: viewer.user.id, now: dependencies.now()),
                                                     passkeys: try database.passkeys(of: viewer.user.id))
+        let tokens = TokenViews.section(viewer: viewer, tokens: try database.apiTokens(of: viewer.user.id), now: dependencies.now(),
+                                        form: tokenForm, errors: tokenErrors, newToken: newToken)
         return HTMLResponse.page(AccountViews.settings(
             viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
             passwordErrors: passwordErrors, notice: notice, onlineLookup: onlineLookup,
@@ -129,7 +133,7 @@ struct AccountController {
             captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
-            leading: pro, trailing: "\(valuation)\(security)\(notifications)\(about)"),
+            leading: pro, trailing: "\(valuation)\(security)\(tokens)\(notifications)\(about)"),
                                  status: failed ? .unprocessableContent : .ok)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 
 /// The Inventory tab: the list with summary and charts, item detail, add/edit/delete, files.

@@ -1,96 +1,12 @@
 import Foundation
 import NestoryDomain
+import NestoryServices
 
-/// The add/edit form's raw values, and their conversion to an `ItemDraft` with a message per field.
-struct ItemFormValues: Sendable {
-    var values: [String: String]
-
-    static let fields = ["name", "brand", "modelNumber", "serialNumber", "price", "currency", "purchaseDate", "roomID", "categoryID",
-                         "condition", "conditionNotes", "barcode", "warrantyExpiry", "tags", "notes", "quantity"]
-
-    init(_ values: [String: String] = [:]) { self.values = values }
-
+extension ItemFormValues {
+    /// The add/edit form's fields as posted.
     init(form: Form) {
         var values: [String: String] = [:]
         for field in Self.fields { values[field] = form[field] ?? "" }
-        self.values = values
-    }
-
-    init(item: Item) {
-        values = [
-            "name": item.name, "brand": item.brand ?? "", "modelNumber": item.modelNumber ?? "", "serialNumber": item.serialNumber ?? "",
-            "price": item.purchasePrice?.plainAmount ?? "", "currency": item.currency.code, "purchaseDate": item.purchaseDate?.iso ?? "",
-            "roomID": item.roomID?.description ?? "", "categoryID": item.categoryID?.description ?? "", "condition": item.condition.rawValue,
-            "conditionNotes": item.conditionNotes ?? "", "barcode": item.barcode ?? "", "warrantyExpiry": item.warrantyExpiry?.iso ?? "",
-            "tags": item.tags.joined(separator: ", "), "notes": item.notes ?? "", "quantity": String(item.quantity),
-        ]
-    }
-
-    subscript(key: String) -> String { values[key] ?? "" }
-
-    /// Parses every field, collecting all problems at once; the domain's own rules run afterwards.
-    func draft(defaultCurrency: CurrencyCode, today: CalendarDate) -> Result<ItemDraft, DomainError> {
-        var errors: [FieldError] = []
-        func optional(_ key: String) -> String? {
-            let value = self[key].trimmingCharacters(in: .whitespacesAndNewlines)
-            return value.isEmpty ? nil : value
-        }
-        var currency = defaultCurrency
-        if let code = optional("currency") {
-            do { currency = try CurrencyCode.iso(code) } catch { errors.append(FieldError(field: "currency", message: error.message)) }
-        }
-        var price: Money?
-        if let text = optional("price") {
-            let cleaned = text.replacingOccurrences(of: currency.symbol.trimmingCharacters(in: .whitespaces), with: "")
-            do { price = try Money.parse(cleaned, currency: currency) } catch {
-                errors.append(FieldError(field: "price", message: error.message))
-            }
-        }
-        func date(_ key: String) -> CalendarDate? {
-            guard let text = optional(key) else { return nil }
-            do { return try CalendarDate(iso: text) } catch {
-                errors.append(FieldError(field: key, message: error.message))
-                return nil
-            }
-        }
-        let purchaseDate = date("purchaseDate")
-        let warranty = date("warrantyExpiry")
-        var quantity = 1
-        if let text = optional("quantity") {
-            if let value = Int(text) { quantity = value } else {
-                errors.append(FieldError(field: "quantity", message: "Quantity is a whole number such as 1 or 4."))
-            }
-        }
-        func id<ID>(_ key: String, _ what: String, _ make: (String) -> ID?) -> ID? {
-            do { return try optionalID(optional(key), field: key, what: what, make) } catch {
-                errors += FieldErrors.fields(of: error)
-                return nil
-            }
-        }
-        let categoryID = id("categoryID", "The category", CategoryID.init(string:))
-        let roomID = id("roomID", "The room", RoomID.init(string:))
-        var condition = ItemCondition.good
-        if let text = optional("condition") {
-            if let value = ItemCondition(rawValue: text) { condition = value } else {
-                errors.append(FieldError(field: "condition", message: "Choose a condition from the list."))
-            }
-        }
-        let draft = ItemDraft(
-            name: self["name"], brand: optional("brand"), modelNumber: optional("modelNumber"), serialNumber: optional("serialNumber"),
-            purchasePrice: price, purchaseDate: purchaseDate, currency: currency,
-            categoryID: categoryID, roomID: roomID,
-            condition: condition, conditionNotes: optional("conditionNotes"), barcode: optional("barcode"), warrantyExpiry: warranty,
-            tags: self["tags"].split(separator: ",").map(String.init), notes: optional("notes"), quantity: quantity)
-        // The domain's rules too, so every problem is reported at once (form errors win per field).
-        do {
-            let valid = try draft.validated(today: today)
-            if errors.isEmpty { return .success(valid) }
-        } catch {
-            if case .validation(let domainErrors) = error {
-                let reported = Set(errors.map(\.field))
-                errors += domainErrors.filter { !reported.contains($0.field) && !(($0.field == "purchasePrice") && reported.contains("price")) }
-            }
-        }
-        return .failure(.validation(errors))
+        self.init(values)
     }
 }

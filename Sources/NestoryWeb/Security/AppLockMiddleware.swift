@@ -31,7 +31,8 @@ struct AppLockMiddleware: RouterMiddleware {
                                                    "/api/v1/session"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let viewer = context.viewer else { return try await next(request, context) }
+        // A token has no session to lock (the lock guards a device left open).
+        guard let viewer = context.viewer, viewer.token == nil else { return try await next(request, context) }
         var context = context
         let timeout = TimeInterval(viewer.lock.minutes) * secondsPerMinute
         context.viewer?.lock.timeout = timeout

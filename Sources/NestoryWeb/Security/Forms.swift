@@ -35,12 +35,3 @@ extension Request {
     var query: Form { Form(uri.query ?? "") }
 }
 
-/// An optional id from a form field or a query parameter: empty or absent means none; anything else must
-/// be an id, or the request is refused (422) with a message on that field, never silently dropped.
-func optionalID<ID>(_ raw: (some StringProtocol)?, field: String, what: String, _ make: (String) -> ID?) throws(DomainError) -> ID? {
-    guard let raw = raw.map({ String($0).trimmingCharacters(in: .whitespacesAndNewlines) }), !raw.isEmpty else { return nil }
-    guard let id = make(raw) else {
-        throw DomainError.invalid(field: field, message: "\(what) is not one of yours: choose it from the list.")
-    }
-    return id
-}

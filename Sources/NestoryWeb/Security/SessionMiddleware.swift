@@ -3,6 +3,7 @@ import Hummingbird
 import HTTPTypes
 import NestoryAuth
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 
 /// Cookie settings shared by sign-in, sign-out and the middleware.
@@ -45,9 +46,20 @@ struct SessionMiddleware: RouterMiddleware {
     var photos = PhotoHints(Limits())
     let sessions = SessionCache()
 
+    /// Personal API tokens (`Authorization: Bearer`), for the API and MCP only.
+    var tokens: TokenService?
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
+        if let authorization = request.headers[.authorization] {
+            // A bearer token is never sent by a browser on its own, so a request carrying one cannot be forged by
+            // another site: it needs no CSRF token or Origin check. A cookie on the same request is ignored.
+            context.viewer = try await bearerViewer(authorization, request: request)
+            return try await next(request, context)
+        }
+        // MCP takes a bearer token only: without one it is 401, as MCP clients expect, not a CSRF refusal or a sign-in page.
+        if request.uri.path == "/mcp" { throw WebError.invalidToken }
         if let token = request.cookies[CookiePolicy.sessionCookie]?.value, !token.isEmpty {
             let hash = SessionToken.hash(token)
             let at = now()
@@ -72,6 +84,21 @@ struct SessionMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// The viewer a bearer token stands for, after its scope and its request budget allow this request.
+    private func bearerViewer(_ authorization: String, request: Request) async throws -> Viewer {
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", let tokens,
+              let access = try await tokens.authenticate(parts[1].trimmingCharacters(in: .whitespaces)) else {
+            throw WebError.invalidToken
+        }
+        try TokenScopePolicy.check(access.scope, method: request.method, path: request.uri.path)
+        if let wait = await tokens.admit(access) { throw WebError.rateLimited(seconds: wait) }
+        var viewer = Viewer(user: access.user, household: access.household, role: access.role, csrfToken: "", sessionTokenHash: "",
+                            photos: photos)
+        viewer.token = TokenGrant(id: access.id, scope: access.scope)
+        return viewer
+    }
+
     private func checkOrigin(_ request: Request) throws {
         guard let origin = request.headers[.origin], origin != "null" else { return }
         let host = request.head.authority ?? ""
@@ -90,6 +117,24 @@ struct SessionMiddleware: RouterMiddleware {
         }
         guard let expected, !expected.isEmpty, let presented, SessionToken.constantTimeEquals(expected, presented) else {
             throw WebError.csrfFailed
+        }
+    }
+}
+
+/// What a personal API token may reach, decided here and nowhere else: the API (`/api/v1`) and MCP (`/mcp`) only, never
+/// the pages; a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a POST);
+/// and no token manages tokens (making or revoking one needs a signed-in person).
+enum TokenScopePolicy {
+    static func check(_ scope: TokenScope, method: HTTPRequest.Method, path: String) throws {
+        if path == "/mcp" || path.hasPrefix("/mcp/") { return }
+        guard path.hasPrefix("/api/v1/") else { throw WebError.tokenNotAccepted }
+        let reads = method == .get || method == .head
+        if path == "/api/v1/tokens" || path.hasPrefix("/api/v1/tokens/") {
+            if reads { return }
+            throw WebError.insufficientScope("Tokens are made and revoked by a signed-in person (Settings or `nestory token`), not with a token.")
+        }
+        if scope == .read, !reads {
+            throw WebError.insufficientScope("This token is read-only: it cannot change anything. Make a read and write token for this.")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryServices
 
 /// Item detail and the add/edit form.
 enum ItemViews {

@@ -1,0 +1,225 @@
+import Foundation
+import MCP
+import NestoryDomain
+import NestoryReports
+import NestoryServices
+
+/// Who an MCP session acts as: a token's person, in the token's household, with its scope.
+public struct MCPAccess: Sendable {
+    public let user: UserID
+    public let household: Household
+    public let scope: TokenScope
+
+    public init(user: UserID, household: Household, scope: TokenScope) {
+        (self.user, self.household, self.scope) = (user, household, scope)
+    }
+}
+
+/// The MCP server (issue 20): one `Server` per session, bound to a token's household, over the use-case services.
+/// Tools are annotated read-only or not; a read token is offered only the read-only ones, and calling another is refused.
+/// Resources: the household's rooms and categories, and an item by URI (`nestory://items/{id}`).
+public struct NestoryMCP: Sendable {
+    let items: ItemsService
+    let places: PlacesService
+    /// Reports, where a job runner makes them (the server); nil: start_report is not offered (stdio).
+    let reports: ReportsService?
+    /// Valuations: the offline estimate (depreciation by category, age and condition), added to the item's history.
+    let valuations: ValuationService?
+    /// The server's address (`https://host`) for photo links; nil: links are paths (`/files/...`).
+    let origin: String?
+    let today: @Sendable () -> CalendarDate
+
+    public init(items: ItemsService, places: PlacesService, reports: ReportsService? = nil, valuations: ValuationService? = nil,
+                origin: String? = nil, today: @escaping @Sendable () -> CalendarDate = { CalendarDate(Date(), in: .current) }) {
+        (self.items, self.places, self.reports, self.valuations, self.origin, self.today) = (items, places, reports, valuations, origin, today)
+    }
+
+    public static let version = "1"
+
+    /// A new server for one session; start it on a transport.
+    public func server(for access: MCPAccess) async -> Server {
+        let server = Server(name: "nestory", version: Self.version, title: "Nestory",
+                            instructions: "The home inventory of \(access.household.name): search and read items; with a read and write token, add and update them.",
+                            capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
+        let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || $0.name != "start_report")
+            && (valuations != nil || $0.name != "value_item") }
+        await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: tools) }
+        await server.withMethodHandler(CallTool.self) { call in
+            await self.call(call.name, call.arguments ?? [:], access: access)
+        }
+        await server.withMethodHandler(ListResources.self) { _ in
+            ListResources.Result(resources: [
+                Resource(name: "rooms", uri: "nestory://rooms", description: "The household's rooms", mimeType: "application/json"),
+                Resource(name: "categories", uri: "nestory://categories", description: "The household's categories", mimeType: "application/json"),
+            ])
+        }
+        await server.withMethodHandler(ListResourceTemplates.self) { _ in
+            ListResourceTemplates.Result(templates: [
+                Resource.Template(uriTemplate: "nestory://items/{id}", name: "item", description: "An item with its photos (as links)",
+                                  mimeType: "application/json"),
+            ])
+        }
+        await server.withMethodHandler(ReadResource.self) { read in
+            let household = access.household.id
+            let text: String
+            switch read.uri {
+            case "nestory://rooms": text = try Self.json(try await places.rooms(household).map(RoomOut.init))
+            case "nestory://categories": text = try Self.json(try await places.categories(household).map(CategoryOut.init))
+            case let uri where uri.hasPrefix("nestory://items/"):
+                guard let id = ItemID(string: String(uri.dropFirst("nestory://items/".count))),
+                      let details = try? await items.details(household, id) else {
+                    throw MCPError.invalidParams("No such item in this household: \(uri)")
+                }
+                text = try Self.json(ItemOut(details, origin: origin))
+            default: throw MCPError.invalidParams("Unknown resource: \(read.uri)")
+            }
+            return ReadResource.Result(contents: [.text(text, uri: read.uri, mimeType: "application/json")])
+        }
+        return server
+    }
+
+    // MARK: - Tools
+
+    static func readOnly(_ title: String) -> Tool.Annotations {
+        Tool.Annotations(title: title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false)
+    }
+
+    static let itemFields: [String: Value] = [
+        "name": ["type": "string"], "brand": ["type": "string"], "modelNumber": ["type": "string"], "serialNumber": ["type": "string"],
+        "price": ["type": "string", "description": "Unit price as a decimal, e.g. \"1299.99\""],
+        "currency": ["type": "string", "description": "ISO 4217; the household's when omitted"],
+        "purchaseDate": ["type": "string", "description": "YYYY-MM-DD"], "warrantyExpiry": ["type": "string", "description": "YYYY-MM-DD"],
+        "roomID": ["type": "string"], "categoryID": ["type": "string"],
+        "condition": ["type": "string", "enum": ["new", "excellent", "good", "fair", "poor"]], "conditionNotes": ["type": "string"],
+        "barcode": ["type": "string"], "tags": ["type": "array", "items": ["type": "string"]], "notes": ["type": "string"],
+        "quantity": ["type": "integer", "minimum": 1],
+    ]
+
+    public static let tools: [Tool] = [
+        Tool(name: "search_items", description: "Search the inventory: words (name, brand, model, serial, notes, tags, receipts), and the inventory's filters.",
+             inputSchema: ["type": "object", "properties": [
+                "query": ["type": "string"], "room": ["type": "string", "description": "A room id (see list_rooms_and_categories)"],
+                "category": ["type": "string", "description": "A category id"], "tag": ["type": "string"],
+                "filter": ["type": "string", "enum": ["all", "photo", "receipt", "value", "high"],
+                           "description": "Items needing a photo, a receipt or a value, or of high value"],
+                "sort": ["type": "string", "enum": .array(ItemSort.allCases.map { .string($0.rawValue) })],
+                "limit": ["type": "integer", "minimum": 1, "maximum": .int(ItemQuery.maxLimit)],
+             ]], annotations: readOnly("Search items")),
+        Tool(name: "get_item", description: "One item with all its fields, its documentation status and its photos (as links).",
+             inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]], annotations: readOnly("Get an item")),
+        Tool(name: "summary", description: "Item count, estimated value per currency, the documentation score and the gaps (items needing a photo, a receipt, a value).",
+             inputSchema: ["type": "object", "properties": [:]], annotations: readOnly("Inventory summary")),
+        Tool(name: "list_rooms_and_categories", description: "The household's rooms and categories, with their ids.",
+             inputSchema: ["type": "object", "properties": [:]], annotations: readOnly("Rooms and categories")),
+        Tool(name: "warranties_ending", description: "Items whose warranty ends within the next days (30 by default), soonest first.",
+             inputSchema: ["type": "object", "properties": ["days": ["type": "integer", "minimum": 0, "maximum": 30]]],
+             annotations: readOnly("Warranties ending soon")),
+        Tool(name: "add_item", description: "Add an item to the inventory (name required). Needs a read and write token.",
+             inputSchema: ["type": "object", "properties": .object(itemFields), "required": ["name"]],
+             annotations: Tool.Annotations(title: "Add an item", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
+        Tool(name: "update_item", description: "Change some fields of an item (the others are kept). Needs a read and write token.",
+             inputSchema: ["type": "object", "properties": .object(itemFields.merging(["id": ["type": "string"]]) { a, _ in a }), "required": ["id"]],
+             annotations: Tool.Annotations(title: "Update an item", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false)),
+        Tool(name: "start_report", description: "Start the inventory report (a PDF for insurers); answers the links to follow it and to download it when made.",
+             inputSchema: ["type": "object", "properties": [
+                "grouping": ["type": "string", "enum": ["room", "category"]], "includePhotos": ["type": "boolean"],
+             ]],
+             annotations: Tool.Annotations(title: "Start a report", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
+        Tool(name: "value_item", description: "Value an item now with the offline estimate (depreciation by category, age and condition from the latest replacement cost, else the purchase price); the valuation is added to the item's history.",
+             inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]],
+             annotations: Tool.Annotations(title: "Value an item", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
+    ]
+
+    func call(_ name: String, _ arguments: [String: Value], access: MCPAccess) async -> CallTool.Result {
+        guard let tool = Self.tools.first(where: { $0.name == name }) else { return Self.failure("There is no tool named \(name).") }
+        if tool.annotations.readOnlyHint != true, access.scope != .write {
+            return Self.failure("This token is read-only: \(name) changes the inventory. Use a read and write token.")
+        }
+        let household = access.household
+        do {
+            switch name {
+            case "search_items":
+                var parameters: [String: String] = [:]
+                for key in ["query", "room", "category", "tag", "filter", "sort"] { parameters[key == "query" ? "q" : key] = arguments[key]?.stringValue }
+                if let limit = arguments["limit"]?.intValue { parameters["limit"] = String(limit) }
+                let page = try await items.search(household.id, try ItemQueryParameters.parse(parameters))
+                return try Self.success(SearchOut(items: page.elements.map { ItemOut($0, origin: origin) }, more: page.nextCursor != nil))
+            case "get_item":
+                return try Self.success(ItemOut(try await items.details(household.id, try Self.itemID(arguments)), origin: origin))
+            case "summary":
+                return try Self.success(SummaryOut(try await items.summary(household.id)))
+            case "list_rooms_and_categories":
+                return try Self.success(PlacesOut(rooms: try await places.rooms(household.id).map(RoomOut.init),
+                                                  categories: try await places.categories(household.id).map(CategoryOut.init)))
+            case "warranties_ending":
+                let days = min(max(arguments["days"]?.intValue ?? 30, 0), 30)
+                return try Self.success(WarrantiesOut(items: try await items.warrantiesEnding(household.id, within: days).map(WarrantyOut.init)))
+            case "add_item":
+                let draft = try Self.values(arguments, over: ItemFormValues()).draft(defaultCurrency: household.currency, today: today()).get()
+                let item = try await items.create(household.id, draft, today: today())
+                return try Self.success(ItemOut(try await items.details(household.id, item.id), origin: origin))
+            case "update_item":
+                let id = try Self.itemID(arguments)
+                let current = try await items.details(household.id, id)
+                let draft = try Self.values(arguments, over: ItemFormValues(item: current.item)).draft(defaultCurrency: household.currency, today: today()).get()
+                _ = try await items.update(household.id, id, draft, today: today())
+                return try Self.success(ItemOut(try await items.details(household.id, id), origin: origin))
+            case "value_item":
+                guard let valuations else { return Self.failure("Valuation is not available here.") }
+                return try Self.success(ValuationOut(try await valuations.estimateOffline(household.id, item: try Self.itemID(arguments))))
+            case "start_report":
+                guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
+                let options = InventoryReportOptions(grouping: arguments["grouping"]?.stringValue.flatMap(ReportGrouping.init(rawValue:)) ?? .room,
+                                                     includePhotos: arguments["includePhotos"]?.boolValue ?? true)
+                let job = try reports.start(household.id, .inventory(options))
+                return try Self.success(ReportOut(jobID: job.id.description, page: (origin ?? "") + "/reports/jobs/\(job.id)",
+                                                  status: (origin ?? "") + "/api/v1/jobs/\(job.id)"))
+            default:
+                return Self.failure("There is no tool named \(name).")
+            }
+        } catch let error as DomainError {
+            if case .validation(let fields) = error {
+                return Self.failure(fields.map { "\($0.field): \($0.message)" }.joined(separator: "\n"))
+            }
+            return Self.failure(error.message)
+        } catch {
+            return Self.failure("That did not work: \(error)")
+        }
+    }
+
+    static func itemID(_ arguments: [String: Value]) throws -> ItemID {
+        guard let id = arguments["id"]?.stringValue.flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
+        return id
+    }
+
+    /// The tool's arguments over an item's current values (update) or none (add).
+    static func values(_ arguments: [String: Value], over base: ItemFormValues) -> ItemFormValues {
+        var values = base
+        for field in ItemFormValues.fields {
+            guard let value = arguments[field] else { continue }
+            switch value {
+            case .string(let text): values.values[field] = text
+            case .int(let number): values.values[field] = String(number)
+            case .double(let number): values.values[field] = String(number)
+            case .array(let list): values.values[field] = list.compactMap(\.stringValue).joined(separator: ",")
+            case .null: values.values[field] = ""
+            default: continue
+            }
+        }
+        return values
+    }
+
+    static func success<T: Encodable>(_ value: T) throws -> CallTool.Result {
+        CallTool.Result(content: [.text(text: try json(value), annotations: nil, _meta: nil)], isError: false)
+    }
+
+    static func failure(_ message: String) -> CallTool.Result {
+        CallTool.Result(content: [.text(text: message, annotations: nil, _meta: nil)], isError: true)
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import NestoryDomain
+
+/// What the tools answer, as JSON text (for any assistant) with stable names.
+struct MoneyOut: Encodable {
+    let amount: String
+    let currency: String
+    init(_ money: Money) { (amount, currency) = (money.plainAmount, money.currency.code) }
+}
+
+struct ItemOut: Encodable {
+    let id: String
+    let name: String
+    var brand: String?
+    var modelNumber: String?
+    var serialNumber: String?
+    var price: MoneyOut?
+    var purchaseDate: String?
+    var roomID: String?
+    var categoryID: String?
+    let condition: String
+    var warrantyExpiry: String?
+    let tags: [String]
+    var notes: String?
+    let quantity: Int
+    var photoCount: Int
+    var receiptCount: Int
+    /// Links to the photos (display size), when the item was read whole.
+    var photos: [String]?
+    var mainPhoto: String?
+
+    init(item: Item, photoCount: Int, receiptCount: Int) {
+        id = item.id.description
+        name = item.name
+        brand = item.brand
+        modelNumber = item.modelNumber
+        serialNumber = item.serialNumber
+        price = item.purchasePrice.map(MoneyOut.init)
+        purchaseDate = item.purchaseDate?.iso
+        roomID = item.roomID?.description
+        categoryID = item.categoryID?.description
+        condition = item.condition.rawValue
+        warrantyExpiry = item.warrantyExpiry?.iso
+        tags = item.tags
+        notes = item.notes
+        quantity = item.quantity
+        self.photoCount = photoCount
+        self.receiptCount = receiptCount
+    }
+
+    init(_ listing: ItemListing, origin: String?) {
+        self.init(item: listing.item, photoCount: listing.photoCount, receiptCount: listing.receiptCount)
+        mainPhoto = listing.primaryPhoto.map { Self.link($0, origin: origin) }
+    }
+
+    init(_ details: ItemDetails, origin: String?) {
+        self.init(item: details.item, photoCount: details.photos.count, receiptCount: details.receipts.count)
+        photos = details.photos.map { Self.link($0.attachment, origin: origin) }
+        mainPhoto = details.photos.first(where: \.isPrimary).map { Self.link($0.attachment, origin: origin) }
+    }
+
+    static func link(_ attachment: Attachment, origin: String?) -> String {
+        (origin ?? "") + "/files/\(attachment.sha256)?size=display"
+    }
+}
+
+struct SearchOut: Encodable {
+    let items: [ItemOut]
+    /// More items match than were returned (ask with a larger limit or narrower words).
+    let more: Bool
+}
+
+struct SummaryOut: Encodable {
+    let itemCount: Int
+    let roomsInUse: Int
+    let estimatedValue: [MoneyOut]
+    let documentedCount: Int
+    let documentationScorePercent: Int?
+    let needsPhoto: Int
+    let needsReceipt: Int
+    let needsValue: Int
+    let highValueCount: Int
+
+    init(_ s: InventorySummary) {
+        itemCount = s.itemCount
+        roomsInUse = s.roomsInUse
+        estimatedValue = s.estimatedValue.map(MoneyOut.init)
+        documentedCount = s.score.documented
+        documentationScorePercent = s.score.percent
+        needsPhoto = s.needsPhoto
+        needsReceipt = s.needsReceipt
+        needsValue = s.needsValue
+        highValueCount = s.highValueCount
+    }
+}
+
+struct RoomOut: Encodable {
+    let id: String
+    let name: String
+    init(_ room: Room) { (id, name) = (room.id.description, room.name) }
+}
+
+struct CategoryOut: Encodable {
+    let id: String
+    let name: String
+    init(_ category: NestoryDomain.Category) { (id, name) = (category.id.description, category.name) }
+}
+
+struct PlacesOut: Encodable {
+    let rooms: [RoomOut]
+    let categories: [CategoryOut]
+}
+
+struct WarrantyOut: Encodable {
+    let itemID: String
+    let name: String
+    let warrantyExpiry: String
+    let daysLeft: Int
+    init(_ reminder: WarrantyReminder) {
+        (itemID, name, warrantyExpiry, daysLeft) = (reminder.itemID.description, reminder.itemName, reminder.expiry.iso, reminder.daysLeft)
+    }
+}
+
+struct WarrantiesOut: Encodable {
+    let items: [WarrantyOut]
+}
+
+struct ReportOut: Encodable {
+    let jobID: String
+    /// The page that follows the report and offers it once made.
+    let page: String
+    /// The job's status as JSON (with the download link once made), with the same token.
+    let status: String
+}
+
+struct ValuationOut: Encodable {
+    struct Range: Encodable {
+        let value: MoneyOut
+        let low: MoneyOut
+        let high: MoneyOut
+        init(_ range: ValueRange) { (value, low, high) = (MoneyOut(range.value), MoneyOut(range.low), MoneyOut(range.high)) }
+    }
+    let itemID: String
+    let method: String
+    let confidence: String
+    let valuedOn: String
+    var replacementCost: Range?
+    var actualCashValue: Range?
+    var explanation: String?
+
+    init(_ valuation: Valuation) {
+        itemID = valuation.itemID.description
+        method = valuation.method.rawValue
+        confidence = valuation.confidence.rawValue
+        valuedOn = valuation.valuedOn.iso
+        replacementCost = valuation.replacementCost.map(Range.init)
+        actualCashValue = valuation.actualCashValue.map(Range.init)
+        explanation = valuation.explanation
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HummingbirdTesting
+import MCP
+import NestoryDomain
+import NestoryServices
+import NestoryStore
+import Testing
+@testable import NestoryWeb
+
+/// MCP over Streamable HTTP at /mcp (issue 20), driven by the SDK's own client against a live server.
+@Suite struct MCPTests {
+    static func text(_ content: [Tool.Content]) -> String {
+        content.compactMap { if case .text(let text, _, _) = $0 { return text } else { return nil } }.joined()
+    }
+
+    static func connect(port: Int, token: String) async throws -> Client {
+        let transport = HTTPClientTransport(endpoint: URL(string: "http://127.0.0.1:\(port)/mcp")!, streaming: false) { request in
+            var request = request
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            return request
+        }
+        let client = Client(name: "nestory-tests", version: "1")
+        _ = try await client.connect(transport: transport)
+        return client
+    }
+
+    @Test func toolsAndResourcesActInTheTokensHouseholdWithinItsScope() async throws {
+        let app = try TestApp()
+        let (smiths, ann) = try app.household("Smiths", email: "ann@example.com")
+        let (joneses, _) = try app.household("Joneses", email: "jo@example.com")
+        let items = app.dependencies.items
+        let today = CalendarDate(Date(), in: .current)
+        let tv = try await items.create(smiths.id, ItemDraft(name: "Living room TV", purchasePrice: try Money.parse("899.00", currency: .usd),
+                                                             currency: .usd, warrantyExpiry: try today.adding(days: 10)), today: today)
+        let theirs = try await items.create(joneses.id, ItemDraft(name: "Their TV", currency: .usd), today: today)
+        let tokens = app.dependencies.services.tokens
+        let write = try await tokens.create(user: ann.id, household: smiths.id, name: "assistant", scope: "write", expires: nil).token
+        let read = try await tokens.create(user: ann.id, household: smiths.id, name: "reader", scope: "read", expires: nil).token
+
+        try await app.run(.live) { client in
+            let port = try #require(client.port)
+            let writer = try await Self.connect(port: port, token: write)
+            let names = Set(try await writer.listTools().tools.map(\.name))
+            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report", "value_item"])
+            let annotated = try await writer.listTools().tools
+            #expect(annotated.first { $0.name == "update_item" }?.annotations.destructiveHint == true)
+            #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 5)
+
+            let found = try await writer.callTool(name: "search_items", arguments: ["query": "tv"])
+            #expect(found.isError == false && Self.text(found.content).contains("Living room TV") && !Self.text(found.content).contains("Their TV"))
+            let item = try await writer.callTool(name: "get_item", arguments: ["id": .string(tv.id.description)])
+            #expect(Self.text(item.content).contains("\"amount\":\"899.00\""))
+            let summary = try await writer.callTool(name: "summary")
+            #expect(Self.text(summary.content).contains("\"itemCount\":1") && Self.text(summary.content).contains("\"needsPhoto\":1"))
+            let warranties = try await writer.callTool(name: "warranties_ending", arguments: ["days": 30])
+            #expect(Self.text(warranties.content).contains("\"daysLeft\":10"))
+            let places = try await writer.callTool(name: "list_rooms_and_categories")
+            #expect(Self.text(places.content).contains("Kitchen"))
+            // Another household's id is not found.
+            let other = try await writer.callTool(name: "get_item", arguments: ["id": .string(theirs.id.description)])
+            #expect(other.isError == true && !Self.text(other.content).contains("Their TV"))
+            // Writes.
+            let added = try await writer.callTool(name: "add_item", arguments: ["name": "Espresso machine", "price": "450", "tags": ["kitchen"]])
+            #expect(added.isError == false && Self.text(added.content).contains("Espresso machine"))
+            let bad = try await writer.callTool(name: "add_item", arguments: ["name": "X", "price": "lots"])
+            #expect(bad.isError == true && Self.text(bad.content).contains("price"))
+            let updated = try await writer.callTool(name: "update_item", arguments: ["id": .string(tv.id.description), "notes": "Wall mounted"])
+            #expect(updated.isError == false)
+            let details = try await items.details(smiths.id, tv.id)
+            #expect(details.item.notes == "Wall mounted" && details.item.name == "Living room TV")
+            let changeTheirs = try await writer.callTool(name: "update_item", arguments: ["id": .string(theirs.id.description), "notes": "mine now"])
+            #expect(changeTheirs.isError == true)
+            #expect(try await items.details(joneses.id, theirs.id).item.notes == nil)
+            // Valued offline: from the purchase price, added to the item's history.
+            let valued = try await writer.callTool(name: "value_item", arguments: ["id": .string(tv.id.description)])
+            #expect(valued.isError == false && Self.text(valued.content).contains("\"method\":\"offline\""), "\(Self.text(valued.content))")
+            #expect(try app.dependencies.services.valuations.history(smiths.id, item: tv.id).count == 1)
+            #expect(try await writer.callTool(name: "value_item", arguments: ["id": .string(theirs.id.description)]).isError == true)
+            // A report: started, its links answered, and it is made.
+            let report = try await writer.callTool(name: "start_report", arguments: ["includePhotos": false])
+            #expect(report.isError == false, "\(Self.text(report.content))")
+            let links = try #require(try JSONSerialization.jsonObject(with: Data(Self.text(report.content).utf8)) as? [String: String])
+            let jobID = try #require(links["jobID"].flatMap(JobID.init(string:)))
+            #expect(links["status"]?.hasSuffix("/api/v1/jobs/\(jobID)") == true && links["page"]?.hasSuffix("/reports/jobs/\(jobID)") == true)
+            #expect(try await app.waitForJob(jobID).state == .succeeded)
+            // Resources.
+            let rooms = try await writer.readResource(uri: "nestory://rooms")
+            guard case .some(let first) = rooms.first else { Issue.record("no rooms resource"); return }
+            #expect(first.text?.contains("Kitchen") == true)
+            let resource = try await writer.readResource(uri: "nestory://items/\(tv.id)")
+            #expect(resource.first?.text?.contains("Living room TV") == true)
+            await #expect(throws: (any Error).self) { _ = try await writer.readResource(uri: "nestory://items/\(theirs.id)") }
+            await writer.disconnect()
+
+            // A read token: only the read-only tools, and a write is refused.
+            let reader = try await Self.connect(port: port, token: read)
+            #expect(Set(try await reader.listTools().tools.map(\.name)) == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending"])
+            let refused = try await reader.callTool(name: "add_item", arguments: ["name": "Sneaky"])
+            #expect(refused.isError == true && Self.text(refused.content).contains("read-only"))
+            #expect(try await items.search(smiths.id, ItemQuery(search: "Sneaky")).elements.isEmpty)
+            await reader.disconnect()
+        }
+    }
+
+    @Test func theEndpointTakesOnlyALiveTokenAndItsOwnSessions() async throws {
+        let app = try TestApp()
+        let (smiths, ann) = try app.household("Smiths", email: "ann@example.com")
+        let tokens = app.dependencies.services.tokens
+        let first = try await tokens.create(user: ann.id, household: smiths.id, name: "a", scope: "read", expires: nil)
+        let second = try await tokens.create(user: ann.id, household: smiths.id, name: "b", scope: "read", expires: nil)
+        try await app.run(.live) { client in
+            let port = try #require(client.port)
+            let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+            func post(_ token: String?, session: String? = nil, host: String? = nil) async throws -> (Int, String?) {
+                var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/mcp")!)
+                request.httpMethod = "POST"
+                request.httpBody = Data(initialize.utf8)
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue("application/json, text/event-stream", forHTTPHeaderField: "Accept")
+                if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+                if let session { request.setValue(session, forHTTPHeaderField: "Mcp-Session-Id") }
+                if let host { request.setValue(host, forHTTPHeaderField: "Host") }
+                let (_, response) = try await URLSession.shared.data(for: request)
+                let http = try #require(response as? HTTPURLResponse)
+                return (http.statusCode, http.value(forHTTPHeaderField: "Mcp-Session-Id"))
+            }
+            #expect(try await post(nil).0 == 401)
+            #expect(try await post("nst_wrong").0 == 401)
+            let (status, session) = try await post(first.token)
+            #expect(status == 200 && session != nil)
+            // No standalone SSE stream: GET is 405 (it would otherwise hold the connection).
+            var get = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/mcp")!)
+            get.setValue("Bearer \(first.token)", forHTTPHeaderField: "Authorization")
+            get.setValue(session, forHTTPHeaderField: "Mcp-Session-Id")
+            #expect((try await URLSession.shared.data(for: get).1 as? HTTPURLResponse)?.statusCode == 405)
+            // Another token cannot use this session.
+            #expect(try await post(second.token, session: session).0 == 404)
+            // A host the settings do not allow is refused (DNS rebinding).
+            #expect(try await post(first.token, host: "evil.example").0 == 421)
+            // Revoked: the token is refused at once.
+            try await tokens.revoke(ann.id, id: first.summary.id)
+            #expect(try await post(first.token, session: session).0 == 401)
+        }
+    }
+}
