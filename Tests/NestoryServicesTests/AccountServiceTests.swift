@@ -103,13 +103,19 @@ import Testing
             let lock = NSLock()
             var running = 0
             var most = 0
+            var started = 0
         }
         let counter = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     try await pool.run {
-                        counter.lock.withLock { counter.running += 1; counter.most = max(counter.most, counter.running) }
+                        counter.lock.withLock { counter.running += 1; counter.started += 1; counter.most = max(counter.most, counter.running) }
+                        // Each job but the last waits (up to 5 s) for a second one to be running beside it, so a loaded machine
+                        // that is slow to hand the pool its next job cannot make the width look like 1 (it did, in a
+                        // clean-clone CI run); a pool of one would still show 1, a wider one more than 2.
+                        let waitUntil = Date().addingTimeInterval(5)
+                        while counter.lock.withLock({ counter.running < 2 && counter.started < 8 }), Date() < waitUntil { Thread.sleep(forTimeInterval: 0.001) }
                         Thread.sleep(forTimeInterval: 0.02)
                         counter.lock.withLock { counter.running -= 1 }
                     }
