@@ -49,8 +49,7 @@ public final class AppDatabase: Sendable {
             // `item` and of the search index; with 2 MB they were read and spilled again for each batch. It
             // fills only while such writes run; readers keep the default.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = \(Self.writerCacheSize)") }
-            db.add(function: Self.searchFold)
-            db.add(function: try SearchMatcher(db).function())
+            try addFunctions(db)
         }
         // Opening (which may switch a new file to WAL) and migrating happen one process at a time:
         // a file lock beside the database, held across processes. A second process waits, then finds
@@ -109,8 +108,12 @@ public final class AppDatabase: Sendable {
         }
     }
 
-    /// Runs SQLite's structural check of the whole file (proportional to its size: for start-up and
-    /// `migrate`, not for every command).
+    /// The SQL functions the store's statements call, on every connection that runs them.
+    static func addFunctions(_ db: Database) throws {
+        db.add(function: searchFold)
+        db.add(function: try SearchMatcher(db).function())
+    }
+
     /// `nestory_fold(text)`: the search index's letter folding (Text.searchFold), for what it indexes.
     static let searchFold = DatabaseFunction("nestory_fold", argumentCount: 1, pure: true) { values in
         guard let text = String.fromDatabaseValue(values[0]) else { return nil }
@@ -130,6 +133,8 @@ public final class AppDatabase: Sendable {
         }
     }
 
+    /// Runs SQLite's structural check of the whole file (proportional to its size: for `migrate`, and for
+    /// `serve` once it answers; not for every command).
     public func checkIntegrity() throws {
         try read { db in
             let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
@@ -166,10 +171,7 @@ public final class AppDatabase: Sendable {
     package func rawConnection() throws -> DatabaseQueue {
         var config = Configuration()
         config.readonly = true
-        config.prepareDatabase { db in
-            db.add(function: Self.searchFold)
-            db.add(function: try SearchMatcher(db).function())
-        }
+        config.prepareDatabase { db in try Self.addFunctions(db) }
         return try DatabaseQueue(path: folder.databaseURL.path, configuration: config)
     }
 
