@@ -79,6 +79,10 @@ def test_an_uncertain_read_asks_to_check_the_digits(server, browser, tmp_path):
     # Phone width: the card fits (no sideways scrolling).
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     screenshot(page, "32-scan-check-digits")
+    page.emulate_media(color_scheme="dark")
+    expect(card).to_be_visible()
+    screenshot(page, "32-scan-check-digits-dark")
+    page.emulate_media(color_scheme="light")
 
     # A correction goes to that code's result; "They match" to the form for the digits read.
     page.fill("#f-fix", "4006381333931")
