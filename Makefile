@@ -36,7 +36,7 @@ build: deps
 ## Install what is missing, build everything once, and run every test (Swift, then the browser).
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	./scripts/with-postgres.sh $(SWIFT) test --skip-build
 	./scripts/browser-tests.sh
 	./scripts/api-contract.sh
 	./scripts/check-deploy.sh

@@ -48,18 +48,37 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
         // Tests only: the pages' HTML compared with recorded snapshots (NestoryWebTests/PageSnapshotTests).
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing.git", from: "1.19.7"),
+        // PostgreSQL, the store for deployments that outgrow one machine.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The domain: plain Swift values and rules. No server, database or C dependency.
         .target(name: "NestoryDomain", swiftSettings: swiftSettings),
+
+        // The store's interfaces, one per aggregate, with their read models: what services and commands call, whatever
+        // the engine. Each engine passes one conformance suite (Tests/NestoryStoreInterfacesTests).
+        .target(name: "NestoryStoreInterfaces", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
 
         // Persistence: SQLite through GRDB, and content-addressed attachment files.
         .target(
             name: "NestoryStore",
             dependencies: [
                 "NestoryDomain",
+                "NestoryStoreInterfaces",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The same interfaces on PostgreSQL (postgres-nio's pooled client), with migrations of its own.
+        .target(
+            name: "NestoryStorePostgres",
+            dependencies: [
+                "NestoryDomain",
+                "NestoryStoreInterfaces",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -93,7 +112,7 @@ let package = Package(
         // Use-case services: one use case per method, shared by the web app and the command line.
         .target(
             name: "NestoryServices",
-            dependencies: ["NestoryDomain", "NestoryStore", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
+            dependencies: ["NestoryDomain", "NestoryStore", "NestoryStoreInterfaces", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
                            "NestoryBackup", "NestoryImport", "NestoryReminders", "NestoryValuation", "NestoryLicences",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -115,6 +134,7 @@ let package = Package(
                 "NestoryDomain",
                 "NestoryServices",
                 "NestoryStore",
+                "NestoryStoreInterfaces",
                 "NestoryAuth",
                 "NestoryImaging",
                 "NestoryBackup",
@@ -320,6 +340,14 @@ let package = Package(
         ),
 
         .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
+        // The store conformance suite: every test runs against SQLite and PostgreSQL.
+        .testTarget(name: "NestoryStoreInterfacesTests",
+                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryStorePostgresTests",
+                    dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",
+                                   .product(name: "PostgresNIO", package: "postgres-nio")],
+                    swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryStoreTests",
             dependencies: ["NestoryStore", "NestoryDomain", "NestoryDemo", .product(name: "GRDB", package: "GRDB.swift")],

@@ -10,8 +10,9 @@ RUNTIME_PACKAGES=(libsqlite3-dev zlib1g-dev pkg-config libvips-dev libpng-dev li
   libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-droid-fallback python3-venv)
 # Tests and benchmarks: the sqlite3 shell, the reference tools measured beside Nestory (zip and unzip for
 # bench-backup), poppler-utils (pdftotext, pdfimages, pdftoppm check the PDFs), python3-venv (browser
-# tests, WeasyPrint for bench-reports; also a runtime package).
-TEST_PACKAGES=(sqlite3 zip unzip libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl poppler-utils python3-venv)
+# tests, WeasyPrint for bench-reports; also a runtime package), postgresql (the store conformance suite runs on a
+# throwaway cluster, scripts/with-postgres.sh).
+TEST_PACKAGES=(sqlite3 zip unzip libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl poppler-utils python3-venv postgresql)
 
 want=("${RUNTIME_PACKAGES[@]}")
 if [ "${1:-}" = "--test" ]; then want+=("${TEST_PACKAGES[@]}"); fi

@@ -35,7 +35,6 @@ public struct Household: Identifiable, Hashable, Codable, Sendable {
     }
 }
 
-/// A person who can sign in.
 /// How a person wants the app to look, remembered per user: the device's own setting, or always light or dark.
 public enum Theme: String, CaseIterable, Codable, Sendable {
     case system, light, dark
@@ -49,6 +48,7 @@ public enum Theme: String, CaseIterable, Codable, Sendable {
     }
 }
 
+/// A person who can sign in.
 public struct User: Identifiable, Hashable, Codable, Sendable {
     public let id: UserID
     public var email: String
@@ -60,6 +60,14 @@ public struct User: Identifiable, Hashable, Codable, Sendable {
         self.email = email
         self.displayName = displayName
         self.createdAt = createdAt
+    }
+
+    /// A new user as every store records one: the e-mail normalised, the display name cleaned, or the part of
+    /// the address before the @ when none is given.
+    public static func new(email: String, displayName: String, createdAt: Date) throws(DomainError) -> User {
+        let email = try normalizedEmail(email)
+        let name = Text.clean(displayName) ?? String(email.split(separator: "@")[0])
+        return User(email: email, displayName: name, createdAt: createdAt)
     }
 
     /// Lower-cases and checks an email address (enough to catch typing mistakes; delivery is not checked).

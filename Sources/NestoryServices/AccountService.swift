@@ -2,6 +2,7 @@ import Foundation
 import NestoryAuth
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Accounts: first-run set-up, adding people (the web app's Settings and `nestory user add`), signing in
 /// with its limits, sessions, and password changes. The web app and the command line both call this, so
@@ -87,7 +88,7 @@ public struct AccountService: Sendable {
                         role: MemberRole?) async throws -> (user: User, household: Household, role: MemberRole) {
         try PasswordPolicy.validate(password)
         _ = try User.normalizedEmail(email)
-        let target: AppDatabase.AccountHousehold
+        let target: AccountHousehold
         switch household {
         case .id(let id):
             target = .existing(try database.household(id).id)

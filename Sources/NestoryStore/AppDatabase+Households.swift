@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     // MARK: - Households
@@ -88,9 +89,7 @@ extension AppDatabase {
     }
 
     static func newUser(email: String, displayName: String, now: Date) throws -> User {
-        let email = try User.normalizedEmail(email)
-        let name = Text.clean(displayName) ?? String(email.split(separator: "@")[0])
-        return User(email: email, displayName: name, createdAt: now)
+        try User.new(email: email, displayName: displayName, createdAt: now)
     }
 
     static func insertUser(_ db: Database, _ user: User, passwordHash: String) throws {
@@ -101,11 +100,8 @@ extension AppDatabase {
                        arguments: [user.id.description, user.email, user.displayName, passwordHash, user.createdAt.millis])
     }
 
-    /// Where a new account goes: a household created with it, or one that exists.
-    public enum AccountHousehold: Sendable {
-        case new(name: String, currency: CurrencyCode)
-        case existing(HouseholdID)
-    }
+    /// Where a new account goes (the interface's type, named here too for the callers that know only the store).
+    public typealias AccountHousehold = NestoryStoreInterfaces.AccountHousehold
 
     /// Creates a user and their membership, and the household too when it is new, in one transaction:
     /// either all of it is there afterwards or none of it. The first person in a new household is its

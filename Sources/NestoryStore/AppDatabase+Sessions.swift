@@ -1,23 +1,11 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
-/// A signed-in session as the web layer sees it.
-public struct SessionRecord: Hashable, Sendable {
-    public let user: User
-    public let csrfToken: String
-    public let createdAt: Date
-    public let lastSeenAt: Date
-    public let expiresAt: Date
-    /// The user's theme, for the page's first paint.
-    public var theme: Theme = .system
-    /// The app lock: the last activity of a person (not of the page's polling), whether the session is locked,
-    /// the user's timeout in minutes (0: never) and how many passkeys they have (to offer unlocking with one).
-    public var lastActiveAt = Date.distantPast
-    public var locked = false
-    public var lockMinutes = 0
-    public var passkeys = 0
-}
+/// SQLite keeps households, members and sessions for the server's default store: the methods below are the
+/// interface's, called synchronously by the code that still holds the concrete store.
+extension AppDatabase: AccountStore {}
 
 extension AppDatabase {
     /// Records a new session. `tokenHash` is a hash of the cookie's token, never the token itself.

@@ -4,6 +4,7 @@ import Glibc
 #endif
 package import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
 /// The only way into Nestory's data: named reads and writes that keep the invariants, every one
 /// of them scoped to a household.
@@ -184,11 +185,7 @@ public final class AppDatabase: Sendable {
 
 // MARK: - Column helpers
 
-extension Date {
-    /// Milliseconds since 1970, the form timestamps are stored in.
-    var millis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-    init(millis: Int64) { self.init(timeIntervalSince1970: Double(millis) / 1000) }
-}
+// Times are whole milliseconds since 1970 (`Date.millis`, in NestoryStoreInterfaces, the same for every engine).
 
 extension Row {
     func id<T>(_ column: String) -> EntityID<T> {

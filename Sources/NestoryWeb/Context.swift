@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import NIOCore
 
 /// Who is asking: the signed-in user and the household they act in.

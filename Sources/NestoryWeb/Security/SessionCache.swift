@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Recent sessions' lookups (user, household, role), so a busy client does not cost a database
 /// query per request. Sessions stay stored only as hashes: the cache is keyed by the token's hash.

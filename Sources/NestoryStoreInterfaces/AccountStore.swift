@@ -1,0 +1,91 @@
+import Foundation
+import NestoryDomain
+
+/// A signed-in session as the web layer sees it.
+public struct SessionRecord: Hashable, Sendable {
+    public let user: User
+    public let csrfToken: String
+    public let createdAt: Date
+    public let lastSeenAt: Date
+    public let expiresAt: Date
+    /// The user's theme, for the page's first paint.
+    public var theme: Theme = .system
+    /// The app lock: the last activity of a person (not of the page's polling), whether the session is locked,
+    /// the user's timeout in minutes (0: never) and how many passkeys they have (to offer unlocking with one).
+    public var lastActiveAt = Date.distantPast
+    public var locked = false
+    public var lockMinutes = 0
+    public var passkeys = 0
+
+    public init(user: User, csrfToken: String, createdAt: Date, lastSeenAt: Date, expiresAt: Date, theme: Theme = .system,
+                lastActiveAt: Date = .distantPast, locked: Bool = false, lockMinutes: Int = 0, passkeys: Int = 0) {
+        self.user = user
+        self.csrfToken = csrfToken
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+        self.expiresAt = expiresAt
+        self.theme = theme
+        self.lastActiveAt = lastActiveAt
+        self.locked = locked
+        self.lockMinutes = lockMinutes
+        self.passkeys = passkeys
+    }
+}
+
+/// Where a new account goes: a household created with it, or one that exists.
+public enum AccountHousehold: Sendable {
+    case new(name: String, currency: CurrencyCode)
+    case existing(HouseholdID)
+}
+
+/// Households, the people in them and their sign-in sessions: one aggregate, because signing in, removing a member
+/// and changing a password each touch all three in one transaction.
+///
+/// Every engine keeps the same rules, which the conformance suite (`Tests/NestoryStoreInterfacesTests`) checks
+/// against each: e-mail addresses are unique once normalised; a household keeps at least one owner; removing a
+/// member or changing a password ends that person's sessions in the same transaction; an expired session is never
+/// returned; times are kept to the millisecond.
+public protocol AccountStore: Sendable {
+    /// Creates a household with the default rooms and categories.
+    func createHousehold(name: String, currency: CurrencyCode, now: Date) async throws -> Household
+    func household(_ id: HouseholdID) async throws -> Household
+    /// Every household, oldest first.
+    func allHouseholds() async throws -> [Household]
+    /// Renames, changes currency or threshold.
+    func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household
+
+    /// Creates a user and their membership, and the household too when it is new, in one transaction. The first
+    /// person in a new household is its owner. With `onlyIfFirst`, the account is made only while there is no
+    /// account at all: of two simultaneous set-ups one makes the owner and the other gets a conflict.
+    func createAccount(email: String, displayName: String, passwordHash: String, household: AccountHousehold,
+                       role: MemberRole, onlyIfFirst: Bool, now: Date) async throws -> (User, Household, MemberRole)
+    /// A user and their stored password hash, by e-mail (for sign-in).
+    func userCredentials(email: String) async throws -> (user: User, passwordHash: String)?
+    /// Adds a member, or changes the role of one who is already in.
+    func addMember(_ householdID: HouseholdID, user userID: UserID, role: MemberRole, now: Date) async throws
+    /// The households a user belongs to, oldest first, with the role.
+    func memberships(of userID: UserID) async throws -> [(household: Household, role: MemberRole)]
+    /// The members of a household, owners first, then by e-mail.
+    func members(of householdID: HouseholdID) async throws -> [(user: User, role: MemberRole)]
+    /// Removes a member and ends their sessions. The last owner cannot be removed.
+    func removeMember(_ householdID: HouseholdID, user userID: UserID) async throws
+    /// Replaces a user's password hash and ends all their sessions.
+    func changePasswordHash(_ userID: UserID, to passwordHash: String) async throws
+    /// Whether any account exists yet.
+    func hasUsers() async throws -> Bool
+    /// Remembers how the user wants the app to look.
+    func setTheme(_ userID: UserID, _ theme: Theme) async throws
+
+    /// Records a new session. `tokenHash` is a hash of the cookie's token, never the token itself.
+    func createSession(tokenHash: String, userID: UserID, csrfToken: String, now: Date, expiresAt: Date,
+                       userAgent: String?) async throws
+    /// The live session, its user's first household and role.
+    func sessionWithMembership(tokenHash: String, now: Date) async throws -> (session: SessionRecord, household: Household, role: MemberRole)?
+    /// Moves a session's expiry forward, unless it was moved in the last minute.
+    func touchSession(tokenHash: String, now: Date, expiresAt: Date) async throws
+    func deleteSession(tokenHash: String) async throws
+    /// Ends every session of a user.
+    func deleteSessions(of userID: UserID) async throws
+    /// Removes expired sessions.
+    func deleteExpiredSessions(now: Date) async throws
+}

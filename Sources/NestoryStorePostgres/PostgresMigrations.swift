@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as changes applied in order and never edited once released (as SQLite's migrations):
+/// a new column or table is a new change at the end. Each change runs in the transaction that records it, under
+/// an advisory lock, so servers starting together apply it once.
+enum PostgresMigrations {
+    struct Change {
+        let id: String
+        let sql: [String]
+    }
+
+    /// Every change, oldest first. Times are bigint milliseconds since 1970 and money bigint minor units, as on
+    /// SQLite, so the engines hold the same values; identifiers are `uuid`.
+    static let changes: [Change] = [
+        Change(id: "2026-11-26-accounts", sql: [
+            """
+            CREATE TABLE household (
+                id uuid PRIMARY KEY,
+                name text NOT NULL,
+                currency text NOT NULL CHECK (length(currency) = 3),
+                high_value_threshold_minor bigint NOT NULL,
+                created_at bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE app_user (
+                id uuid PRIMARY KEY,
+                email text NOT NULL UNIQUE,
+                display_name text NOT NULL,
+                password_hash text NOT NULL,
+                created_at bigint NOT NULL,
+                theme text NOT NULL DEFAULT 'system',
+                lock_minutes integer NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE membership (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                user_id uuid NOT NULL REFERENCES app_user(id) ON DELETE CASCADE,
+                role text NOT NULL CHECK (role IN ('owner', 'member')),
+                joined_at bigint NOT NULL,
+                PRIMARY KEY (household_id, user_id)
+            )
+            """,
+            "CREATE INDEX membership_by_user ON membership(user_id)",
+            """
+            CREATE TABLE room (
+                id uuid PRIMARY KEY,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                sort_order integer NOT NULL
+            )
+            """,
+            "CREATE INDEX room_by_household ON room(household_id, sort_order)",
+            """
+            CREATE TABLE category (
+                id uuid PRIMARY KEY,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                color_hex text NOT NULL,
+                icon text NOT NULL,
+                sort_order integer NOT NULL,
+                is_custom boolean NOT NULL
+            )
+            """,
+            "CREATE INDEX category_by_household ON category(household_id, sort_order)",
+            """
+            CREATE TABLE passkey (
+                id uuid PRIMARY KEY,
+                credential_id bytea NOT NULL UNIQUE,
+                user_id uuid NOT NULL REFERENCES app_user(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                public_key bytea NOT NULL,
+                sign_count bigint NOT NULL DEFAULT 0,
+                backup_eligible boolean NOT NULL DEFAULT false,
+                created_at bigint NOT NULL,
+                last_used_at bigint
+            )
+            """,
+            "CREATE INDEX passkey_by_user ON passkey(user_id, created_at)",
+            """
+            CREATE TABLE session (
+                token_hash text PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES app_user(id) ON DELETE CASCADE,
+                csrf_token text NOT NULL,
+                created_at bigint NOT NULL,
+                last_seen_at bigint NOT NULL,
+                last_active_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                locked boolean NOT NULL DEFAULT false,
+                user_agent text
+            )
+            """,
+            "CREATE INDEX session_by_user ON session(user_id)",
+            "CREATE INDEX session_by_expiry ON session(expires_at)",
+        ]),
+    ]
+
+    /// A number every Nestory server takes the same advisory lock on while it migrates.
+    static let lockKey: Int64 = 0x4E45_5354_4F52_59
+
+    /// The changes recorded in the database, in the order they were applied.
+    static func applied(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS nestory_migration (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+            """, logger: logger)
+        var ids: [String] = []
+        for try await id in try await connection.query("SELECT id FROM nestory_migration ORDER BY applied_at, id", logger: logger)
+            .decode(String.self) {
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// Applies what is missing (or, with `migrate` false, says what is), and refuses a database changed by a newer
+    /// Nestory: a change this version does not know.
+    /// With `schema`, the schema is made when missing and the changes go there (its name is checked by the caller).
+    static func bringUpToDate(_ connection: PostgresConnection, schema: String?, migrate: Bool, logger: Logger,
+                              changes: [Change] = changes) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            if let schema {
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(schema)"), logger: logger)
+            }
+            let done = try await applied(connection, logger: logger)
+            let known = Set(changes.map(\.id))
+            let unknown = done.filter { !known.contains($0) }
+            guard unknown.isEmpty else { throw PostgresStoreError.schemaTooNew(unknown: unknown) }
+            let missing = changes.filter { !done.contains($0.id) }
+            guard !missing.isEmpty else { return }
+            guard migrate else { throw PostgresStoreError.schemaTooOld(missing: missing.map(\.id)) }
+            for change in missing {
+                for statement in change.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO nestory_migration (id) VALUES (\(change.id))", logger: logger)
+                logger.info("PostgreSQL schema change applied", metadata: ["change": "\(change.id)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import NestoryDomain
+import NestoryStoreInterfaces
+import PostgresNIO
+
+extension PostgresStore: AccountStore {
+    // MARK: - Households
+
+    public func createHousehold(name: String, currency: CurrencyCode, now: Date) async throws -> Household {
+        let household = Household(name: try Household.validatedName(name), currency: currency, createdAt: now)
+        try await transaction { connection in try await Self.insertHousehold(connection, household, logger: logger) }
+        return household
+    }
+
+    static func insertHousehold(_ connection: PostgresConnection, _ household: Household, logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at)
+            VALUES (\(household.id.rawValue), \(household.name), \(household.currency.code), \(household.highValueThreshold.minorUnits),
+                    \(household.createdAt.millis))
+            """, logger: logger)
+        // The default rooms and categories, each list in one statement.
+        let rooms = Defaults.rooms
+        try await connection.query("""
+            INSERT INTO room (id, household_id, name, sort_order)
+            SELECT gen_random_uuid(), \(household.id.rawValue), name, ordinality - 1
+            FROM unnest(\(rooms)::text[]) WITH ORDINALITY AS seed(name, ordinality)
+            """, logger: logger)
+        let categories = Defaults.categories
+        try await connection.query("""
+            INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom)
+            SELECT gen_random_uuid(), \(household.id.rawValue), name, color, icon, ordinality - 1, false
+            FROM unnest(\(categories.map(\.name))::text[], \(categories.map(\.colorHex))::text[], \(categories.map(\.icon))::text[])
+                 WITH ORDINALITY AS seed(name, color, icon, ordinality)
+            """, logger: logger)
+    }
+
+    public func household(_ id: HouseholdID) async throws -> Household {
+        try await withStoreErrors {
+            try await client.withConnection { connection in try await Self.fetchHousehold(connection, id, logger: logger) }
+        }
+    }
+
+    static let householdColumns = "h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at"
+
+    static func fetchHousehold(_ connection: PostgresConnection, _ id: HouseholdID, lock: Bool = false, logger: Logger) async throws -> Household {
+        let query: PostgresQuery = lock
+            ? "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(id.rawValue) FOR UPDATE"
+            : "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(id.rawValue)"
+        for try await row in try await connection.query(query, logger: logger) {
+            return try householdFrom(row.makeRandomAccess(), at: 0)
+        }
+        throw DomainError.notFound("The household")
+    }
+
+    /// A household from five columns starting at `first`: id, name, currency, threshold, created.
+    static func householdFrom(_ row: PostgresRandomAccessRow, at first: Int) throws -> Household {
+        let currency = (try? CurrencyCode(try row[first + 2].decode(String.self))) ?? .usd
+        return Household(id: HouseholdID(try row[first].decode(UUID.self)), name: try row[first + 1].decode(String.self), currency: currency,
+                         highValueThreshold: try? Money(minorUnits: try row[first + 3].decode(Int64.self), currency: currency),
+                         createdAt: Date(millis: try row[first + 4].decode(Int64.self)))
+    }
+
+    /// A user from four columns starting at `first`: id, email, display name, created.
+    static func userFrom(_ row: PostgresRandomAccessRow, at first: Int) throws -> User {
+        User(id: UserID(try row[first].decode(UUID.self)), email: try row[first + 1].decode(String.self),
+             displayName: try row[first + 2].decode(String.self), createdAt: Date(millis: try row[first + 3].decode(Int64.self)))
+    }
+
+    public func allHouseholds() async throws -> [Household] {
+        try await withStoreErrors {
+            var households: [Household] = []
+            for try await row in try await client.query("""
+                SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h ORDER BY h.created_at, h.id
+                """, logger: logger) {
+                households.append(try Self.householdFrom(row.makeRandomAccess(), at: 0))
+            }
+            return households
+        }
+    }
+
+    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household {
+        let name = try Household.validatedName(name)
+        guard highValueThreshold.currency == currency, highValueThreshold.minorUnits >= 0 else {
+            throw DomainError.invalid(field: "highValueThreshold", message: "The threshold must be a positive amount in the household's currency.")
+        }
+        return try await transaction { connection in
+            let rows = try await connection.query("""
+                UPDATE household SET name = \(name), currency = \(currency.code), high_value_threshold_minor = \(highValueThreshold.minorUnits)
+                WHERE id = \(id.rawValue)
+                RETURNING id, name, currency, high_value_threshold_minor, created_at
+                """, logger: logger)
+            for try await row in rows { return try Self.householdFrom(row.makeRandomAccess(), at: 0) }
+            throw DomainError.notFound("The household")
+        }
+    }
+
+    // MARK: - Users and members
+
+    public func createAccount(email: String, displayName: String, passwordHash: String, household: AccountHousehold,
+                              role: MemberRole, onlyIfFirst: Bool, now: Date) async throws -> (User, Household, MemberRole) {
+        let user = try User.new(email: email, displayName: displayName, createdAt: now)
+        var created: Household?
+        if case .new(let name, let currency) = household {
+            created = Household(name: try Household.validatedName(name), currency: currency, createdAt: now)
+        }
+        let result: (User, Household, MemberRole) = try await transaction { connection in
+            if onlyIfFirst {
+                // Two first-run set-ups at once: the second waits here, then sees the first one's account.
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey + 1))", logger: logger)
+                if try await Self.exists(connection, "SELECT EXISTS (SELECT 1 FROM app_user)", logger: logger) {
+                    throw DomainError.conflict("Nestory is already set up on this server: sign in instead.")
+                }
+            }
+            try await Self.insertUser(connection, user, passwordHash: passwordHash, logger: logger)
+            let target: Household
+            let memberRole: MemberRole
+            switch household {
+            case .new:
+                target = created!
+                try await Self.insertHousehold(connection, target, logger: logger)
+                memberRole = .owner
+            case .existing(let id):
+                target = try await Self.fetchHousehold(connection, id, logger: logger)
+                memberRole = role
+            }
+            try await connection.query("""
+                INSERT INTO membership (household_id, user_id, role, joined_at)
+                VALUES (\(target.id.rawValue), \(user.id.rawValue), \(memberRole.rawValue), \(now.millis))
+                """, logger: logger)
+            return (user, target, memberRole)
+        }
+        return result
+    }
+
+    static func insertUser(_ connection: PostgresConnection, _ user: User, passwordHash: String, logger: Logger) async throws {
+        // ON CONFLICT rather than a unique-key error: the transaction stays usable and the message names the address.
+        let rows = try await connection.query("""
+            INSERT INTO app_user (id, email, display_name, password_hash, created_at)
+            VALUES (\(user.id.rawValue), \(user.email), \(user.displayName), \(passwordHash), \(user.createdAt.millis))
+            ON CONFLICT (email) DO NOTHING RETURNING id
+            """, logger: logger)
+        for try await _ in rows { return }
+        throw DomainError.conflict("An account with \(user.email) already exists.")
+    }
+
+    static func exists(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Bool {
+        for try await value in try await connection.query(query, logger: logger).decode(Bool.self) { return value }
+        return false
+    }
+
+    public func userCredentials(email: String) async throws -> (user: User, passwordHash: String)? {
+        guard let email = try? User.normalizedEmail(email) else { return nil }
+        return try await withStoreErrors {
+            for try await row in try await client.query("""
+                SELECT id, email, display_name, created_at, password_hash FROM app_user WHERE email = \(email)
+                """, logger: logger) {
+                let columns = row.makeRandomAccess()
+                return (try Self.userFrom(columns, at: 0), try columns[4].decode(String.self))
+            }
+            return nil
+        }
+    }
+
+    public func addMember(_ householdID: HouseholdID, user userID: UserID, role: MemberRole, now: Date) async throws {
+        try await transaction { connection in
+            _ = try await Self.fetchHousehold(connection, householdID, logger: logger)
+            guard try await Self.exists(connection, "SELECT EXISTS (SELECT 1 FROM app_user WHERE id = \(userID.rawValue))", logger: logger) else {
+                throw DomainError.notFound("The account")
+            }
+            try await connection.query("""
+                INSERT INTO membership (household_id, user_id, role, joined_at)
+                VALUES (\(householdID.rawValue), \(userID.rawValue), \(role.rawValue), \(now.millis))
+                ON CONFLICT (household_id, user_id) DO UPDATE SET role = excluded.role
+                """, logger: logger)
+        }
+    }
+
+    public func memberships(of userID: UserID) async throws -> [(household: Household, role: MemberRole)] {
+        try await withStoreErrors {
+            var found: [(household: Household, role: MemberRole)] = []
+            for try await row in try await client.query("""
+                SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at, m.role
+                FROM membership m JOIN household h ON h.id = m.household_id
+                WHERE m.user_id = \(userID.rawValue) ORDER BY h.created_at, h.id
+                """, logger: logger) {
+                let columns = row.makeRandomAccess()
+                found.append((try Self.householdFrom(columns, at: 0), MemberRole(rawValue: try columns[5].decode(String.self)) ?? .member))
+            }
+            return found
+        }
+    }
+
+    public func members(of householdID: HouseholdID) async throws -> [(user: User, role: MemberRole)] {
+        try await withStoreErrors {
+            var found: [(user: User, role: MemberRole)] = []
+            for try await row in try await client.query("""
+                SELECT u.id, u.email, u.display_name, u.created_at, m.role
+                FROM membership m JOIN app_user u ON u.id = m.user_id
+                WHERE m.household_id = \(householdID.rawValue) ORDER BY m.role = 'owner' DESC, u.email
+                """, logger: logger) {
+                let columns = row.makeRandomAccess()
+                found.append((try Self.userFrom(columns, at: 0), MemberRole(rawValue: try columns[4].decode(String.self)) ?? .member))
+            }
+            return found
+        }
+    }
+
+    public func removeMember(_ householdID: HouseholdID, user userID: UserID) async throws {
+        try await transaction { connection in
+            // The household's row is locked first: two owners removed at once cannot both pass the last-owner check.
+            _ = try await Self.fetchHousehold(connection, householdID, lock: true, logger: logger)
+            var role: String?
+            for try await value in try await connection.query("""
+                SELECT role FROM membership WHERE household_id = \(householdID.rawValue) AND user_id = \(userID.rawValue)
+                """, logger: logger).decode(String.self) {
+                role = value
+            }
+            guard let role else { throw DomainError.notFound("The member") }
+            if role == MemberRole.owner.rawValue {
+                var owners: Int64 = 0
+                for try await count in try await connection.query("""
+                    SELECT COUNT(*) FROM membership WHERE household_id = \(householdID.rawValue) AND role = 'owner'
+                    """, logger: logger).decode(Int64.self) {
+                    owners = count
+                }
+                if owners <= 1 { throw DomainError.conflict("A household needs at least one owner.") }
+            }
+            try await connection.query("DELETE FROM membership WHERE household_id = \(householdID.rawValue) AND user_id = \(userID.rawValue)",
+                                       logger: logger)
+            try await connection.query("DELETE FROM session WHERE user_id = \(userID.rawValue)", logger: logger)
+        }
+    }
+
+    public func changePasswordHash(_ userID: UserID, to passwordHash: String) async throws {
+        try await transaction { connection in
+            var changed = false
+            for try await _ in try await connection.query("UPDATE app_user SET password_hash = \(passwordHash) WHERE id = \(userID.rawValue) RETURNING id",
+                                                           logger: logger) {
+                changed = true
+            }
+            guard changed else { throw DomainError.notFound("The account") }
+            try await connection.query("DELETE FROM session WHERE user_id = \(userID.rawValue)", logger: logger)
+        }
+    }
+
+    public func hasUsers() async throws -> Bool {
+        try await withStoreErrors {
+            try await client.withConnection { connection in
+                try await Self.exists(connection, "SELECT EXISTS (SELECT 1 FROM app_user)", logger: logger)
+            }
+        }
+    }
+
+    public func setTheme(_ userID: UserID, _ theme: Theme) async throws {
+        try await withStoreErrors {
+            for try await _ in try await client.query("UPDATE app_user SET theme = \(theme.rawValue) WHERE id = \(userID.rawValue) RETURNING id",
+                                                      logger: logger) {
+                return
+            }
+            throw DomainError.notFound("The account")
+        }
+    }
+
+    // MARK: - Sessions
+
+    public func createSession(tokenHash: String, userID: UserID, csrfToken: String, now: Date, expiresAt: Date,
+                              userAgent: String?) async throws {
+        let agent = userAgent.map { String($0.prefix(300)) }
+        try await withStoreErrors {
+            try await client.query("""
+                INSERT INTO session (token_hash, user_id, csrf_token, created_at, last_seen_at, last_active_at, expires_at, user_agent)
+                VALUES (\(tokenHash), \(userID.rawValue), \(csrfToken), \(now.millis), \(now.millis), \(now.millis), \(expiresAt.millis), \(agent))
+                """, logger: logger)
+        }
+    }
+
+    public func sessionWithMembership(tokenHash: String, now: Date) async throws -> (session: SessionRecord, household: Household, role: MemberRole)? {
+        try await withStoreErrors {
+            for try await row in try await client.query("""
+                SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at,
+                       u.id, u.email, u.display_name, u.created_at,
+                       s.csrf_token, s.created_at, s.last_seen_at, s.expires_at, s.last_active_at, s.locked,
+                       u.theme, u.lock_minutes, (SELECT COUNT(*) FROM passkey p WHERE p.user_id = u.id), m.role
+                FROM session s JOIN app_user u ON u.id = s.user_id
+                JOIN membership m ON m.user_id = u.id JOIN household h ON h.id = m.household_id
+                WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millis)
+                ORDER BY h.created_at, h.id LIMIT 1
+                """, logger: logger) {
+                let columns = row.makeRandomAccess()
+                let session = SessionRecord(
+                    user: try Self.userFrom(columns, at: 5), csrfToken: try columns[9].decode(String.self),
+                    createdAt: Date(millis: try columns[10].decode(Int64.self)), lastSeenAt: Date(millis: try columns[11].decode(Int64.self)),
+                    expiresAt: Date(millis: try columns[12].decode(Int64.self)),
+                    theme: Theme(rawValue: try columns[15].decode(String.self)) ?? .system,
+                    lastActiveAt: Date(millis: try columns[13].decode(Int64.self)), locked: try columns[14].decode(Bool.self),
+                    lockMinutes: Int(try columns[16].decode(Int32.self)), passkeys: Int(try columns[17].decode(Int64.self)))
+                return (session, try Self.householdFrom(columns, at: 0), MemberRole(rawValue: try columns[18].decode(String.self)) ?? .member)
+            }
+            return nil
+        }
+    }
+
+    public func touchSession(tokenHash: String, now: Date, expiresAt: Date) async throws {
+        try await withStoreErrors {
+            try await client.query("""
+                UPDATE session SET last_seen_at = \(now.millis), expires_at = \(expiresAt.millis)
+                WHERE token_hash = \(tokenHash) AND last_seen_at < \(now.millis - 60_000)
+                """, logger: logger)
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await withStoreErrors { try await client.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: logger) }
+    }
+
+    public func deleteSessions(of userID: UserID) async throws {
+        try await withStoreErrors { try await client.query("DELETE FROM session WHERE user_id = \(userID.rawValue)", logger: logger) }
+    }
+
+    public func deleteExpiredSessions(now: Date) async throws {
+        try await withStoreErrors { try await client.query("DELETE FROM session WHERE expires_at <= \(now.millis)", logger: logger) }
+    }
+}
