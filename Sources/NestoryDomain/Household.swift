@@ -27,6 +27,12 @@ public struct Household: Identifiable, Hashable, Codable, Sendable {
     }
 
     /// Trims and checks a household name.
+    /// Whether this household is the one a person named, as they type names on the command line: ignoring case and
+    /// the spaces around the name ("the smiths" finds "The Smiths").
+    public func nameMatches(_ typed: String) -> Bool {
+        name.compare(typed.trimmingCharacters(in: .whitespacesAndNewlines), options: [.caseInsensitive]) == .orderedSame
+    }
+
     public static func validatedName(_ raw: String) throws(DomainError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw .invalid(field: "name", message: "Give the household a name.") }

@@ -8,6 +8,9 @@ import NestoryStoreInterfaces
 /// with its limits, sessions, and password changes. The web app and the command line both call this, so
 /// each rule (who becomes owner, what a valid account is, how guesses are limited) lives here once.
 public struct AccountService: Sendable {
+    /// Households, members and sessions, on whichever engine the bootstrap chose.
+    let accounts: any AccountStore
+    /// The rest of the store (tips), until it is behind interfaces too.
     let database: AppDatabase
     let passwordHasher: any PasswordHasher
     let blocking: BlockingPool
@@ -16,9 +19,11 @@ public struct AccountService: Sendable {
     /// Checked for unknown emails so they cost as much as wrong passwords; made on first use, not at start.
     private let dummyHash: DummyHash
 
-    public init(database: AppDatabase, passwordHasher: any PasswordHasher, blocking: BlockingPool,
+    /// `accounts` defaults to the same SQLite database.
+    public init(database: AppDatabase, accounts: (any AccountStore)? = nil, passwordHasher: any PasswordHasher, blocking: BlockingPool,
                 limits: SignInLimits = SignInLimits(), now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.accounts = accounts ?? SQLiteAccountStore(database)
         self.passwordHasher = passwordHasher
         self.blocking = blocking
         self.limits = limits
@@ -48,8 +53,8 @@ public struct AccountService: Sendable {
     }
 
     /// Whether the server still needs its first-run set-up.
-    public func needsSetup() throws -> Bool {
-        try !database.hasUsers()
+    public func needsSetup() async throws -> Bool {
+        try await !accounts.hasUsers()
     }
 
     /// First run: the household, its owner's account and the membership, in one transaction. Every field
@@ -68,9 +73,9 @@ public struct AccountService: Sendable {
             errors.append(FieldError(field: "confirm", message: "The two passwords are not the same."))
         }
         try errors.throwIfAny()
-        guard try needsSetup() else { throw DomainError.conflict("Nestory is already set up on this server: sign in instead.") }
+        guard try await needsSetup() else { throw DomainError.conflict("Nestory is already set up on this server: sign in instead.") }
         let hash = try await hashPassword(input.password)
-        let (user, _, _) = try database.createAccount(
+        let (user, _, _) = try await accounts.createAccount(
             email: input.email, displayName: input.name, passwordHash: hash,
             household: .new(name: input.household, currency: currency!), role: .owner, onlyIfFirst: true, now: now())
         return user
@@ -91,9 +96,9 @@ public struct AccountService: Sendable {
         let target: AccountHousehold
         switch household {
         case .id(let id):
-            target = .existing(try database.household(id).id)
+            target = .existing(try await accounts.household(id).id)
         case .name(let name, let currency):
-            let named = try database.households(named: name)
+            let named = try await accounts.households(named: name)
             guard named.count <= 1 else {
                 throw DomainError.conflict("Several households are called \(name); pass one's id instead: "
                                            + named.map { "\($0.name) (\($0.id))" }.joined(separator: ", ") + ".")
@@ -101,8 +106,8 @@ public struct AccountService: Sendable {
             target = named.first.map { .existing($0.id) } ?? .new(name: name, currency: currency)
         }
         let hash = try await hashPassword(password)
-        let made = try database.createAccount(email: email, displayName: displayName, passwordHash: hash, household: target,
-                                              role: role ?? .member, now: now())
+        let made = try await accounts.createAccount(email: email, displayName: displayName, passwordHash: hash, household: target,
+                                                    role: role ?? .member, onlyIfFirst: false, now: now())
         return (made.0, made.1, made.2)
     }
 
@@ -115,8 +120,8 @@ public struct AccountService: Sendable {
         errors.collect { try PasswordPolicy.validate(password) }
         try errors.throwIfAny()
         let hash = try await hashPassword(password)
-        return try database.createAccount(email: email, displayName: displayName, passwordHash: hash, household: .existing(household),
-                                          role: .member, now: now()).0
+        return try await accounts.createAccount(email: email, displayName: displayName, passwordHash: hash, household: .existing(household),
+                                                role: .member, onlyIfFirst: false, now: now()).0
     }
 
     /// Settings → Household: the owner renames it, changes its currency (amounts are never converted: items
@@ -132,8 +137,7 @@ public struct AccountService: Sendable {
             errors.append(FieldError(field: "threshold", message: "Give an amount of 0 or more, such as 1000 or 1,000.00."))
         }
         try errors.throwIfAny()
-        let (database, threshold) = (database, amount!)
-        return try await blocking.run { try database.updateHousehold(household, name: name, currency: code!, highValueThreshold: threshold) }
+        return try await accounts.updateHousehold(household, name: name, currency: code!, highValueThreshold: amount!)
     }
 
     /// Settings → Appearance: how this person wants the app to look (system, light or dark).
@@ -141,8 +145,7 @@ public struct AccountService: Sendable {
         guard let theme = Theme(rawValue: raw) else {
             throw DomainError.invalid(field: "theme", message: "Choose System, Light or Dark.")
         }
-        let database = database
-        try await blocking.run { try database.setTheme(user, theme) }
+        try await accounts.setTheme(user, theme)
         return theme
     }
 
@@ -162,8 +165,7 @@ public struct AccountService: Sendable {
     /// Settings → Members: the owner removes a member; their sessions end at once.
     public func removeMember(_ user: UserID, from household: HouseholdID, by role: MemberRole) async throws {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove members.") }
-        let database = database
-        try await blocking.run { try database.removeMember(household, user: user) }
+        try await accounts.removeMember(household, user: user)
     }
 
     // MARK: - Signing in
@@ -184,7 +186,7 @@ public struct AccountService: Sendable {
     /// finds it (so spellings of one address share one count) and, more loosely, against the client
     /// address, so one person mistyping one account's password does not lock other accounts there.
     public func signIn(email: String, password: String, client: String) async -> SignInOutcome {
-        let credentials = try? database.userCredentials(email: email)
+        let credentials = try? await accounts.userCredentials(email: email)
         let accountKey = credentials.map { "user:\($0.user.id)" }
             ?? "email:" + ((try? User.normalizedEmail(email)) ?? email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
         return await withinSignInLimits(accountKey: accountKey, client: client) {
@@ -200,7 +202,7 @@ public struct AccountService: Sendable {
     /// Checks a signed-in person's password again (unlocking the app lock), within the same limits as signing in.
     public func verifyPassword(of user: User, password: String, client: String) async -> SignInOutcome {
         await withinSignInLimits(accountKey: "user:\(user.id)", client: client) {
-            guard let credentials = try? database.userCredentials(email: user.email), credentials.user.id == user.id else { return nil }
+            guard let credentials = try? await accounts.userCredentials(email: user.email), credentials.user.id == user.id else { return nil }
             let hasher = passwordHasher
             return await blocking.run { hasher.verify(password, against: credentials.passwordHash) } ? credentials.user : nil
         }
@@ -226,41 +228,37 @@ public struct AccountService: Sendable {
 
     /// A new session (a fresh token at every sign-in: no fixation); returns the token for the cookie.
     public func startSession(for user: UserID, lifetime: TimeInterval, userAgent: String? = nil) async throws -> String {
-        let (database, token, at) = (database, SessionToken.generate(), now())
-        try await blocking.run {
-            try database.createSession(tokenHash: SessionToken.hash(token), userID: user, csrfToken: SessionToken.generate(), now: at,
-                                       expiresAt: at.addingTimeInterval(lifetime), userAgent: userAgent)
-        }
+        let (token, at) = (SessionToken.generate(), now())
+        try await accounts.createSession(tokenHash: SessionToken.hash(token), userID: user, csrfToken: SessionToken.generate(), now: at,
+                                         expiresAt: at.addingTimeInterval(lifetime), userAgent: userAgent)
         return token
     }
 
     /// Ends one session (signing out).
     public func endSession(tokenHash: String) async throws {
-        let database = database
-        try await blocking.run { try database.deleteSession(tokenHash: tokenHash) }
+        try await accounts.deleteSession(tokenHash: tokenHash)
     }
 
     /// Changes a password after checking the current one; every session of the account ends.
     public func changePassword(_ user: User, current: String, new password: String) async throws {
         let hasher = passwordHasher
-        guard let credentials = try database.userCredentials(email: user.email),
+        guard let credentials = try await accounts.userCredentials(email: user.email),
               await blocking.run({ hasher.verify(current, against: credentials.passwordHash) }) else {
             throw DomainError.invalid(field: "current", message: "That is not your current password.")
         }
         do { try PasswordPolicy.validate(password) } catch {
             throw DomainError.invalid(field: "password", message: error.message)
         }
-        let (database, hash) = (database, try await hashPassword(password))
-        try await blocking.run { try database.changePasswordHash(user.id, to: hash) }
+        try await accounts.changePasswordHash(user.id, to: try await hashPassword(password))
     }
 
     /// Sets a password without the old one (`nestory user password`, an administrator's act).
     public func setPassword(email: String, to password: String) async throws -> User {
         try PasswordPolicy.validate(password)
-        guard let (user, _) = try database.userCredentials(email: try User.normalizedEmail(email)) else {
+        guard let (user, _) = try await accounts.userCredentials(email: try User.normalizedEmail(email)) else {
             throw DomainError.notFound("The account \(email)")
         }
-        try database.changePasswordHash(user.id, to: try await hashPassword(password))
+        try await accounts.changePasswordHash(user.id, to: try await hashPassword(password))
         return user
     }
 

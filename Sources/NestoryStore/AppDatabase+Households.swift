@@ -55,12 +55,9 @@ extension AppDatabase {
         }
     }
 
-    /// Finds households by name (several households may share one).
-    /// Names match ignoring case and the spaces around them ("the smiths" finds "The Smiths"), as people
-    /// type them on the command line.
+    /// Finds households by name (several households may share one), as `Household.nameMatches` says.
     public func households(named name: String) throws -> [Household] {
-        let wanted = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        return try allHouseholds().filter { $0.name.compare(wanted, options: [.caseInsensitive]) == .orderedSame }
+        try allHouseholds().filter { $0.nameMatches(name) }
     }
 
     /// Renames, changes currency or threshold.

@@ -3,9 +3,70 @@ internal import GRDB
 import NestoryDomain
 import NestoryStoreInterfaces
 
-/// SQLite keeps households, members and sessions for the server's default store: the methods below are the
-/// interface's, called synchronously by the code that still holds the concrete store.
-extension AppDatabase: AccountStore {}
+/// Households, members and sessions on SQLite, as the async interface the services call: each call runs the store's
+/// own method off the caller's thread (`AppDatabase.offload`). Code that still holds the concrete `AppDatabase` calls
+/// the same methods synchronously.
+public struct SQLiteAccountStore: AccountStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (AppDatabase) throws -> T) async throws -> T {
+        try await database.offload(body)
+    }
+
+    public func createHousehold(name: String, currency: CurrencyCode, now: Date) async throws -> Household {
+        try await run { try $0.createHousehold(name: name, currency: currency, now: now) }
+    }
+    public func household(_ id: HouseholdID) async throws -> Household { try await run { try $0.household(id) } }
+    public func allHouseholds() async throws -> [Household] { try await run { try $0.allHouseholds() } }
+    public func households(named name: String) async throws -> [Household] { try await run { try $0.households(named: name) } }
+    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household {
+        try await run { try $0.updateHousehold(id, name: name, currency: currency, highValueThreshold: highValueThreshold) }
+    }
+    public func createAccount(email: String, displayName: String, passwordHash: String, household: AccountHousehold,
+                              role: MemberRole, onlyIfFirst: Bool, now: Date) async throws -> (User, Household, MemberRole) {
+        try await run {
+            try $0.createAccount(email: email, displayName: displayName, passwordHash: passwordHash, household: household, role: role,
+                                 onlyIfFirst: onlyIfFirst, now: now)
+        }
+    }
+    public func userCredentials(email: String) async throws -> (user: User, passwordHash: String)? {
+        try await run { try $0.userCredentials(email: email) }
+    }
+    public func addMember(_ householdID: HouseholdID, user userID: UserID, role: MemberRole, now: Date) async throws {
+        try await run { try $0.addMember(householdID, user: userID, role: role, now: now) }
+    }
+    public func memberships(of userID: UserID) async throws -> [(household: Household, role: MemberRole)] {
+        try await run { try $0.memberships(of: userID) }
+    }
+    public func members(of householdID: HouseholdID) async throws -> [(user: User, role: MemberRole)] {
+        try await run { try $0.members(of: householdID) }
+    }
+    public func removeMember(_ householdID: HouseholdID, user userID: UserID) async throws {
+        try await run { try $0.removeMember(householdID, user: userID) }
+    }
+    public func changePasswordHash(_ userID: UserID, to passwordHash: String) async throws {
+        try await run { try $0.changePasswordHash(userID, to: passwordHash) }
+    }
+    public func hasUsers() async throws -> Bool { try await run { try $0.hasUsers() } }
+    public func setTheme(_ userID: UserID, _ theme: Theme) async throws { try await run { try $0.setTheme(userID, theme) } }
+    public func createSession(tokenHash: String, userID: UserID, csrfToken: String, now: Date, expiresAt: Date,
+                              userAgent: String?) async throws {
+        try await run {
+            try $0.createSession(tokenHash: tokenHash, userID: userID, csrfToken: csrfToken, now: now, expiresAt: expiresAt, userAgent: userAgent)
+        }
+    }
+    public func sessionWithMembership(tokenHash: String, now: Date) async throws -> (session: SessionRecord, household: Household, role: MemberRole)? {
+        try await run { try $0.sessionWithMembership(tokenHash: tokenHash, now: now) }
+    }
+    public func touchSession(tokenHash: String, now: Date, expiresAt: Date) async throws {
+        try await run { try $0.touchSession(tokenHash: tokenHash, now: now, expiresAt: expiresAt) }
+    }
+    public func deleteSession(tokenHash: String) async throws { try await run { try $0.deleteSession(tokenHash: tokenHash) } }
+    public func deleteSessions(of userID: UserID) async throws { try await run { try $0.deleteSessions(of: userID) } }
+    public func deleteExpiredSessions(now: Date) async throws { try await run { try $0.deleteExpiredSessions(now: now) } }
+}
 
 extension AppDatabase {
     /// Records a new session. `tokenHash` is a hash of the cookie's token, never the token itself.

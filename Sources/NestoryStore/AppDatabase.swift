@@ -162,6 +162,17 @@ public final class AppDatabase: Sendable {
         do { return try writer.write(body) } catch { throw StoreError.translate(error, path: folder.path) }
     }
 
+    /// Runs one of this store's synchronous methods for an async caller, on a thread of its own rather than the
+    /// caller's (an event loop or the cooperative pool), as GRDB's async API does. GRDB's pool bounds how many
+    /// touch the file at once (one writer, its readers); the rest wait here, off the cooperative pool.
+    package func offload<T: Sendable>(_ body: @escaping @Sendable (AppDatabase) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Self.offloadQueue.async { continuation.resume(with: Result { try body(self) }) }
+        }
+    }
+
+    private static let offloadQueue = DispatchQueue(label: "nestory.store", attributes: .concurrent)
+
     /// Runs raw SQL read-only: for benchmarks that compare the facade with the query it runs.
     package func unsafeRawRead<T>(_ body: (Database) throws -> T) throws -> T {
         try read(body)

@@ -51,6 +51,8 @@ public protocol AccountStore: Sendable {
     func household(_ id: HouseholdID) async throws -> Household
     /// Every household, oldest first.
     func allHouseholds() async throws -> [Household]
+    /// The households with this name (`Household.nameMatches`), oldest first: several may share one.
+    func households(named name: String) async throws -> [Household]
     /// Renames, changes currency or threshold.
     func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household
 

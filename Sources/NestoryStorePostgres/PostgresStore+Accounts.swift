@@ -78,6 +78,10 @@ extension PostgresStore: AccountStore {
         }
     }
 
+    public func households(named name: String) async throws -> [Household] {
+        try await allHouseholds().filter { $0.nameMatches(name) }
+    }
+
     public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household {
         let name = try Household.validatedName(name)
         guard highValueThreshold.currency == currency, highValueThreshold.minorUnits >= 0 else {

@@ -33,7 +33,7 @@ import Testing
         #expect(user.email == "ann@example.com")
         let memberships = try fixture.database.memberships(of: user.id)
         #expect(memberships.count == 1 && memberships[0].role == .owner && memberships[0].household.currency.code == "EUR")
-        #expect(try fixture.service.needsSetup() == false)
+        #expect(try await fixture.service.needsSetup() == false)
         await #expect(throws: DomainError.conflict("Nestory is already set up on this server: sign in instead.")) {
             try await fixture.service.setUp(Self.input("bob@example.com"))
         }

@@ -33,6 +33,8 @@ import Testing
             #expect(read.createdAt == Date(millis: now.millis))
             #expect(read.highValueThreshold.currency.code == "EUR")
             #expect(try await store.allHouseholds() == [home])
+            #expect(try await store.households(named: "Smith").isEmpty)
+            #expect(try await store.households(named: "  smith – straße 5 ").map(\.id) == [home.id])
 
             let memberships = try await store.memberships(of: user.id)
             #expect(memberships.map(\.household) == [home])

@@ -31,12 +31,12 @@ struct AccountController {
     // MARK: - First run
 
     @Sendable func setupPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard try accounts.needsSetup() else { return .redirect(to: "/signin") }
+        guard try await accounts.needsSetup() else { return .redirect(to: "/signin") }
         return try pageWithCSRF(request) { csrf in AccountViews.setup(csrf: csrf, form: [:], errors: []) }
     }
 
     @Sendable func setup(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard try accounts.needsSetup() else { return .redirect(to: "/signin") }
+        guard try await accounts.needsSetup() else { return .redirect(to: "/signin") }
         let form = try await Form.read(request, context: context)
         let values = ["household": form["household"] ?? "", "currency": form["currency"] ?? "USD", "name": form["name"] ?? "",
                       "email": form["email"] ?? ""]
@@ -56,7 +56,7 @@ struct AccountController {
     // MARK: - Sign in and out
 
     @Sendable func signInPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard try !accounts.needsSetup() else { return .redirect(to: "/setup") }
+        guard try await !accounts.needsSetup() else { return .redirect(to: "/setup") }
         if context.viewer != nil { return .redirect(to: "/") }
         let next = request.query["next"]
         let message = request.query["notice"] == "already-set-up"
