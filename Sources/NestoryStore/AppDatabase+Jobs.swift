@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     // MARK: - Jobs
@@ -152,7 +153,7 @@ extension AppDatabase {
         }
     }
 
-    static let interruptedMessage = "The server stopped while this was being done. Nothing was changed; start it again."
+    static let interruptedMessage = JobMessages.interrupted
 
     /// Cancels a job of the household: a queued one at once, a running one as soon as its handler notices.
     /// Returns the job as it now is.
@@ -245,4 +246,52 @@ extension AppDatabase {
             createdAt: row.date("created_at"), startedAt: (row["started_at"] as Int64?).map(Date.init(millis:)),
             finishedAt: (row["finished_at"] as Int64?).map(Date.init(millis:)))
     }
+}
+
+/// The job queue on SQLite as the async interface: each call runs the store's own method off the caller's thread.
+public struct SQLiteJobStore: JobStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    public func enqueueJob(_ householdID: HouseholdID, kind: String, subject: String?, payload: String, maxAttempts: Int, now: Date) async throws -> Job {
+        try await database.offload { try $0.enqueueJob(householdID, kind: kind, subject: subject, payload: payload, maxAttempts: maxAttempts, now: now) }
+    }
+    public func claimJob(kind: String, now: Date) async throws -> Job? { try await database.offload { try $0.claimJob(kind: kind, now: now) } }
+    public func nextJobDue(kinds: [String]) async throws -> Date? { try await database.offload { try $0.nextJobDue(kinds: kinds) } }
+    public func queuedJobCounts() async throws -> [String: Int] { try await database.offload { try $0.queuedJobCounts() } }
+    public func jobProgress(_ id: JobID, done: Int64, total: Int64, now: Date) async throws -> Bool {
+        try await database.offload { try $0.jobProgress(id, done: done, total: total, now: now) }
+    }
+    public func recordJobItemResult(_ id: JobID, key: String, result: String, now: Date) async throws {
+        try await database.offload { try $0.recordJobItemResult(id, key: key, result: result, now: now) }
+    }
+    public func updateJobItemResult(_ householdID: HouseholdID, _ id: JobID, key: String, result: String, now: Date) async throws {
+        try await database.offload { try $0.updateJobItemResult(householdID, id, key: key, result: result, now: now) }
+    }
+    public func succeedJob(_ id: JobID, result: String, now: Date) async throws {
+        try await database.offload { try $0.succeedJob(id, result: result, now: now) }
+    }
+    public func failJob(_ id: JobID, code: String, message: String, retryAt: Date?, now: Date) async throws -> Job? {
+        try await database.offload { try $0.failJob(id, code: code, message: message, retryAt: retryAt, now: now) }
+    }
+    public func stopJob(_ id: JobID, requeue: Bool, now: Date) async throws {
+        try await database.offload { try $0.stopJob(id, requeue: requeue, now: now) }
+    }
+    public func cancelJob(_ householdID: HouseholdID, _ id: JobID, now: Date) async throws -> Job {
+        try await database.offload { try $0.cancelJob(householdID, id, now: now) }
+    }
+    public func recoverJobs(retryable: Set<String>, now: Date) async throws -> (requeued: Int, interrupted: Int) {
+        try await database.offload { try $0.recoverJobs(retryable: retryable, now: now) }
+    }
+    public func job(_ householdID: HouseholdID, _ id: JobID) async throws -> Job { try await database.offload { try $0.job(householdID, id) } }
+    public func job(_ id: JobID) async throws -> Job? { try await database.offload { try $0.job(id) } }
+    public func jobs(_ householdID: HouseholdID, kind: String, since: Date) async throws -> [Job] {
+        try await database.offload { try $0.jobs(householdID, kind: kind, since: since) }
+    }
+    public func latestJob(_ householdID: HouseholdID, kind: String, subject: String) async throws -> Job? {
+        try await database.offload { try $0.latestJob(householdID, kind: kind, subject: subject) }
+    }
+    public func unfinishedJobPayloads() async throws -> [String] { try await database.offload { try $0.unfinishedJobPayloads() } }
+    public func recentJobResults(since: Date) async throws -> [String] { try await database.offload { try $0.recentJobResults(since: since) } }
 }

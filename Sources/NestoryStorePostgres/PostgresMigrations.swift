@@ -96,6 +96,35 @@ enum PostgresMigrations {
             "CREATE INDEX session_by_user ON session(user_id)",
             "CREATE INDEX session_by_expiry ON session(expires_at)",
         ]),
+        Change(id: "2026-11-26-jobs", sql: [
+            """
+            CREATE TABLE job (
+                id uuid PRIMARY KEY,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                kind text NOT NULL,
+                subject text,
+                state text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted')),
+                done bigint NOT NULL DEFAULT 0,
+                total bigint NOT NULL DEFAULT 0,
+                payload text NOT NULL,
+                result text,
+                item_results jsonb,
+                attempts integer NOT NULL DEFAULT 0,
+                max_attempts integer NOT NULL DEFAULT 1,
+                next_attempt_at bigint NOT NULL,
+                error_code text,
+                message text,
+                cancel_requested boolean NOT NULL DEFAULT false,
+                created_at bigint NOT NULL,
+                started_at bigint,
+                finished_at bigint,
+                updated_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX job_due ON job(kind, state, next_attempt_at)",
+            "CREATE INDEX job_by_household ON job(household_id, created_at)",
+            "CREATE INDEX job_by_subject ON job(subject, created_at) WHERE subject IS NOT NULL",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -21,9 +21,19 @@ enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+/// One engine's store as each interface sees it.
+struct Stores: Sendable {
+    let accounts: any AccountStore
+    let jobs: any JobStore
+}
+
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
 /// its own in the test database (dropped with the cluster).
 func withStore<T>(_ engine: Engine, _ body: (any AccountStore) async throws -> T) async throws -> T {
+    try await withStores(engine) { try await body($0.accounts) }
+}
+
+func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async throws -> T {
     switch engine {
     case .sqlite:
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-conformance-\(UUID().uuidString)").path
@@ -33,11 +43,11 @@ func withStore<T>(_ engine: Engine, _ body: (any AccountStore) async throws -> T
             try? database.close()
             try? FileManager.default.removeItem(at: folder.url)
         }
-        return try await body(database)
+        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
-            let result = try await body(store)
+            let result = try await body(Stores(accounts: store, jobs: store))
             await store.close()
             return result
         } catch {
