@@ -143,27 +143,33 @@ struct ImportCSV: AsyncParsableCommand {
     func run() async throws {
         let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
         let target = try reportingErrors { try resolveHousehold(database, household) }
-        guard let bytes = FileManager.default.contents(atPath: file) else { throw CLIError("There is no file \(file).") }
+        guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError("There is no file \(file).") }
         guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
-        let table: CSVTable
-        do { table = try CSV.parse(bytes) } catch let error as CSVError { throw CLIError(error.description) }
+        let url = URL(fileURLWithPath: file)
         let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
         let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
                                   plan: try await Settings.read(flags: [:]).plan(database))
+        let spec = map
+        let mapping: @Sendable ([String]) throws(ImportError) -> ColumnMapping = { header throws(ImportError) in
+            if let spec { return try ColumnMapping.parse(spec, header: header) }
+            return ColumnMapping.guess(header: header)
+        }
         do {
-            let mapping = try map.map { try ColumnMapping.parse($0, header: table.header) } ?? ColumnMapping.guess(header: table.header)
-            if !HomeboxImport.isHomebox(table.header) {
-                let used = ImportField.allCases.compactMap { f in mapping.columns[f].map { "\(f.rawValue)=\(table.header[$0])" } }
+            // The header alone, to say how the columns are read; the rows are read (twice) by the import itself.
+            let source = try ImportSource(url, mapping: mapping, options: options)
+            if !HomeboxImport.isHomebox(source.header) {
+                let columns = try mapping(source.header)
+                let used = ImportField.allCases.compactMap { f in columns.columns[f].map { "\(f.rawValue)=\(source.header[$0])" } }
                 print("Columns: \(used.joined(separator: ", "))")
             } else {
                 print("Homebox export recognised.")
             }
             if dryRun {
-                let items = try await service.plannedItems(table, mapping: mapping, options: options)
-                print("\(items.count) items would be imported into \(target.name); nothing was changed.")
+                let count = try ItemImport.check(url, mapping: mapping, options: options)
+                print("\(count) items would be imported into \(target.name); nothing was changed.")
                 return
             }
-            let summary = try await reportingErrors { try await service.importItems(target.id, table, mapping: mapping, options: options) }
+            let summary = try await reportingErrors { try await service.importItems(target.id, file: url, mapping: mapping, options: options) }
             print("Imported \(summary.items) items into \(target.name).")
             if !summary.roomsCreated.isEmpty { print("New rooms: \(summary.roomsCreated.joined(separator: ", "))") }
             if !summary.categoriesCreated.isEmpty { print("New categories: \(summary.categoriesCreated.joined(separator: ", "))") }

@@ -33,92 +33,18 @@ public enum CSVError: Error, Equatable, Sendable, CustomStringConvertible {
 /// quotes, CRLF, LF or CR line ends, a UTF-8 byte order mark, and `,`, `;` or tab as the delimiter
 /// (found from the header). Blank lines are skipped.
 public enum CSV {
+    /// The most rows `parse` holds in memory; `CSVReader` reads any number, one at a time.
     public static let maxRows = 200_000
 
+    /// The whole table in memory (for previews of uploads): at most `maxRows` rows.
     public static func parse(_ data: Data, delimiter: Character? = nil) throws -> CSVTable {
-        var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        var latin = false
-        var text: String
-        if let utf8 = String(validating: bytes, as: UTF8.self) {
-            text = utf8
-        } else {
-            text = String(bytes.map { Character(Unicode.Scalar(windows1252[Int($0)]) ?? "\u{FFFD}") })
-            latin = true
+        var reader = try CSVReader(data: data, delimiter: delimiter)
+        var rows: [CSVRecord] = []
+        while let record = try reader.next() {
+            rows.append(record)
+            if rows.count > maxRows { throw CSVError.tooManyRows(limit: maxRows) }
         }
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let scalars = Array(text.unicodeScalars)
-        let sep = delimiter.map { $0.unicodeScalars.first! } ?? detectDelimiter(scalars)
-
-        var records: [CSVRecord] = []
-        var fields: [String] = []
-        var field = String.UnicodeScalarView()
-        var line = 1
-        var recordLine = 1
-        var inQuotes = false
-        var quotedField = false
-        var i = 0
-        func endField() {
-            fields.append(String(field))
-            field = String.UnicodeScalarView()
-            quotedField = false
-        }
-        func endRecord() throws {
-            endField()
-            let blank = fields.count == 1 && fields[0].trimmingCharacters(in: .whitespaces).isEmpty
-            if !blank {
-                records.append(CSVRecord(line: recordLine, fields: fields))
-                if records.count > maxRows + 1 { throw CSVError.tooManyRows(limit: maxRows) }
-            }
-            fields = []
-        }
-        while i < scalars.count {
-            let c = scalars[i]
-            if inQuotes {
-                if c == "\"" {
-                    if i + 1 < scalars.count, scalars[i + 1] == "\"" {
-                        field.append("\"")
-                        i += 1
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    if c == "\n" || (c == "\r" && !(i + 1 < scalars.count && scalars[i + 1] == "\n")) { line += 1 }
-                    field.append(c)
-                }
-            } else if c == "\"" && field.isEmpty && !quotedField {
-                inQuotes = true
-                quotedField = true
-            } else if c == sep {
-                endField()
-            } else if c == "\r" || c == "\n" {
-                if c == "\r", i + 1 < scalars.count, scalars[i + 1] == "\n" { i += 1 }
-                try endRecord()
-                line += 1
-                recordLine = line
-            } else {
-                field.append(c)
-            }
-            i += 1
-        }
-        if inQuotes { throw CSVError.unterminatedQuote(line: recordLine) }
-        if !field.isEmpty || !fields.isEmpty { try endRecord() }
-        guard let first = records.first else { throw CSVError.empty }
-        let header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
-        return CSVTable(header: header, rows: Array(records.dropFirst()), delimiter: Character(sep), decodedAsWindows1252: latin)
-    }
-
-    /// The delimiter that splits the first line (outside quotes) the most.
-    static func detectDelimiter(_ scalars: [Unicode.Scalar]) -> Unicode.Scalar {
-        var counts: [Unicode.Scalar: Int] = [",": 0, ";": 0, "\t": 0]
-        var inQuotes = false
-        for c in scalars {
-            if c == "\"" { inQuotes.toggle(); continue }
-            if !inQuotes && (c == "\n" || c == "\r") { break }
-            if !inQuotes, counts[c] != nil { counts[c]! += 1 }
-        }
-        let best = counts.max { a, b in a.value < b.value || (a.value == b.value && a.key != ",") }!
-        return best.value == 0 ? "," : best.key
+        return CSVTable(header: reader.header, rows: rows, delimiter: reader.delimiter, decodedAsWindows1252: reader.decodedAsWindows1252)
     }
 
     /// Windows-1252 to Unicode (0x80–0x9F differ from Latin-1).
@@ -126,5 +52,242 @@ public enum CSV {
         let high: [UInt32] = [0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
                               0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178]
         return (0x80..<0xA0).contains(byte) ? high[byte - 0x80] : UInt32(byte)
+    }
+}
+
+/// Reads a CSV file one record at a time, holding a 1 MB buffer and the record being read, so a file of any size
+/// is read in the same little memory (a million-row import reads its file twice: once to check every row, once
+/// to store them). The rules are `CSV`'s. The text is UTF-8 when the whole file is (a first pass checks), else
+/// Windows-1252; the structure (quotes, delimiters, line ends) is ASCII in both, so records are split on bytes and
+/// each field decoded once.
+public struct CSVReader {
+    public private(set) var header: [String]
+    public let delimiter: Character
+    /// The text was not UTF-8 and was read as Windows-1252.
+    public let decodedAsWindows1252: Bool
+
+    private var source: ByteSource
+    private let separator: UInt8
+    private var line = 1
+    private var field: [UInt8] = []
+
+    /// Reads a file, streaming.
+    public init(url: URL, delimiter: Character? = nil) throws {
+        var check = try ByteSource.file(url)
+        let isUTF8 = try check.isValidUTF8()
+        try self.init(source: try .file(url), isUTF8: isUTF8, delimiter: delimiter)
+    }
+
+    /// Reads bytes already in memory.
+    public init(data: Data, delimiter: Character? = nil) throws {
+        let bytes = [UInt8](data)
+        var check = ByteSource(bytes: bytes)
+        try self.init(source: ByteSource(bytes: bytes), isUTF8: try check.isValidUTF8(), delimiter: delimiter)
+    }
+
+    private init(source: ByteSource, isUTF8: Bool, delimiter: Character?) throws {
+        self.source = source
+        decodedAsWindows1252 = !isUTF8
+        if try self.source.peek(3) == [0xEF, 0xBB, 0xBF] { try self.source.skip(3) }
+        let sep: UInt8
+        if let delimiter, let ascii = delimiter.asciiValue {
+            sep = ascii
+        } else {
+            sep = CSVReader.detectDelimiter(try self.source.firstLine())
+        }
+        separator = sep
+        self.delimiter = Character(Unicode.Scalar(sep))
+        header = []
+        guard let first = try readRecord() else { throw CSVError.empty }
+        header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The next record after the header, or nil at the end.
+    public mutating func next() throws -> CSVRecord? { try readRecord() }
+
+    private mutating func readRecord() throws -> CSVRecord? {
+        while true {
+            guard try source.peekByte() != nil else { return nil }
+            var fields: [String] = []
+            let recordLine = line
+            var inQuotes = false
+            var quotedField = false
+            field.removeAll(keepingCapacity: true)
+            recordLoop: while true {
+                guard let c = try source.nextByte() else {
+                    if inQuotes { throw CSVError.unterminatedQuote(line: recordLine) }
+                    break recordLoop
+                }
+                if inQuotes {
+                    if c == UInt8(ascii: "\"") {
+                        if try source.peekByte() == UInt8(ascii: "\"") {
+                            field.append(c)
+                            try source.skip(1)
+                        } else {
+                            inQuotes = false
+                        }
+                    } else {
+                        if c == 0x0A { line += 1 }
+                        if c == 0x0D, try source.peekByte() != 0x0A { line += 1 }
+                        field.append(c)
+                    }
+                } else if c == UInt8(ascii: "\""), field.isEmpty, !quotedField {
+                    inQuotes = true
+                    quotedField = true
+                } else if c == separator {
+                    fields.append(decode(field))
+                    field.removeAll(keepingCapacity: true)
+                    quotedField = false
+                } else if c == 0x0D || c == 0x0A {
+                    if c == 0x0D, try source.peekByte() == 0x0A { try source.skip(1) }
+                    line += 1
+                    break recordLoop
+                } else {
+                    field.append(c)
+                }
+            }
+            fields.append(decode(field))
+            let blank = fields.count == 1 && fields[0].trimmingCharacters(in: .whitespaces).isEmpty
+            if !blank { return CSVRecord(line: recordLine, fields: fields) }
+        }
+    }
+
+    private func decode(_ bytes: [UInt8]) -> String {
+        if !decodedAsWindows1252 { return String(decoding: bytes, as: UTF8.self) }
+        var scalars = String.UnicodeScalarView()
+        for byte in bytes { scalars.append(Unicode.Scalar(CSV.windows1252[Int(byte)]) ?? "\u{FFFD}") }
+        return String(scalars)
+    }
+
+    /// The delimiter that splits the first line (outside quotes) the most.
+    static func detectDelimiter(_ line: [UInt8]) -> UInt8 {
+        var counts: [UInt8: Int] = [UInt8(ascii: ","): 0, UInt8(ascii: ";"): 0, UInt8(ascii: "\t"): 0]
+        var inQuotes = false
+        for c in line {
+            if c == UInt8(ascii: "\"") { inQuotes.toggle(); continue }
+            if !inQuotes && (c == 0x0A || c == 0x0D) { break }
+            if !inQuotes, counts[c] != nil { counts[c]! += 1 }
+        }
+        let best = counts.max { a, b in a.value < b.value || (a.value == b.value && a.key != UInt8(ascii: ",")) }!
+        return best.value == 0 ? UInt8(ascii: ",") : best.key
+    }
+}
+
+/// Bytes from a file (read 1 MB at a time) or from memory, with a little look-ahead.
+private struct ByteSource {
+    private var handle: FileHandle?
+    private var buffer: [UInt8]
+    private var position = 0
+    private var exhausted: Bool
+
+    static let chunk = 1 << 20
+
+    static func file(_ url: URL) throws -> ByteSource {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: url.path]) }
+        return ByteSource(handle: handle)
+    }
+
+    private init(handle: FileHandle) {
+        self.handle = handle
+        buffer = []
+        exhausted = false
+    }
+
+    init(bytes: [UInt8]) {
+        handle = nil
+        buffer = bytes
+        exhausted = true
+    }
+
+    /// Makes at least `count` bytes available from `position` when the source has them.
+    private mutating func fill(_ count: Int) throws {
+        while buffer.count - position < count, !exhausted, let handle {
+            if position > 0 {
+                buffer.removeFirst(position)
+                position = 0
+            }
+            guard let more = try handle.read(upToCount: Self.chunk), !more.isEmpty else {
+                exhausted = true
+                try? handle.close()
+                return
+            }
+            buffer.append(contentsOf: more)
+        }
+    }
+
+    mutating func peekByte() throws -> UInt8? {
+        if position >= buffer.count { try fill(1) }
+        return position < buffer.count ? buffer[position] : nil
+    }
+
+    mutating func nextByte() throws -> UInt8? {
+        if position >= buffer.count { try fill(1) }
+        guard position < buffer.count else { return nil }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    mutating func peek(_ count: Int) throws -> [UInt8] {
+        try fill(count)
+        return Array(buffer[position..<min(buffer.count, position + count)])
+    }
+
+    mutating func skip(_ count: Int) throws {
+        try fill(count)
+        position = min(buffer.count, position + count)
+    }
+
+    /// The bytes up to the first line end outside quotes (for finding the delimiter), without consuming them.
+    mutating func firstLine() throws -> [UInt8] {
+        var inQuotes = false
+        var length = 0
+        while true {
+            try fill(length + 1)
+            guard position + length < buffer.count else { break }
+            let c = buffer[position + length]
+            if c == UInt8(ascii: "\"") { inQuotes.toggle() }
+            if !inQuotes && (c == 0x0A || c == 0x0D) { break }
+            length += 1
+            if length > 1 << 20 { break }
+        }
+        return Array(buffer[position..<(position + length)])
+    }
+
+    /// Reads everything once, checking it is UTF-8 as Swift's strings accept it (no overlong forms, no surrogates,
+    /// nothing past U+10FFFF, no sequence cut short at the end). Consumes the source.
+    mutating func isValidUTF8() throws -> Bool {
+        var need = 0
+        var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
+        while true {
+            if position >= buffer.count {
+                try fill(1)
+                if position >= buffer.count { return need == 0 }
+            }
+            let end = buffer.count
+            var index = position
+            while index < end {
+                let b = buffer[index]
+                index += 1
+                if need == 0 {
+                    if b < 0x80 { continue }
+                    switch b {
+                    case 0xC2...0xDF: need = 1
+                    case 0xE0: need = 2; lower = 0xA0
+                    case 0xE1...0xEC, 0xEE, 0xEF: need = 2
+                    case 0xED: need = 2; upper = 0x9F
+                    case 0xF0: need = 3; lower = 0x90
+                    case 0xF1...0xF3: need = 3
+                    case 0xF4: need = 3; upper = 0x8F
+                    default: return false
+                    }
+                } else {
+                    guard b >= lower && b <= upper else { return false }
+                    lower = 0x80
+                    upper = 0xBF
+                    need -= 1
+                }
+            }
+            position = end
+        }
     }
 }

@@ -146,19 +146,26 @@ public struct RowError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A file is checked until this many rows have problems: enough to fix a pattern, and the memory stays small.
+    public static let listedRows = 1_000
+
     case csv(CSVError)
     case badMapping(String)
     case noNameColumn
     case rows([RowError])
+    /// The file could not be read (gone, unreadable).
+    case badFile(String)
 
     public var description: String {
         switch self {
         case .csv(let error): return error.description
         case .badMapping(let detail): return "The column mapping is not valid: \(detail)."
         case .noNameColumn: return "No column is mapped to the item name; choose which column holds it."
+        case .badFile(let detail): return "The file could not be read: \(detail)."
         case .rows(let errors):
             let shown = errors.prefix(20).map(\.description).joined(separator: "\n")
-            return "\(errors.count) row\(errors.count == 1 ? " has" : "s have") errors; nothing was imported.\n\(shown)\(errors.count > 20 ? "\n…" : "")"
+            let count = errors.count >= Self.listedRows ? "At least \(errors.count)" : "\(errors.count)"
+            return "\(count) row\(errors.count == 1 ? " has" : "s have") errors; nothing was imported.\n\(shown)\(errors.count > 20 ? "\n…" : "")"
         }
     }
 }
@@ -167,36 +174,28 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
 /// when any row has a problem, nothing is returned (so nothing is half-imported).
 public enum ItemImport {
     public static func items(from table: CSVTable, mapping: ColumnMapping, options: ImportOptions) throws(ImportError) -> [ImportedItem] {
-        if HomeboxImport.isHomebox(table.header) {
-            return try HomeboxImport.items(from: table, options: options)
-        }
-        guard mapping.columns[.name] != nil else { throw .noNameColumn }
+        let converter = try ImportConverter(header: table.header, mapping: mapping, options: options)
         var out: [ImportedItem] = []
         var errors: [RowError] = []
         for record in table.rows {
-            guard var row = RowReader(record: record, header: table.header, options: options, errors: &errors) else { continue }
-            func value(_ field: ImportField) -> String? {
-                mapping.columns[field].flatMap { row.text($0) }
-            }
-            let currency = row.currency(mapping.columns[.currency]) ?? options.currency
-            var draft = ItemDraft(name: value(.name) ?? "", currency: currency)
-            draft.brand = value(.brand)
-            draft.modelNumber = value(.model)
-            draft.serialNumber = value(.serial)
-            draft.barcode = value(.barcode)
-            draft.notes = value(.notes)
-            if let column = mapping.columns[.price] { draft.purchasePrice = row.money(column, currency: currency) }
-            if let column = mapping.columns[.purchaseDate] { draft.purchaseDate = row.date(column) }
-            if let column = mapping.columns[.warranty] { draft.warrantyExpiry = row.date(column) }
-            if let column = mapping.columns[.quantity] { draft.quantity = row.quantity(column) ?? 1 }
-            if let column = mapping.columns[.condition] { draft.condition = row.condition(column) ?? .good }
-            if let tags = value(.tags) { draft.tags = splitTags(tags) }
-            let item = ImportedItem(line: record.line, draft: draft, roomName: value(.room), categoryName: value(.category))
-            errors += row.errors
-            if row.errors.isEmpty, let checked = check(item, &errors, options: options) { out.append(checked) }
+            if let item = converter.item(record, errors: &errors) { out.append(item) }
         }
         guard errors.isEmpty else { throw .rows(errors) }
         return out
+    }
+
+    /// Checks every row of a file, reading it one record at a time: how many items it holds, or the rows' problems
+    /// (the first `ImportError.listedRows`; reading stops there).
+    public static func check(_ file: URL, mapping: (([String]) throws(ImportError) -> ColumnMapping)? = nil,
+                             options: ImportOptions) throws(ImportError) -> Int {
+        var source = try ImportSource(file, mapping: mapping, options: options)
+        var errors: [RowError] = []
+        var count = 0
+        while errors.count < ImportError.listedRows, let record = try source.nextRecord() {
+            if source.converter.item(record, errors: &errors) != nil { count += 1 }
+        }
+        guard errors.isEmpty else { throw .rows(errors) }
+        return count
     }
 
     /// The domain's own rules, with the row's line.
@@ -244,7 +243,12 @@ struct RowReader {
 
     func text(_ column: Int) -> String? {
         guard column < record.fields.count else { return nil }
-        let value = record.fields[column].trimmingCharacters(in: .whitespacesAndNewlines)
+        let raw = record.fields[column]
+        // Nothing to trim when both ends are printable ASCII (most fields): Foundation's trimming is not free.
+        if let first = raw.utf8.first, let last = raw.utf8.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) {
+            return raw
+        }
+        let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         return value.isEmpty ? nil : value
     }
 
@@ -372,5 +376,98 @@ public enum ValueParsing {
         var (month, day) = order == .mdy ? (numbers[0], numbers[1]) : (numbers[1], numbers[0])
         if month > 12 && day <= 12 { swap(&month, &day) }
         return try? CalendarDate(year: year, month: month, day: day)
+    }
+}
+
+/// Turns one record into an item, with the file's columns: a plain table through its column mapping, or Homebox's
+/// export (recognised by its `HB.*` columns). Every row goes through the same checks, whether the table is in
+/// memory or read from a file.
+public struct ImportConverter: Sendable {
+    let header: [String]
+    let mapping: ColumnMapping
+    let options: ImportOptions
+    /// Homebox's columns by name, when the file is its export.
+    let homebox: [String: Int]?
+
+    public init(header: [String], mapping: ColumnMapping, options: ImportOptions) throws(ImportError) {
+        self.header = header
+        self.mapping = mapping
+        self.options = options
+        if HomeboxImport.isHomebox(header) {
+            homebox = HomeboxImport.columns(header)
+        } else {
+            guard mapping.columns[.name] != nil else { throw .noNameColumn }
+            homebox = nil
+        }
+    }
+
+    /// The record's item, checked; nil with its problems added to `errors` when it has any.
+    public func item(_ record: CSVRecord, errors: inout [RowError]) -> ImportedItem? {
+        guard var row = RowReader(record: record, header: header, options: options, errors: &errors) else { return nil }
+        let item = homebox.map { HomeboxImport.item(&row, record: record, columns: $0, header: header, options: options) }
+            ?? plainItem(&row, record: record)
+        errors += row.errors
+        guard row.errors.isEmpty else { return nil }
+        return ItemImport.check(item, &errors, options: options)
+    }
+
+    private func plainItem(_ row: inout RowReader, record: CSVRecord) -> ImportedItem {
+        let copy = row
+        func value(_ field: ImportField) -> String? {
+            mapping.columns[field].flatMap { copy.text($0) }
+        }
+        let currency = row.currency(mapping.columns[.currency]) ?? options.currency
+        var draft = ItemDraft(name: value(.name) ?? "", currency: currency)
+        draft.brand = value(.brand)
+        draft.modelNumber = value(.model)
+        draft.serialNumber = value(.serial)
+        draft.barcode = value(.barcode)
+        draft.notes = value(.notes)
+        if let column = mapping.columns[.price] { draft.purchasePrice = row.money(column, currency: currency) }
+        if let column = mapping.columns[.purchaseDate] { draft.purchaseDate = row.date(column) }
+        if let column = mapping.columns[.warranty] { draft.warrantyExpiry = row.date(column) }
+        if let column = mapping.columns[.quantity] { draft.quantity = row.quantity(column) ?? 1 }
+        if let column = mapping.columns[.condition] { draft.condition = row.condition(column) ?? .good }
+        if let tags = value(.tags) { draft.tags = ItemImport.splitTags(tags) }
+        return ImportedItem(line: record.line, draft: draft, roomName: value(.room), categoryName: value(.category))
+    }
+}
+
+/// A CSV file read for import one record at a time: its reader and the converter made from its header.
+public struct ImportSource {
+    var reader: CSVReader
+    public let converter: ImportConverter
+
+    /// `mapping` makes the column mapping from the header (a `--map` spec); nil guesses it.
+    public init(_ file: URL, mapping: (([String]) throws(ImportError) -> ColumnMapping)? = nil,
+                options: ImportOptions) throws(ImportError) {
+        do {
+            reader = try CSVReader(url: file)
+        } catch let error as CSVError {
+            throw .csv(error)
+        } catch {
+            throw .badFile("\(error.localizedDescription)")
+        }
+        let columns = try mapping?(reader.header) ?? ColumnMapping.guess(header: reader.header)
+        converter = try ImportConverter(header: reader.header, mapping: columns, options: options)
+    }
+
+    public var header: [String] { reader.header }
+
+    public mutating func nextRecord() throws(ImportError) -> CSVRecord? {
+        do { return try reader.next() } catch let error as CSVError { throw .csv(error) } catch { throw .badFile("\(error.localizedDescription)") }
+    }
+
+    /// Up to `size` more items, converted and checked; nil at the end. A row that fails its checks here (the file
+    /// changed since it was checked) stops the import with its problem.
+    public mutating func nextBatch(_ size: Int = 1_000) throws(ImportError) -> [ImportedItem]? {
+        var batch: [ImportedItem] = []
+        batch.reserveCapacity(size)
+        var errors: [RowError] = []
+        while batch.count < size, let record = try nextRecord() {
+            guard let item = converter.item(record, errors: &errors) else { throw .rows(errors) }
+            batch.append(item)
+        }
+        return batch.isEmpty ? nil : batch
     }
 }

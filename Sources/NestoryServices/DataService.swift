@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NestoryBackup
 import NestoryDomain
 import NestoryImport
@@ -111,15 +112,28 @@ public struct DataService: Sendable {
         try await blocking.run { try ItemImport.items(from: table, mapping: mapping, options: options) }
     }
 
-    /// Imports a table's rows as items in one transaction (all or nothing), creating the rooms and categories
-    /// they name.
-    public func importItems(_ household: HouseholdID, _ table: CSVTable, mapping: ColumnMapping, options: ImportOptions) async throws -> ImportSummary {
+    /// Imports a CSV file's rows as items in one transaction (all or nothing), creating the rooms and categories they
+    /// name. The file is read one record at a time, twice: every row is checked first (nothing is imported when any
+    /// has a problem), then the rows are stored in batches on the bulk insert path, so memory stays flat whatever the
+    /// file's size. `mapping` makes the column mapping from the header (nil: guessed from it).
+    public func importItems(_ household: HouseholdID, file: URL, mapping: (@Sendable ([String]) throws(ImportError) -> ColumnMapping)? = nil,
+                            options: ImportOptions) async throws -> ImportSummary {
         let (database, plan, at) = (database, plan, now())
         return try await blocking.run {
-            let items = try ItemImport.items(from: table, mapping: mapping, options: options)
-            return try database.importItems(household, items.map {
-                NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName)
-            }, now: at, today: options.today, plan: try plan.entitlement(household))
+            let count = try ItemImport.check(file, mapping: mapping, options: options)
+            // The second reading runs a few batches ahead of the database, on a thread of its own.
+            let source = Mutex(try ImportSource(file, mapping: mapping, options: options))
+            let batches = ReadAhead {
+                try source.withLock { try $0.nextBatch() }?.map { NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName) }
+            }
+            defer { batches.finish() }
+            var read = 0
+            return try database.importItemsInBulk(household, count: count, now: at, today: options.today, plan: try plan.entitlement(household)) {
+                guard let batch = try batches.next() else { return nil }
+                read += batch.count
+                guard read <= count else { throw DomainError.conflict("The file changed while it was being imported; nothing was imported.") }
+                return batch
+            }
         }
     }
 }
@@ -157,14 +171,12 @@ public struct ImportJobHandler: JobHandler {
         let request = try job.decodedPayload(as: DataService.ImportRequest.self)
         let file = try data.upload(request.file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let bytes = try Data(contentsOf: file)
-        let table = try CSV.parse(bytes)
         var mapping = ColumnMapping()
         for (field, column) in request.columns { if let field = ImportField(rawValue: field) { mapping.columns[field] = column } }
         let options = ImportOptions(currency: try CurrencyCode(request.currency), dateOrder: ImportOptions.DateOrder(rawValue: request.dateOrder) ?? .mdy,
                                     today: try CalendarDate(iso: request.today))
         do {
-            return try JSONEncoder.jobText(try await data.importItems(job.householdID, table, mapping: mapping, options: options))
+            return try JSONEncoder.jobText(try await data.importItems(job.householdID, file: file, mapping: { [mapping] _ in mapping }, options: options))
         } catch let error as ImportError {
             throw JobFailure(code: "invalid_csv", message: error.description)
         }

@@ -127,15 +127,8 @@ extension AppDatabase {
     /// `rebuildMinimum`: a test hook.
     func insertItemsInBulk(_ householdID: HouseholdID, count: Int, today: CalendarDate, rebuildMinimum: Int,
                            next: () throws -> [NewItem]?) throws {
-        let held = try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0 }
-        let rebuild = count >= rebuildMinimum && count >= held
-        func load(_ db: Database) throws {
+        try bulkItemWrite(count: count, rebuildMinimum: rebuildMinimum) { db in
             _ = try Self.fetchHousehold(db, householdID)
-            let indexes = rebuild
-                ? try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL")
-                    .map { (name: $0["name"] as String, sql: $0["sql"] as String) }
-                : []
-            for index in indexes { try db.execute(sql: "DROP INDEX \(index.name)") }
             var placeCheck = Set<String>()
             while let batch = try next() {
                 for new in batch {
@@ -144,22 +137,40 @@ extension AppDatabase {
                     try Self.insertNew(db, householdID, new, placeCheck: &placeCheck)
                 }
             }
-            for index in indexes { try db.execute(sql: index.sql) }
         }
-        guard rebuild else { return try write(load) }
+    }
+
+    /// One write transaction for `count` new items (see `insertItemsInBulk`): with that many or more than the server
+    /// holds, the item table's secondary indexes are dropped before `load` and built again after it.
+    func bulkItemWrite<T>(count: Int, rebuildMinimum: Int = AppDatabase.bulkRebuildMinimum, _ load: (Database) throws -> T) throws -> T {
+        let held = try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0 }
+        let rebuild = count >= rebuildMinimum && count >= held
+        func loadRebuildingIndexes(_ db: Database) throws -> T {
+            let indexes = rebuild
+                ? try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL")
+                    .map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+                : []
+            for index in indexes { try db.execute(sql: "DROP INDEX \(index.name)") }
+            let result = try load(db)
+            for index in indexes { try db.execute(sql: index.sql) }
+            return result
+        }
+        guard rebuild else { return try write(loadRebuildingIndexes) }
         do {
             // Building an index sorts every item; with temporary files in memory that sort would hold them all
             // (300 MB at a million items), so this write keeps its scratch space on disk, and a 16 MB page cache
             // (SQLite sorts in memory up to the cache's size, then merges runs from disk). Without the indexes
             // each insert touches few pages (the new rows go at the ends of the table and the search index), and
             // its statement journal stays under the 64 KB SQLite keeps in memory.
-            try writer.writeWithoutTransaction { db in
+            return try writer.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384")
                 defer { try? db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(Self.writerCacheSize)") }
+                var result: T?
                 try db.inTransaction {
-                    try load(db)
+                    result = try loadRebuildingIndexes(db)
                     return .commit
                 }
+                return result!
             }
         } catch {
             throw StoreError.translate(error, path: folder.path)
@@ -169,7 +180,7 @@ extension AppDatabase {
     /// Below this many items a bulk write keeps the indexes (building them again costs a pass over every item).
     static let bulkRebuildMinimum = 50_000
 
-    private static func insertNew(_ db: Database, _ householdID: HouseholdID, _ new: NewItem, placeCheck: inout Set<String>) throws {
+    static func insertNew(_ db: Database, _ householdID: HouseholdID, _ new: NewItem, placeCheck: inout Set<String>) throws {
         let key = "\(new.draft.roomID?.description ?? "")|\(new.draft.categoryID?.description ?? "")"
         if placeCheck.insert(key).inserted { try Self.checkPlaces(db, householdID, new.draft) }
         let item = Item(id: new.id, householdID: householdID, draft: new.draft, createdAt: new.createdAt)

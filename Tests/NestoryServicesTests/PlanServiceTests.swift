@@ -113,14 +113,17 @@ struct PlanServiceTests {
         try f.fill(30)
         let data = DataService(database: f.database, blocking: f.blocking, plan: f.plan)
         let rows = (0..<71).map { "Chair \($0),12.50" }.joined(separator: "\n")
-        let table = try CSV.parse(Data("Name,Price\n\(rows)\n".utf8))
+        let tooMany = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).csv")
+        let fits = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).csv")
+        defer { for file in [tooMany, fits] { try? FileManager.default.removeItem(at: file) } }
+        try Data("Name,Price\n\(rows)\n".utf8).write(to: tooMany)
+        try Data("Name,Price\n\((0..<70).map { "Stool \($0),3" }.joined(separator: "\n"))\n".utf8).write(to: fits)
         let options = ImportOptions(currency: .usd, dateOrder: .mdy, today: f.today)
         await #expect(throws: DomainError.self) {
-            try await data.importItems(f.household.id, table, mapping: ColumnMapping.guess(header: table.header), options: options)
+            try await data.importItems(f.household.id, file: tooMany, options: options)
         }
         #expect(try f.database.itemCount(f.household.id) == 30)
-        let fits = try CSV.parse(Data("Name,Price\n\((0..<70).map { "Stool \($0),3" }.joined(separator: "\n"))\n".utf8))
-        _ = try await data.importItems(f.household.id, fits, mapping: ColumnMapping.guess(header: fits.header), options: options)
+        _ = try await data.importItems(f.household.id, file: fits, options: options)
         #expect(try f.database.itemCount(f.household.id) == 100)
     }
 
