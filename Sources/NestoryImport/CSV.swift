@@ -1,12 +1,23 @@
 import Foundation
 
-/// A parsed CSV file: the header and the records, each with the line it starts on.
+/// A parsed CSV file: the header and the records, each with the line it starts on (all of them, or the first few
+/// of a preview).
 public struct CSVTable: Sendable, Hashable {
     public var header: [String]
     public var rows: [CSVRecord]
     public var delimiter: Character
     /// The text was not UTF-8 and was read as Windows-1252 (what spreadsheets on Windows save).
     public var decodedAsWindows1252: Bool
+    /// How many records the file has after the header (more than `rows` in a preview).
+    public var rowCount: Int
+
+    public init(header: [String], rows: [CSVRecord], delimiter: Character, decodedAsWindows1252: Bool, rowCount: Int? = nil) {
+        self.header = header
+        self.rows = rows
+        self.delimiter = delimiter
+        self.decodedAsWindows1252 = decodedAsWindows1252
+        self.rowCount = rowCount ?? rows.count
+    }
 }
 
 public struct CSVRecord: Sendable, Hashable {
@@ -36,7 +47,21 @@ public enum CSV {
     /// The most rows `parse` holds in memory; `CSVReader` reads any number, one at a time.
     public static let maxRows = 200_000
 
-    /// The whole table in memory (for previews of uploads): at most `maxRows` rows.
+    /// A file's header, its first `keeping` records and how many there are, read one record at a time (so the whole
+    /// file's structure is checked in little memory, whatever its size).
+    public static func preview(_ url: URL, keeping: Int = 5) throws -> CSVTable {
+        var reader = try CSVReader(url: url)
+        var rows: [CSVRecord] = []
+        var count = 0
+        while let record = try reader.next() {
+            if count < keeping { rows.append(record) }
+            count += 1
+        }
+        return CSVTable(header: reader.header, rows: rows, delimiter: reader.delimiter, decodedAsWindows1252: reader.decodedAsWindows1252,
+                        rowCount: count)
+    }
+
+    /// The whole table in memory: at most `maxRows` rows.
     public static func parse(_ data: Data, delimiter: Character? = nil) throws -> CSVTable {
         var reader = try CSVReader(data: data, delimiter: delimiter)
         var rows: [CSVRecord] = []

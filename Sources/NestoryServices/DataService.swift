@@ -69,7 +69,7 @@ public struct DataService: Sendable {
         return try queue.enqueue(household, kind: JobKind.restore, payload: RestoreRequest(file: file.lastPathComponent, mode: mode))
     }
 
-    /// Queues the import of an uploaded table, once its rows have been checked (`plannedItems`).
+    /// Queues the import of an uploaded table, once its rows have been checked (`checkImport`).
     public func startImport(_ household: HouseholdID, file: URL, mapping: ColumnMapping, options: ImportOptions) throws -> Job {
         guard let queue else { preconditionFailure("imports run in the background only where a job runner is") }
         let columns = Dictionary(uniqueKeysWithValues: mapping.columns.map { ($0.key.rawValue, $0.value) })
@@ -107,9 +107,10 @@ public struct DataService: Sendable {
         }
     }
 
-    /// The items a table would become (every row checked; any problem fails the whole file with its lines).
-    public func plannedItems(_ table: CSVTable, mapping: ColumnMapping, options: ImportOptions) async throws -> [ImportedItem] {
-        try await blocking.run { try ItemImport.items(from: table, mapping: mapping, options: options) }
+    /// Checks every row of a file with these columns, reading it one record at a time: how many items it would
+    /// become, or its rows' problems with their lines.
+    public func checkImport(_ file: URL, mapping: ColumnMapping, options: ImportOptions) async throws -> Int {
+        try await blocking.run { try ItemImport.check(file, mapping: { _ in mapping }, options: options) }
     }
 
     /// Imports a CSV file's rows as items in one transaction (all or nothing), creating the rooms and categories they

@@ -153,7 +153,7 @@ struct DataController {
         let viewer = try owner(context)
         let upload = try await receive(request, context: context, viewer: viewer, ext: "csv", limit: dependencies.limits.maxCSVBytes)
         do {
-            _ = try CSV.parse(try Data(contentsOf: upload.file))
+            _ = try CSV.preview(upload.file)
         } catch {
             transfers.removeUpload(upload.token)
             throw error
@@ -164,7 +164,7 @@ struct DataController {
     @Sendable func csvPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
         let upload = try pending(context, viewer)
-        let table = try CSV.parse(try Data(contentsOf: upload.file))
+        let table = try CSV.preview(upload.file)
         return HTMLResponse.page(DataViews.csvPreview(viewer: viewer, token: upload.token, name: upload.originalName, table: table,
                                                       mapping: ColumnMapping.guess(header: table.header), dateOrder: .mdy, errors: []))
     }
@@ -173,7 +173,7 @@ struct DataController {
         let viewer = try owner(context)
         let upload = try pending(context, viewer)
         let form = try await Form.read(request, context: context)
-        let table = try CSV.parse(try Data(contentsOf: upload.file))
+        let table = try CSV.preview(upload.file)
         var mapping = ColumnMapping()
         for field in ImportField.allCases {
             if let raw = form["map_\(field.rawValue)"], let index = Int(raw), table.header.indices.contains(index) {
@@ -184,7 +184,7 @@ struct DataController {
         let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today())
         do {
             // Every row is checked now, so problems show on this page; the import itself runs in the background.
-            _ = try await dependencies.services.data.plannedItems(table, mapping: mapping, options: options)
+            _ = try await dependencies.services.data.checkImport(upload.file, mapping: mapping, options: options)
             let job = try dependencies.services.data.startImport(viewer.household.id, file: upload.file, mapping: mapping, options: options)
             transfers.handOver(upload.token)
             return .redirect(to: "/settings/data/jobs/\(job.id)")

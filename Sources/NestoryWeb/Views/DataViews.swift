@@ -128,11 +128,11 @@ enum DataViews {
                 <section class="card">
                 <h2>\(name)</h2>
                 \(errorList(errors))
-                <p>This is a Homebox export with \(table.rows.count) item\(table.rows.count == 1 ? "" : "s"). Locations become rooms, labels become tags, and what Nestory has no field for (descriptions, custom fields, sale details) is kept in each item’s notes.</p>
+                <p>This is a Homebox export with \(table.rowCount) item\(table.rowCount == 1 ? "" : "s"). Locations become rooms, labels become tags, and what Nestory has no field for (descriptions, custom fields, sale details) is kept in each item’s notes.</p>
                 \(preview(table))
                 <form method="post" action="/settings/data/csv/\(token)">
                   <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-                  <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rows.count) items</button></div>
+                  <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rowCount) items</button></div>
                 </form>
                 </section>
                 """)
@@ -153,7 +153,7 @@ enum DataViews {
             <section class="card">
             <h2>\(name)</h2>
             \(errorList(errors))
-            <p>\(table.rows.count) row\(table.rows.count == 1 ? "" : "s") · columns separated by “\(table.delimiter == "\t" ? "tab" : String(table.delimiter))”\(table.decodedAsWindows1252 ? " · read as Windows text (not UTF-8)" : "")</p>
+            <p>\(table.rowCount) row\(table.rowCount == 1 ? "" : "s") · columns separated by “\(table.delimiter == "\t" ? "tab" : String(table.delimiter))”\(table.decodedAsWindows1252 ? " · read as Windows text (not UTF-8)" : "")</p>
             \(preview(table))
             <form method="post" action="/settings/data/csv/\(token)">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
@@ -161,7 +161,7 @@ enum DataViews {
               <div class="mapping">\(selects)</div>
               <div class="field"><label for="date-order">Dates written with slashes</label><select id="date-order" name="date_order">\(orders)</select></div>
               <p class="hint">Rooms and categories that do not exist yet are created. Every row is checked first: if any has a problem, nothing is imported.</p>
-              <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rows.count) items</button></div>
+              <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rowCount) items</button></div>
             </form>
             </section>
             """)
