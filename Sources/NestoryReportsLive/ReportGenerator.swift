@@ -51,15 +51,18 @@ public struct StoreReportSource: ReportItemSource {
     /// JPEG and PNG originals are used as they are; other formats (HEIC, WebP) through their display
     /// rendition, a JPEG, when the web app has made one.
     func photo(_ attachment: Attachment) -> ReportPhoto {
-        let original = database.blobs.url(for: attachment.sha256)
+        // In an object store the original is fetched to tmp/ (the temporary-file sweep removes it); a photo that
+        // cannot be had is drawn as a missing one, as a file gone from the data folder is.
+        let database = database
+        func original() -> URL { (try? database.blobs.localFile(attachment.sha256)) ?? database.blobs.url(for: attachment.sha256) }
         if attachment.contentType == "image/jpeg" || attachment.contentType == "image/png" {
-            return ReportPhoto(url: original, contentType: attachment.contentType, sha256: attachment.sha256)
+            return ReportPhoto(url: original(), contentType: attachment.contentType, sha256: attachment.sha256)
         }
         let display = database.renditions.url(for: attachment.sha256, .display)
         if FileManager.default.fileExists(atPath: display.path) {
             return ReportPhoto(url: display, contentType: "image/jpeg", sha256: attachment.sha256 + "-display")
         }
-        return ReportPhoto(url: original, contentType: attachment.contentType, sha256: attachment.sha256)
+        return ReportPhoto(url: original(), contentType: attachment.contentType, sha256: attachment.sha256)
     }
 }
 
