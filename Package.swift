@@ -368,7 +368,7 @@ let package = Package(
                 "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
-                "NestoryMCP", .product(name: "MCP", package: "swift-sdk"),
+                "NestoryMCP", .product(name: "MCP", package: "swift-sdk"), "NestoryObjectStorage", "NestoryHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -92,7 +92,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         let folder = DataFolder(path: settings.data)
-        let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate) }
+        let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate, blobBackend: settings.blobBackend) }
         let integrity = BackgroundIntegrityCheck()
         let limits = settings.limits
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
@@ -149,7 +149,7 @@ struct Serve: AsyncParsableCommand {
         dependencies.onServerRunning = { integrity.start(database, logger: logger) }
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
-        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path)")
+        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path), photos and files in \(database.blobs.backend.location)")
         try await app.runService()
     }
 }
@@ -161,7 +161,7 @@ struct Migrate: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+            let database = try data.open(.createAndMigrate)
             try database.checkIntegrity()
             let applied = try database.appliedMigrations()
             print("Database \(data.folder.databaseURL.path) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")
