@@ -426,6 +426,7 @@ let package = Package(
         // END Reports tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
+                                                           "NestoryObjectStorage", "NestoryHTTP",
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),

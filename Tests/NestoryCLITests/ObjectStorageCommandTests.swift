@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import NestoryCLI
+
+/// The commands with photos and files in S3-compatible object storage (`storage.blobs` from the environment), against
+/// the local moto server of S3TestServer.swift.
+@Suite("commands with files in object storage")
+struct ObjectStorageCommandTests {
+    static func environment(_ server: S3TestServer, bucket: String, secret: String? = nil) -> [String: String] {
+        ["NESTORY_STORAGE_BLOBS": "s3://\(bucket)/nestory", "NESTORY_STORAGE_S3_ENDPOINT": server.proxy.absoluteString,
+         "NESTORY_STORAGE_S3_PATH_STYLE": "true", "NESTORY_STORAGE_S3_ACCESS_KEY": server.accessKey,
+         "NESTORY_STORAGE_S3_SECRET_KEY": secret ?? server.secretKey, "NESTORY_STORAGE_S3_ATTEMPTS": "2"]
+    }
+
+    @Test("demo writes its photos to the bucket, backup reads them from it, restore puts them in another bucket")
+    func demoBackupRestore() throws {
+        let server = try S3TestServer.get()
+        let (first, second) = (try server.makeBucket(), try server.makeBucket())
+        let source = CLI.Folder(), target = CLI.Folder()
+        let demo = try CLI.run(["demo", "--data", source.path, "--items", "40", "--seed", "5"], environment: Self.environment(server, bucket: first))
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let puts = try server.requests(first).filter { $0.hasPrefix("PUT /\(first)/nestory/") }
+        #expect(!puts.isEmpty)
+        // Nothing went to the data folder's blobs/.
+        let local = FileManager.default.enumerator(atPath: source.path + "/blobs")?.allObjects.compactMap { $0 as? String } ?? []
+        #expect(local.filter { $0.count > 60 }.isEmpty, "\(local)")
+
+        let archive = source.path + ".zip"
+        defer { try? FileManager.default.removeItem(atPath: archive) }
+        let backup = try CLI.run(["backup", "--data", source.path, archive], environment: Self.environment(server, bucket: first))
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout.contains("40 items"))
+        let restore = try CLI.run(["restore", "--data", target.path, archive], environment: Self.environment(server, bucket: second))
+        #expect(restore.status == 0, "\(restore.stderr)")
+        // Every file of the archive ("N files (… KB)") was put in the second bucket, once.
+        let files = try #require(backup.stdout.split(separator: "\n").first { $0.contains(" files (") }?
+            .trimmingCharacters(in: .whitespaces).split(separator: " ").first.flatMap { Int($0) })
+        #expect(try server.requests(second).filter { $0.hasPrefix("PUT /\(second)/nestory/") }.count == files)
+        #expect(files > 0 && files <= puts.count)
+        // A backup of the restored data (read from the second bucket) has the same figures.
+        let again = target.path + ".zip"
+        defer { try? FileManager.default.removeItem(atPath: again) }
+        let secondBackup = try CLI.run(["backup", "--data", target.path, again], environment: Self.environment(server, bucket: second))
+        #expect(secondBackup.status == 0, "\(secondBackup.stderr)")
+        // The same figures as the first backup (the lines after the first, which names the archive and the time).
+        #expect(secondBackup.stdout.split(separator: "\n").dropFirst().dropLast() == backup.stdout.split(separator: "\n").dropFirst().dropLast())
+    }
+
+    @Test("a wrong secret stops a backup with a message naming the bucket and the settings to check, never the secret")
+    func wrongSecret() throws {
+        let server = try S3TestServer.get()
+        let bucket = try server.makeBucket()
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "10", "--seed", "6"], environment: Self.environment(server, bucket: bucket)).status == 0)
+        let archive = folder.path + ".zip"
+        defer { try? FileManager.default.removeItem(atPath: archive) }
+        let secret = "wrong-secret-\(UUID().uuidString)"
+        let backup = try CLI.run(["backup", "--data", folder.path, archive], environment: Self.environment(server, bucket: bucket, secret: secret))
+        #expect(backup.status != 0)
+        #expect(backup.stderr.contains(bucket) && backup.stderr.contains("403") && backup.stderr.contains("storage.s3.secretKey"), "\(backup.stderr)")
+        #expect(!backup.stderr.contains(secret))
+    }
+}
