@@ -44,13 +44,9 @@ public struct S3BlobBackend: BlobBackend {
     }
 
     public func exists(_ sha256: String) throws -> Bool {
+        // HEAD has no body, so a missing bucket looks like a missing object here; the PUT that follows says which.
         let answer = try client.send("HEAD", key: key(sha256))
-        if answer.status == 404 {
-            // HEAD has no body: tell a missing bucket from a missing object.
-            let bucket = try client.send("HEAD", key: nil)
-            try check(bucket, "HEAD the bucket", sha256: nil)
-            return false
-        }
+        if answer.status == 404 { return false }
         try check(answer, "HEAD \(sha256.prefix(12))…", sha256: nil)
         return true
     }
@@ -79,10 +75,16 @@ public struct S3BlobBackend: BlobBackend {
         return answer.body
     }
 
+    /// The object streamed to a file in `tmp` (not held in memory): for backups and reports.
     public func localFile(_ sha256: String, tmp: URL) throws -> (url: URL, temporary: Bool) {
-        let data = try read(sha256)
         let url = tmp.appendingPathComponent("fetched-\(UUID().uuidString.lowercased())")
-        try data.write(to: url)
+        let answer = try client.send("GET", key: key(sha256), downloadTo: url)
+        do {
+            try check(answer, "GET \(sha256.prefix(12))…", sha256: sha256)
+        } catch {
+            unlink(url.path)
+            throw error
+        }
         return (url, true)
     }
 

@@ -4,6 +4,9 @@ import NestoryStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where an S3-compatible bucket is and how to reach it. The secret never appears in `description` or messages.
 public struct S3Location: Sendable, Equatable, CustomStringConvertible {
@@ -92,7 +95,8 @@ final class S3Client: @unchecked Sendable {
         self.retry = retry
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = self.timeout
-        configuration.timeoutIntervalForResource = self.timeout
+        // Each try may take `timeout` without a byte moving; a large upload or download as long as it keeps moving.
+        configuration.timeoutIntervalForResource = max(self.timeout, 3600)
         configuration.httpAdditionalHeaders = ["User-Agent": "Nestory (self-hosted home inventory)"]
         session = URLSession(configuration: configuration)
     }
@@ -101,15 +105,16 @@ final class S3Client: @unchecked Sendable {
 
     /// Sends a request until it is answered with something other than a server error, or the tries run out.
     /// `body`: a file to upload (its SHA-256 is `payloadHash`).
+    /// `downloadTo`: a successful answer's body is streamed into this file instead (an error's stays in `body`).
     func send(_ method: String, key: String?, query: [URLQueryItem] = [], body: URL? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
-              headers: [String: String] = [:]) throws -> Answer {
+              headers: [String: String] = [:], downloadTo: URL? = nil) throws -> Answer {
         let url = location.url(key: key, query: query)
         var attempt = 0
         while true {
             attempt += 1
             let failure: String
             var answerHeaders: [String: String] = [:]
-            switch once(method, url: url, body: body, payloadHash: payloadHash, headers: headers) {
+            switch once(method, url: url, body: body, payloadHash: payloadHash, headers: headers, downloadTo: downloadTo) {
             case .success(let answer):
                 guard [429, 500, 502, 503, 504].contains(answer.status) else { return answer }
                 answerHeaders = answer.headers
@@ -129,7 +134,8 @@ final class S3Client: @unchecked Sendable {
         }
     }
 
-    private func once(_ method: String, url: URL, body: URL?, payloadHash: String, headers: [String: String]) -> Result<Answer, URLError> {
+    private func once(_ method: String, url: URL, body: URL?, payloadHash: String, headers: [String: String],
+                      downloadTo: URL?) -> Result<Answer, URLError> {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = timeout
@@ -144,19 +150,35 @@ final class S3Client: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox()
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-            if let http = response as? HTTPURLResponse, error == nil {
-                var lower: [String: String] = [:]
-                for (name, value) in http.allHeaderFields {
-                    if let name = name as? String, let value = value as? String { lower[name.lowercased()] = value }
-                }
-                box.result = .success(Answer(status: http.statusCode, headers: lower, body: data ?? Data()))
+            if error == nil, let reply = Self.answer(response, data) {
+                box.result = .success(reply)
             } else {
                 box.result = .failure((error as? URLError) ?? URLError(.cannotConnectToHost))
             }
             done.signal()
         }
         let task: URLSessionTask
-        if let body {
+        if let downloadTo {
+            // The body goes to a file as it arrives; moved into place before the handler returns (then it is deleted).
+            task = session.downloadTask(with: request) { file, response, error in
+                if error == nil, let file, var reply = Self.answer(response, nil) {
+                    unlink(downloadTo.path)
+                    if reply.status == 200 {
+                        do { try FileManager.default.moveItem(at: file, to: downloadTo) } catch {
+                            box.result = .failure(URLError(.cannotWriteToFile))
+                            done.signal()
+                            return
+                        }
+                    } else {
+                        reply = Answer(status: reply.status, headers: reply.headers, body: (try? Data(contentsOf: file)) ?? Data())
+                    }
+                    box.result = .success(reply)
+                } else {
+                    box.result = .failure((error as? URLError) ?? URLError(.cannotConnectToHost))
+                }
+                done.signal()
+            }
+        } else if let body {
             task = session.uploadTask(with: request, fromFile: body, completionHandler: handler)
         } else {
             task = session.dataTask(with: request, completionHandler: handler)
@@ -164,6 +186,16 @@ final class S3Client: @unchecked Sendable {
         task.resume()
         done.wait()
         return box.result
+    }
+
+    /// An HTTP answer with its header names in lower case.
+    static func answer(_ response: URLResponse?, _ body: Data?) -> Answer? {
+        guard let http = response as? HTTPURLResponse else { return nil }
+        var lower: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { lower[name.lowercased()] = value }
+        }
+        return Answer(status: http.statusCode, headers: lower, body: body ?? Data())
     }
 
     /// What the completion handler saw, read after the semaphore (which orders the write before the read).

@@ -176,3 +176,57 @@ struct S3BlobBackendTests {
         #expect(Date().timeIntervalSince(again) < 6)
     }
 }
+
+/// An S3 backend whose upload is followed at once by the removal of what it uploaded: what a garbage sweep running
+/// between an upload and its write transaction would do.
+struct SweptAfterUpload: BlobBackend {
+    let base: S3BlobBackend
+    var location: String { base.location }
+    func upload(_ staged: BlobStore.Staged) throws {
+        try base.upload(staged)
+        try base.remove(staged.sha256)
+    }
+    func ensurePresent(_ staged: BlobStore.Staged, recorded: Bool) throws { try base.ensurePresent(staged, recorded: recorded) }
+    func exists(_ sha256: String) throws -> Bool { try base.exists(sha256) }
+    func read(_ sha256: String) throws -> Data { try base.read(sha256) }
+    func localFile(_ sha256: String, tmp: URL) throws -> (url: URL, temporary: Bool) { try base.localFile(sha256, tmp: tmp) }
+    func remove(_ sha256: String) throws { try base.remove(sha256) }
+    func storedHashes(writtenBefore cutoff: Date) throws -> [String] { try base.storedHashes(writtenBefore: cutoff) }
+}
+
+@Suite("Object storage keeps the store's guarantees")
+struct S3GuaranteeTests {
+    @Test("an object removed between its upload and the write transaction is put again inside the transaction")
+    func sweptBetweenUploadAndCommit() throws {
+        let server = try S3TestServer.get()
+        let bucket = try server.makeBucket()
+        let base = server.backend(bucket: bucket)
+        let store = try S3TestStore(backend: base)
+        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
+        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
+        let swept = try AppDatabase.open(store.folder, blobBackend: SweptAfterUpload(base: base))
+        defer { try? swept.close() }
+        let bytes = fakeBytes(20, size: 50_000)
+        let photo = try swept.addPhoto(home.id, to: item.id, data: bytes, contentType: "image/jpeg", now: store.now)
+        #expect(try store.database.blobs.read(photo.attachment.sha256) == bytes)
+        let key = "/\(bucket)/blobs/\(photo.attachment.sha256)"
+        #expect(try server.requests(bucket).filter { $0 == "PUT \(key)" }.count == 2, "uploaded, swept, put again in the transaction")
+    }
+
+    @Test("a file for a backup or a report is streamed to tmp/ and removed after; a missing one is attachment-missing")
+    func localCopies() throws {
+        let server = try S3TestServer.get()
+        let bucket = try server.makeBucket()
+        let store = try S3TestStore(backend: server.backend(bucket: bucket))
+        let bytes = fakeBytes(21, size: 2_000_000)
+        let attachment = try store.database.storeAttachment(bytes, contentType: "image/jpeg", now: store.now)
+        let url = try store.database.blobs.localFile(attachment.sha256)
+        #expect(url.path.hasPrefix(store.folder.tmpURL.path))
+        #expect(try Data(contentsOf: url) == bytes)
+        try store.database.blobs.backend.remove(attachment.sha256)
+        #expect(throws: StoreError.attachmentMissing(sha256: attachment.sha256)) {
+            try store.database.blobs.withLocalFile(attachment.sha256) { _ in }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path) == [url.lastPathComponent])
+    }
+}
