@@ -13,49 +13,53 @@ struct ObjectStorageCommandTests {
     }
 
     @Test("demo writes its photos to the bucket, backup reads them from it, restore puts them in another bucket")
-    func demoBackupRestore() throws {
-        let server = try S3TestServer.get()
-        let (first, second) = (try server.makeBucket(), try server.makeBucket())
+    func demoBackupRestore() async throws {
+        let server = try await S3TestServer.get()
+        let (first, second) = try await offThePool { (try server.makeBucket(), try server.makeBucket()) }
         let source = CLI.Folder(), target = CLI.Folder()
-        let demo = try CLI.run(["demo", "--data", source.path, "--items", "40", "--seed", "5"], environment: Self.environment(server, bucket: first))
+        defer { withExtendedLifetime((source, target)) {} }
+        let (sourcePath, targetPath) = (source.path, target.path)
+        let demo = try await offThePool { try CLI.run(["demo", "--data", sourcePath, "--items", "40", "--seed", "5"], environment: Self.environment(server, bucket: first)) }
         #expect(demo.status == 0, "\(demo.stderr)")
-        let puts = try server.requests(first).filter { $0.hasPrefix("PUT /\(first)/nestory/") }
+        let puts = try await offThePool { try server.requests(first) }.filter { $0.hasPrefix("PUT /\(first)/nestory/") }
         #expect(!puts.isEmpty)
         // Nothing went to the data folder's blobs/.
-        let local = FileManager.default.enumerator(atPath: source.path + "/blobs")?.allObjects.compactMap { $0 as? String } ?? []
+        let local = FileManager.default.enumerator(atPath: sourcePath + "/blobs")?.allObjects.compactMap { $0 as? String } ?? []
         #expect(local.filter { $0.count > 60 }.isEmpty, "\(local)")
 
-        let archive = source.path + ".zip"
+        let archive = sourcePath + ".zip"
         defer { try? FileManager.default.removeItem(atPath: archive) }
-        let backup = try CLI.run(["backup", "--data", source.path, archive], environment: Self.environment(server, bucket: first))
+        let backup = try await offThePool { try CLI.run(["backup", "--data", sourcePath, archive], environment: Self.environment(server, bucket: first)) }
         #expect(backup.status == 0, "\(backup.stderr)")
         #expect(backup.stdout.contains("40 items"))
-        let restore = try CLI.run(["restore", "--data", target.path, archive], environment: Self.environment(server, bucket: second))
+        let restore = try await offThePool { try CLI.run(["restore", "--data", targetPath, archive], environment: Self.environment(server, bucket: second)) }
         #expect(restore.status == 0, "\(restore.stderr)")
         // Every file of the archive ("N files (… KB)") was put in the second bucket, once.
         let files = try #require(backup.stdout.split(separator: "\n").first { $0.contains(" files (") }?
             .trimmingCharacters(in: .whitespaces).split(separator: " ").first.flatMap { Int($0) })
-        #expect(try server.requests(second).filter { $0.hasPrefix("PUT /\(second)/nestory/") }.count == files)
+        #expect(try await offThePool { try server.requests(second) }.filter { $0.hasPrefix("PUT /\(second)/nestory/") }.count == files)
         #expect(files > 0 && files <= puts.count)
         // A backup of the restored data (read from the second bucket) has the same figures.
-        let again = target.path + ".zip"
+        let again = targetPath + ".zip"
         defer { try? FileManager.default.removeItem(atPath: again) }
-        let secondBackup = try CLI.run(["backup", "--data", target.path, again], environment: Self.environment(server, bucket: second))
+        let secondBackup = try await offThePool { try CLI.run(["backup", "--data", targetPath, again], environment: Self.environment(server, bucket: second)) }
         #expect(secondBackup.status == 0, "\(secondBackup.stderr)")
         // The same figures as the first backup (the lines after the first, which names the archive and the time).
         #expect(secondBackup.stdout.split(separator: "\n").dropFirst().dropLast() == backup.stdout.split(separator: "\n").dropFirst().dropLast())
     }
 
     @Test("a wrong secret stops a backup with a message naming the bucket and the settings to check, never the secret")
-    func wrongSecret() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
+    func wrongSecret() async throws {
+        let server = try await S3TestServer.get()
+        let bucket = try await offThePool { try server.makeBucket() }
         let folder = CLI.Folder()
-        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "10", "--seed", "6"], environment: Self.environment(server, bucket: bucket)).status == 0)
-        let archive = folder.path + ".zip"
+        defer { withExtendedLifetime(folder) {} }
+        let folderPath = folder.path
+        #expect(try await offThePool { try CLI.run(["demo", "--data", folderPath, "--items", "10", "--seed", "6"], environment: Self.environment(server, bucket: bucket)) }.status == 0)
+        let archive = folderPath + ".zip"
         defer { try? FileManager.default.removeItem(atPath: archive) }
         let secret = "wrong-secret-\(UUID().uuidString)"
-        let backup = try CLI.run(["backup", "--data", folder.path, archive], environment: Self.environment(server, bucket: bucket, secret: secret))
+        let backup = try await offThePool { try CLI.run(["backup", "--data", folderPath, archive], environment: Self.environment(server, bucket: bucket, secret: secret)) }
         #expect(backup.status != 0)
         #expect(backup.stderr.contains(bucket) && backup.stderr.contains("403") && backup.stderr.contains("storage.s3.secretKey"), "\(backup.stderr)")
         #expect(!backup.stderr.contains(secret))

@@ -4,176 +4,192 @@ import NestoryObjectStorage
 import Testing
 @testable import NestoryStore
 
+/// A store on a new bucket of its own, with a household and an item to attach photos to.
+struct Fixture: Sendable {
+    let server: S3TestServer
+    let bucket: String
+    let store: S3TestStore
+    let household: HouseholdID
+    let item: ItemID
+
+    static func make(secret: String? = nil, attempts: Int = 3, timeout: TimeInterval = 5) async throws -> Fixture {
+        let server = try await S3TestServer.get()
+        return try await offThePool {
+            let bucket = try server.makeBucket()
+            let store = try S3TestStore(backend: server.backend(bucket: bucket, secret: secret, attempts: attempts, timeout: timeout))
+            let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
+            let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
+            return Fixture(server: server, bucket: bucket, store: store, household: home.id, item: item.id)
+        }
+    }
+
+    var database: AppDatabase { store.database }
+
+    func newItem(_ name: String) throws -> ItemID {
+        try database.createItem(household, ItemDraft(name: name, currency: .usd), now: store.now).id
+    }
+
+    func addPhoto(_ bytes: Data, to item: ItemID? = nil) throws -> ItemPhoto {
+        try database.addPhoto(household, to: item ?? self.item, data: bytes, contentType: "image/jpeg", now: store.now)
+    }
+
+    func requests() throws -> [String] { try server.requests(bucket) }
+}
+
 /// Photos and files in S3-compatible object storage, against a real local server (moto, signatures checked) and a
-/// fault-injecting proxy in front of it: each test has a bucket of its own.
+/// fault-injecting proxy in front of it: each test has a bucket of its own. The store's calls block, so they run
+/// off Swift's cooperative threads (`offThePool`).
 @Suite("Files in S3-compatible object storage")
 struct S3BlobBackendTests {
     @Test("a photo is uploaded before its row commits and read back byte-exact; nothing is kept in the data folder")
-    func storeAndReadBack() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
+    func storeAndReadBack() async throws {
+        let f = try await Fixture.make()
         let bytes = fakeBytes(1, size: 300_000)
-        let photo = try store.database.addPhoto(home.id, to: item.id, data: bytes, contentType: "image/jpeg", now: store.now)
-        #expect(try store.database.blobs.read(photo.attachment.sha256) == bytes)
-        #expect(try store.database.attachmentData(home.id, sha256: photo.attachment.sha256).0 == bytes)
-        #expect(try store.database.blobs.exists(photo.attachment.sha256))
-        #expect(!FileManager.default.fileExists(atPath: store.database.blobs.url(for: photo.attachment.sha256).path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path).isEmpty)
-        let log = try server.requests(bucket)
-        #expect(log.contains("PUT /\(bucket)/blobs/\(photo.attachment.sha256)"))
-        // A copy for a backup or a report is a file in tmp/, removed after use.
-        let copied = try store.database.blobs.withLocalFile(photo.attachment.sha256) { url in try Data(contentsOf: url) }
+        let (photo, read, served, exists, log) = try await offThePool {
+            let photo = try f.addPhoto(bytes)
+            let sha = photo.attachment.sha256
+            return (photo, try f.database.blobs.read(sha), try f.database.attachmentData(f.household, sha256: sha).0,
+                    try f.database.blobs.exists(sha), try f.requests())
+        }
+        #expect(read == bytes && served == bytes && exists)
+        #expect(!FileManager.default.fileExists(atPath: f.database.blobs.url(for: photo.attachment.sha256).path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.store.folder.tmpURL.path).isEmpty)
+        #expect(log.contains("PUT /\(f.bucket)/blobs/\(photo.attachment.sha256)"))
+        // A copy for a backup is a file in tmp/, removed after use.
+        let copied = try await offThePool { try f.database.blobs.withLocalFile(photo.attachment.sha256) { url in try Data(contentsOf: url) } }
         #expect(copied == bytes)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.store.folder.tmpURL.path).isEmpty)
     }
 
     @Test("bytes already in the bucket are not sent again: HEAD, no second PUT")
-    func existingObjectSkipped() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let a = try store.database.createItem(home.id, ItemDraft(name: "A", currency: .usd), now: store.now)
-        let b = try store.database.createItem(home.id, ItemDraft(name: "B", currency: .usd), now: store.now)
+    func existingObjectSkipped() async throws {
+        let f = try await Fixture.make()
         let bytes = fakeBytes(2)
-        let first = try store.database.addPhoto(home.id, to: a.id, data: bytes, contentType: "image/jpeg", now: store.now)
-        let second = try store.database.addPhoto(home.id, to: b.id, data: bytes, contentType: "image/jpeg", now: store.now)
+        let (first, second, staged, log) = try await offThePool {
+            let first = try f.addPhoto(bytes)
+            let second = try f.addPhoto(bytes, to: try f.newItem("B"))
+            // An object whose blob row is not there yet (a file left by a failed write) is not sent twice either.
+            let staged = try f.database.blobs.stage(fakeBytes(3))
+            try f.database.blobs.upload(staged)
+            try f.database.blobs.upload(staged)
+            f.database.blobs.discard(staged)
+            return (first, second, staged, try f.requests())
+        }
         #expect(first.attachment.sha256 == second.attachment.sha256)
-        let key = "/\(bucket)/blobs/\(first.attachment.sha256)"
-        let log = try server.requests(bucket)
+        let key = "/\(f.bucket)/blobs/\(first.attachment.sha256)"
         #expect(log.filter { $0 == "PUT \(key)" }.count == 1, "\(log)")
-        #expect(log.filter { $0 == "HEAD \(key)" }.count >= 3, "\(log)")  // before the first PUT, in its transaction, before the second
-        // An object whose blob row is new (a file left by a failed write) is also not sent twice.
-        let staged = try store.database.blobs.stage(fakeBytes(3))
-        try store.database.blobs.upload(staged)
-        try store.database.blobs.upload(staged)
-        store.database.blobs.discard(staged)
-        #expect(try server.requests(bucket).filter { $0 == "PUT /\(bucket)/blobs/\(staged.sha256)" }.count == 1)
+        // Before the first PUT, in its transaction (the blob row is new), before the second upload (its row exists: no HEAD in it).
+        #expect(log.filter { $0 == "HEAD \(key)" }.count == 3, "\(log)")
+        #expect(log.filter { $0 == "PUT /\(f.bucket)/blobs/\(staged.sha256)" }.count == 1)
     }
 
     @Test("an object missing from the bucket is the store's attachment-missing error")
-    func missingIsAttachmentMissing() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
-        let photo = try store.database.addPhoto(home.id, to: item.id, data: fakeBytes(4), contentType: "image/jpeg", now: store.now)
-        try store.database.blobs.backend.remove(photo.attachment.sha256)  // as if someone emptied the bucket
-        #expect(throws: StoreError.attachmentMissing(sha256: photo.attachment.sha256)) {
-            try store.database.attachmentData(home.id, sha256: photo.attachment.sha256)
+    func missingIsAttachmentMissing() async throws {
+        let f = try await Fixture.make()
+        let (sha, result, exists) = try await offThePool {
+            let photo = try f.addPhoto(fakeBytes(4))
+            try f.database.blobs.backend.remove(photo.attachment.sha256)  // as if someone emptied the bucket
+            let result = Result { try f.database.attachmentData(f.household, sha256: photo.attachment.sha256) }
+            return (photo.attachment.sha256, result.map(\.0), try f.database.blobs.exists(photo.attachment.sha256))
         }
-        #expect(try !store.database.blobs.exists(photo.attachment.sha256))
+        #expect(throws: StoreError.attachmentMissing(sha256: sha)) { try result.get() }
+        #expect(!exists)
     }
 
     @Test("garbage collection deletes only objects no row uses, and orphans once they are an hour old")
-    func garbageCollection() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let a = try store.database.createItem(home.id, ItemDraft(name: "A", currency: .usd), now: store.now)
-        let b = try store.database.createItem(home.id, ItemDraft(name: "B", currency: .usd), now: store.now)
-        let shared = try store.database.addPhoto(home.id, to: a.id, data: fakeBytes(5), contentType: "image/jpeg", now: store.now)
-        _ = try store.database.addPhoto(home.id, to: b.id, data: fakeBytes(5), contentType: "image/jpeg", now: store.now)
-        let own = try store.database.addPhoto(home.id, to: a.id, data: fakeBytes(6), contentType: "image/jpeg", now: store.now)
-        let kept = try store.database.addPhoto(home.id, to: b.id, data: fakeBytes(7), contentType: "image/jpeg", now: store.now)
-        // An object no row names (a write that failed after its upload).
-        let orphan = try store.database.blobs.stage(fakeBytes(8))
-        try store.database.blobs.upload(orphan)
-        store.database.blobs.discard(orphan)
-
-        try store.database.deleteItem(home.id, a.id)
-        #expect(try store.database.blobs.exists(shared.attachment.sha256), "B still uses it")
-        #expect(try !store.database.blobs.exists(own.attachment.sha256), "nobody uses it now")
-        #expect(try store.database.blobs.exists(kept.attachment.sha256))
-
-        // Within the hour the orphan may be an upload whose row is being written: it stays.
-        try store.database.collectGarbage(now: Date())
-        #expect(try store.database.blobs.exists(orphan.sha256))
-        try store.database.collectGarbage(now: Date().addingTimeInterval(2 * 3600))
-        #expect(try !store.database.blobs.exists(orphan.sha256))
-        #expect(try store.database.blobs.exists(shared.attachment.sha256))
-        #expect(try store.database.blobs.exists(kept.attachment.sha256))
-        #expect(try store.database.attachmentData(home.id, sha256: kept.attachment.sha256).0 == fakeBytes(7))
+    func garbageCollection() async throws {
+        let f = try await Fixture.make()
+        let checks = try await offThePool {
+            let a = try f.newItem("A"), b = try f.newItem("B")
+            let shared = try f.addPhoto(fakeBytes(5), to: a).attachment.sha256
+            _ = try f.addPhoto(fakeBytes(5), to: b)
+            let own = try f.addPhoto(fakeBytes(6), to: a).attachment.sha256
+            let kept = try f.addPhoto(fakeBytes(7), to: b).attachment.sha256
+            // An object no row names (a write that failed after its upload).
+            let orphan = try f.database.blobs.stage(fakeBytes(8))
+            try f.database.blobs.upload(orphan)
+            f.database.blobs.discard(orphan)
+            try f.database.deleteItem(f.household, a)
+            var checks: [String: Bool] = [:]
+            checks["shared after delete"] = try f.database.blobs.exists(shared)
+            checks["own after delete"] = try f.database.blobs.exists(own)
+            // Within the hour the orphan may be an upload whose row is being written: it stays.
+            try f.database.collectGarbage(now: Date())
+            checks["orphan within the hour"] = try f.database.blobs.exists(orphan.sha256)
+            try f.database.collectGarbage(now: Date().addingTimeInterval(2 * 3600))
+            checks["orphan later"] = try f.database.blobs.exists(orphan.sha256)
+            checks["shared later"] = try f.database.blobs.exists(shared)
+            checks["kept later"] = try f.database.attachmentData(f.household, sha256: kept).0 == fakeBytes(7)
+            return checks
+        }
+        #expect(checks == ["shared after delete": true, "own after delete": false, "orphan within the hour": true, "orphan later": false,
+                           "shared later": true, "kept later": true])
     }
 
     @Test("a wrong secret is refused (moto checks the signature: 403) with a message naming the bucket, never the secret")
-    func wrongSecret() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
+    func wrongSecret() async throws {
         let secret = "not-the-secret-\(UUID().uuidString)"
-        let store = try S3TestStore(backend: server.backend(bucket: bucket, secret: secret))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
-        do {
-            _ = try store.database.addPhoto(home.id, to: item.id, data: fakeBytes(9), contentType: "image/jpeg", now: store.now)
-            Issue.record("the upload should have been refused")
-        } catch let error as StoreError {
+        let f = try await Fixture.make(secret: secret)
+        let (result, photos, blobs) = try await offThePool {
+            let result = Result { try f.addPhoto(fakeBytes(9)) }
+            return (result, try f.database.item(f.household, f.item).photos.count,
+                    try f.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") })
+        }
+        #expect(throws: StoreError.self) { try result.get() }
+        if case .failure(let error as StoreError) = result {
             guard case .blobStorageRefused = error else { Issue.record("\(error)"); return }
-            #expect(error.description.contains(bucket))
-            #expect(error.description.contains("403"))
-            #expect(error.description.contains("storage.s3.secretKey"))
+            #expect(error.description.contains(f.bucket) && error.description.contains("403") && error.description.contains("storage.s3.secretKey"))
             #expect(!error.description.contains(secret))
         }
         // Nothing was recorded: the row never commits without its file.
-        #expect(try store.database.item(home.id, item.id).photos.isEmpty)
-        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM blob") } == 0)
+        #expect(photos == 0 && blobs == 0)
     }
 
-    @Test("503 then success: the upload is tried again and kept")
-    func serverErrorThenSuccess() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket, attempts: 3))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
-        try server.inject(bucket, status: 503, count: 2)
-        let photo = try store.database.addPhoto(home.id, to: item.id, data: fakeBytes(10), contentType: "image/jpeg", now: store.now)
-        #expect(try store.database.blobs.read(photo.attachment.sha256) == fakeBytes(10))
-        #expect(try server.requests(bucket).count >= 5)  // two refused HEADs, the HEAD that passed, the PUT, the HEAD in the transaction
-
-        // More 503s than tries: a clear error, and no row.
-        try server.inject(bucket, status: 503, count: 3)
-        let other = try store.database.createItem(home.id, ItemDraft(name: "Lamp", currency: .usd), now: store.now)
-        do {
-            _ = try store.database.addPhoto(home.id, to: other.id, data: fakeBytes(11), contentType: "image/jpeg", now: store.now)
-            Issue.record("the upload should have failed")
-        } catch let error as StoreError {
-            guard case .blobStorageUnavailable = error else { Issue.record("\(error)"); return }
-            #expect(error.description.contains("HTTP 503"))
-            #expect(error.description.contains("after 3 tries"))
+    @Test("503 then success: the upload is tried again and kept; more 503s than tries: a clear error and no row")
+    func serverErrorThenSuccess() async throws {
+        let f = try await Fixture.make(attempts: 3)
+        let (read, count, failed, photos) = try await offThePool {
+            try f.server.inject(f.bucket, status: 503, count: 2)
+            let photo = try f.addPhoto(fakeBytes(10))
+            let read = try f.database.blobs.read(photo.attachment.sha256)
+            let count = try f.requests().count
+            try f.server.inject(f.bucket, status: 503, count: 3)
+            let other = try f.newItem("Lamp")
+            let failed = Result { try f.addPhoto(fakeBytes(11), to: other) }
+            return (read, count, failed, try f.database.item(f.household, other).photos.count)
         }
-        #expect(try store.database.item(home.id, other.id).photos.isEmpty)
+        #expect(read == fakeBytes(10))
+        #expect(count == 6)  // two refused HEADs, the HEAD that passed, the PUT, the HEAD in the transaction, the GET
+        if case .failure(let error as StoreError) = failed, case .blobStorageUnavailable = error {
+            #expect(error.description.contains("HTTP 503") && error.description.contains("after 3 tries"), "\(error)")
+        } else {
+            Issue.record("expected blobStorageUnavailable, got \(failed)")
+        }
+        #expect(photos == 0)
     }
 
     @Test("a slow answer past the timeout is tried again; one that is always slow ends in a clear error")
-    func slowAnswer() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket, attempts: 2, timeout: 1))
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
-        let photo = try store.database.addPhoto(home.id, to: item.id, data: fakeBytes(12), contentType: "image/jpeg", now: store.now)
-
-        try server.inject(bucket, delay: 3, count: 1)
-        let start = Date()
-        #expect(try store.database.blobs.read(photo.attachment.sha256) == fakeBytes(12))
-        #expect(Date().timeIntervalSince(start) < 3, "the slow try was given up after the 1 s timeout")
-
-        try server.inject(bucket, delay: 3, count: 2)
-        let again = Date()
-        do {
-            _ = try store.database.blobs.read(photo.attachment.sha256)
-            Issue.record("the read should have timed out")
-        } catch let error as StoreError {
-            guard case .blobStorageUnavailable = error else { Issue.record("\(error)"); return }
-            #expect(error.description.contains("no answer within 1 second"))
+    func slowAnswer() async throws {
+        let f = try await Fixture.make(attempts: 2, timeout: 1)
+        let (read, quick, failed, slow) = try await offThePool {
+            let photo = try f.addPhoto(fakeBytes(12))
+            try f.server.inject(f.bucket, delay: 3, count: 1)
+            var start = Date()
+            let read = try f.database.blobs.read(photo.attachment.sha256)
+            let quick = Date().timeIntervalSince(start)
+            try f.server.inject(f.bucket, delay: 3, count: 2)
+            start = Date()
+            let failed = Result { try f.database.blobs.read(photo.attachment.sha256) }
+            return (read, quick, failed, Date().timeIntervalSince(start))
         }
-        #expect(Date().timeIntervalSince(again) < 6)
+        #expect(read == fakeBytes(12))
+        #expect(quick < 3, "the slow try was given up after the 1 s timeout")
+        if case .failure(let error as StoreError) = failed, case .blobStorageUnavailable = error {
+            #expect(error.description.contains("no answer within 1 second"), "\(error)")
+        } else {
+            Issue.record("expected blobStorageUnavailable, got \(failed)")
+        }
+        #expect(slow < 6)
     }
 }
 
@@ -197,36 +213,34 @@ struct SweptAfterUpload: BlobBackend {
 @Suite("Object storage keeps the store's guarantees")
 struct S3GuaranteeTests {
     @Test("an object removed between its upload and the write transaction is put again inside the transaction")
-    func sweptBetweenUploadAndCommit() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let base = server.backend(bucket: bucket)
-        let store = try S3TestStore(backend: base)
-        let home = try store.database.createHousehold(name: "Home", currency: .usd, now: store.now)
-        let item = try store.database.createItem(home.id, ItemDraft(name: "Vase", currency: .usd), now: store.now)
-        let swept = try AppDatabase.open(store.folder, blobBackend: SweptAfterUpload(base: base))
-        defer { try? swept.close() }
+    func sweptBetweenUploadAndCommit() async throws {
+        let f = try await Fixture.make()
         let bytes = fakeBytes(20, size: 50_000)
-        let photo = try swept.addPhoto(home.id, to: item.id, data: bytes, contentType: "image/jpeg", now: store.now)
-        #expect(try store.database.blobs.read(photo.attachment.sha256) == bytes)
-        let key = "/\(bucket)/blobs/\(photo.attachment.sha256)"
-        #expect(try server.requests(bucket).filter { $0 == "PUT \(key)" }.count == 2, "uploaded, swept, put again in the transaction")
+        let (sha, read, log) = try await offThePool {
+            let swept = try AppDatabase.open(f.store.folder, blobBackend: SweptAfterUpload(base: f.server.backend(bucket: f.bucket)))
+            defer { try? swept.close() }
+            let photo = try swept.addPhoto(f.household, to: f.item, data: bytes, contentType: "image/jpeg", now: f.store.now)
+            return (photo.attachment.sha256, try f.database.blobs.read(photo.attachment.sha256), try f.requests())
+        }
+        #expect(read == bytes)
+        #expect(log.filter { $0 == "PUT /\(f.bucket)/blobs/\(sha)" }.count == 2, "uploaded, swept, put again in the transaction")
     }
 
     @Test("a file for a backup or a report is streamed to tmp/ and removed after; a missing one is attachment-missing")
-    func localCopies() throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
-        let store = try S3TestStore(backend: server.backend(bucket: bucket))
+    func localCopies() async throws {
+        let f = try await Fixture.make()
         let bytes = fakeBytes(21, size: 2_000_000)
-        let attachment = try store.database.storeAttachment(bytes, contentType: "image/jpeg", now: store.now)
-        let url = try store.database.blobs.localFile(attachment.sha256)
-        #expect(url.path.hasPrefix(store.folder.tmpURL.path))
-        #expect(try Data(contentsOf: url) == bytes)
-        try store.database.blobs.backend.remove(attachment.sha256)
-        #expect(throws: StoreError.attachmentMissing(sha256: attachment.sha256)) {
-            try store.database.blobs.withLocalFile(attachment.sha256) { _ in }
+        let (sha, url, copied, missing) = try await offThePool {
+            let attachment = try f.database.storeAttachment(bytes, contentType: "image/jpeg", now: f.store.now)
+            let url = try f.database.blobs.localFile(attachment.sha256)
+            let copied = try Data(contentsOf: url)
+            try f.database.blobs.backend.remove(attachment.sha256)
+            let missing = Result { try f.database.blobs.withLocalFile(attachment.sha256) { _ in } }
+            return (attachment.sha256, url, copied, missing)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path) == [url.lastPathComponent])
+        #expect(url.path.hasPrefix(f.store.folder.tmpURL.path))
+        #expect(copied == bytes)
+        #expect(throws: StoreError.attachmentMissing(sha256: sha)) { try missing.get() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.store.folder.tmpURL.path) == [url.lastPathComponent])
     }
 }

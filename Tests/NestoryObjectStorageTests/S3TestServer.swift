@@ -19,7 +19,8 @@ final class S3TestServer: Sendable {
 
     static let shared: Result<S3TestServer, any Error> = Result { try S3TestServer() }
 
-    static func get() throws -> S3TestServer { try shared.get() }
+    /// The server, started on first use (on a thread of its own: starting takes seconds).
+    static func get() async throws -> S3TestServer { try await offThePool { try shared.get() } }
 
     private init() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -100,8 +101,17 @@ final class S3TestServer: Sendable {
     }
 }
 
+/// Runs blocking work (the store's synchronous calls to the object store, a child process) on a thread of its own
+/// and waits for it without holding one of Swift's cooperative threads: the test process has as many of those as
+/// cores, and tests that block them starve every other test's tasks (JobRunnerTests' jobs missed their deadlines).
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// A database in a fresh temporary data folder whose files are kept in `backend`.
-final class S3TestStore {
+final class S3TestStore: @unchecked Sendable {
     let folder: DataFolder
     let database: AppDatabase
     let now = Date()

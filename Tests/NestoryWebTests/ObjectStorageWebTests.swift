@@ -8,8 +8,8 @@ import Testing
 @Suite struct ObjectStorageWebTests {
     @Test("a photo uploaded through the web app is kept in the bucket, not the data folder, and served back")
     func photoRoundTrip() async throws {
-        let server = try S3TestServer.get()
-        let bucket = try server.makeBucket()
+        let server = try await S3TestServer.get()
+        let bucket = try await offThePool { try server.makeBucket() }
         let app = try TestApp(blobBackend: server.backend(bucket: bucket))
         let (household, _) = try app.household("Smiths", email: "ann@example.com")
         let item = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
@@ -20,7 +20,7 @@ import Testing
             #expect(uploaded.status == .created)
             let url = try #require((uploaded.json as? [String: Any])?["url"] as? String)
             let sha = String(url.dropFirst("/files/".count).prefix(64))
-            #expect(try server.requests(bucket).contains("PUT /\(bucket)/blobs/\(sha)"))
+            #expect(try await offThePool { try server.requests(bucket) }.contains("PUT /\(bucket)/blobs/\(sha)"))
             #expect(!FileManager.default.fileExists(atPath: app.database.blobs.url(for: sha).path))
 
             // The original comes back from the bucket byte-exact.
@@ -28,13 +28,13 @@ import Testing
             #expect(original.status == .ok && original.headers[.contentType] == "image/png")
             #expect(original.body == String(decoding: tinyPNG, as: UTF8.self))
             // Renditions stay a local cache: served without asking the bucket again.
-            let before = try server.requests(bucket).count
+            let before = try await offThePool { try server.requests(bucket) }.count
             let thumb = try await ann.request(.get, "/files/\(sha)?size=thumb")
             #expect(thumb.status == .ok && thumb.headers[.contentType] == "image/jpeg")
-            #expect(try server.requests(bucket).count == before)
+            #expect(try await offThePool { try server.requests(bucket) }.count == before)
 
             // A bucket that answers 503 on every try (three here): 503 with its own code, not a 500.
-            try server.inject(bucket, status: 503, count: 3)
+            try await offThePool { try server.inject(bucket, status: 503, count: 3) }
             let unavailable = try await ann.request(.get, "/files/\(sha)?size=original")
             #expect(unavailable.status == .serviceUnavailable)
             #expect(unavailable.body.contains("cannot be reached right now"))
