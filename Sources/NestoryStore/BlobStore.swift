@@ -167,9 +167,18 @@ public struct BlobStore: Sendable {
     }
 
     /// A file on this machine with the stored bytes that stays a while (a report being rendered): the stored file,
-    /// or a copy in tmp/ that the temporary-file sweep removes once it is an hour old.
+    /// or a copy in tmp/ (`fetched-<sha256>`, fetched once and used again while it is there) that the
+    /// temporary-file sweep removes once it is an hour old.
     public func localFile(_ sha256: String) throws -> URL {
-        try backend.localFile(sha256, tmp: tmp).url
+        let kept = tmp.appendingPathComponent("fetched-\(sha256)")
+        if FileManager.default.fileExists(atPath: kept.path) { return kept }
+        let (url, temporary) = try backend.localFile(sha256, tmp: tmp)
+        guard temporary else { return url }
+        guard rename(url.path, kept.path) == 0 else {
+            unlink(url.path)
+            throw StoreError.io("cannot keep a copy of \(sha256.prefix(12))… in \(tmp.path)")
+        }
+        return kept
     }
 
     /// Keeps a staged file in the backend; call before the write transaction that records it (nothing for the data folder).

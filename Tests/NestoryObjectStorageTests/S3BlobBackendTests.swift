@@ -230,14 +230,18 @@ struct S3GuaranteeTests {
     func localCopies() async throws {
         let f = try await Fixture.make()
         let bytes = fakeBytes(21, size: 2_000_000)
-        let (sha, url, copied, missing) = try await offThePool {
+        let (sha, url, copied, missing, gets) = try await offThePool {
             let attachment = try f.database.storeAttachment(bytes, contentType: "image/jpeg", now: f.store.now)
             let url = try f.database.blobs.localFile(attachment.sha256)
             let copied = try Data(contentsOf: url)
+            // A report asking again gets the same copy, not a second download.
+            guard try f.database.blobs.localFile(attachment.sha256) == url else { throw S3TestServer.ServerError("another copy") }
+            let gets = try f.requests().filter { $0 == "GET /\(f.bucket)/blobs/\(attachment.sha256)" }.count
             try f.database.blobs.backend.remove(attachment.sha256)
             let missing = Result { try f.database.blobs.withLocalFile(attachment.sha256) { _ in } }
-            return (attachment.sha256, url, copied, missing)
+            return (attachment.sha256, url, copied, missing, gets)
         }
+        #expect(gets == 1)
         #expect(url.path.hasPrefix(f.store.folder.tmpURL.path))
         #expect(copied == bytes)
         #expect(throws: StoreError.attachmentMissing(sha256: sha)) { try missing.get() }
