@@ -136,7 +136,7 @@ struct Serve: AsyncParsableCommand {
             },
             checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
                                      recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython)
-                + [integrity.check])
+                + [integrity.check] + Readiness.blobStorage(database.blobs.backend))
         var dependencies = WebDependencies(
             database: database, services: services, imaging: imaging,
             cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),

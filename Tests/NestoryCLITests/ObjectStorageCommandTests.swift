@@ -64,4 +64,26 @@ struct ObjectStorageCommandTests {
         #expect(backup.stderr.contains(bucket) && backup.stderr.contains("403") && backup.stderr.contains("storage.s3.secretKey"), "\(backup.stderr)")
         #expect(!backup.stderr.contains(secret))
     }
+
+    @Test("/health/ready checks the bucket answers: ready with the right key, not ready with a wrong secret (saying why, not the secret)")
+    func readiness() async throws {
+        let server = try await S3TestServer.get()
+        let bucket = try await offThePool { try server.makeBucket() }
+        let (good, bad) = (CLI.Folder(), CLI.Folder())
+        let secret = "wrong-secret-\(UUID().uuidString)"
+        let right = try CLI.Server(folder: good, environment: Self.environment(server, bucket: bucket))
+        defer { right.stop() }
+        let wrong = try CLI.Server(folder: bad, environment: Self.environment(server, bucket: bucket, secret: secret))
+        defer { wrong.stop() }
+        let (upRight, upWrong) = (await right.health(), await wrong.health())
+        #expect(upRight != nil && upWrong != nil)
+        let ready = await right.get("/health/ready")
+        #expect(ready?.status == 200, "\(String(describing: ready))")
+        #expect(ready?.body.contains("blobs") == true)
+        let notReady = await wrong.get("/health/ready")
+        #expect(notReady?.status == 503)
+        #expect(notReady?.body.contains("403") == true && notReady?.body.contains(bucket) == true, "\(String(describing: notReady))")
+        #expect(notReady?.body.contains(secret) == false)
+        withExtendedLifetime((good, bad)) {}
+    }
 }
