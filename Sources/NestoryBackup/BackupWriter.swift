@@ -104,7 +104,7 @@ public struct BackupWriter: Sendable {
                     try zip.addFile(named: "files/\(blob.sha256)", from: source, expectedSize: blob.byteCount) { hasher.update(bufferPointer: $0) }
                 }
             } catch StoreError.attachmentMissing(let sha) {
-                throw BackupError.missingFile("\(database.blobs.backend.location): \(sha)")
+                throw BackupError.missingFile("\(sha) in \(database.blobs.backend.location)")
             }
             guard BlobStore.hex(hasher.finalize()) == blob.sha256 else { throw BackupError.damagedStoredFile(sha256: blob.sha256) }
             entries.append(.init(path: "files/\(blob.sha256)", sha256: blob.sha256, size: blob.byteCount))

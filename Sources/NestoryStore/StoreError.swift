@@ -42,7 +42,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .schemaOutdated(let path, let pending):
             return "The database in \(path) needs upgrading (\(pending.count) migration\(pending.count == 1 ? "" : "s") to apply). Run `nestory migrate --data \(path)`; back up the folder first."
         case .attachmentMissing(let sha):
-            return "A stored file (\(sha.prefix(12))…) is missing from the data folder."
+            return "A stored file (\(sha.prefix(12))…) is missing from where photos and files are kept (the data folder, or the object store of storage.blobs)."
         case .io(let detail):
             return "A file could not be written: \(detail)."
         case .tooLarge(let limit):
