@@ -145,11 +145,12 @@ struct S3BlobBackendTests {
         #expect(photos == 0 && blobs == 0)
     }
 
-    @Test("503 then success: the upload is tried again and kept; more 503s than tries: a clear error and no row")
+    @Test("500 and 503, then success: the upload is tried again and kept; more 503s than tries: a clear error and no row")
     func serverErrorThenSuccess() async throws {
         let f = try await Fixture.make(attempts: 3)
         let (read, count, failed, photos) = try await offThePool {
-            try f.server.inject(f.bucket, status: 503, count: 2)
+            try f.server.inject(f.bucket, status: 500, count: 1)
+            try f.server.inject(f.bucket, status: 503, count: 1)
             let photo = try f.addPhoto(fakeBytes(10))
             let read = try f.database.blobs.read(photo.attachment.sha256)
             let count = try f.requests().count
