@@ -32,7 +32,8 @@ public struct S3Location: Sendable, Equatable, CustomStringConvertible {
         self.secretKey = secretKey
     }
 
-    public var description: String { "s3://\(bucket)/\(prefix)" }
+    /// `s3://BUCKET/PREFIX`, and the endpoint when it is not AWS's (for messages and the start-up log).
+    public var description: String { "s3://\(bucket)/\(prefix)" + (endpoint.map { " at \($0.absoluteString)" } ?? "") }
 
     /// `s3://BUCKET` or `s3://BUCKET/PREFIX` (the `storage.blobs` setting): the bucket and the key prefix.
     public static func parse(_ text: String) -> (bucket: String, prefix: String)? {
@@ -129,6 +130,7 @@ final class S3Client: @unchecked Sendable {
             guard let wait = retry.delay(afterAttempt: attempt, headers: answerHeaders) else {
                 throw StoreError.blobStorageUnavailable(location: location.description, detail: "\(failure); it asked to wait longer than \(retry.maxDelay)")
             }
+            // The policy decides the wait; this call is synchronous (on the blocking pool), so it waits on its thread.
             let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
             Thread.sleep(forTimeInterval: seconds)
         }
