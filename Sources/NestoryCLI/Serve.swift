@@ -93,6 +93,13 @@ struct Serve: AsyncParsableCommand {
 
         let folder = DataFolder(path: settings.data)
         let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate, blobBackend: settings.blobBackend) }
+        // Switching an existing data folder to an object store does not move its files: say so once, at start.
+        if !(database.blobs.backend is LocalBlobBackend) {
+            let left = LocalBlobBackend(folder: folder).storedHashes(writtenBefore: .distantFuture).count
+            if left > 0 {
+                logger.warning("\(left) stored file\(left == 1 ? " is" : "s are") in \(folder.blobsURL.path), which is not read with storage.blobs = \(settings.blobs): rows that name them find no file in \(database.blobs.backend.location)")
+            }
+        }
         let integrity = BackgroundIntegrityCheck()
         let limits = settings.limits
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))

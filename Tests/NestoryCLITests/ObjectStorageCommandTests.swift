@@ -86,4 +86,33 @@ struct ObjectStorageCommandTests {
         #expect(notReady?.body.contains(secret) == false)
         withExtendedLifetime((good, bad)) {}
     }
+
+    @Test("a data folder whose files are in blobs/ served with an object store: the server says so at start")
+    func filesLeftInTheDataFolder() async throws {
+        let server = try await S3TestServer.get()
+        let bucket = try await offThePool { try server.makeBucket() }
+        let folder = CLI.Folder()
+        defer { withExtendedLifetime(folder) {} }
+        let path = folder.path
+        #expect(try await offThePool { try CLI.run(["demo", "--data", path, "--items", "10", "--seed", "7"]) }.status == 0)  // files in blobs/
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-serve-\(UUID()).log")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        let port = Int.random(in: 20_000..<40_000)
+        process.arguments = ["serve", "--data", path, "--port", String(port)]
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(server, bucket: bucket)) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        var log = ""
+        for _ in 0..<100 where !log.contains("serving http") {
+            try await Task.sleep(for: .milliseconds(100))
+            log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(log.contains("stored files are in \(path)/blobs, which is not read with storage.blobs = s3://\(bucket)/nestory"), "\(log)")
+    }
 }
