@@ -72,9 +72,10 @@ struct ObjectStorageCommandTests {
         let (good, bad) = (CLI.Folder(), CLI.Folder())
         let secret = "wrong-secret-\(UUID().uuidString)"
         let right = try CLI.Server(folder: good, environment: Self.environment(server, bucket: bucket))
-        defer { right.stop() }
         let wrong = try CLI.Server(folder: bad, environment: Self.environment(server, bucket: bucket, secret: secret))
-        defer { wrong.stop() }
+        // Stopping waits for the servers to exit: off the cooperative threads.
+        struct Servers: @unchecked Sendable { let all: [CLI.Server] }
+        let servers = Servers(all: [right, wrong])
         let (upRight, upWrong) = (await right.health(), await wrong.health())
         #expect(upRight != nil && upWrong != nil)
         let ready = await right.get("/health/ready")
@@ -84,6 +85,7 @@ struct ObjectStorageCommandTests {
         #expect(notReady?.status == 503)
         #expect(notReady?.body.contains("403") == true && notReady?.body.contains(bucket) == true, "\(String(describing: notReady))")
         #expect(notReady?.body.contains(secret) == false)
+        try await offThePool { for server in servers.all { server.stop() } }
         withExtendedLifetime((good, bad)) {}
     }
 
@@ -111,8 +113,12 @@ struct ObjectStorageCommandTests {
             try await Task.sleep(for: .milliseconds(100))
             log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         }
-        process.terminate()
-        process.waitUntilExit()
+        struct Running: @unchecked Sendable { let process: Process }
+        let running = Running(process: process)
+        try await offThePool {
+            running.process.terminate()
+            running.process.waitUntilExit()
+        }
         #expect(log.contains("stored files are in \(path)/blobs, which is not read with storage.blobs = s3://\(bucket)/nestory"), "\(log)")
     }
 }
