@@ -348,7 +348,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryObjectStorageTests",
-            dependencies: ["NestoryObjectStorage", "NestoryStore", "NestoryDomain", "NestoryHTTP"],
+            dependencies: ["NestoryObjectStorage", "NestoryStore", "NestoryDomain", "NestoryHTTP", "NestoryReportsLive"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

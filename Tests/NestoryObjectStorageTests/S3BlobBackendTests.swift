@@ -3,6 +3,7 @@ import NestoryDomain
 import NestoryObjectStorage
 import Testing
 @testable import NestoryStore
+@testable import NestoryReportsLive
 
 /// A store on a new bucket of its own, with a household and an item to attach photos to.
 struct Fixture: Sendable {
@@ -247,5 +248,30 @@ struct S3GuaranteeTests {
         #expect(copied == bytes)
         #expect(throws: StoreError.attachmentMissing(sha256: sha)) { try missing.get() }
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.store.folder.tmpURL.path) == [url.lastPathComponent])
+    }
+}
+
+@Suite("Reports with photos in object storage")
+struct S3ReportPhotoTests {
+    @Test("a report's photo is fetched to tmp/; one not in the bucket is drawn as missing; a store that does not answer fails the report")
+    func reportPhotos() async throws {
+        let f = try await Fixture.make(attempts: 2)
+        let (fetched, bytes, missingURL, unavailable) = try await offThePool {
+            let source = StoreReportSource(database: f.database, householdID: f.household)
+            let kept = try f.addPhoto(fakeBytes(30)).attachment
+            let gone = try f.addPhoto(fakeBytes(31)).attachment
+            try f.database.blobs.backend.remove(gone.sha256)
+            let fetched = try source.photo(kept).url
+            let missingURL = try source.photo(gone).url
+            let other = try f.addPhoto(fakeBytes(32)).attachment
+            try f.server.inject(f.bucket, status: 503, count: 2)
+            let unavailable = Result { try source.photo(other) }.map(\.url)
+            return (fetched, try Data(contentsOf: fetched), missingURL, unavailable)
+        }
+        #expect(fetched.path.hasPrefix(f.store.folder.tmpURL.path) && bytes == fakeBytes(30))
+        #expect(missingURL.path.hasPrefix(f.store.folder.blobsURL.path) && !FileManager.default.fileExists(atPath: missingURL.path))
+        if case .failure(let error as StoreError) = unavailable, case .blobStorageUnavailable = error {} else {
+            Issue.record("expected blobStorageUnavailable, got \(unavailable)")
+        }
     }
 }
