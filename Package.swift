@@ -187,6 +187,7 @@ let package = Package(
                 "NestoryLicences",
                 "NestoryValuation",
                 "NestoryValuationLive",
+                "NestoryObjectStorage",
                 "NestoryMCP",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -241,7 +242,16 @@ let package = Package(
         .target(name: "NestoryValuation", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // The valuation providers' HTTP clients: an OpenAI-compatible chat-completions endpoint for photo analysis,
         // Tavily for market search, with one retry policy (URLSession through FoundationNetworking).
-        .target(name: "NestoryValuationLive", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),
+        .target(name: "NestoryValuationLive", dependencies: ["NestoryValuation", "NestoryDomain", "NestoryHTTP"], swiftSettings: swiftSettings),
+        // Calls to other services over HTTP: the one retry policy (backoff, Retry-After) the providers and the object store share.
+        .target(name: "NestoryHTTP", swiftSettings: swiftSettings),
+        // Photos and files in S3-compatible object storage (issue 19): AWS Signature V4 (swift-crypto) over URLSession,
+        // behind NestoryStore's BlobBackend; chosen in the bootstrap from `storage.blobs`.
+        .target(
+            name: "NestoryObjectStorage",
+            dependencies: ["NestoryStore", "NestoryHTTP", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // Free and Pro: licence keys (Ed25519-signed payloads) verified offline with built-in public keys.
         .target(name: "NestoryLicences", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: swiftSettings),
@@ -361,7 +371,12 @@ let package = Package(
         .testTarget(name: "NestoryValuationTests", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryValuationLiveTests",
-            dependencies: ["NestoryValuationLive", "NestoryValuation", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["NestoryValuationLive", "NestoryValuation", "NestoryDomain", "NestoryHTTP", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NestoryObjectStorageTests",
+            dependencies: ["NestoryObjectStorage", "NestoryStore", "NestoryDomain", "NestoryHTTP", "NestoryReportsLive"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -381,7 +396,7 @@ let package = Package(
                 "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
-                "NestoryMCP", .product(name: "MCP", package: "swift-sdk"),
+                "NestoryMCP", .product(name: "MCP", package: "swift-sdk"), "NestoryObjectStorage", "NestoryHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -439,6 +454,7 @@ let package = Package(
         // END Reports tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
+                                                           "NestoryObjectStorage", "NestoryHTTP",
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),

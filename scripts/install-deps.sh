@@ -38,6 +38,8 @@ fi
 
 # The generated barcode corpus's Python venv (numpy, Pillow, qrcode from PyPI) for the barcode tests.
 if [ "${1:-}" = "--test" ]; then "$(dirname "$0")/barcode-corpus.sh" --venv-only; fi
+# The local S3-compatible server (moto from PyPI, in .venv-s3) the object-storage tests start.
+if [ "${1:-}" = "--test" ]; then "$(dirname "$0")/s3-test-server.sh" --venv-only; fi
 
 if ! command -v swift >/dev/null; then
   if [ -x /opt/swift/usr/bin/swift ]; then

@@ -132,7 +132,7 @@ public enum BackupError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .io(let detail): return "The backup could not be written or read: \(detail)."
-        case .missingFile(let path): return "A stored file is missing from the data folder: \(path)."
+        case .missingFile(let path): return "A stored file is missing: \(path)."
         case .damagedStoredFile(let sha): return "The stored file \(sha.prefix(12))… no longer matches its checksum (the disk may be damaged); the backup was not written."
         case .notAZip(let detail): return "This file is not a readable ZIP archive (\(detail)). Nothing was changed."
         case .unsafeEntry(let name, let reason): return "The archive has an unsafe entry “\(name)” (\(reason)). Nothing was changed."

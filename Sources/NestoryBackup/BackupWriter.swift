@@ -97,9 +97,15 @@ public struct BackupWriter: Sendable {
         }
         for blob in blobs {
             var hasher = SHA256()
-            let source = database.blobs.url(for: blob.sha256)
-            guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
-            try zip.addFile(named: "files/\(blob.sha256)", from: source, expectedSize: blob.byteCount) { hasher.update(bufferPointer: $0) }
+            // A file in the data folder is read where it is; one in an object store is fetched to tmp/ first.
+            do {
+                try database.blobs.withLocalFile(blob.sha256) { source in
+                    guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
+                    try zip.addFile(named: "files/\(blob.sha256)", from: source, expectedSize: blob.byteCount) { hasher.update(bufferPointer: $0) }
+                }
+            } catch StoreError.attachmentMissing(let sha) {
+                throw BackupError.missingFile("\(sha) in \(database.blobs.backend.location)")
+            }
             guard BlobStore.hex(hasher.finalize()) == blob.sha256 else { throw BackupError.damagedStoredFile(sha256: blob.sha256) }
             entries.append(.init(path: "files/\(blob.sha256)", sha256: blob.sha256, size: blob.byteCount))
             done += blob.byteCount

@@ -27,7 +27,7 @@ struct Backup: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let database = try data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
             let started = Date()
             let result = try BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file),
@@ -69,7 +69,7 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let url = URL(fileURLWithPath: file)
         guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
-        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+        let database = try await data.open(.createAndMigrate)
         let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
                                   plan: try await Settings.read(flags: [:]).plan(database))
         if check {
@@ -141,7 +141,7 @@ struct ImportCSV: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+        let database = try await data.open(.readCurrent)
         let target = try reportingErrors { try resolveHousehold(database, household) }
         guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError("There is no file \(file).") }
         guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }

@@ -23,7 +23,7 @@ struct CatalogCommand: AsyncParsableCommand {
 
         func run() throws {
             try reportingErrors {
-                let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+                let database = try data.open(.readCurrent)
                 let started = Date()
                 let summary: CatalogFile.Summary
                 do {
@@ -55,7 +55,7 @@ struct CatalogCommand: AsyncParsableCommand {
         var code: String
 
         func run() async throws {
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let database = try await data.open(.readCurrent)
             let target = try reportingErrors { try resolveHousehold(database, household) }
             let result = try await ProductLookup(database: database).lookup(code, household: target.id)
             let encoder = JSONEncoder()

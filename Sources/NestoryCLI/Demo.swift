@@ -33,7 +33,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+        let database = try await data.open(.createAndMigrate)
         let household = try reportingErrors {
             let start = Date()
             let household = try DemoSeeder.seed(database, name: name, currency: try CurrencyCode(currency), count: items,

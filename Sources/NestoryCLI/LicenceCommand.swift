@@ -17,7 +17,7 @@ struct LicenceCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+            let database = try await data.open(.createAndMigrate)
             let plan = try await Settings.read(flags: [:]).plan(database)
             try reportingErrors {
                 print("This server's id: \(try database.instanceID())")
@@ -50,7 +50,7 @@ struct LicenceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let text = key == "-" ? (Swift.readLine(strippingNewline: true) ?? "") : key
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+            let database = try await data.open(.createAndMigrate)
             let plan = try await Settings.read(flags: [:]).plan(database)
             let licence = try reportingErrors { try plan.install(text, by: .operatorCLI) }
             let scope: String = switch licence.scope {

@@ -28,7 +28,7 @@ struct MCPCommand: AsyncParsableCommand {
         guard let token = token ?? ProcessInfo.processInfo.environment["NESTORY_TOKEN"], !token.isEmpty else {
             throw CLIError("No token: set NESTORY_TOKEN (make one with `nestory token create`).")
         }
-        let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+        let database = try await data.open(.readCurrent)
         let blocking = BlockingPool(label: "nestory.mcp", width: 2)
         let tokens = TokenService(database: database, blocking: blocking)
         guard let access = try await tokens.authenticate(token) else {

@@ -24,6 +24,22 @@ struct DataOptions: ParsableArguments {
     var dataPath: String = ProcessInfo.processInfo.environment["NESTORY_DATA"] ?? DataFolder.defaultPath
 
     var folder: DataFolder { DataFolder(path: dataPath) }
+
+    /// Opens the folder's database with photos and files kept where the settings say (`storage.blobs` and
+    /// `storage.s3.*`, from the environment or the settings file; the data folder by default), so every command
+    /// reads, adds and removes them where the server does.
+    func open(_ mode: AppDatabase.OpenMode) throws -> AppDatabase {
+        let settings: Settings
+        do { settings = try Settings.readWaiting(flags: ["data": dataPath]) } catch let error as Settings.Invalid { throw CLIError(error.description) }
+        return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
+    }
+
+    /// ``open(_:)`` for an asynchronous command (Swift picks this one there): the settings are read without waiting on a thread.
+    func open(_ mode: AppDatabase.OpenMode) async throws -> AppDatabase {
+        let settings: Settings
+        do { settings = try await Settings.read(flags: ["data": dataPath]) } catch let error as Settings.Invalid { throw CLIError(error.description) }
+        return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
+    }
 }
 
 /// An error worded for the person at the terminal.

@@ -36,6 +36,27 @@ enum Readiness {
     }
 }
 
+extension Readiness {
+    /// With files in an object store: the bucket answers this server's signed requests (a HEAD of a key that is never
+    /// stored: 404 is ready; 403, a server error or no answer is not, in the store's words). Nothing for the data folder.
+    static func blobStorage(_ backend: any BlobBackend) -> [Operations.Check] {
+        guard !(backend is LocalBlobBackend) else { return [] }
+        return [Operations.Check(name: "blobs") {
+            // The request blocks: on a thread of its own, never one of Swift's cooperative threads.
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    do {
+                        _ = try backend.exists(String(repeating: "0", count: 64))
+                        continuation.resume(returning: nil)
+                    } catch {
+                        continuation.resume(returning: "\(error)")
+                    }
+                }
+            }
+        }]
+    }
+}
+
 /// SQLite's structural check of the whole file, run once after the server answers: it reads every page, so
 /// at a million items it takes seconds, and nothing that grows with the database may stand between starting
 /// and the first answered request. Requests are served meanwhile; `/health/ready` says how it went (a

@@ -30,7 +30,7 @@ struct InventoryReportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let database = try data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
             let start = Date()
             let options = InventoryReportOptions(grouping: group, includePhotos: photos, includeUndocumented: undocumented, paper: paper)
@@ -61,7 +61,7 @@ struct LossReportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let database = try data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
             var ids: [ItemID] = []
             for text in items {
@@ -115,7 +115,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let database = try data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
             let generator = ReportGenerator(database: database)
             let url = URL(fileURLWithPath: file)

@@ -92,7 +92,14 @@ struct Serve: AsyncParsableCommand {
         }
 
         let folder = DataFolder(path: settings.data)
-        let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate) }
+        let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate, blobBackend: settings.blobBackend) }
+        // Switching an existing data folder to an object store does not move its files: say so once, at start.
+        if !(database.blobs.backend is LocalBlobBackend) {
+            let left = LocalBlobBackend(folder: folder).storedHashes(writtenBefore: .distantFuture).count
+            if left > 0 {
+                logger.warning("\(left) stored file\(left == 1 ? " is" : "s are") in \(folder.blobsURL.path), which is not read with storage.blobs = \(settings.blobs): rows that name them find no file in \(database.blobs.backend.location)")
+            }
+        }
         let integrity = BackgroundIntegrityCheck()
         let limits = settings.limits
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
@@ -136,7 +143,7 @@ struct Serve: AsyncParsableCommand {
             },
             checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
                                      recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython)
-                + [integrity.check])
+                + [integrity.check] + Readiness.blobStorage(database.blobs.backend))
         var dependencies = WebDependencies(
             database: database, services: services, imaging: imaging,
             cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),
@@ -149,7 +156,7 @@ struct Serve: AsyncParsableCommand {
         dependencies.onServerRunning = { integrity.start(database, logger: logger) }
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
-        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path)")
+        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path), photos and files in \(database.blobs.backend.location)")
         try await app.runService()
     }
 }
@@ -161,7 +168,7 @@ struct Migrate: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .createAndMigrate)
+            let database = try data.open(.createAndMigrate)
             try database.checkIntegrity()
             let applied = try database.appliedMigrations()
             print("Database \(data.folder.databaseURL.path) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")

@@ -2,7 +2,9 @@ import Configuration
 import Foundation
 import Logging
 import NestoryBarcodesLive
+import NestoryHTTP
 import NestoryLicences
+import NestoryObjectStorage
 import NestoryServices
 import NestoryStore
 import NestoryWeb
@@ -81,6 +83,16 @@ struct Settings: Sendable, Equatable {
     /// Hosts and origins the MCP endpoint accepts beside this machine's (comma-separated in the settings).
     var mcpAllowedHosts: [String] = []
     var mcpAllowedOrigins: [String] = []
+    /// Where photos and files are kept: `local` (the data folder's blobs/) or `s3://BUCKET[/PREFIX]`.
+    var blobs = "local"
+    /// The S3-compatible store's address (nil: AWS's for the region), region, addressing and credentials (secret).
+    var s3Endpoint: String?
+    var s3Region = "us-east-1"
+    var s3PathStyle = false
+    var s3AccessKey: String?
+    var s3SecretKey: String?
+    var s3TimeoutSeconds = 30
+    var s3Attempts = 4
 
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
@@ -119,10 +131,17 @@ struct Settings: Sendable, Equatable {
         ("passkeys.origin", "The address browsers use, e.g. https://nestory.example (default: as each request reached it)"),
         ("mcp.allowedHosts", "Hosts /mcp accepts beside localhost, comma-separated, e.g. nestory.example"),
         ("mcp.allowedOrigins", "Origins /mcp accepts beside localhost's, comma-separated, e.g. https://nestory.example"),
+        ("storage.blobs", "Where photos and files are kept: local (the data folder) or s3://BUCKET[/PREFIX] (default prefix blobs/)"),
+        ("storage.s3.endpoint", "The S3-compatible store's address, e.g. http://127.0.0.1:9000 (default: AWS's for the region)"),
+        ("storage.s3.region", "The bucket's region (signing); us-east-1 unless the store says otherwise"),
+        ("storage.s3.pathStyle", "Address the bucket as ENDPOINT/BUCKET (MinIO, Garage, Ceph) instead of BUCKET.ENDPOINT"),
+        ("storage.s3.accessKey", "The access key id for the bucket"), ("storage.s3.secretKey", "Its secret access key (secret)"),
+        ("storage.s3.timeoutSeconds", "The longest one request to the store may take"),
+        ("storage.s3.attempts", "Tries of a request the store answers with 5xx, 429 or not at all, the first included"),
     ]
 
     /// Keys whose values are secrets: never logged, redacted by the configuration reader.
-    static let secretKeys: Set<String> = ["metrics.token", "valuation.analysisKey", "valuation.searchKey"]
+    static let secretKeys: Set<String> = ["metrics.token", "valuation.analysisKey", "valuation.searchKey", "storage.s3.secretKey"]
 
     enum Invalid: Error, CustomStringConvertible {
         case value(String, String)
@@ -138,7 +157,8 @@ struct Settings: Sendable, Equatable {
                 (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: Self.secretKeys.contains(key)))
             })),
             EnvironmentVariablesProvider(environmentVariables: environment,
-                                         secretsSpecifier: .specific(["NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY"]))
+                                         secretsSpecifier: .specific(["NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY",
+                                                                               "NESTORY_STORAGE_S3_SECRET_KEY"]))
                 .prefixKeys(with: "nestory"),
         ]
         if let file = flags["config"] ?? environment["NESTORY_CONFIG"], !file.isEmpty {
@@ -252,7 +272,59 @@ struct Settings: Sendable, Equatable {
             do { _ = try LicenceKeys.parse(keys) } catch { throw Invalid.value("licence.publicKeys", "is not a list of ID:BASE64 keys: \(error)") }
             settings.licencePublicKeys = keys
         }
+        try readStorage(&settings, text: { key, secret in text(key, secret: secret) }, bool: bool,
+                        int: { key, target, range in try int(key, &target, range: range) })
         return settings
+    }
+
+    /// The `storage.` keys: checked here, so a wrong bucket, address or missing key stops the start with its name.
+    private static func readStorage(_ settings: inout Settings, text: (String, Bool) -> String?, bool: (String, inout Bool) throws -> Void,
+                                    int: (String, inout Int, ClosedRange<Int>) throws -> Void) throws {
+        if let blobs = text("storage.blobs", false)?.trimmingCharacters(in: .whitespaces), !blobs.isEmpty {
+            guard blobs == "local" || S3Location.parse(blobs) != nil else {
+                throw Invalid.value("storage.blobs", "must be local or s3://BUCKET[/PREFIX] with a bucket name of 3 to 63 lowercase letters, digits, dots and hyphens (it is \(blobs))")
+            }
+            settings.blobs = blobs
+        }
+        if let endpoint = text("storage.s3.endpoint", false), !endpoint.isEmpty {
+            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil, url.query == nil else {
+                throw Invalid.value("storage.s3.endpoint", "must be an http(s) address such as http://127.0.0.1:9000 (it is \(endpoint))")
+            }
+            settings.s3Endpoint = endpoint
+        }
+        if let region = text("storage.s3.region", false), !region.isEmpty { settings.s3Region = region }
+        try bool("storage.s3.pathStyle", &settings.s3PathStyle)
+        settings.s3AccessKey = text("storage.s3.accessKey", false).flatMap { $0.isEmpty ? nil : $0 }
+        settings.s3SecretKey = text("storage.s3.secretKey", true).flatMap { $0.isEmpty ? nil : $0 }
+        try int("storage.s3.timeoutSeconds", &settings.s3TimeoutSeconds, 1...3600)
+        try int("storage.s3.attempts", &settings.s3Attempts, 1...20)
+        if settings.blobs != "local" {
+            guard settings.s3AccessKey != nil else { throw Invalid.value("storage.s3.accessKey", "is needed when storage.blobs is \(settings.blobs)") }
+            guard settings.s3SecretKey != nil else { throw Invalid.value("storage.s3.secretKey", "is needed when storage.blobs is \(settings.blobs)") }
+        }
+    }
+
+    /// Where photos and files are kept: nil for the data folder (the default), else the S3-compatible store.
+    var blobBackend: (any BlobBackend)? {
+        guard blobs != "local", let (bucket, prefix) = S3Location.parse(blobs) else { return nil }
+        let location = S3Location(bucket: bucket, prefix: prefix, endpoint: s3Endpoint.flatMap(URL.init(string:)), region: s3Region,
+                                  pathStyle: s3PathStyle, accessKey: s3AccessKey ?? "", secretKey: s3SecretKey ?? "")
+        return S3BlobBackend(location: location, timeout: TimeInterval(s3TimeoutSeconds),
+                             retry: RetryPolicy(maxAttempts: s3Attempts, baseDelay: .milliseconds(200), maxDelay: .seconds(5)))
+    }
+
+    /// ``read(flags:environment:)`` for a synchronous command (it waits on this thread, which is not one of Swift's
+    /// cooperative pool's: a command's `run` on the main thread).
+    static func readWaiting(flags: [String: String]) throws -> Settings {
+        final class Box: @unchecked Sendable { var result: Result<Settings, any Error>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { box.result = .success(try await read(flags: flags)) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
     }
 
     /// The effective settings for the start-up log, secrets redacted.
@@ -287,6 +359,11 @@ struct Settings: Sendable, Equatable {
             "passkeys.rpID": .string(passkeysRPID ?? "(the request's host)"), "passkeys.origin": .string(passkeysOrigin ?? "(the request's address)"),
             "mcp.allowedHosts": .string(mcpAllowedHosts.isEmpty ? "(localhost only)" : mcpAllowedHosts.joined(separator: ",")),
             "mcp.allowedOrigins": .string(mcpAllowedOrigins.isEmpty ? "(localhost only)" : mcpAllowedOrigins.joined(separator: ",")),
+            "storage.blobs": .string(blobs), "storage.s3.endpoint": .string(s3Endpoint ?? "(AWS for the region)"),
+            "storage.s3.region": .string(s3Region), "storage.s3.pathStyle": .stringConvertible(s3PathStyle),
+            "storage.s3.accessKey": .string(s3AccessKey == nil ? "(none)" : "(set)"),
+            "storage.s3.secretKey": .string(s3SecretKey == nil ? "(none)" : "(redacted)"),
+            "storage.s3.timeoutSeconds": .stringConvertible(s3TimeoutSeconds), "storage.s3.attempts": .stringConvertible(s3Attempts),
         ]
     }
 

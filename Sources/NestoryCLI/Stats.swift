@@ -17,7 +17,7 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let database = try AppDatabase.open(data.folder, mode: .readCurrent)
+            let database = try data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
             let summary = try database.summary(target.id)
             if json {

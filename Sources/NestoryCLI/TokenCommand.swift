@@ -31,7 +31,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let date = try reportingErrors { try expires.map { try CalendarDate(iso: $0) } }
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let database = try await data.open(.readCurrent)
             let made = try await reportingErrors {
                 try await tokenService(database).create(email: email, name: name, scope: scope, expires: date)
             }
@@ -49,7 +49,7 @@ struct TokenCommand: AsyncParsableCommand {
         var email: String
 
         func run() async throws {
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let database = try await data.open(.readCurrent)
             let tokens = try await reportingErrors { try await tokenService(database).tokens(email: email) }
             let iso = ISO8601DateFormatter()
             if tokens.isEmpty { print("No tokens.") }
@@ -72,7 +72,7 @@ struct TokenCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws {
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let database = try await data.open(.readCurrent)
             try await reportingErrors { try await tokenService(database).revoke(email: email, id: id) }
             print("Revoked token \(id).")
         }

@@ -39,7 +39,7 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let password = try readPassword()
             let currencyCode = try reportingErrors { try CurrencyCode(currency) }
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .createAndMigrate) }
+            let database = try await data.open(.createAndMigrate)
             let choice: AccountService.HouseholdChoice = HouseholdID(string: household).map { .id($0) } ?? .name(household, currency: currencyCode)
             let made = try await reportingErrors {
                 try await accountService(database).addUser(email: email, displayName: name ?? "", password: password, household: choice,
@@ -63,7 +63,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try readPassword()
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let database = try await data.open(.readCurrent)
             let user = try await reportingErrors { try await accountService(database).setPassword(email: email, to: password) }
             print("Set a new password for \(user.email).")
         }
@@ -86,7 +86,7 @@ extension UserCommand {
         var passkeys = false
 
         func run() async throws {
-            let database = try reportingErrors { try AppDatabase.open(data.folder, mode: .readCurrent) }
+            let database = try await data.open(.readCurrent)
             let accounts = accountService(database)
             let security = SecurityService(database: database, accounts: accounts, blocking: BlockingPool(label: "nestory.cli", width: 1))
             let done = try await reportingErrors { try await security.signOutEverywhere(email: email, passkeys: passkeys) }

@@ -31,7 +31,7 @@ public struct StoreReportSource: ReportItemSource {
                                                 documentedOnly: documentedOnly, allPhotos: includeReceipts, receipts: includeReceipts,
                                                 after: cursor)
             let valuations = try database.latestValuations(householdID, items: page.items.map(\.listing.item.id))
-            for record in page.items { try body(reportItem(record, valuation: valuations[record.listing.item.id])) }
+            for record in page.items { try body(try reportItem(record, valuation: valuations[record.listing.item.id])) }
             cursor = page.next
         } while cursor != nil
     }
@@ -39,27 +39,35 @@ public struct StoreReportSource: ReportItemSource {
     public func forEachItem(ids: [ItemID], _ body: (ReportItem) throws -> Void) throws {
         let records = try database.reportItems(householdID, ids: ids)
         let valuations = try database.latestValuations(householdID, items: records.map(\.listing.item.id))
-        for record in records { try body(reportItem(record, valuation: valuations[record.listing.item.id])) }
+        for record in records { try body(try reportItem(record, valuation: valuations[record.listing.item.id])) }
     }
 
-    func reportItem(_ record: ReportItemRecord, valuation: Valuation?) -> ReportItem {
+    func reportItem(_ record: ReportItemRecord, valuation: Valuation?) throws -> ReportItem {
         ReportItem(item: record.listing.item, roomName: record.roomName, categoryName: record.categoryName,
                    photoCount: record.listing.photoCount, receiptCount: record.listing.receiptCount,
-                   photos: record.photos.map(photo), receipts: record.receipts, valuation: valuation)
+                   photos: try record.photos.map(photo), receipts: record.receipts, valuation: valuation)
     }
 
     /// JPEG and PNG originals are used as they are; other formats (HEIC, WebP) through their display
     /// rendition, a JPEG, when the web app has made one.
-    func photo(_ attachment: Attachment) -> ReportPhoto {
-        let original = database.blobs.url(for: attachment.sha256)
+    func photo(_ attachment: Attachment) throws -> ReportPhoto {
+        // In an object store the original is fetched to tmp/ (the temporary-file sweep removes it). A photo that is
+        // not there is drawn as a missing one, as a file gone from the data folder is; a store that refuses or does
+        // not answer fails the report (its job is tried again), rather than leaving every photo out.
+        let database = database
+        func original() throws -> URL {
+            do { return try database.blobs.localFile(attachment.sha256) } catch StoreError.attachmentMissing {
+                return database.blobs.url(for: attachment.sha256)
+            }
+        }
         if attachment.contentType == "image/jpeg" || attachment.contentType == "image/png" {
-            return ReportPhoto(url: original, contentType: attachment.contentType, sha256: attachment.sha256)
+            return ReportPhoto(url: try original(), contentType: attachment.contentType, sha256: attachment.sha256)
         }
         let display = database.renditions.url(for: attachment.sha256, .display)
         if FileManager.default.fileExists(atPath: display.path) {
             return ReportPhoto(url: display, contentType: "image/jpeg", sha256: attachment.sha256 + "-display")
         }
-        return ReportPhoto(url: original, contentType: attachment.contentType, sha256: attachment.sha256)
+        return ReportPhoto(url: try original(), contentType: attachment.contentType, sha256: attachment.sha256)
     }
 }
 

@@ -282,14 +282,17 @@ public struct ReceiptsService: Sendable {
 public struct ReceiptJobHandler: JobHandler {
     let reader: ReceiptReader
     let database: AppDatabase
+    let blocking: BlockingPool
     public let kind = JobKind.receipt
     public let concurrency: Int
     /// The reader may be busy (its queue full): try again a little later; reading twice is harmless.
     public let retry = RetryPolicy(maxAttempts: 4, baseDelay: 5, maxDelay: 120, resumesAfterStop: true)
 
-    public init(reader: ReceiptReader, database: AppDatabase, concurrency: Int = 1) {
+    /// `blocking`: where the image is read (from an object store, a GET), never on the job's own thread.
+    public init(reader: ReceiptReader, database: AppDatabase, blocking: BlockingPool, concurrency: Int = 1) {
         self.reader = reader
         self.database = database
+        self.blocking = blocking
         self.concurrency = concurrency
     }
 
@@ -301,7 +304,8 @@ public struct ReceiptJobHandler: JobHandler {
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: ReceiptsService.Request.self)
         let listing = try database.receipt(job.householdID, request.receiptID)
-        let (data, _) = try database.attachmentData(job.householdID, sha256: listing.receipt.attachment.sha256)
+        let (database, household, sha) = (database, job.householdID, listing.receipt.attachment.sha256)
+        let (data, _) = try await blocking.run { try database.attachmentData(household, sha256: sha) }
         let hints = ReceiptHints(currency: try? CurrencyCode(request.currency), capturedOn: try? CalendarDate(iso: request.capturedOn))
         let reading: ReceiptReading
         do {

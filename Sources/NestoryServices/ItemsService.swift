@@ -146,6 +146,12 @@ public struct ItemsService: Sendable {
         }
     }
 
+    /// A stored file's bytes, read off the event loops (from an object store, a GET).
+    public func storedFile(_ sha256: String) async throws -> Data {
+        let database = database
+        return try await blocking.run { try database.blobs.read(sha256) }
+    }
+
     /// A stored image's rendition (a JPEG without metadata: no location), from the cache or made again and kept;
     /// nil when the bytes are not an image this server can read.
     public func rendition(of data: Data, sha256: String, _ kind: RenditionCache.Kind) async -> Data? {

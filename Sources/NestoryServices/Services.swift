@@ -78,7 +78,7 @@ public struct Services: Sendable {
             BackupJobHandler(backups: backupMaker, database: database, blocking: blocking, now: now),
         ]
         if let receiptReader {
-            handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, concurrency: concurrency.receipts))
+            handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, blocking: blocking, concurrency: concurrency.receipts))
         }
         let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]

@@ -404,7 +404,9 @@ public struct ValuationJobHandler: JobHandler {
         let photos: @Sendable ([Attachment]) async -> [Data] = { [items, valuations] list in
             var out: [Data] = []
             for photo in list {
-                guard let (data, _) = try? valuations.database.attachmentData(household, sha256: photo.sha256),
+                // The household's own file (checked here), its bytes read off the job's thread (a GET from an object store).
+                guard (try? valuations.database.attachment(household, sha256: photo.sha256)) != nil,
+                      let data = try? await items.storedFile(photo.sha256),
                       let jpeg = await items.rendition(of: data, sha256: photo.sha256, .display) else { continue }
                 out.append(jpeg)
             }

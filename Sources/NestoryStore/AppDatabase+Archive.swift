@@ -164,6 +164,8 @@ extension AppDatabase {
                                  into target: HouseholdID?, mode: RestoreMode, plan: Entitlement? = nil) throws -> RestoreSummary {
         var removedCandidates: [String] = []
         var removedReportFiles: [String] = []
+        // An object store's uploads happen before the write transaction (idempotent, skipped when already kept).
+        for staged in files.values { try blobs.upload(staged) }
         let summary = try write { db -> RestoreSummary in
             var summary = RestoreSummary()
             let archived = source.household
@@ -305,7 +307,8 @@ extension AppDatabase {
             func place(_ sha: String) throws {
                 guard placed.insert(sha).inserted else { return }
                 guard let staged = files[sha], let blob = source.blobs[sha] else { throw StoreError.attachmentMissing(sha256: sha) }
-                try blobs.ensurePresent(staged)
+                let recorded = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM blob WHERE sha256 = ?"), arguments: [sha]) == true
+                try blobs.ensurePresent(staged, recorded: recorded)
                 try db.cachedStatement(sql: """
                     INSERT INTO blob (sha256, content_type, byte_count, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
                     """).execute(arguments: [sha, blob.contentType, blob.byteCount, blob.createdAt])

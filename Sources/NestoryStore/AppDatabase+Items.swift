@@ -208,6 +208,7 @@ extension AppDatabase {
     public func storeAttachment(_ data: Data, contentType: String, now: Date) throws -> Attachment {
         let staged = try blobs.stage(data)
         defer { blobs.discard(staged) }
+        try blobs.upload(staged)
         return try write { db in try self.commitBlob(db, staged, contentType: contentType, now: now) }
     }
 
@@ -220,6 +221,7 @@ extension AppDatabase {
     /// Adds a photo from a staged file (an upload spooled to disk).
     public func addPhoto(_ householdID: HouseholdID, to itemID: ItemID, staged: BlobStore.Staged, contentType: String, now: Date) throws -> ItemPhoto {
         defer { blobs.discard(staged) }
+        try blobs.upload(staged)
         return try write { db in
             let seq = try Self.itemSeq(db, householdID, itemID)
             let attachment = try commitBlob(db, staged, contentType: contentType, now: now)
@@ -291,7 +293,14 @@ extension AppDatabase {
 
     /// The bytes of a stored file, only if a photo, a receipt or a photo to value of this household uses it.
     public func attachmentData(_ householdID: HouseholdID, sha256: String) throws -> (Data, Attachment) {
-        let attachment: Attachment = try read { db in
+        let attachment = try self.attachment(householdID, sha256: sha256)
+        return (try blobs.read(sha256), attachment)
+    }
+
+    /// What is recorded of a stored file (type, size), only if a photo, a receipt or a photo to value of this
+    /// household uses it; its bytes are not read.
+    public func attachment(_ householdID: HouseholdID, sha256: String) throws -> Attachment {
+        try read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT b.* FROM blob b WHERE b.sha256 = ? AND (
                     EXISTS (SELECT 1 FROM item_photo WHERE household_id = ? AND sha256 = b.sha256)
@@ -302,7 +311,6 @@ extension AppDatabase {
             }
             return Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"])
         }
-        return (try blobs.read(sha256), attachment)
     }
 
     // MARK: - Receipts
@@ -312,6 +320,7 @@ extension AppDatabase {
                            fields: ReceiptFields = ReceiptFields(), now: Date) throws -> Receipt {
         let staged = try blobs.stage(data)
         defer { blobs.discard(staged) }
+        try blobs.upload(staged)
         return try write { db in
             _ = try Self.fetchHousehold(db, householdID)
             let seq = try itemID.map { try Self.itemSeq(db, householdID, $0) }
@@ -441,13 +450,15 @@ extension AppDatabase {
                        rawText: row["raw_text"], confidence: row["confidence"], createdAt: row.date("created_at"))
     }
 
-    /// Inside a write: puts the staged file in place (before the row commits) and records it.
+    /// Inside a write: puts the staged file in place (before the row commits) and records it. Call `blobs.upload`
+    /// before the write transaction (an object store's PUT is not made while the write lock is held).
     func commitBlob(_ db: Database, _ staged: BlobStore.Staged, contentType: String, now: Date) throws -> Attachment {
-        try blobs.ensurePresent(staged)
-        try db.execute(sql: "INSERT INTO blob (sha256, content_type, byte_count, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        let recorded = try String.fetchOne(db, sql: "SELECT content_type FROM blob WHERE sha256 = ?", arguments: [staged.sha256])
+        try blobs.ensurePresent(staged, recorded: recorded != nil)
+        if let recorded { return Attachment(sha256: staged.sha256, contentType: recorded, byteCount: staged.byteCount) }
+        try db.execute(sql: "INSERT INTO blob (sha256, content_type, byte_count, created_at) VALUES (?, ?, ?, ?)",
                        arguments: [staged.sha256, contentType, staged.byteCount, now.millis])
-        let stored = try Row.fetchOne(db, sql: "SELECT content_type FROM blob WHERE sha256 = ?", arguments: [staged.sha256])!
-        return Attachment(sha256: staged.sha256, contentType: stored["content_type"], byteCount: staged.byteCount)
+        return Attachment(sha256: staged.sha256, contentType: contentType, byteCount: staged.byteCount)
     }
 
     /// Removes stored files that no photo or receipt uses any more, deciding and deleting inside
@@ -492,7 +503,7 @@ extension AppDatabase {
         // Files renamed into place by a transaction that then failed have no blob row.
         guard let pin = blobs.tryPinForRemoval() else { return unreferenced.count }
         defer { pin.release() }
-        let onDisk = blobs.allStoredHashes()
+        let onDisk = try blobs.allStoredHashes(now: now)
         var orphans = 0
         try write { db in
             for sha in onDisk where try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE sha256 = ?", arguments: [sha]) != true {

@@ -16,6 +16,7 @@ extension AppDatabase {
     /// Keeps a staged photo to value, in place and fsynced before its row commits.
     public func addIntakePhoto(_ householdID: HouseholdID, staged: BlobStore.Staged, contentType: String, now: Date) throws -> IntakePhoto {
         defer { blobs.discard(staged) }
+        try blobs.upload(staged)
         return try write { db in
             _ = try Self.fetchHousehold(db, householdID)
             let attachment = try commitBlob(db, staged, contentType: contentType, now: now)

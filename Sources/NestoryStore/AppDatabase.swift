@@ -27,7 +27,9 @@ public final class AppDatabase: Sendable {
 
     /// Opens (and by default creates and migrates) the database in a data folder.
     /// - Parameter busyTimeout: how long a write waits for another process's lock before failing.
-    public static func open(_ folder: DataFolder, mode: OpenMode = .createAndMigrate, busyTimeout: TimeInterval = 5) throws -> AppDatabase {
+    /// - Parameter blobBackend: where photos and files are kept; nil: the data folder's `blobs/`.
+    public static func open(_ folder: DataFolder, mode: OpenMode = .createAndMigrate, busyTimeout: TimeInterval = 5,
+                            blobBackend: (any BlobBackend)? = nil) throws -> AppDatabase {
         try folder.prepare(create: mode == .createAndMigrate)
         let path = folder.databaseURL.path
         if mode != .createAndMigrate, !FileManager.default.fileExists(atPath: path) {
@@ -60,7 +62,7 @@ public final class AppDatabase: Sendable {
         defer { lock?.release() }
         do {
             let pool = try DatabasePool(path: path, configuration: config)
-            let database = AppDatabase(writer: pool, folder: folder)
+            let database = AppDatabase(writer: pool, folder: folder, blobBackend: blobBackend)
             try database.checkSchema(migrate: mode != .readCurrent)
             return database
         } catch {
@@ -71,10 +73,10 @@ public final class AppDatabase: Sendable {
     /// The writer's page cache: 64 MB (negative: in KiB).
     static let writerCacheSize = -65536
 
-    private init(writer: DatabasePool, folder: DataFolder) {
+    private init(writer: DatabasePool, folder: DataFolder, blobBackend: (any BlobBackend)?) {
         self.writer = writer
         self.folder = folder
-        self.blobs = BlobStore(folder: folder)
+        self.blobs = BlobStore(folder: folder, backend: blobBackend)
         self.renditions = RenditionCache(folder: folder)
         self.changes = ChangeMonitor(path: folder.databaseURL.path)
     }

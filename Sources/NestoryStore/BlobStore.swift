@@ -6,28 +6,50 @@ import Glibc
 import Darwin
 #endif
 
-/// Stores files by the SHA-256 of their bytes, kept byte-exact.
+/// Where stored files are kept once in place, named by the SHA-256 of their bytes: the data folder
+/// (`LocalBlobBackend`, the default) or S3-compatible object storage (NestoryObjectStorage). Chosen once, in the
+/// bootstrap, and passed to `AppDatabase.open`.
 ///
-/// Durability order: the bytes go to a temporary file that is fsynced (`stage`); inside the database
-/// write transaction that records the row pointing at them, the file is renamed into place and the
-/// folder fsynced (`ensurePresent`), so the row never commits before its file is on disk. Files are
-/// removed only inside a write transaction that has just confirmed no row uses them, so removal
-/// cannot race with a new row for the same bytes.
-public struct BlobStore: Sendable {
+/// The guarantees are the store's, whichever backend: a row never commits before its file is kept (`upload`
+/// before the write transaction, `ensurePresent` inside it), and a file is removed only inside a write
+/// transaction that has just confirmed no row uses it.
+public protocol BlobBackend: Sendable {
+    /// Where the files are, for messages and the start-up log: "the data folder", "s3://bucket/blobs/".
+    var location: String { get }
+    /// Before the write transaction that records a row: the bytes kept where files are stored unless already there
+    /// (idempotent; an object store checks with HEAD, then PUTs). The data folder does nothing here: its rename
+    /// happens inside the transaction.
+    func upload(_ staged: BlobStore.Staged) throws
+    /// Inside the write transaction that records the row: sure the file is in place when the row commits.
+    /// `recorded`: a `blob` row for these bytes existed before this transaction, so nothing can have removed the
+    /// file since (a file is removed only with its row, in a write transaction).
+    func ensurePresent(_ staged: BlobStore.Staged, recorded: Bool) throws
+    func exists(_ sha256: String) throws -> Bool
+    /// The stored bytes; `StoreError.attachmentMissing` when there are none.
+    func read(_ sha256: String) throws -> Data
+    /// A file on this machine with the stored bytes: the stored file itself, or a copy fetched into `tmp`
+    /// (`temporary`: the caller removes it when done; one left behind goes with the temporary-file sweep).
+    func localFile(_ sha256: String, tmp: URL) throws -> (url: URL, temporary: Bool)
+    /// Deletes a stored file (nothing if there is none). Only call inside a write transaction that saw no row uses it.
+    func remove(_ sha256: String) throws
+    /// Every stored hash, for the sweep of files no row names. An object store lists only objects last written
+    /// before `cutoff` (its uploads precede their transaction); files in the data folder are renamed into place
+    /// inside the transaction, so every one is listed.
+    func storedHashes(writtenBefore cutoff: Date) throws -> [String]
+}
+
+/// Files in the data folder, `blobs/ab/cd/abcd…`. Durability order: the bytes go to a temporary file that is
+/// fsynced (`BlobStore.stage`); inside the database write transaction that records the row pointing at them, the
+/// file is renamed into place and the folder fsynced (`ensurePresent`), so the row never commits before its file
+/// is on disk.
+public struct LocalBlobBackend: BlobBackend {
     let root: URL
-    let tmp: URL
 
-    init(folder: DataFolder) {
+    public init(folder: DataFolder) {
         root = folder.blobsURL
-        tmp = folder.tmpURL
     }
 
-    /// Bytes written to a temporary file and hashed, not yet in place.
-    public struct Staged: Sendable {
-        public let sha256: String
-        public let byteCount: Int64
-        let tmpURL: URL
-    }
+    public var location: String { "the data folder (\(root.path))" }
 
     /// Where the file for a hash lives: `blobs/ab/cd/abcd…`.
     public func url(for sha256: String) -> URL {
@@ -38,17 +60,130 @@ public struct BlobStore: Sendable {
             .appendingPathComponent(sha256)
     }
 
+    public func upload(_ staged: BlobStore.Staged) {}
+
     public func exists(_ sha256: String) -> Bool {
         FileManager.default.fileExists(atPath: url(for: sha256).path)
     }
 
-    /// The stored bytes.
     public func read(_ sha256: String) throws -> Data {
         do {
             return try Data(contentsOf: url(for: sha256))
         } catch {
             throw StoreError.attachmentMissing(sha256: sha256)
         }
+    }
+
+    public func localFile(_ sha256: String, tmp: URL) -> (url: URL, temporary: Bool) {
+        (url(for: sha256), false)
+    }
+
+    /// Puts a staged file in place unless identical bytes are already there; fsyncs the folders.
+    public func ensurePresent(_ staged: BlobStore.Staged, recorded: Bool) throws {
+        let final = url(for: staged.sha256)
+        if FileManager.default.fileExists(atPath: final.path) { return }
+        let shard2 = final.deletingLastPathComponent()
+        let shard1 = shard2.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: shard2.path) {
+            try FileManager.default.createDirectory(at: shard2, withIntermediateDirectories: true)
+            try BlobStore.fsyncDirectory(shard1)
+            try BlobStore.fsyncDirectory(root)
+        }
+        guard FileManager.default.fileExists(atPath: staged.tmpURL.path) else {
+            throw StoreError.io("the staged file for \(staged.sha256.prefix(12)) is gone")
+        }
+        guard rename(staged.tmpURL.path, final.path) == 0 else {
+            throw StoreError.io("rename into \(final.path) failed: \(String(cString: strerror(errno)))")
+        }
+        try BlobStore.fsyncDirectory(shard2)
+    }
+
+    public func remove(_ sha256: String) throws {
+        let final = url(for: sha256)
+        if unlink(final.path) == 0 {
+            try BlobStore.fsyncDirectory(final.deletingLastPathComponent())
+        } else if errno != ENOENT {
+            throw StoreError.io("cannot remove \(final.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public func storedHashes(writtenBefore cutoff: Date) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var out: [String] = []
+        for case let url as URL in enumerator where url.lastPathComponent.count == 64 {
+            out.append(url.lastPathComponent)
+        }
+        return out
+    }
+}
+
+/// Stores files by the SHA-256 of their bytes, kept byte-exact, in a `BlobBackend` (the data folder unless the
+/// settings name an object store).
+///
+/// Bytes are staged on this machine first: a temporary file that is fsynced and hashed (`stage`, `Writer`). Then
+/// `upload` (before the write transaction) and `ensurePresent` (inside the write transaction that records the row
+/// pointing at them) keep them in the backend, so the row never commits before its file. Files are removed only
+/// inside a write transaction that has just confirmed no row uses them, so removal cannot race with a new row for
+/// the same bytes.
+public struct BlobStore: Sendable {
+    let root: URL
+    let tmp: URL
+    public let backend: any BlobBackend
+    private let local: LocalBlobBackend
+
+    init(folder: DataFolder, backend: (any BlobBackend)? = nil) {
+        root = folder.blobsURL
+        tmp = folder.tmpURL
+        local = LocalBlobBackend(folder: folder)
+        self.backend = backend ?? local
+    }
+
+    /// Bytes written to a temporary file and hashed, not yet in place.
+    public struct Staged: Sendable {
+        public let sha256: String
+        public let byteCount: Int64
+        public let tmpURL: URL
+    }
+
+    /// Where the file for a hash lives in the data folder, `blobs/ab/cd/abcd…` (the local backend's layout).
+    public func url(for sha256: String) -> URL {
+        local.url(for: sha256)
+    }
+
+    public func exists(_ sha256: String) throws -> Bool {
+        try backend.exists(sha256)
+    }
+
+    /// The stored bytes.
+    public func read(_ sha256: String) throws -> Data {
+        try backend.read(sha256)
+    }
+
+    /// A file on this machine with the stored bytes, for `body` (a copy fetched from an object store is removed after).
+    public func withLocalFile<T>(_ sha256: String, _ body: (URL) throws -> T) throws -> T {
+        let (url, temporary) = try backend.localFile(sha256, tmp: tmp)
+        defer { if temporary { unlink(url.path) } }
+        return try body(url)
+    }
+
+    /// A file on this machine with the stored bytes that stays a while (a report being rendered): the stored file,
+    /// or a copy in tmp/ (`fetched-<sha256>`, fetched once and used again while it is there) that the
+    /// temporary-file sweep removes once it is an hour old.
+    public func localFile(_ sha256: String) throws -> URL {
+        let kept = tmp.appendingPathComponent("fetched-\(sha256)")
+        if FileManager.default.fileExists(atPath: kept.path) { return kept }
+        let (url, temporary) = try backend.localFile(sha256, tmp: tmp)
+        guard temporary else { return url }
+        guard rename(url.path, kept.path) == 0 else {
+            unlink(url.path)
+            throw StoreError.io("cannot keep a copy of \(sha256.prefix(12))… in \(tmp.path)")
+        }
+        return kept
+    }
+
+    /// Keeps a staged file in the backend; call before the write transaction that records it (nothing for the data folder).
+    public func upload(_ staged: Staged) throws {
+        try backend.upload(staged)
     }
 
     /// Writes bytes to a temporary file, fsynced, and hashes them.
@@ -146,25 +281,10 @@ public struct BlobStore: Sendable {
         try Writer(directory: tmp, maxBytes: maxBytes)
     }
 
-    /// Puts a staged file in place unless identical bytes are already there; fsyncs the folders.
-    /// Call inside the write transaction that records the row.
-    func ensurePresent(_ staged: Staged) throws {
-        let final = url(for: staged.sha256)
-        if FileManager.default.fileExists(atPath: final.path) { return }
-        let shard2 = final.deletingLastPathComponent()
-        let shard1 = shard2.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: shard2.path) {
-            try FileManager.default.createDirectory(at: shard2, withIntermediateDirectories: true)
-            try Self.fsyncDirectory(shard1)
-            try Self.fsyncDirectory(root)
-        }
-        guard FileManager.default.fileExists(atPath: staged.tmpURL.path) else {
-            throw StoreError.io("the staged file for \(staged.sha256.prefix(12)) is gone")
-        }
-        guard rename(staged.tmpURL.path, final.path) == 0 else {
-            throw StoreError.io("rename into \(final.path) failed: \(String(cString: strerror(errno)))")
-        }
-        try Self.fsyncDirectory(shard2)
+    /// Puts a staged file in place unless identical bytes are already there. Call inside the write transaction
+    /// that records the row; `recorded`: its `blob` row existed before that transaction.
+    func ensurePresent(_ staged: Staged, recorded: Bool = false) throws {
+        try backend.ensurePresent(staged, recorded: recorded)
     }
 
     /// The bytes of a staged file (to check an upload before it is kept).
@@ -179,12 +299,7 @@ public struct BlobStore: Sendable {
 
     /// Deletes a stored file. Only call inside a write transaction that saw no row uses it.
     func remove(_ sha256: String) throws {
-        let final = url(for: sha256)
-        if unlink(final.path) == 0 {
-            try Self.fsyncDirectory(final.deletingLastPathComponent())
-        } else if errno != ENOENT {
-            throw StoreError.io("cannot remove \(final.path): \(String(cString: strerror(errno)))")
-        }
+        try backend.remove(sha256)
     }
 
     // MARK: - Pinning files for a backup
@@ -232,14 +347,10 @@ public struct BlobStore: Sendable {
         try? Pin(url: pinURL, exclusive: true, wait: false)
     }
 
-    /// Every hash that has a file, for the garbage sweep.
-    func allStoredHashes() -> [String] {
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
-        var out: [String] = []
-        for case let url as URL in enumerator where url.lastPathComponent.count == 64 {
-            out.append(url.lastPathComponent)
-        }
-        return out
+    /// Every hash that has a stored file, for the garbage sweep (in an object store, those written over an hour
+    /// before `now`: younger ones may be uploads whose rows are being written).
+    func allStoredHashes(now: Date = Date()) throws -> [String] {
+        try backend.storedHashes(writtenBefore: now.addingTimeInterval(-3600))
     }
 
     /// Removes staging files left by a crash, older than `age` seconds.

@@ -21,6 +21,11 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(String)
     /// An upload larger than allowed.
     case tooLarge(limit: Int64)
+    /// The object store that keeps photos and files refused Nestory (HTTP 403: wrong key or secret, no permission
+    /// on the bucket, or no such bucket): the operator's settings need fixing.
+    case blobStorageRefused(location: String, detail: String)
+    /// The object store did not answer in time or answered with a server error, after its retries.
+    case blobStorageUnavailable(location: String, detail: String)
 
     public var description: String {
         switch self {
@@ -37,11 +42,15 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .schemaOutdated(let path, let pending):
             return "The database in \(path) needs upgrading (\(pending.count) migration\(pending.count == 1 ? "" : "s") to apply). Run `nestory migrate --data \(path)`; back up the folder first."
         case .attachmentMissing(let sha):
-            return "A stored file (\(sha.prefix(12))…) is missing from the data folder."
+            return "A stored file (\(sha.prefix(12))…) is missing from where photos and files are kept (the data folder, or the object store of storage.blobs)."
         case .io(let detail):
             return "A file could not be written: \(detail)."
         case .tooLarge(let limit):
             return "The file is larger than the limit of \(limit / 1_000_000) MB."
+        case .blobStorageRefused(let location, let detail):
+            return "The object store refused access to \(location) (\(detail)). Check the bucket, storage.s3.accessKey and storage.s3.secretKey, and the key's permissions on the bucket."
+        case .blobStorageUnavailable(let location, let detail):
+            return "The object store holding \(location) cannot be reached (\(detail)). Try again in a moment."
         }
     }
 

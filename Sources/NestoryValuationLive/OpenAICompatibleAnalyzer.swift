@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryHTTP
 import NestoryValuation
 
 /// Photo analysis through an OpenAI-compatible chat completions endpoint: OpenAI itself, or vLLM, Ollama or

@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryHTTP
 import NestoryValuation
 
 /// Market search through Tavily's documented `POST /search` (a Bearer key; JSON body with the query, up to 20

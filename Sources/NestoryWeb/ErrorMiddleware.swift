@@ -122,6 +122,10 @@ struct ErrorMiddleware: RouterMiddleware {
                 Counter(label: "nestory_database_busy_total").increment()
                 return Problem(status: .serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
             case .tooLarge: return Problem(status: .contentTooLarge, code: "too_large", message: error.description)
+            case .blobStorageUnavailable:
+                context.logger.warning("\(error.description)")
+                return Problem(status: .serviceUnavailable, code: "storage_unavailable",
+                               message: "Stored photos and files cannot be reached right now. Try again in a moment.")
             default: return internalError(error, context: context)
             }
         case let error as BackupError:

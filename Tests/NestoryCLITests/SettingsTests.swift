@@ -49,6 +49,32 @@ import Testing
         }
     }
 
+    @Test func objectStorageSettings() async throws {
+        #expect(try await Settings.read(flags: [:], environment: [:]).blobBackend == nil)  // the data folder by default
+        let environment = ["NESTORY_STORAGE_BLOBS": "s3://photos/nestory", "NESTORY_STORAGE_S3_ENDPOINT": "http://127.0.0.1:9000",
+                           "NESTORY_STORAGE_S3_PATH_STYLE": "true", "NESTORY_STORAGE_S3_ACCESS_KEY": "AKIDEXAMPLE",
+                           "NESTORY_STORAGE_S3_SECRET_KEY": "a very secret secret", "NESTORY_STORAGE_S3_REGION": "eu-west-1"]
+        let settings = try await Settings.read(flags: [:], environment: environment)
+        #expect(settings.blobs == "s3://photos/nestory" && settings.s3PathStyle && settings.s3Region == "eu-west-1")
+        #expect(settings.blobBackend?.location == "s3://photos/nestory/ at http://127.0.0.1:9000")
+        let logged = settings.logged.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        #expect(!logged.contains("a very secret") && logged.contains("storage.s3.secretKey=(redacted)") && !logged.contains("AKIDEXAMPLE"))
+        for (environment, expected) in [
+            (["NESTORY_STORAGE_BLOBS": "ftp://photos"], "storage.blobs"), (["NESTORY_STORAGE_BLOBS": "s3://No_Such"], "storage.blobs"),
+            (["NESTORY_STORAGE_BLOBS": "s3://photos"], "storage.s3.accessKey"),
+            (["NESTORY_STORAGE_BLOBS": "s3://photos", "NESTORY_STORAGE_S3_ACCESS_KEY": "AKID"], "storage.s3.secretKey"),
+            (["NESTORY_STORAGE_S3_ENDPOINT": "127.0.0.1:9000"], "storage.s3.endpoint"), (["NESTORY_STORAGE_S3_PATH_STYLE": "maybe"], "storage.s3.pathStyle"),
+            (["NESTORY_STORAGE_S3_ATTEMPTS": "0"], "storage.s3.attempts"),
+        ] {
+            do {
+                _ = try await Settings.read(flags: [:], environment: environment)
+                Issue.record("\(environment) was accepted")
+            } catch let error as Settings.Invalid {
+                #expect(error.description.hasPrefix("The setting \(expected) "), "\(error)")
+            }
+        }
+    }
+
     @Test func theLoggedSettingsHideTheMetricsToken() async throws {
         let settings = try await Settings.read(flags: ["metrics.mode": "token"], environment: ["NESTORY_METRICS_TOKEN": "a secret token of length"])
         #expect(settings.metricsToken == "a secret token of length")

@@ -33,9 +33,10 @@ struct CLI {
         let process = Process()
         let port = Int.random(in: 20_000..<40_000)
 
-        init(folder: Folder) throws {
+        init(folder: Folder, environment: [String: String] = [:]) throws {
             process.executableURL = CLI.binary
             process.arguments = ["serve", "--data", folder.path, "--port", String(port)]
+            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

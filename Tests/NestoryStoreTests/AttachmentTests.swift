@@ -21,7 +21,7 @@ import Testing
         // The same bytes again are stored once.
         let again = try store.database.addPhoto(home.id, to: item.id, data: bytes, contentType: "image/jpeg", now: store.now)
         #expect(again.attachment.sha256 == photo.attachment.sha256)
-        #expect(store.database.blobs.allStoredHashes() == [photo.attachment.sha256])
+        #expect(try store.database.blobs.allStoredHashes() == [photo.attachment.sha256])
         // Nothing is left in the staging folder.
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path).isEmpty)
     }
@@ -58,14 +58,14 @@ import Testing
 
         try store.database.deleteItem(home.id, a.id)
         // Still used by B, by the other household's C, and by the (now unlinked) receipt.
-        #expect(store.database.blobs.exists(pa.attachment.sha256))
-        #expect(store.database.blobs.exists(pa2.attachment.sha256))
-        #expect(store.database.blobs.exists(receipt.attachment.sha256))
+        #expect(try store.database.blobs.exists(pa.attachment.sha256))
+        #expect(try store.database.blobs.exists(pa2.attachment.sha256))
+        #expect(try store.database.blobs.exists(receipt.attachment.sha256))
 
         try store.database.deleteItem(home.id, b.id)
-        #expect(!store.database.blobs.exists(pa.attachment.sha256))  // nobody uses it now
+        #expect(try !store.database.blobs.exists(pa.attachment.sha256))  // nobody uses it now
         try store.database.deleteItem(other.id, c.id)
-        #expect(!store.database.blobs.exists(pa2.attachment.sha256))
+        #expect(try !store.database.blobs.exists(pa2.attachment.sha256))
         let rows = try store.database.unsafeRawRead { db in try String.fetchAll(db, sql: "SELECT sha256 FROM blob") }
         #expect(rows == [receipt.attachment.sha256])
     }
@@ -76,7 +76,7 @@ import Testing
         #expect(throws: DomainError.notFound("The item")) {
             try store.database.addPhoto(home.id, to: ItemID(), data: fakeImage(5), contentType: "image/jpeg", now: store.now)
         }
-        #expect(store.database.blobs.allStoredHashes().isEmpty)
+        #expect(try store.database.blobs.allStoredHashes().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path).isEmpty)
     }
 
@@ -130,10 +130,10 @@ import Testing
         try store.database.writer.write { db in try store.database.blobs.ensurePresent(orphan) }
         // A crash while staging: a temporary file.
         let stale = try store.database.blobs.stage(fakeImage(3))
-        #expect(store.database.blobs.exists(orphan.sha256))
+        #expect(try store.database.blobs.exists(orphan.sha256))
         let removed = try store.database.collectGarbage(now: store.now.addingTimeInterval(7200 + Date().timeIntervalSince(store.now)))
         #expect(removed == 1)
-        #expect(!store.database.blobs.exists(orphan.sha256))
+        #expect(try !store.database.blobs.exists(orphan.sha256))
         #expect(!FileManager.default.fileExists(atPath: stale.tmpURL.path))
         #expect(try store.database.blobs.read(kept.attachment.sha256) == fakeImage(1))
     }

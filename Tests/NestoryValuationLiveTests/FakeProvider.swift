@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NestoryHTTP
 import NestoryValuationLive
 
 /// A local server on 127.0.0.1 that answers POSTs with scripted replies shaped like a provider's (status, JSON

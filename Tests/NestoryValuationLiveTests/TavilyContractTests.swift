@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryHTTP
 import NestoryValuation
 import Testing
 @testable import NestoryValuationLive

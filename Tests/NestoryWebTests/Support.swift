@@ -30,11 +30,11 @@ final class TestApp: @unchecked Sendable {
     init(limit: Int = 10, clientLimit: Int = 50, hasher: any PasswordHasher = BcryptPasswordHasher(cost: 4),
          receiptReader: ReceiptReader? = nil, scanning: Bool = true, path: String? = nil, keepsFolder: Bool = false,
          webhooks: Services.Webhooks = .unavailable, instancePro: Bool = true, licenceKeys: [String: Data] = [:],
-         tokenRequestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) throws {
+         tokenRequestsPerMinute: Int = 600, blobBackend: (any BlobBackend)? = nil, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.hasher = hasher
         self.keepsFolder = keepsFolder
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
-        database = try AppDatabase.open(DataFolder(path: self.path))
+        database = try AppDatabase.open(DataFolder(path: self.path), blobBackend: blobBackend)
         let imaging = try LibvipsImageProcessor()
         let services = Services(database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,

@@ -152,14 +152,23 @@ struct InventoryController {
         guard let sha = context.parameters.get("sha"), sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
             throw DomainError.notFound("The file")
         }
-        let (data, attachment) = try database.attachmentData(viewer.household.id, sha256: sha)
+        let attachment = try database.attachment(viewer.household.id, sha256: sha)
         let size = request.query["size"] ?? "display"
-        var body = data
+        let body: Data
         var type = attachment.contentType
         if size != "original", attachment.contentType.hasPrefix("image/") {
+            // A kept rendition is served without reading the original (which may be in an object store).
             let kind: RenditionCache.Kind = size == "thumb" ? .thumbnail : .display
-            if let rendition = await dependencies.items.rendition(of: data, sha256: sha, kind) { body = rendition }
-            if body != data { type = "image/jpeg" }
+            if let cached = database.renditions.read(sha, kind) {
+                body = cached
+                type = "image/jpeg"
+            } else {
+                let data = try await dependencies.items.storedFile(sha)
+                body = await dependencies.items.rendition(of: data, sha256: sha, kind) ?? data
+                if body != data { type = "image/jpeg" }
+            }
+        } else {
+            body = try await dependencies.items.storedFile(sha)
         }
         var headers = HTTPFields()
         headers[.contentType] = type
