@@ -23,7 +23,7 @@ final class FakeProviders: Sendable {
             let file = context.parameters.get("file") ?? ""
             log.append("off \(file)")
             if file == "\(Self.slow).json" {
-                try await Task.sleep(for: .seconds(8))
+                try await Task.sleep(for: .seconds(60))
             }
             if file == "\(Self.nutella).json" {
                 return Self.json(.ok, #"{"code":"3017620422003","status":1,"status_verbose":"product found","product":{"product_name":"Nutella","brands":"Ferrero, Nutella","categories":"Spreads, Sweet spreads","image_front_url":"https://images.openfoodfacts.org/n.jpg"}}"#)
@@ -101,9 +101,9 @@ struct ProviderContractTests {
         let started = Date()
         await #expect(throws: ProviderError.timedOut) { try await slow.lookup(try #require(GTIN(FakeProviders.slow))) }
         let waited = Date().timeIntervalSince(started)
-        // Well before the provider's answer at 8 s: the 1 s timeout ended it (the margin is for a loaded machine,
-        // where a full run once measured more than 2.9 s).
-        #expect(waited >= 0.9 && waited < 6, "waited \(waited) s")
+        // The error says the 1 s timeout ended it; the bound, that it did not wait for the answer at 60 s, with
+        // room for a loaded machine (full runs here measured more than 2.9 s, and once more than 6 s).
+        #expect(waited >= 0.9 && waited < 30, "waited \(waited) s")
     }
 }
 
