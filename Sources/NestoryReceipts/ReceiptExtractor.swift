@@ -679,9 +679,17 @@ public struct ReceiptExtractor: Sendable {
         // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
         let stripped = line.upper.filter { !" ()[]:.#".contains($0) }
         if stripped.range(of: #"^[0-9]{4,}-?[A-Z]?(-[A-Z0-9]+)?$"#, options: .regularExpression) != nil { return true }
-        if line.letters.count <= 3, line.upper.filter(\.isNumber).count >= 6 { return true }
+        if line.letters.count <= 3, line.upper.filter(\.isNumber).count >= 6, !startsWithHouseNumber(line) { return true }
         return false
     }
+
+    /// `NO 43-45-47G,`, `LOT 1851-A`, `NO.3, JALAN …`: the number an address starts with, not an id.
+    static func startsWithHouseNumber(_ line: Line) -> Bool {
+        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)\b[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]"#, options: .regularExpression) != nil
+    }
+
+    /// Countries: an address ends with its country.
+    static let countries: Set<String> = ["MALAYSIA", "SINGAPORE", "INDONESIA", "THAILAND", "USA", "UK", "AUSTRALIA", "GERMANY", "FRANCE", "CANADA"]
 
     static func isAddressLine(_ line: Line) -> Bool {
         let w = Set(line.words)
@@ -894,8 +902,16 @@ public struct ReceiptExtractor: Sendable {
                 // `TEL: ...` ends the address; an id printed inside it (rare) is skipped.
                 break
             }
-            if !line.dates.isEmpty || !line.amounts.isEmpty || isHeaderNoise(line) { break }
+            // (A house number such as `NO 43-45-47G` may scan as a date.)
+            if (!line.dates.isEmpty && !startsWithHouseNumber(line)) || !line.amounts.isEmpty || isHeaderNoise(line) { break }
             if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) { break }
+            if !collected.isEmpty {
+                // The country is an address's last line: what follows (`SUNWAY VELOCITY`, the outlet) is not in it.
+                if let last = collected.last?.words.last(where: { $0.contains(where: \.isLetter) }), countries.contains(last) { break }
+                // A labelled code (`SITE : 2591`, `INV NO # : BWMC0200`) is not part of an address.
+                if line.upper.range(of: #"^[A-Z][A-Z .#]{1,15}:\s*[A-Z0-9\-/]*[0-9][A-Z0-9\-/]*$"#, options: .regularExpression) != nil,
+                   !startsWithHouseNumber(line) { break }
+            }
             // Lines between the name and the address (a branch name, `FORMERLY KNOWN AS …`) are skipped.
             if collected.isEmpty, !isAddressLine(line) {
                 if index - 1 > vendorLine + 3 { break }
@@ -904,6 +920,15 @@ public struct ReceiptExtractor: Sendable {
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }
+        // The branch's name above its address (`BANDAR BARU RAWANG` / `NO 15 JALAN BANDAR RAWANG 10` / `BANDAR BARU
+        // RAWANG`, `SUSHI MENTAI PLAZA DANAU` / `NO.37-1, PLAZA DANAU DESA 2`): a first line without a number, half of
+        // whose words (two at least) come again in the lines below it, which start with the house number.
+        if collected.count >= 2, let first = collected.first, !first.upper.contains(where: \.isNumber),
+           startsWithHouseNumber(collected[1]) || collected[1].upper.first?.isNumber == true {
+            let own = Set(first.words.filter { $0.count >= 2 })
+            let again = own.intersection(collected.dropFirst().flatMap(\.words))
+            if again.count >= 2, again.count * 2 >= own.count { collected.removeFirst() }
+        }
         let text = lettersForZeros(collected.map(\.text).joined(separator: " "))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }

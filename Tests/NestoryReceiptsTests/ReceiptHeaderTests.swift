@@ -1,0 +1,52 @@
+import Foundation
+import NestoryDomain
+import Testing
+@testable import NestoryReceipts
+
+/// The store's name and address from the header (issue 22): general rules, each checked on a receipt written by
+/// hand for it (no store of any data set).
+@Suite struct ReceiptHeaderTests: MalaysianReceipts {
+    func squeezed(_ text: String?) -> String { (text ?? "").uppercased().filter { $0.isLetter || $0.isNumber } }
+
+    // MARK: Address
+
+    @Test func theCountryEndsTheAddress() {
+        let text = """
+            KEDAI BUKU CAHAYA SDN BHD
+            NO 8, JALAN MERBAU 3
+            56000 KUALA LUMPUR, MALAYSIA
+            MIDVALLEY MEGAMALL
+            TEL : 03-9201 6281
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 8, JALAN MERBAU 3 56000 KUALA LUMPUR, MALAYSIA")
+        // Without a country the lines after the postcode stay (place names are not a closed list).
+        let open = "KEDAI BUKU CAHAYA\nNO.17, JALAN BESAR,\n39100 BRINCHANG,\nCAMERON HIGHLANDS,\nPAHANG\nGST REG.:002120876032"
+        #expect(squeezed(extractor.extract(text: open, hints: malaysia).address?.value) == "NO17JALANBESAR39100BRINCHANGCAMERONHIGHLANDSPAHANG")
+    }
+
+    @Test func aLabelledCodeAfterTheAddressIsNotPartOfIt() {
+        for code in ["SITE: 2591", "STATION : 0427", "INV NO # : BWMC02000047293"] {
+            let text = "PETRO KIOSK MAJU\nLOT 1987 TMN SIERRA\n81750 MASAI JOHOR\n\(code)\nRECEIPT"
+            #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LOT 1987 TMN SIERRA 81750 MASAI JOHOR", "\(code)")
+        }
+    }
+
+    @Test func aHouseNumberWithFewLettersStartsTheAddressAndIsNoRegistrationNumber() {
+        let text = "MINI MARKET SETIA\nBR NO.: 0195932-X\nNO 43-45-47G,\nTAMAN SEJATI,\n45600 BESTARI JAYA\n03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 43-45-47G, TAMAN SEJATI, 45600 BESTARI JAYA")
+    }
+
+    @Test func theBranchNameAboveItsAddressIsLeftOut() {
+        let branch = """
+            HEALTHY LIVING PHARMACY SDN BHD
+            BANDAR BARU SELAYANG
+            NO 15 JALAN BANDAR SELAYANG 10
+            BANDAR BARU SELAYANG
+            TEL:03-60932032
+            """
+        #expect(extractor.extract(text: branch, hints: malaysia).address?.value == "NO 15 JALAN BANDAR SELAYANG 10 BANDAR BARU SELAYANG")
+        // A building's name is part of the address: its words do not come again below it.
+        let building = "HEALTHY LIVING PHARMACY SDN BHD\nWISMA CEMPAKA\nNO 3, JALAN MAWAR 2\n47400 PETALING JAYA\nTEL:03-60932032"
+        #expect(extractor.extract(text: building, hints: malaysia).address?.value == "WISMA CEMPAKA NO 3, JALAN MAWAR 2 47400 PETALING JAYA")
+    }
+}
