@@ -748,7 +748,8 @@ public struct ReceiptExtractor: Sendable {
         let candidates = header.filter { eligible($0) && ($0.confidence ?? 1) >= 0.3 }
         guard !candidates.isEmpty else { return nil }
         // The name comes before the address and the contact lines; what follows them is rarely the vendor.
-        let firstAddress = header.first(where: { isAddressLine($0) || isIdentityLine($0) })?.index ?? Int.max
+        // (A bare number above the name, a receipt or terminal number, is not the contact block.)
+        let firstAddress = header.first(where: { $0.letters.count > 0 && (isAddressLine($0) || isIdentityLine($0)) })?.index ?? Int.max
         let maxProminence = candidates.map(\.prominence).max() ?? 1
         var best: (score: Double, line: Line)?
         for (rank, line) in candidates.enumerated() {
@@ -766,7 +767,12 @@ public struct ReceiptExtractor: Sendable {
                candidates.dropFirst(rank + 1).prefix(2).contains(where: { $0.index < firstAddress && (hasSuffix($0) || hasBusinessWord($0)) }) {
                 score -= 3
             }
-            let letterShare = Double(line.letters.count) / Double(max(line.text.filter { !$0.isWhitespace }.count, 1))
+            // The company's registration number printed after its name (`… SDN BHD (519537-X)`) marks the legal name,
+            // even when the legal form was misread; it does not count against the share of letters.
+            let registration = #"\(\s*[0-9]{4,}[\-·. ]?[A-Z]\s*\)"#
+            let withoutRegistration = line.upper.replacingOccurrences(of: registration, with: "", options: .regularExpression)
+            if withoutRegistration.count < line.upper.count, withoutRegistration.filter(\.isLetter).count >= 4 { score += 1.5 }
+            let letterShare = Double(line.letters.count) / Double(max(withoutRegistration.filter { !$0.isWhitespace }.count, 1))
             if letterShare < 0.6 { score -= 1.5 }
             // Logos and stamps read as noise (`Noon dig`): the recogniser itself is unsure of them.
             if let confidence = line.confidence {

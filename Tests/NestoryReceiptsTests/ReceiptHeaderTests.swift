@@ -8,6 +8,21 @@ import Testing
 @Suite struct ReceiptHeaderTests: MalaysianReceipts {
     func squeezed(_ text: String?) -> String { (text ?? "").uppercased().filter { $0.isLetter || $0.isNumber } }
 
+    // MARK: Vendor
+
+    @Test func aNumberAboveTheNameIsNotTheContactBlock() {
+        // A receipt or terminal number printed first does not push the name below "the address and contacts".
+        let text = "KOPI\n3180404\nBINTANG MAKMUR SDN BHD (1206674-T)\nNO 3, JALAN MAWAR 2\n47400 PETALING JAYA"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "BINTANG MAKMUR SDN BHD")
+    }
+
+    @Test func theRegistrationNumberMarksTheLegalNameWhenTheLegalFormIsMisread() {
+        let text = "GOLDEN LEAF\nSRI MAJU JAYA 5/8 (519537-X)\nLOT 2, JALAN MERANTI\n41150 KLANG"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SRI MAJU JAYA S/B")
+        // Without the number the first line stays the name (nothing says otherwise).
+        #expect(extractor.extract(text: "GOLDEN LEAF\nSRI MAJU JAYA\nLOT 2, JALAN MERANTI", hints: malaysia).vendor?.value == "GOLDEN LEAF")
+    }
+
     // MARK: Address
 
     @Test func theCountryEndsTheAddress() {
