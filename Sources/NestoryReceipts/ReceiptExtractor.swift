@@ -827,7 +827,11 @@ public struct ReceiptExtractor: Sendable {
             } else { break }
         }
         let joined = lines[first...last].map(\.text).joined(separator: " ")
-        let name = cleanVendor(joined)
+        // What the receipt says elsewhere (a footer, an email or web address) puts a misread letter of the name right.
+        // (Only from lines the recogniser is at least as sure of as of the name.)
+        let nameConfidence = lines[first...last].compactMap(\.confidence).min() ?? 0
+        let elsewhere = lines.filter { ($0.index < first || $0.index > last) && ($0.confidence ?? 1) >= nameConfidence }.map(\.upper)
+        let name = repairedName(cleanVendor(joined), elsewhere: elsewhere)
         guard name.filter(\.isLetter).count >= 2 else { return nil }
         var confidence = 0.45
         if hasSuffix(chosen) { confidence += 0.25 }
@@ -835,6 +839,58 @@ public struct ReceiptExtractor: Sendable {
         if chosen.prominence > 1.2 { confidence += 0.1 }
         if candidates.count == 1 { confidence += 0.1 }
         return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
+    }
+
+    /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`).
+    static let lookalikeLetters: Set<String> = ["MN", "NM", "IL", "LI", "OU", "UO", "OD", "DO", "BH", "HB", "CG", "GC", "EF", "FE",
+                                                "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR"]
+
+    /// A name's words put right where one letter was misread: a word of four letters or more that the receipt prints,
+    /// one letter different, on another line (`GOARDIAN` in the name, `GUARDIAN` in the footer or in `www.guardian.com.my`;
+    /// a letter more or less only in words of seven letters or more: `GARDEIA`), or one letter from a business word or
+    /// legal form (six letters or more: `HEAUTY`, `CONFECTIUNERY`; shorter ones only for letters a recogniser confuses:
+    /// `NART`). A word the receipt prints as it is elsewhere is left alone, and so is a final S (`KING'S`, `STATIONERS`).
+    static func repairedName(_ name: String, elsewhere: [String]) -> String {
+        let vocabulary = Lexicon.businessWords.union(Lexicon.companySuffixes).filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+        let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
+        func lookalike(_ a: String, _ b: String) -> Bool {
+            guard a.count == b.count else { return false }
+            let pairs = zip(a, b).filter { $0 != $1 }
+            return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
+        }
+        func replacement(_ word: String) -> String? {
+            guard word.count >= 4, !vocabulary.contains(word), !otherWords.contains(word) else { return nil }
+            // Said again on the receipt: a word of another line, or of an address (`WWW.GUARDIAN.COM.MY`).
+            func plural(_ other: String) -> Bool {
+                (word.hasSuffix("S") || other.hasSuffix("S")) && (word.dropLast() == other.dropLast() || word.dropLast() == other || other.dropLast() == word)
+            }
+            func close(_ other: String) -> Bool {
+                guard oneEditApart(word, other), !plural(other) else { return false }
+                return word.count == other.count ? word.count >= 5 || lookalike(word, other) : min(word.count, other.count) >= 7
+            }
+            let again = otherWords.filter(close)
+            if again.count == 1, let found = again.first { return found }
+            let known = vocabulary.filter { ((word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) }
+            return known.count == 1 ? known.first : nil
+        }
+        var result = ""
+        var token = ""
+        func flush() {
+            if !token.isEmpty {
+                if let fixed = replacement(token.uppercased()) {
+                    let capitalised = token.first?.isUppercase == true && token.dropFirst().contains(where: \.isLowercase)
+                    result += capitalised ? fixed.prefix(1) + fixed.dropFirst().lowercased() : (token == token.uppercased() ? fixed : fixed.lowercased())
+                } else {
+                    result += token
+                }
+            }
+            token = ""
+        }
+        for character in name {
+            if character.isLetter { token.append(character) } else { flush(); result.append(character) }
+        }
+        flush()
+        return result
     }
 
     /// Drops registration numbers and what follows the legal form: `99 SPEED MART S/B (519537-X)` → `99 SPEED MART S/B`.

@@ -23,6 +23,43 @@ import Testing
         #expect(extractor.extract(text: "GOLDEN LEAF\nSRI MAJU JAYA\nLOT 2, JALAN MERANTI", hints: malaysia).vendor?.value == "GOLDEN LEAF")
     }
 
+    @Test func aLetterMisreadInTheNameIsPutRightByWhatTheReceiptSaysElsewhere() {
+        let text = """
+            Goardian Pharmacy SDN BHD
+            NO 3, JALAN MAWAR 2
+            TOTAL 12.00
+            Thank you for shopping at Guardian
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "Guardian Pharmacy SDN BHD")
+        // A letter missing, in a long word, said again inside a web address.
+        #expect(ReceiptExtractor.repairedName("GARDEIA BAKERS", elsewhere: ["WWW.GARDENIA.COM.MY"]) == "GARDENIA BAKERS")
+        // Left alone: the same word printed as it is elsewhere, a final S, short words and letters not confused.
+        #expect(ReceiptExtractor.repairedName("KING'S CAKES", elsewhere: ["KINGS CAKES"]) == "KING'S CAKES")
+        #expect(ReceiptExtractor.repairedName("YONG TRADING", elsewhere: ["YOUNG"]) == "YONG TRADING")
+        #expect(ReceiptExtractor.repairedName("GUARDIAN", elsewhere: ["GOARDIAN", "GUARDIAN"]) == "GUARDIAN")
+    }
+
+    @Test func aLetterMisreadInABusinessWordOrLegalForm() {
+        #expect(ReceiptExtractor.repairedName("99 SPEED NART S/B", elsewhere: []) == "99 SPEED MART S/B")
+        #expect(ReceiptExtractor.repairedName("Verbena Confectiunery SDN BHD", elsewhere: []) == "Verbena Confectionery SDN BHD")
+        #expect(ReceiptExtractor.repairedName("SIN THYE & COMFANY", elsewhere: []) == "SIN THYE & COMPANY")
+        #expect(ReceiptExtractor.repairedName("LIM HOIDINGS", elsewhere: []) == "LIM HOLDINGS")
+        // Not a confusion a recogniser makes (`MARK` is a name), a plural, a word that is in the lexicon itself.
+        #expect(ReceiptExtractor.repairedName("MARK TRADING", elsewhere: []) == "MARK TRADING")
+        #expect(ReceiptExtractor.repairedName("ARTRANGE STATIONERS", elsewhere: []) == "ARTRANGE STATIONERS")
+        #expect(ReceiptExtractor.repairedName("CAFE HOME", elsewhere: []) == "CAFE HOME")
+    }
+
+    @Test func aNameIsNotRepairedFromALineTheRecogniserIsLessSureOf() {
+        let lines = [
+            RecognizedLine(text: "GOARDIAN PHARMACY", box: TextBox(x: 10, y: 10, width: 300, height: 30), confidence: 0.95),
+            RecognizedLine(text: "NO 3, JALAN MAWAR 2", box: TextBox(x: 10, y: 50, width: 300, height: 30), confidence: 0.95),
+            RecognizedLine(text: "GUARDIAN", box: TextBox(x: 10, y: 400, width: 200, height: 30), confidence: 0.6),
+        ]
+        let reading = extractor.extract(RecognizedText(lines: lines), hints: malaysia)
+        #expect(reading.vendor?.value == "GOARDIAN PHARMACY")
+    }
+
     // MARK: Address
 
     @Test func theCountryEndsTheAddress() {
