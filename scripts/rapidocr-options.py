@@ -22,9 +22,13 @@ import subprocess
 import sys
 import time
 
-# name -> (RapidOCR keyword arguments, onnxruntime SessionOptions attributes)
+# name -> (RapidOCR keyword arguments, onnxruntime SessionOptions attributes[, environment of the worker])
 CONFIGS = {
     "base": ({}, {}),
+    "arena-on": ({}, {"enable_cpu_mem_arena": True}),
+    "malloc-mmap-16m": ({}, {}, {"MALLOC_MMAP_THRESHOLD_": "16777216"}),
+    "malloc-mmap-4m": ({}, {}, {"MALLOC_MMAP_THRESHOLD_": "4194304"}),
+    "malloc-mmap-4m-det-max-1280": ({"det_limit_type": "max", "det_limit_side_len": 1280}, {}, {"MALLOC_MMAP_THRESHOLD_": "4194304"}),
     "det-max-960": ({"det_limit_type": "max", "det_limit_side_len": 960}, {}),
     "det-max-1280": ({"det_limit_type": "max", "det_limit_side_len": 1280}, {}),
     "det-max-1600": ({"det_limit_type": "max", "det_limit_side_len": 1600}, {}),
@@ -114,13 +118,13 @@ def main():
     parser.add_argument("--part", default="working", choices=["working", "held-out", "all"])
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--extra", action="append", default=[],
-                        help="NAME=JSON: another configuration, {\"kwargs\": {...}, \"session\": {...}}")
+                        help="NAME=JSON: another configuration, {\"kwargs\": {...}, \"session\": {...}, \"env\": {...}}")
     args = parser.parse_args()
-    configs = {name: CONFIGS[name] for name in args.configs.split(",") if name}
+    configs = {name: (CONFIGS[name] + ({},))[:3] for name in args.configs.split(",") if name}
     for extra in args.extra:
         name, _, text = extra.partition("=")
         spec = json.loads(text)
-        configs[name] = (spec.get("kwargs", {}), spec.get("session", {}))
+        configs[name] = (spec.get("kwargs", {}), spec.get("session", {}), spec.get("env", {}))
 
     names = []
     for file in sorted(os.listdir(args.data)):
@@ -133,10 +137,10 @@ def main():
     names = names[: args.limit]
 
     workers = {}
-    for name, (kwargs, session) in configs.items():
+    for name, (kwargs, session, env) in configs.items():
         process = subprocess.Popen([sys.executable, "-u", "-c", WORKER, json.dumps({"kwargs": kwargs, "session": session})],
                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                   env={**os.environ, "OMP_NUM_THREADS": "1"})
+                                   env={**os.environ, "OMP_NUM_THREADS": "1", **env})
         assert json.loads(process.stdout.readline()).get("ready"), name
         workers[name] = process
         os.makedirs(os.path.join(args.out, name, "rapidocr"), exist_ok=True)

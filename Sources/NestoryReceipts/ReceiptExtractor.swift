@@ -843,15 +843,15 @@ public struct ReceiptExtractor: Sendable {
 
     /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`).
     static let lookalikeLetters: Set<String> = ["MN", "NM", "IL", "LI", "OU", "UO", "OD", "DO", "BH", "HB", "CG", "GC", "EF", "FE",
-                                                "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR"]
+                                                "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR", "HM", "MH"]
 
     /// A name's words put right where one letter was misread: a word of four letters or more that the receipt prints,
     /// one letter different, on another line (`GOARDIAN` in the name, `GUARDIAN` in the footer or in `www.guardian.com.my`;
     /// a letter more or less only in words of seven letters or more: `GARDEIA`), or one letter from a business word or
     /// legal form (six letters or more: `HEAUTY`, `CONFECTIUNERY`; shorter ones only for letters a recogniser confuses:
     /// `NART`). A word the receipt prints as it is elsewhere is left alone, and so is a final S (`KING'S`, `STATIONERS`).
-    static func repairedName(_ name: String, elsewhere: [String]) -> String {
-        let vocabulary = Lexicon.businessWords.union(Lexicon.companySuffixes).filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+    static func repairedName(_ name: String, elsewhere: [String], vocabulary words: Set<String> = Lexicon.businessWords.union(Lexicon.companySuffixes)) -> String {
+        let vocabulary = words.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
         let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
         func lookalike(_ a: String, _ b: String) -> Bool {
             guard a.count == b.count else { return false }
@@ -864,13 +864,15 @@ public struct ReceiptExtractor: Sendable {
             func plural(_ other: String) -> Bool {
                 (word.hasSuffix("S") || other.hasSuffix("S")) && (word.dropLast() == other.dropLast() || word.dropLast() == other || other.dropLast() == word)
             }
+            // A letter more or less inside the word, not at its ends (`SEKSYENU3`, `SELANGORD.E`: a neighbour glued on).
+            func inside(_ other: String) -> Bool { word.count == other.count || (word.first == other.first && word.last == other.last) }
             func close(_ other: String) -> Bool {
-                guard oneEditApart(word, other), !plural(other) else { return false }
+                guard oneEditApart(word, other), !plural(other), inside(other) else { return false }
                 return word.count == other.count ? word.count >= 5 || lookalike(word, other) : min(word.count, other.count) >= 7
             }
             let again = otherWords.filter(close)
             if again.count == 1, let found = again.first { return found }
-            let known = vocabulary.filter { ((word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) }
+            let known = vocabulary.filter { ((word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0) }
             return known.count == 1 ? known.first : nil
         }
         var result = ""
@@ -945,6 +947,31 @@ public struct ReceiptExtractor: Sendable {
         return name.split(separator: " ", omittingEmptySubsequences: false).map { split(String($0)) }.joined(separator: " ")
     }
 
+    /// An address with the look-alikes a recogniser prints put right: letters among the digits of a number (`28I1`,
+    /// `2B11`) and a postcode's five characters (`411SO`, `5600o`) as digits, a `1` between letters as an `l` (`Ja1an`),
+    /// and a street word, place or state one letter off (`TANAN`, `SELAMGOR`) as the word.
+    static func repairedAddress(_ text: String) -> String {
+        let digitFor: [Character: Character] = ["O": "0", "o": "0", "D": "0", "I": "1", "l": "1", "i": "1", "|": "1", "S": "5", "s": "5", "B": "8", "Z": "2"]
+        var value = text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
+            var chars = Array(token)
+            // A postcode: five characters standing alone (or before a comma), three of them digits, the rest look-alikes.
+            let core = chars.prefix { $0.isNumber || digitFor[$0] != nil }
+            if core.count == 5, core.filter(\.isNumber).count >= 3, chars.count == 5 || [",", "."].contains(chars[5]) {
+                for index in 0..<5 { chars[index] = chars[index].isNumber ? chars[index] : digitFor[chars[index]]! }
+            }
+            // A look-alike letter with digits on both sides.
+            if chars.count >= 3 {
+                for index in 1..<(chars.count - 1) where chars[index - 1].isNumber && chars[index + 1].isNumber {
+                    if let digit = digitFor[chars[index]] { chars[index] = digit }
+                }
+            }
+            return String(chars)
+        }.joined(separator: " ")
+        value = value.replacingOccurrences(of: #"(?<=[a-z])1(?=[a-z])"#, with: "l", options: .regularExpression)
+            .replacingOccurrences(of: #"(?<=[A-Z])1(?=[A-Z]{2})"#, with: "L", options: .regularExpression)
+        return repairedName(value, elsewhere: [], vocabulary: Lexicon.addressWords.union(Lexicon.placeWords).union(["SELANGOR", "KUALA", "LUMPUR"]))
+    }
+
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
     static func lettersForZeros(_ text: String) -> String {
         guard text.contains("0") else { return text }
@@ -991,7 +1018,7 @@ public struct ReceiptExtractor: Sendable {
             let again = own.intersection(collected.dropFirst().flatMap(\.words))
             if again.count >= 2, again.count * 2 >= own.count { collected.removeFirst() }
         }
-        let text = lettersForZeros(collected.map(\.text).joined(separator: " "))
+        let text = repairedAddress(lettersForZeros(collected.map(\.text).joined(separator: " ")))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

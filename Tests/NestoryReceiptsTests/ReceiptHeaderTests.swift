@@ -88,6 +88,17 @@ import Testing
         #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 43-45-47G, TAMAN SEJATI, 45600 BESTARI JAYA")
     }
 
+    @Test func lookAlikesInAnAddressArePutRight() {
+        #expect(ReceiptExtractor.repairedAddress("LOT P.T. 28I1, JALAN ANGSA 411SO KLANG") == "LOT P.T. 2811, JALAN ANGSA 41150 KLANG")
+        #expect(ReceiptExtractor.repairedAddress("No 8,Ja1an 7/118B, 5600o Kuala Lumpur") == "No 8,Jalan 7/118B, 56000 Kuala Lumpur")
+        #expect(ReceiptExtractor.repairedAddress("LOT 2B11, TANAN MERANTI, SELAMGOR") == "LOT 2811, TAMAN MERANTI, SELANGOR")
+        // Left alone: a letter after a number (`7/118B`, `29M`), a word with a neighbour glued on, codes of letters.
+        #expect(ReceiptExtractor.repairedAddress("NO.29M, SEKSYENU3, SELANGORD.E") == "NO.29M, SEKSYENU3, SELANGORD.E")
+        #expect(ReceiptExtractor.repairedAddress("BLK G, JLN PJU 1A/3, 47301 PJ") == "BLK G, JLN PJU 1A/3, 47301 PJ")
+        let text = "KEDAI MAJU\nLOT 2B11, TANAN MERANTI\n411SO KLANG, SELAMGOR\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LOT 2811, TAMAN MERANTI 41150 KLANG, SELANGOR")
+    }
+
     @Test func theBranchNameAboveItsAddressIsLeftOut() {
         let branch = """
             HEALTHY LIVING PHARMACY SDN BHD
