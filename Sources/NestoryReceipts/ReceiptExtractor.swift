@@ -850,7 +850,8 @@ public struct ReceiptExtractor: Sendable {
     /// a letter more or less only in words of seven letters or more: `GARDEIA`), or one letter from a business word or
     /// legal form (six letters or more: `HEAUTY`, `CONFECTIUNERY`; shorter ones only for letters a recogniser confuses:
     /// `NART`). A word the receipt prints as it is elsewhere is left alone, and so is a final S (`KING'S`, `STATIONERS`).
-    static func repairedName(_ name: String, elsewhere: [String], vocabulary words: Set<String> = Lexicon.businessWords.union(Lexicon.companySuffixes)) -> String {
+    static func repairedName(_ name: String, elsewhere: [String], vocabulary words: Set<String> = Lexicon.businessWords.union(Lexicon.companySuffixes),
+                             onlyLookalikes: Bool = false) -> String {
         let vocabulary = words.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
         let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
         func lookalike(_ a: String, _ b: String) -> Bool {
@@ -872,7 +873,9 @@ public struct ReceiptExtractor: Sendable {
             }
             let again = otherWords.filter(close)
             if again.count == 1, let found = again.first { return found }
-            let known = vocabulary.filter { ((word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0) }
+            let known = vocabulary.filter {
+                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
+            }
             return known.count == 1 ? known.first : nil
         }
         var result = ""
@@ -949,7 +952,8 @@ public struct ReceiptExtractor: Sendable {
 
     /// An address with the look-alikes a recogniser prints put right: letters among the digits of a number (`28I1`,
     /// `2B11`) and a postcode's five characters (`411SO`, `5600o`) as digits, a `1` between letters as an `l` (`Ja1an`),
-    /// and a street word, place or state one letter off (`TANAN`, `SELAMGOR`) as the word.
+    /// and a street word, place or state one look-alike letter off (`TANAN`, `SELAMGOR`) as the word (only look-alikes:
+    /// streets are named after places, `JALAN PINANG` is not `PENANG`).
     static func repairedAddress(_ text: String) -> String {
         let digitFor: [Character: Character] = ["O": "0", "o": "0", "D": "0", "I": "1", "l": "1", "i": "1", "|": "1", "S": "5", "s": "5", "B": "8", "Z": "2"]
         var value = text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
@@ -969,7 +973,8 @@ public struct ReceiptExtractor: Sendable {
         }.joined(separator: " ")
         value = value.replacingOccurrences(of: #"(?<=[a-z])1(?=[a-z])"#, with: "l", options: .regularExpression)
             .replacingOccurrences(of: #"(?<=[A-Z])1(?=[A-Z]{2})"#, with: "L", options: .regularExpression)
-        return repairedName(value, elsewhere: [], vocabulary: Lexicon.addressWords.union(Lexicon.placeWords).union(["SELANGOR", "KUALA", "LUMPUR"]))
+        return repairedName(value, elsewhere: [], vocabulary: Lexicon.addressWords.union(Lexicon.placeWords).union(["SELANGOR", "KUALA", "LUMPUR"]),
+                            onlyLookalikes: true)
     }
 
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
@@ -1012,7 +1017,9 @@ public struct ReceiptExtractor: Sendable {
         // The branch's name above its address (`BANDAR BARU RAWANG` / `NO 15 JALAN BANDAR RAWANG 10` / `BANDAR BARU
         // RAWANG`, `SUSHI MENTAI PLAZA DANAU` / `NO.37-1, PLAZA DANAU DESA 2`): a first line without a number, half of
         // whose words (two at least) come again in the lines below it, which start with the house number.
-        if collected.count >= 2, let first = collected.first, !first.upper.contains(where: \.isNumber),
+        // (A line with a street word is the address itself: `JALAN LOKE YEW BENTONG` / `90 GROUND FLOOR JALAN BENTONG`.)
+        let streetWords: Set<String> = ["JALAN", "JLN", "JL", "LORONG", "LRG", "PERSIARAN", "STREET", "ST", "ROAD", "RD", "AVENUE", "AVE", "LANE", "DRIVE", "WAY"]
+        if collected.count >= 2, let first = collected.first, !first.upper.contains(where: \.isNumber), first.words.allSatisfy({ !streetWords.contains($0) }),
            startsWithHouseNumber(collected[1]) || collected[1].upper.first?.isNumber == true {
             let own = Set(first.words.filter { $0.count >= 2 })
             let again = own.intersection(collected.dropFirst().flatMap(\.words))

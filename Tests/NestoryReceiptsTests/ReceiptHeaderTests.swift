@@ -95,6 +95,8 @@ import Testing
         // Left alone: a letter after a number (`7/118B`, `29M`), a word with a neighbour glued on, codes of letters.
         #expect(ReceiptExtractor.repairedAddress("NO.29M, SEKSYENU3, SELANGORD.E") == "NO.29M, SEKSYENU3, SELANGORD.E")
         #expect(ReceiptExtractor.repairedAddress("BLK G, JLN PJU 1A/3, 47301 PJ") == "BLK G, JLN PJU 1A/3, 47301 PJ")
+        // Only a recogniser's look-alikes: a street may be named after a place (`PINANG`), a word spelt another way.
+        #expect(ReceiptExtractor.repairedAddress("NO 21, JALAN PINANG, COMPLEKS SRI GAYA") == "NO 21, JALAN PINANG, COMPLEKS SRI GAYA")
         let text = "KEDAI MAJU\nLOT 2B11, TANAN MERANTI\n411SO KLANG, SELAMGOR\nTEL 03-3279 1851"
         #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LOT 2811, TAMAN MERANTI 41150 KLANG, SELANGOR")
     }
@@ -111,5 +113,8 @@ import Testing
         // A building's name is part of the address: its words do not come again below it.
         let building = "HEALTHY LIVING PHARMACY SDN BHD\nWISMA CEMPAKA\nNO 3, JALAN MAWAR 2\n47400 PETALING JAYA\nTEL:03-60932032"
         #expect(extractor.extract(text: building, hints: malaysia).address?.value == "WISMA CEMPAKA NO 3, JALAN MAWAR 2 47400 PETALING JAYA")
+        // Nor a first line that names the street: it is the address.
+        let street = "KEDAI MAJU\nJALAN LOKE YEW BENTONG\n90 GROUND FLOOR JALAN BENTONG\nTEL:09-2223344"
+        #expect(extractor.extract(text: street, hints: malaysia).address?.value == "JALAN LOKE YEW BENTONG 90 GROUND FLOOR JALAN BENTONG")
     }
 }
