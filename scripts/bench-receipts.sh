@@ -11,7 +11,9 @@
 #          --cache DIR (OCR output saved per image and configuration, and read back on later runs with the
 #          same configuration, so extraction changes re-score in seconds; never for reported numbers), --limit N,
 #          --misses FILE (every wrong field, for reading), --readings FILE (every image field with its confidence and
-#          whether it is right, one line each, to compare engines).
+#          whether it is right, one line each, to compare engines),
+#          --part working|held-out (only that part of the stores: the store's first word hashed, a quarter held out;
+#          every run prints both parts and the vendor's mean per store).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"

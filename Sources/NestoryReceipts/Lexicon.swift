@@ -8,6 +8,7 @@ enum Lexicon {
     ]
     /// Words that say a line names a shop rather than a person or a place.
     static let businessWords: Set<String> = [
+        "MINI",
         "SHOP", "STORE", "STORES", "MART", "MARKET", "SUPERMARKET", "HYPERMARKET", "MINIMARKET", "RESTAURANT",
         "RESTORAN", "RESTAURANTS", "CAFE", "CAFÉ", "COFFEE", "BAKERY", "BAKERIES", "KITCHEN", "FOOD", "FOODS",
         "SEAFOOD", "BAR", "GRILL", "PIZZA", "BURGER", "HARDWARE", "STATIONERY", "BOOK", "BOOKS", "BOOKSTORE",

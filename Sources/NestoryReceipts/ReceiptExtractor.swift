@@ -679,9 +679,17 @@ public struct ReceiptExtractor: Sendable {
         // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
         let stripped = line.upper.filter { !" ()[]:.#".contains($0) }
         if stripped.range(of: #"^[0-9]{4,}-?[A-Z]?(-[A-Z0-9]+)?$"#, options: .regularExpression) != nil { return true }
-        if line.letters.count <= 3, line.upper.filter(\.isNumber).count >= 6 { return true }
+        if line.letters.count <= 3, line.upper.filter(\.isNumber).count >= 6, !startsWithHouseNumber(line) { return true }
         return false
     }
+
+    /// `NO 43-45-47G,`, `LOT 1851-A`, `NO.3, JALAN …`: the number an address starts with, not an id.
+    static func startsWithHouseNumber(_ line: Line) -> Bool {
+        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)\b[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]"#, options: .regularExpression) != nil
+    }
+
+    /// Countries: an address ends with its country.
+    static let countries: Set<String> = ["MALAYSIA", "SINGAPORE", "INDONESIA", "THAILAND", "USA", "UK", "AUSTRALIA", "GERMANY", "FRANCE", "CANADA"]
 
     static func isAddressLine(_ line: Line) -> Bool {
         let w = Set(line.words)
@@ -740,7 +748,8 @@ public struct ReceiptExtractor: Sendable {
         let candidates = header.filter { eligible($0) && ($0.confidence ?? 1) >= 0.3 }
         guard !candidates.isEmpty else { return nil }
         // The name comes before the address and the contact lines; what follows them is rarely the vendor.
-        let firstAddress = header.first(where: { isAddressLine($0) || isIdentityLine($0) })?.index ?? Int.max
+        // (A bare number above the name, a receipt or terminal number, is not the contact block.)
+        let firstAddress = header.first(where: { $0.letters.count > 0 && (isAddressLine($0) || isIdentityLine($0)) })?.index ?? Int.max
         let maxProminence = candidates.map(\.prominence).max() ?? 1
         var best: (score: Double, line: Line)?
         for (rank, line) in candidates.enumerated() {
@@ -758,7 +767,12 @@ public struct ReceiptExtractor: Sendable {
                candidates.dropFirst(rank + 1).prefix(2).contains(where: { $0.index < firstAddress && (hasSuffix($0) || hasBusinessWord($0)) }) {
                 score -= 3
             }
-            let letterShare = Double(line.letters.count) / Double(max(line.text.filter { !$0.isWhitespace }.count, 1))
+            // The company's registration number printed after its name (`… SDN BHD (519537-X)`) marks the legal name,
+            // even when the legal form was misread; it does not count against the share of letters.
+            let registration = #"\(\s*[0-9]{4,}[\-·. ]?[A-Z]\s*\)"#
+            let withoutRegistration = line.upper.replacingOccurrences(of: registration, with: "", options: .regularExpression)
+            if withoutRegistration.count < line.upper.count, withoutRegistration.filter(\.isLetter).count >= 4 { score += 1.5 }
+            let letterShare = Double(line.letters.count) / Double(max(withoutRegistration.filter { !$0.isWhitespace }.count, 1))
             if letterShare < 0.6 { score -= 1.5 }
             // Logos and stamps read as noise (`Noon dig`): the recogniser itself is unsure of them.
             if let confidence = line.confidence {
@@ -813,7 +827,11 @@ public struct ReceiptExtractor: Sendable {
             } else { break }
         }
         let joined = lines[first...last].map(\.text).joined(separator: " ")
-        let name = cleanVendor(joined)
+        // What the receipt says elsewhere (a footer, an email or web address) puts a misread letter of the name right.
+        // (Only from lines the recogniser is at least as sure of as of the name.)
+        let nameConfidence = lines[first...last].compactMap(\.confidence).min() ?? 0
+        let elsewhere = lines.filter { ($0.index < first || $0.index > last) && ($0.confidence ?? 1) >= nameConfidence }.map(\.upper)
+        let name = repairedName(cleanVendor(joined), elsewhere: elsewhere)
         guard name.filter(\.isLetter).count >= 2 else { return nil }
         var confidence = 0.45
         if hasSuffix(chosen) { confidence += 0.25 }
@@ -821,6 +839,63 @@ public struct ReceiptExtractor: Sendable {
         if chosen.prominence > 1.2 { confidence += 0.1 }
         if candidates.count == 1 { confidence += 0.1 }
         return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
+    }
+
+    /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`).
+    static let lookalikeLetters: Set<String> = ["MN", "NM", "IL", "LI", "OU", "UO", "OD", "DO", "BH", "HB", "CG", "GC", "EF", "FE",
+                                                "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR", "HM", "MH"]
+
+    /// A name's words put right where one letter was misread: a word of four letters or more that the receipt prints,
+    /// one letter different, on another line (`GOARDIAN` in the name, `GUARDIAN` in the footer or in `www.guardian.com.my`;
+    /// a letter more or less only in words of seven letters or more: `GARDEIA`), or one letter from a business word or
+    /// legal form (six letters or more: `HEAUTY`, `CONFECTIUNERY`; shorter ones only for letters a recogniser confuses:
+    /// `NART`). A word the receipt prints as it is elsewhere is left alone, and so is a final S (`KING'S`, `STATIONERS`).
+    static func repairedName(_ name: String, elsewhere: [String], vocabulary words: Set<String> = Lexicon.businessWords.union(Lexicon.companySuffixes),
+                             onlyLookalikes: Bool = false) -> String {
+        let vocabulary = words.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+        let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
+        func lookalike(_ a: String, _ b: String) -> Bool {
+            guard a.count == b.count else { return false }
+            let pairs = zip(a, b).filter { $0 != $1 }
+            return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
+        }
+        func replacement(_ word: String) -> String? {
+            guard word.count >= 4, !vocabulary.contains(word), !otherWords.contains(word) else { return nil }
+            // Said again on the receipt: a word of another line, or of an address (`WWW.GUARDIAN.COM.MY`).
+            func plural(_ other: String) -> Bool {
+                (word.hasSuffix("S") || other.hasSuffix("S")) && (word.dropLast() == other.dropLast() || word.dropLast() == other || other.dropLast() == word)
+            }
+            // A letter more or less inside the word, not at its ends (`SEKSYENU3`, `SELANGORD.E`: a neighbour glued on).
+            func inside(_ other: String) -> Bool { word.count == other.count || (word.first == other.first && word.last == other.last) }
+            func close(_ other: String) -> Bool {
+                guard oneEditApart(word, other), !plural(other), inside(other) else { return false }
+                return word.count == other.count ? word.count >= 5 || lookalike(word, other) : min(word.count, other.count) >= 7
+            }
+            let again = otherWords.filter(close)
+            if again.count == 1, let found = again.first { return found }
+            let known = vocabulary.filter {
+                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
+            }
+            return known.count == 1 ? known.first : nil
+        }
+        var result = ""
+        var token = ""
+        func flush() {
+            if !token.isEmpty {
+                if let fixed = replacement(token.uppercased()) {
+                    let capitalised = token.first?.isUppercase == true && token.dropFirst().contains(where: \.isLowercase)
+                    result += capitalised ? fixed.prefix(1) + fixed.dropFirst().lowercased() : (token == token.uppercased() ? fixed : fixed.lowercased())
+                } else {
+                    result += token
+                }
+            }
+            token = ""
+        }
+        for character in name {
+            if character.isLetter { token.append(character) } else { flush(); result.append(character) }
+        }
+        flush()
+        return result
     }
 
     /// Drops registration numbers and what follows the legal form: `99 SPEED MART S/B (519537-X)` → `99 SPEED MART S/B`.
@@ -875,6 +950,33 @@ public struct ReceiptExtractor: Sendable {
         return name.split(separator: " ", omittingEmptySubsequences: false).map { split(String($0)) }.joined(separator: " ")
     }
 
+    /// An address with the look-alikes a recogniser prints put right: letters among the digits of a number (`28I1`,
+    /// `2B11`) and a postcode's five characters (`411SO`, `5600o`) as digits, a `1` between letters as an `l` (`Ja1an`),
+    /// and a street word, place or state one look-alike letter off (`TANAN`, `SELAMGOR`) as the word (only look-alikes:
+    /// streets are named after places, `JALAN PINANG` is not `PENANG`).
+    static func repairedAddress(_ text: String) -> String {
+        let digitFor: [Character: Character] = ["O": "0", "o": "0", "D": "0", "I": "1", "l": "1", "i": "1", "|": "1", "S": "5", "s": "5", "B": "8", "Z": "2"]
+        var value = text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
+            var chars = Array(token)
+            // A postcode: five characters standing alone (or before a comma), three of them digits, the rest look-alikes.
+            let core = chars.prefix { $0.isNumber || digitFor[$0] != nil }
+            if core.count == 5, core.filter(\.isNumber).count >= 3, chars.count == 5 || [",", "."].contains(chars[5]) {
+                for index in 0..<5 { chars[index] = chars[index].isNumber ? chars[index] : digitFor[chars[index]]! }
+            }
+            // A look-alike letter with digits on both sides.
+            if chars.count >= 3 {
+                for index in 1..<(chars.count - 1) where chars[index - 1].isNumber && chars[index + 1].isNumber {
+                    if let digit = digitFor[chars[index]] { chars[index] = digit }
+                }
+            }
+            return String(chars)
+        }.joined(separator: " ")
+        value = value.replacingOccurrences(of: #"(?<=[a-z])1(?=[a-z])"#, with: "l", options: .regularExpression)
+            .replacingOccurrences(of: #"(?<=[A-Z])1(?=[A-Z]{2})"#, with: "L", options: .regularExpression)
+        return repairedName(value, elsewhere: [], vocabulary: Lexicon.addressWords.union(Lexicon.placeWords).union(["SELANGOR", "KUALA", "LUMPUR"]),
+                            onlyLookalikes: true)
+    }
+
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
     static func lettersForZeros(_ text: String) -> String {
         guard text.contains("0") else { return text }
@@ -894,8 +996,16 @@ public struct ReceiptExtractor: Sendable {
                 // `TEL: ...` ends the address; an id printed inside it (rare) is skipped.
                 break
             }
-            if !line.dates.isEmpty || !line.amounts.isEmpty || isHeaderNoise(line) { break }
+            // (A house number such as `NO 43-45-47G` may scan as a date.)
+            if (!line.dates.isEmpty && !startsWithHouseNumber(line)) || !line.amounts.isEmpty || isHeaderNoise(line) { break }
             if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) { break }
+            if !collected.isEmpty {
+                // The country is an address's last line: what follows (`SUNWAY VELOCITY`, the outlet) is not in it.
+                if let last = collected.last?.words.last(where: { $0.contains(where: \.isLetter) }), countries.contains(last) { break }
+                // A labelled code (`SITE : 2591`, `INV NO # : BWMC0200`) is not part of an address.
+                if line.upper.range(of: #"^[A-Z][A-Z .#]{1,15}:\s*[A-Z0-9\-/]*[0-9][A-Z0-9\-/]*$"#, options: .regularExpression) != nil,
+                   !startsWithHouseNumber(line) { break }
+            }
             // Lines between the name and the address (a branch name, `FORMERLY KNOWN AS …`) are skipped.
             if collected.isEmpty, !isAddressLine(line) {
                 if index - 1 > vendorLine + 3 { break }
@@ -904,7 +1014,18 @@ public struct ReceiptExtractor: Sendable {
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }
-        let text = lettersForZeros(collected.map(\.text).joined(separator: " "))
+        // The branch's name above its address (`BANDAR BARU RAWANG` / `NO 15 JALAN BANDAR RAWANG 10` / `BANDAR BARU
+        // RAWANG`, `SUSHI MENTAI PLAZA DANAU` / `NO.37-1, PLAZA DANAU DESA 2`): a first line without a number, half of
+        // whose words (two at least) come again in the lines below it, which start with the house number.
+        // (A line with a street word is the address itself: `JALAN LOKE YEW BENTONG` / `90 GROUND FLOOR JALAN BENTONG`.)
+        let streetWords: Set<String> = ["JALAN", "JLN", "JL", "LORONG", "LRG", "PERSIARAN", "STREET", "ST", "ROAD", "RD", "AVENUE", "AVE", "LANE", "DRIVE", "WAY"]
+        if collected.count >= 2, let first = collected.first, !first.upper.contains(where: \.isNumber), first.words.allSatisfy({ !streetWords.contains($0) }),
+           startsWithHouseNumber(collected[1]) || collected[1].upper.first?.isNumber == true {
+            let own = Set(first.words.filter { $0.count >= 2 })
+            let again = own.intersection(collected.dropFirst().flatMap(\.words))
+            if again.count >= 2, again.count * 2 >= own.count { collected.removeFirst() }
+        }
+        let text = repairedAddress(lettersForZeros(collected.map(\.text).joined(separator: " ")))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

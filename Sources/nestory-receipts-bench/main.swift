@@ -3,11 +3,17 @@
 //
 //   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
 //                              [--normalize] [--sharpen] [--cache DIR] [--limit N] [--text-only] [--misses FILE]
-//                              [--date-order dmy|mdy] [--readings FILE]
+//                              [--date-order dmy|mdy] [--readings FILE] [--part working|held-out|all]
 //
 // Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
 // image (tesseract + extraction) and from the dataset's perfect text (extraction alone), plus seconds per
 // receipt and peak memory.
+//
+// The stores are split by the first word of the store's name in NAME.json (FNV-1a hashed; a quarter of the
+// stores held out), so rules can be worked out on one part and checked on stores they were not made from:
+// `--part working` or `--part held-out` reads only that part; every run prints both parts' scores, and the
+// vendor's mean per store (each store's share of receipts read right, averaged over stores, so a store with one
+// receipt counts as much as one with forty).
 import Foundation
 import NestoryDomain
 import NestoryOCR
@@ -28,6 +34,8 @@ struct Options {
     /// `tesseract` (the default) or `rapidocr` (needs `--python` with rapidocr-onnxruntime installed).
     var engine = "tesseract"
     var python = "python3"
+    /// `all`, or only the `working` or `held-out` part of the stores (see `StoreSplit`).
+    var part = "all"
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -51,6 +59,7 @@ struct Options {
             case "--date-order": dateOrder = DateOrder(rawValue: iterator.next() ?? "") ?? .dayFirst
             case "--engine": engine = iterator.next() ?? engine
             case "--python": python = iterator.next() ?? python
+            case "--part": part = iterator.next() ?? part
             default: folder = argument
             }
         }
@@ -128,13 +137,29 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
     return sorted[index]
 }
 
-func loadSamples(_ folder: String, limit: Int) throws -> [Sample] {
+/// The working and held-out parts of a set of receipts, by store: the first word of the labelled store name
+/// (letters and digits, upper case; `AEON CO. BHD` and `AEON CO. SDN BHD` are one store), FNV-1a 64 hashed, and a
+/// remainder of 1 modulo 4 held out (about a quarter of the stores). `scripts/rapidocr-options.py` splits the same way.
+enum StoreSplit {
+    static func part(vendor: String?) -> String {
+        let first = (vendor ?? "").uppercased().split(whereSeparator: { !(($0.isLetter || $0.isNumber) && $0.isASCII) }).first.map(String.init) ?? ""
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in first.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return hash % 4 == 1 ? "held-out" : "working"
+    }
+
+    /// The store a receipt is from, as its label names it (case, spaces and punctuation ignored).
+    static func store(_ labels: Labels) -> String { normalized(labels.vendor) }
+}
+
+func loadSamples(_ folder: String, limit: Int, part: String) throws -> [Sample] {
     let url = URL(fileURLWithPath: folder)
     let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
     var samples: [Sample] = []
-    for name in names.prefix(limit) {
+    for name in names where samples.count < limit {
         let base = String(name.dropLast(5))
         let labels = try JSONDecoder().decode(Labels.self, from: Data(contentsOf: url.appendingPathComponent(name)))
+        if part != "all", StoreSplit.part(vendor: labels.vendor) != part { continue }
         let image = ["jpg", "jpeg", "png"].map { url.appendingPathComponent(base + "." + $0) }
             .first { FileManager.default.fileExists(atPath: $0.path) } ?? url.appendingPathComponent(base + ".jpg")
         samples.append(Sample(name: base, image: image, text: url.appendingPathComponent(base + ".ocr.txt"), labels: labels))
@@ -148,7 +173,7 @@ guard !options.folder.isEmpty else {
     exit(2)
 }
 let samples: [Sample]
-do { samples = try loadSamples(options.folder, limit: options.limit) } catch {
+do { samples = try loadSamples(options.folder, limit: options.limit, part: options.part) } catch {
     FileHandle.standardError.write(Data("cannot read \(options.folder): \(error)\n".utf8))
     exit(1)
 }
@@ -163,13 +188,17 @@ let hints = ReceiptHints(dateOrder: options.dateOrder, capturedOn: CalendarDate(
 var missLog = ""
 var readingLog = "name\tfield\tvalue\tconfidence\tright\ttext_confidence\n"
 
+// Which fields of which receipt were read right (by receipt name), from the text and from the image.
+var textRight: [String: Set<Field>] = [:]
+var imageRight: [String: Set<Field>] = [:]
+
 // From the perfect text: extraction alone.
 var textScores: [Field: Int] = [:]
 for sample in samples {
     guard let text = try? String(contentsOf: sample.text, encoding: .utf8) else { continue }
     let reading = extractor.extract(text: text, hints: hints)
     for field in Field.allCases {
-        if correct(field, reading, sample.labels) { textScores[field, default: 0] += 1 } else {
+        if correct(field, reading, sample.labels) { textScores[field, default: 0] += 1; textRight[sample.name, default: []].insert(field) } else {
             let got: String = switch field {
             case .vendor: reading.vendor?.value ?? "-"
             case .address: reading.address?.value ?? "-"
@@ -264,7 +293,7 @@ if !options.textOnly {
             case .total: (reading.total?.value.plainAmount ?? "", reading.total?.confidence)
             }
             readingLog += "\(sample.name)\t\(field.rawValue)\t\(value.replacingOccurrences(of: "\t", with: " "))\t\(confidence.map { String(format: "%.3f", $0) } ?? "")\t\(correct(field, reading, sample.labels) ? 1 : 0)\t\(text.confidence.map { String(format: "%.3f", $0) } ?? "")\n"
-            if correct(field, reading, sample.labels) { imageScores[field, default: 0] += 1 } else {
+            if correct(field, reading, sample.labels) { imageScores[field, default: 0] += 1; imageRight[sample.name, default: []].insert(field) } else {
                 let got: String = switch field {
                 case .vendor: reading.vendor?.value ?? "-"
                 case .address: reading.address?.value ?? "-"
@@ -323,5 +352,35 @@ if !options.textOnly {
     let children = childrenPeakMemoryMiB()
     if children > 0 { print(String(format: "Peak memory of one worker process (max RSS of the children): %.0f MiB", children)) }
 }
+
+// Both parts of the stores, and the vendor's mean per store.
+func partRow(_ label: String, _ right: [String: Set<Field>], _ part: String) -> String? {
+    let chosen = samples.filter { part == "all" || StoreSplit.part(vendor: $0.labels.vendor) == part }
+    guard !chosen.isEmpty else { return nil }
+    func share(_ field: Field) -> Double {
+        Double(chosen.filter { right[$0.name]?.contains(field) == true }.count) / Double(chosen.count)
+    }
+    var stores: [String: (right: Int, count: Int)] = [:]
+    for sample in chosen {
+        let key = StoreSplit.store(sample.labels)
+        let ok = right[sample.name]?.contains(.vendor) == true
+        stores[key, default: (0, 0)] = (stores[key, default: (0, 0)].right + (ok ? 1 : 0), stores[key, default: (0, 0)].count + 1)
+    }
+    let perStore = stores.values.map { Double($0.right) / Double($0.count) }.reduce(0, +) / Double(stores.count)
+    let fields = [Field.date, .total, .vendor, .address].map(share)
+    let mean = fields.reduce(0, +) / 4
+    let shares = (fields + [mean, perStore]).map { String(format: "%.1f%%", 100 * $0) }.joined(separator: " | ")
+    return "| \(label) | \(part) | \(chosen.count) | \(stores.count) | \(shares) |"
+}
+print("")
+print("| From | Part | Receipts | Stores | date | total | vendor | address | mean of 4 | vendor, mean per store |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for part in ["all", "working", "held-out"] {
+    if !options.textOnly, let row = partRow("image", imageRight, part) { print(row) }
+}
+for part in ["all", "working", "held-out"] {
+    if let row = partRow("text", textRight, part) { print(row) }
+}
+
 if let path = options.misses { try? missLog.write(toFile: path, atomically: true, encoding: .utf8) }
 if let path = options.readings { try? readingLog.write(toFile: path, atomically: true, encoding: .utf8) }

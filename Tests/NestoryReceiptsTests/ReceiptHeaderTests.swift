@@ -1,0 +1,120 @@
+import Foundation
+import NestoryDomain
+import Testing
+@testable import NestoryReceipts
+
+/// The store's name and address from the header (issue 22): general rules, each checked on a receipt written by
+/// hand for it (no store of any data set).
+@Suite struct ReceiptHeaderTests: MalaysianReceipts {
+    func squeezed(_ text: String?) -> String { (text ?? "").uppercased().filter { $0.isLetter || $0.isNumber } }
+
+    // MARK: Vendor
+
+    @Test func aNumberAboveTheNameIsNotTheContactBlock() {
+        // A receipt or terminal number printed first does not push the name below "the address and contacts".
+        let text = "KOPI\n3180404\nBINTANG MAKMUR SDN BHD (1206674-T)\nNO 3, JALAN MAWAR 2\n47400 PETALING JAYA"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "BINTANG MAKMUR SDN BHD")
+    }
+
+    @Test func theRegistrationNumberMarksTheLegalNameWhenTheLegalFormIsMisread() {
+        let text = "GOLDEN LEAF\nSRI MAJU JAYA 5/8 (519537-X)\nLOT 2, JALAN MERANTI\n41150 KLANG"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SRI MAJU JAYA S/B")
+        // Without the number the first line stays the name (nothing says otherwise).
+        #expect(extractor.extract(text: "GOLDEN LEAF\nSRI MAJU JAYA\nLOT 2, JALAN MERANTI", hints: malaysia).vendor?.value == "GOLDEN LEAF")
+    }
+
+    @Test func aLetterMisreadInTheNameIsPutRightByWhatTheReceiptSaysElsewhere() {
+        let text = """
+            Goardian Pharmacy SDN BHD
+            NO 3, JALAN MAWAR 2
+            TOTAL 12.00
+            Thank you for shopping at Guardian
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "Guardian Pharmacy SDN BHD")
+        // A letter missing, in a long word, said again inside a web address.
+        #expect(ReceiptExtractor.repairedName("GARDEIA BAKERS", elsewhere: ["WWW.GARDENIA.COM.MY"]) == "GARDENIA BAKERS")
+        // Left alone: the same word printed as it is elsewhere, a final S, short words and letters not confused.
+        #expect(ReceiptExtractor.repairedName("KING'S CAKES", elsewhere: ["KINGS CAKES"]) == "KING'S CAKES")
+        #expect(ReceiptExtractor.repairedName("YONG TRADING", elsewhere: ["YOUNG"]) == "YONG TRADING")
+        #expect(ReceiptExtractor.repairedName("GUARDIAN", elsewhere: ["GOARDIAN", "GUARDIAN"]) == "GUARDIAN")
+    }
+
+    @Test func aLetterMisreadInABusinessWordOrLegalForm() {
+        #expect(ReceiptExtractor.repairedName("99 SPEED NART S/B", elsewhere: []) == "99 SPEED MART S/B")
+        #expect(ReceiptExtractor.repairedName("Verbena Confectiunery SDN BHD", elsewhere: []) == "Verbena Confectionery SDN BHD")
+        #expect(ReceiptExtractor.repairedName("SIN THYE & COMFANY", elsewhere: []) == "SIN THYE & COMPANY")
+        #expect(ReceiptExtractor.repairedName("LIM HOIDINGS", elsewhere: []) == "LIM HOLDINGS")
+        // Not a confusion a recogniser makes (`MARK` is a name), a plural, a word that is in the lexicon itself.
+        #expect(ReceiptExtractor.repairedName("MARK TRADING", elsewhere: []) == "MARK TRADING")
+        #expect(ReceiptExtractor.repairedName("ARTRANGE STATIONERS", elsewhere: []) == "ARTRANGE STATIONERS")
+        #expect(ReceiptExtractor.repairedName("CAFE HOME", elsewhere: []) == "CAFE HOME")
+    }
+
+    @Test func aNameIsNotRepairedFromALineTheRecogniserIsLessSureOf() {
+        let lines = [
+            RecognizedLine(text: "GOARDIAN PHARMACY", box: TextBox(x: 10, y: 10, width: 300, height: 30), confidence: 0.95),
+            RecognizedLine(text: "NO 3, JALAN MAWAR 2", box: TextBox(x: 10, y: 50, width: 300, height: 30), confidence: 0.95),
+            RecognizedLine(text: "GUARDIAN", box: TextBox(x: 10, y: 400, width: 200, height: 30), confidence: 0.6),
+        ]
+        let reading = extractor.extract(RecognizedText(lines: lines), hints: malaysia)
+        #expect(reading.vendor?.value == "GOARDIAN PHARMACY")
+    }
+
+    // MARK: Address
+
+    @Test func theCountryEndsTheAddress() {
+        let text = """
+            KEDAI BUKU CAHAYA SDN BHD
+            NO 8, JALAN MERBAU 3
+            56000 KUALA LUMPUR, MALAYSIA
+            MIDVALLEY MEGAMALL
+            TEL : 03-9201 6281
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 8, JALAN MERBAU 3 56000 KUALA LUMPUR, MALAYSIA")
+        // Without a country the lines after the postcode stay (place names are not a closed list).
+        let open = "KEDAI BUKU CAHAYA\nNO.17, JALAN BESAR,\n39100 BRINCHANG,\nCAMERON HIGHLANDS,\nPAHANG\nGST REG.:002120876032"
+        #expect(squeezed(extractor.extract(text: open, hints: malaysia).address?.value) == "NO17JALANBESAR39100BRINCHANGCAMERONHIGHLANDSPAHANG")
+    }
+
+    @Test func aLabelledCodeAfterTheAddressIsNotPartOfIt() {
+        for code in ["SITE: 2591", "STATION : 0427", "INV NO # : BWMC02000047293"] {
+            let text = "PETRO KIOSK MAJU\nLOT 1987 TMN SIERRA\n81750 MASAI JOHOR\n\(code)\nRECEIPT"
+            #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LOT 1987 TMN SIERRA 81750 MASAI JOHOR", "\(code)")
+        }
+    }
+
+    @Test func aHouseNumberWithFewLettersStartsTheAddressAndIsNoRegistrationNumber() {
+        let text = "MINI MARKET SETIA\nBR NO.: 0195932-X\nNO 43-45-47G,\nTAMAN SEJATI,\n45600 BESTARI JAYA\n03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 43-45-47G, TAMAN SEJATI, 45600 BESTARI JAYA")
+    }
+
+    @Test func lookAlikesInAnAddressArePutRight() {
+        #expect(ReceiptExtractor.repairedAddress("LOT P.T. 28I1, JALAN ANGSA 411SO KLANG") == "LOT P.T. 2811, JALAN ANGSA 41150 KLANG")
+        #expect(ReceiptExtractor.repairedAddress("No 8,Ja1an 7/118B, 5600o Kuala Lumpur") == "No 8,Jalan 7/118B, 56000 Kuala Lumpur")
+        #expect(ReceiptExtractor.repairedAddress("LOT 2B11, TANAN MERANTI, SELAMGOR") == "LOT 2811, TAMAN MERANTI, SELANGOR")
+        // Left alone: a letter after a number (`7/118B`, `29M`), a word with a neighbour glued on, codes of letters.
+        #expect(ReceiptExtractor.repairedAddress("NO.29M, SEKSYENU3, SELANGORD.E") == "NO.29M, SEKSYENU3, SELANGORD.E")
+        #expect(ReceiptExtractor.repairedAddress("BLK G, JLN PJU 1A/3, 47301 PJ") == "BLK G, JLN PJU 1A/3, 47301 PJ")
+        // Only a recogniser's look-alikes: a street may be named after a place (`PINANG`), a word spelt another way.
+        #expect(ReceiptExtractor.repairedAddress("NO 21, JALAN PINANG, COMPLEKS SRI GAYA") == "NO 21, JALAN PINANG, COMPLEKS SRI GAYA")
+        let text = "KEDAI MAJU\nLOT 2B11, TANAN MERANTI\n411SO KLANG, SELAMGOR\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LOT 2811, TAMAN MERANTI 41150 KLANG, SELANGOR")
+    }
+
+    @Test func theBranchNameAboveItsAddressIsLeftOut() {
+        let branch = """
+            HEALTHY LIVING PHARMACY SDN BHD
+            BANDAR BARU SELAYANG
+            NO 15 JALAN BANDAR SELAYANG 10
+            BANDAR BARU SELAYANG
+            TEL:03-60932032
+            """
+        #expect(extractor.extract(text: branch, hints: malaysia).address?.value == "NO 15 JALAN BANDAR SELAYANG 10 BANDAR BARU SELAYANG")
+        // A building's name is part of the address: its words do not come again below it.
+        let building = "HEALTHY LIVING PHARMACY SDN BHD\nWISMA CEMPAKA\nNO 3, JALAN MAWAR 2\n47400 PETALING JAYA\nTEL:03-60932032"
+        #expect(extractor.extract(text: building, hints: malaysia).address?.value == "WISMA CEMPAKA NO 3, JALAN MAWAR 2 47400 PETALING JAYA")
+        // Nor a first line that names the street: it is the address.
+        let street = "KEDAI MAJU\nJALAN LOKE YEW BENTONG\n90 GROUND FLOOR JALAN BENTONG\nTEL:09-2223344"
+        #expect(extractor.extract(text: street, hints: malaysia).address?.value == "JALAN LOKE YEW BENTONG 90 GROUND FLOOR JALAN BENTONG")
+    }
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Compares RapidOCR settings on the same receipts, alternated in one run (issue 22: the cost of reading).
+
+    .venv-ocr/bin/python scripts/rapidocr-options.py DATA_DIR OUT_DIR [--limit 40] [--part working|held-out|all]
+                                                     [--configs name,name,...]
+
+Each configuration below runs in its own long-lived worker process (as the server's RapidOCR worker does); the
+receipts are sent one at a time to every worker in turn, in an order that rotates per receipt, so the machine's
+load falls on all of them alike. Prints, per configuration, p50 / p95 / mean seconds per receipt (the worker's own
+time for one image, decoding included) and the worker's peak memory (VmHWM), and writes what each read to
+OUT_DIR/NAME/rapidocr/RECEIPT.json in the bench's cache layout, so
+`nestory-receipts-bench DATA_DIR --engine rapidocr --cache OUT_DIR/NAME ...` scores its accuracy without reading again.
+
+The receipts are chosen as the bench's `--part` chooses them (the store's first word hashed, a quarter held out).
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+# name -> (RapidOCR keyword arguments, onnxruntime SessionOptions attributes[, environment of the worker])
+CONFIGS = {
+    "base": ({}, {}),
+    "arena-on": ({}, {"enable_cpu_mem_arena": True}),
+    "malloc-mmap-16m": ({}, {}, {"MALLOC_MMAP_THRESHOLD_": "16777216"}),
+    "malloc-mmap-4m": ({}, {}, {"MALLOC_MMAP_THRESHOLD_": "4194304"}),
+    "malloc-mmap-4m-det-max-1280": ({"det_limit_type": "max", "det_limit_side_len": 1280}, {}, {"MALLOC_MMAP_THRESHOLD_": "4194304"}),
+    "det-max-960": ({"det_limit_type": "max", "det_limit_side_len": 960}, {}),
+    "det-max-1280": ({"det_limit_type": "max", "det_limit_side_len": 1280}, {}),
+    "det-max-1600": ({"det_limit_type": "max", "det_limit_side_len": 1600}, {}),
+    "det-min-640": ({"det_limit_side_len": 640}, {}),
+    "no-cls": ({"use_cls": False}, {}),
+    "rec-batch-1": ({"rec_batch_num": 1}, {}),
+    "rec-batch-16": ({"rec_batch_num": 16}, {}),
+    "threads-2": ({"intra_op_num_threads": 2}, {}),
+    "no-mem-pattern": ({}, {"enable_mem_pattern": False}),
+    "opt-basic": ({}, {"graph_optimization_level": "ORT_ENABLE_BASIC"}),
+    "sequential": ({}, {"execution_mode": "ORT_SEQUENTIAL"}),
+}
+
+WORKER = r'''
+import sys, json, base64, time
+import numpy as np, cv2
+import onnxruntime
+from rapidocr_onnxruntime import RapidOCR
+from rapidocr_onnxruntime.utils import infer_engine
+config = json.loads(sys.argv[1])
+kwargs = {"intra_op_num_threads": 1, "inter_op_num_threads": 1}
+kwargs.update(config["kwargs"])
+session = config["session"]
+if session:
+    original = infer_engine.OrtInferSession._init_sess_opts
+    def patched(cfg):
+        options = original(cfg)
+        for key, value in session.items():
+            if key == "graph_optimization_level": value = getattr(onnxruntime.GraphOptimizationLevel, value)
+            if key == "execution_mode": value = getattr(onnxruntime.ExecutionMode, value)
+            setattr(options, key, value)
+        return options
+    infer_engine.OrtInferSession._init_sess_opts = staticmethod(patched)
+engine = RapidOCR(**kwargs)
+print(json.dumps({"ready": True}), flush=True)
+for request in sys.stdin:
+    started = time.perf_counter()
+    data = base64.b64decode(json.loads(request)["image"])
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    result, _ = engine(image)
+    lines = []
+    for box, text, score in (result or []):
+        xs = [p[0] for p in box]; ys = [p[1] for p in box]
+        lines.append({"text": text, "confidence": float(score), "words": [],
+                      "box": {"x": int(min(xs)), "y": int(min(ys)),
+                              "width": int(max(xs) - min(xs)), "height": int(max(ys) - min(ys))}})
+    mean = sum(l["confidence"] for l in lines) / len(lines) if lines else 0.0
+    print(json.dumps({"lines": lines, "confidence": mean, "imageWidth": int(image.shape[1]),
+                      "imageHeight": int(image.shape[0]), "seconds": time.perf_counter() - started}), flush=True)
+'''
+
+
+def fnv1a64(text):
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8"):
+        value ^= byte
+        value = (value * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def part_of(vendor):
+    """The bench's split: the first word of the store's name (letters and digits, upper case), FNV-1a 64 hashed;
+    a remainder of 1 modulo 4 is held out."""
+    words = re.findall(r"[A-Z0-9]+", (vendor or "").upper())
+    return "held-out" if fnv1a64(words[0] if words else "") % 4 == 1 else "working"
+
+
+def peak_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, int(-(-p * len(ordered) // 1)) - 1))
+    return ordered[index]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data")
+    parser.add_argument("out")
+    parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument("--part", default="working", choices=["working", "held-out", "all"])
+    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--extra", action="append", default=[],
+                        help="NAME=JSON: another configuration, {\"kwargs\": {...}, \"session\": {...}, \"env\": {...}}")
+    args = parser.parse_args()
+    configs = {name: (CONFIGS[name] + ({},))[:3] for name in args.configs.split(",") if name}
+    for extra in args.extra:
+        name, _, text = extra.partition("=")
+        spec = json.loads(text)
+        configs[name] = (spec.get("kwargs", {}), spec.get("session", {}), spec.get("env", {}))
+
+    names = []
+    for file in sorted(os.listdir(args.data)):
+        if not file.endswith(".json"):
+            continue
+        with open(os.path.join(args.data, file)) as handle:
+            vendor = json.load(handle).get("vendor")
+        if args.part == "all" or part_of(vendor) == args.part:
+            names.append(file[:-5])
+    names = names[: args.limit]
+
+    workers = {}
+    for name, (kwargs, session, env) in configs.items():
+        process = subprocess.Popen([sys.executable, "-u", "-c", WORKER, json.dumps({"kwargs": kwargs, "session": session})],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                   env={**os.environ, "OMP_NUM_THREADS": "1", **env})
+        assert json.loads(process.stdout.readline()).get("ready"), name
+        workers[name] = process
+        os.makedirs(os.path.join(args.out, name, "rapidocr"), exist_ok=True)
+
+    times = {name: [] for name in workers}
+    order = list(workers)
+    loads = []
+    for index, receipt in enumerate(names):
+        with open(os.path.join(args.data, receipt + ".jpg"), "rb") as handle:
+            request = json.dumps({"image": base64.b64encode(handle.read()).decode()}) + "\n"
+        rotated = order[index % len(order):] + order[: index % len(order)]
+        for name in rotated:
+            process = workers[name]
+            process.stdin.write(request)
+            process.stdin.flush()
+            answer = json.loads(process.stdout.readline())
+            times[name].append(answer.pop("seconds"))
+            with open(os.path.join(args.out, name, "rapidocr", receipt + ".json"), "w") as handle:
+                json.dump(answer, handle)
+        loads.append(os.getloadavg()[0])
+        print(f"  {index + 1}/{len(names)} receipts", file=sys.stderr, flush=True)
+
+    print(f"{len(names)} receipts ({args.part}), load average during the run {min(loads):.1f}–{max(loads):.1f}")
+    print("| configuration | p50 s | p95 s | mean s | peak MiB |")
+    print("|---|---:|---:|---:|---:|")
+    for name, process in workers.items():
+        peak = peak_mib(process.pid)
+        process.stdin.close()
+        process.wait()
+        values = times[name]
+        print(f"| {name} | {percentile(values, 0.5):.2f} | {percentile(values, 0.95):.2f} | {sum(values) / len(values):.2f} | {peak:.0f} |")
+
+
+if __name__ == "__main__":
+    main()
