@@ -665,13 +665,30 @@
       if (mine !== generation) { stop(); return; }
       video.srcObject = stream;
       try { await video.play(); } catch { /* autoplay needs muted, which it is */ }
+      // Ready once a first frame has come (on a busy phone it can come after play() settles): a shutter tapped
+      // before it would have no picture to take.
+      await firstFrame(5000);
+      if (mine !== generation) return;
       setState("ready", ready);
       onReady?.(() => mine === generation);
     };
     card.querySelectorAll("[data-scan-retry]").forEach((button) => button.addEventListener("click", () => { track("scan_retry"); start(); }));
-    // The preview's current picture as a JPEG file (null when there is none yet, or it could not be encoded).
+    // Whether the preview has a picture, waiting up to `ms` for its first frame.
+    const firstFrame = (ms) => video.videoWidth ? Promise.resolve(true) : new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        video.removeEventListener("loadeddata", done);
+        video.removeEventListener("resize", done);
+        resolve(video.videoWidth > 0);
+      };
+      const timer = setTimeout(done, ms);
+      video.addEventListener("loadeddata", done);
+      video.addEventListener("resize", done);
+    });
+    // The preview's current picture as a JPEG file (null when there is none, even after a short wait, or it could
+    // not be encoded).
     const take = async (name, quality) => {
-      if (!video.videoWidth) return null;
+      if (!(await firstFrame(3000))) return null;
       const canvas = document.createElement("canvas");
       canvas.width = video.videoWidth;
       canvas.height = video.videoHeight;
