@@ -163,6 +163,7 @@ def test_photo_item_mode_takes_a_picture_shows_it_with_retake_then_saves(server,
     expect(camera).to_have_attribute("data-state", "ready", timeout=10000)
     assert page.evaluate("document.querySelector('#f-photo').files.length") == 0
     page.get_by_role("button", name="Take the photo").click()
+    expect(page.locator(".photo-pick .preview")).to_be_visible(timeout=20000)  # attached before Save is pressed
     page.fill("#f-name", "Standing desk")
     page.select_option("#f-roomID", label="Office")
     screenshot(page, "16-10-photo-item-preview")
@@ -199,7 +200,7 @@ def test_receipt_mode_shows_the_picture_to_check_then_reads_it(server, camera_br
     expect(page.locator(".receipt-guide")).to_be_visible()
     screenshot(page, "16-11-receipt-camera")
     page.get_by_role("button", name="Take the photo of the receipt").click()
-    expect(page.locator(".taken-preview")).to_be_visible()
+    expect(page.locator(".taken-preview")).to_be_visible(timeout=20000)  # encoding the frame: seconds under load
     page.get_by_role("button", name="Retake").click()
     expect(camera).to_have_attribute("data-state", "ready", timeout=10000)
     expect(page.locator(".taken")).to_be_hidden()
