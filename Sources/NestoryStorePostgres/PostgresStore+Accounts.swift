@@ -40,8 +40,6 @@ extension PostgresStore: AccountStore {
         }
     }
 
-    static let householdColumns = "h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at"
-
     static func fetchHousehold(_ connection: PostgresConnection, _ id: HouseholdID, lock: Bool = false, logger: Logger) async throws -> Household {
         let query: PostgresQuery = lock
             ? "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(id.rawValue) FOR UPDATE"
