@@ -156,7 +156,7 @@ struct ImportCSV: AsyncParsableCommand {
         }
         do {
             // The header alone, to say how the columns are read; the rows are read (twice) by the import itself.
-            let source = try ImportSource(url, mapping: mapping, options: options)
+            var source = try ImportSource(url, mapping: mapping, options: options)
             if !HomeboxImport.isHomebox(source.header) {
                 let columns = try mapping(source.header)
                 let used = ImportField.allCases.compactMap { f in columns.columns[f].map { "\(f.rawValue)=\(source.header[$0])" } }
@@ -165,7 +165,7 @@ struct ImportCSV: AsyncParsableCommand {
                 print("Homebox export recognised.")
             }
             if dryRun {
-                let count = try ItemImport.check(url, mapping: mapping, options: options)
+                let count = try ItemImport.check(&source)
                 print("\(count) items would be imported into \(target.name); nothing was changed.")
                 return
             }

@@ -96,10 +96,14 @@ public struct CSVReader {
     private var line = 1
     private var field: [UInt8] = []
 
-    /// Reads a file, streaming.
-    public init(url: URL, delimiter: Character? = nil) throws {
-        var check = try ByteSource.file(url)
-        let isUTF8 = try check.isValidUTF8()
+    /// Reads a file, streaming. `windows1252`: the encoding an earlier reading of the same file found, so this one
+    /// skips the pass that checks it.
+    public init(url: URL, delimiter: Character? = nil, windows1252: Bool? = nil) throws {
+        var isUTF8 = !(windows1252 ?? false)
+        if windows1252 == nil {
+            var check = try ByteSource.file(url)
+            isUTF8 = try check.isValidUTF8()
+        }
         try self.init(source: try .file(url), isUTF8: isUTF8, delimiter: delimiter)
     }
 

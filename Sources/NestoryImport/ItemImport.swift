@@ -184,11 +184,10 @@ public enum ItemImport {
         return out
     }
 
-    /// Checks every row of a file, reading it one record at a time: how many items it holds, or the rows' problems
-    /// (the first `ImportError.listedRows`; reading stops there).
-    public static func check(_ file: URL, mapping: (([String]) throws(ImportError) -> ColumnMapping)? = nil,
-                             options: ImportOptions) throws(ImportError) -> Int {
-        var source = try ImportSource(file, mapping: mapping, options: options)
+    /// Checks every row a source has left, reading it one record at a time: how many items it holds, or the rows'
+    /// problems (the first `ImportError.listedRows`; reading stops there). The source is used up: `reopened()` reads
+    /// the file again for the import.
+    public static func check(_ source: inout ImportSource) throws(ImportError) -> Int {
         var errors: [RowError] = []
         var count = 0
         while errors.count < ImportError.listedRows, let record = try source.nextRecord() {
@@ -435,21 +434,38 @@ public struct ImportConverter: Sendable {
 
 /// A CSV file read for import one record at a time: its reader and the converter made from its header.
 public struct ImportSource {
+    let file: URL
     var reader: CSVReader
     public let converter: ImportConverter
 
     /// `mapping` makes the column mapping from the header (a `--map` spec); nil guesses it.
     public init(_ file: URL, mapping: (([String]) throws(ImportError) -> ColumnMapping)? = nil,
                 options: ImportOptions) throws(ImportError) {
+        self.file = file
+        reader = try Self.reader(file, windows1252: nil)
+        let columns = try mapping?(reader.header) ?? ColumnMapping.guess(header: reader.header)
+        converter = try ImportConverter(header: reader.header, mapping: columns, options: options)
+    }
+
+    private init(file: URL, reader: CSVReader, converter: ImportConverter) {
+        self.file = file
+        self.reader = reader
+        self.converter = converter
+    }
+
+    private static func reader(_ file: URL, windows1252: Bool?) throws(ImportError) -> CSVReader {
         do {
-            reader = try CSVReader(url: file)
+            return try CSVReader(url: file, windows1252: windows1252)
         } catch let error as CSVError {
             throw .csv(error)
         } catch {
             throw .badFile("\(error.localizedDescription)")
         }
-        let columns = try mapping?(reader.header) ?? ColumnMapping.guess(header: reader.header)
-        converter = try ImportConverter(header: reader.header, mapping: columns, options: options)
+    }
+
+    /// The same file from its first record again, with the same columns and the encoding already found.
+    public func reopened() throws(ImportError) -> ImportSource {
+        ImportSource(file: file, reader: try Self.reader(file, windows1252: reader.decodedAsWindows1252), converter: converter)
     }
 
     public var header: [String] { reader.header }

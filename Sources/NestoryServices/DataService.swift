@@ -110,7 +110,10 @@ public struct DataService: Sendable {
     /// Checks every row of a file with these columns, reading it one record at a time: how many items it would
     /// become, or its rows' problems with their lines.
     public func checkImport(_ file: URL, mapping: ColumnMapping, options: ImportOptions) async throws -> Int {
-        try await blocking.run { try ItemImport.check(file, mapping: { _ in mapping }, options: options) }
+        try await blocking.run {
+            var source = try ImportSource(file, mapping: { _ in mapping }, options: options)
+            return try ItemImport.check(&source)
+        }
     }
 
     /// Imports a CSV file's rows as items in one transaction (all or nothing), creating the rooms and categories they
@@ -121,9 +124,10 @@ public struct DataService: Sendable {
                             options: ImportOptions) async throws -> ImportSummary {
         let (database, plan, at) = (database, plan, now())
         return try await blocking.run {
-            let count = try ItemImport.check(file, mapping: mapping, options: options)
+            var first = try ImportSource(file, mapping: mapping, options: options)
+            let count = try ItemImport.check(&first)
             // The second reading runs a few batches ahead of the database, on a thread of its own.
-            let source = Mutex(try ImportSource(file, mapping: mapping, options: options))
+            let source = Mutex(try first.reopened())
             let batches = ReadAhead {
                 try source.withLock { try $0.nextBatch() }?.map { NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName) }
             }

@@ -60,6 +60,12 @@ import Testing
         #expect(rows.last?.fields == ["€"])
         #expect(rows[rows.count - 2].fields[0] == "Café")
         #expect(try CSV.parse(Data(bytes)).rows == rows)
+        // Told the encoding an earlier reading found, a second reading skips the check and reads the same.
+        var again = try CSVReader(url: url, windows1252: true)
+        var second: [CSVRecord] = []
+        while let record = try again.next() { second.append(record) }
+        #expect(again.decodedAsWindows1252)
+        #expect(second == rows)
     }
 
     @Test func aCharacterCutAtTheEndOfTheFileIsNotUTF8() throws {
@@ -85,7 +91,8 @@ import Testing
         let url = try temporaryFile(Array("Name,Price\n\(rows)\n".utf8))
         defer { try? FileManager.default.removeItem(at: url) }
         do {
-            _ = try ItemImport.check(url, options: options)
+            var source = try ImportSource(url, options: options)
+            _ = try ItemImport.check(&source)
             Issue.record("a file whose prices are words was accepted")
         } catch {
             guard case .rows(let errors) = error else { Issue.record("\(error)"); return }
@@ -94,8 +101,10 @@ import Testing
         }
         let good = try temporaryFile(Array("Name,Price\nChair,12\n\nTable,\"1,200.00\"\n".utf8))
         defer { try? FileManager.default.removeItem(at: good) }
-        #expect(try ItemImport.check(good, options: options) == 2)
-        var source = try ImportSource(good, options: options)
+        var checked = try ImportSource(good, options: options)
+        #expect(try ItemImport.check(&checked) == 2)
+        #expect(try checked.nextRecord() == nil)
+        var source = try checked.reopened()
         let batch = try #require(try source.nextBatch(1))
         #expect(batch.map(\.draft.name) == ["Chair"])
         #expect(try source.nextBatch(1)?.map(\.draft.purchasePrice?.minorUnits) == [120_000])
