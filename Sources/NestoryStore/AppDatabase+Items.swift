@@ -68,8 +68,12 @@ extension AppDatabase {
                                  draft.purchaseDate?.iso, draft.categoryID?.description, draft.roomID?.description,
                                  draft.condition.rawValue, draft.conditionNotes, draft.barcode, draft.warrantyExpiry?.iso,
                                  draft.notes, now.millis, seq])
-            try db.execute(sql: "DELETE FROM item_tag WHERE item_seq = ?", arguments: [seq])
-            try Self.insertTags(db, seq: seq, householdID: householdID, tags: draft.tags)
+            // Tags are written again only when they changed (writing them marks the household's list keys stale).
+            let tags = try String.fetchAll(db, sql: "SELECT tag FROM item_tag WHERE item_seq = ? ORDER BY position", arguments: [seq])
+            if tags != draft.tags {
+                try db.execute(sql: "DELETE FROM item_tag WHERE item_seq = ?", arguments: [seq])
+                try Self.insertTags(db, seq: seq, householdID: householdID, tags: draft.tags)
+            }
             try Self.reindex(db, seq: seq)
             return try Self.fetchItem(db, householdID, seq: seq)
         }

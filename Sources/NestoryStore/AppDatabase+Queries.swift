@@ -7,15 +7,15 @@ extension AppDatabase {
 
     /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
-        try read { db in try Self.items(db, householdID, query) }
+        try read { db in try Self.items(db, householdID, query, lists: listCache, log: nil) }
     }
 
     /// One page and how many items match in all (for "124 items"), at most `cap`, read together.
     public func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int = 1000) throws
         -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) {
         try read { db in
-            let matching = try Self.countItems(db, householdID, search: query.search, filter: query.filter, cap: cap)
-            return (try Self.items(db, householdID, query), matching)
+            let matching = try Self.countItems(db, householdID, search: query.search, filter: query.filter, cap: cap, lists: listCache)
+            return (try Self.items(db, householdID, query, lists: listCache, log: nil), matching)
         }
     }
 
@@ -26,67 +26,177 @@ extension AppDatabase {
     /// instead (about 3 µs an item): it finds a page when matches are common, and gives up quickly when they
     /// are common overall but rare where the walk starts (a word used by one kind of item, in name order).
     static let walkBudget = 3_000
+    /// While a household's sort keys are held in memory and current (ItemListCache), searches matching at most this
+    /// many items in the index are listed from the index's matches and those keys (about 0.05 µs a match, no seek);
+    /// more common words are walked first, and listed from the keys when the walk finds no page.
+    static let keysLimit = 100_000
 
     /// Test hook: one plan forced; every plan gives the same pages.
     func items(_ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan) throws -> Page<ItemListing> {
-        try read { db in try Self.items(db, householdID, query, plan: plan, log: nil) }
+        try read { db in try Self.items(db, householdID, query, plan: plan, keys: nil, log: nil) }
+    }
+
+    /// Test hook: the page listed from the household's keys in memory (made now if they are not current), or nil
+    /// when its cursor cannot be placed there.
+    func itemsFromKeys(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing>? {
+        try read { db in
+            let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            guard case .page(let page) = try Self.fromKeys(db, householdID, query, keys, log: nil) else { return nil }
+            return page
+        }
+    }
+
+    /// Test hook: whether the household's keys in memory are current.
+    func listKeysAreCurrent(_ householdID: HouseholdID) throws -> Bool {
+        try read { db in try listCache.current(db, householdID, requestBuild: false) != nil }
+    }
+
+    /// Makes the household's keys in memory now if they are not current (benchmarks; tests).
+    package func warmListKeys(_ householdID: HouseholdID) throws {
+        try read { db in if try listCache.current(db, householdID, requestBuild: false) == nil { try listCache.build(db, householdID) } }
     }
 
     /// The statements `items` runs for a query, in order, with their arguments (it runs them to find out): for
     /// benchmarks that time the same SQL bare beside the facade.
-    package func listStatements(_ householdID: HouseholdID, _ query: ItemQuery) throws -> [(sql: String, arguments: StatementArguments)] {
+    package func listStatements(_ householdID: HouseholdID, _ query: ItemQuery) throws -> [ListStatement] {
         let log = StatementLog()
-        _ = try read { db in try Self.items(db, householdID, query, plan: try Self.plan(db, query, log: log), log: log) }
+        _ = try read { db in try Self.items(db, householdID, query, lists: listCache, log: log) }
         return log.statements
+    }
+
+    /// One statement a list ran; `rowLimit`: how many of its rows it reads at most (nil: a page and one).
+    package struct ListStatement {
+        package var sql: String
+        package var arguments: StatementArguments
+        package var rowLimit: Int?
     }
 
     /// What a list ran, when someone asks.
     final class StatementLog {
-        var statements: [(sql: String, arguments: StatementArguments)] = []
+        var statements: [ListStatement] = []
     }
 
     static let probeSQL = "SELECT count(*) FROM (SELECT 1 FROM item_fts WHERE item_fts MATCH ? LIMIT ?)"
     static let decidableSQL = "SELECT nestory_matches(?, '', '', '', '', '', '', '')"
 
+    /// How many items of the whole index match the search, counting stops past `limit`.
+    private static func probe(_ db: Database, _ match: String, limit: Int, log: StatementLog?) throws -> Int {
+        let arguments: StatementArguments = [match, limit + 1]
+        log?.statements.append(.init(sql: probeSQL, arguments: arguments))
+        return try Int.fetchOne(db.cachedStatement(sql: probeSQL), arguments: arguments) ?? 0
+    }
+
     /// The plan for a query: the index counts the search's matches (stopping past `searchFirstLimit`, so a
     /// common word costs no more than a rare one); few are listed from the index, many by a bounded walk.
     static func plan(_ db: Database, _ query: ItemQuery, log: StatementLog? = nil) throws -> ItemListSQL.Plan {
         guard let match = SearchText.ftsQuery(query.search) else { return .sortOrderFirst }
-        let arguments: StatementArguments = [match, searchFirstLimit + 1]
-        log?.statements.append((probeSQL, arguments))
-        let matches = try Int.fetchOne(db.cachedStatement(sql: probeSQL), arguments: arguments) ?? 0
+        let matches = try probe(db, match, limit: searchFirstLimit, log: log)
         return matches <= searchFirstLimit ? .searchFirst : .walkThenSearch(budget: walkBudget)
     }
 
-    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing> {
-        try items(db, householdID, query, plan: try plan(db, query), log: nil)
+    /// A page: from the household's keys in memory when they are current, else by the SQL plans alone.
+    ///
+    /// With the keys, a short walk of the sort order answers when matches are dense where it starts (one search in
+    /// six items or more: the first keystrokes); else the index's matches are listed from the keys, unless they are
+    /// more than `keysLimit` (then the full walk first, as without the keys).
+    private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, lists: ItemListCache?,
+                              log: StatementLog?) throws -> Page<ItemListing> {
+        if SearchText.ftsQuery(query.search) != nil, let keys = try lists?.current(db, householdID),
+           let match = try ItemListCache.fullTextQuery(db, query.search) {
+            // The short walk reads only an index when the filters are in it (room, category); others would have it
+            // read the items themselves.
+            let filter = query.filter
+            let indexed = !(filter.needsPhoto || filter.needsReceipt || filter.needsValue || filter.highValue || filter.tag != nil)
+            if indexed, let page = try walk(db, householdID, query, budget: shortWalkBudget, exhausting: false, log: log) { return page }
+            switch try fromKeys(db, householdID, query, keys, match: match, matchLimit: keysLimit, log: log) {
+            case .page(let page): return page
+            case .tooMany: return try items(db, householdID, query, plan: .walkThenSearch(budget: walkBudget), keys: keys, log: log)
+            case .unplaced: break
+            }
+        }
+        return try items(db, householdID, query, plan: try plan(db, query, log: log), keys: nil, log: log)
     }
 
+    /// How many items the short walk tests before the keys are asked (about 1 ms).
+    static let shortWalkBudget = 300
+
+    /// `keys`: when the walk finds no page, the page is listed from these (if current) rather than by seeking every match.
     private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan,
-                              log: StatementLog?) throws -> Page<ItemListing> {
+                              keys: ItemListCache.Snapshot?, log: StatementLog?) throws -> Page<ItemListing> {
         if case .walkThenSearch(let budget) = plan {
-            // The walk decides only searches whose every word has a token (nearly all). It answers when it found
-            // more than a page (so the next page is known to exist) or walked every item the filters leave; else
-            // the index's matches are listed.
-            log?.statements.append((decidableSQL, [query.search]))
-            let decidable = try DatabaseValue.fetchOne(db.cachedStatement(sql: decidableSQL), arguments: [query.search])?.isNull == false
-            if decidable {
-                let walked = try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: plan),
-                                           checkOrder: true, log: log)
-                guard let page = walked else {
-                    return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: .searchFirst), log: log)
-                }
-                if page.nextCursor != nil { return page }
-                let rest = try ItemListSQL(householdID: householdID, query: ItemQuery(filter: query.filter, sort: query.sort, after: query.after),
-                                           plan: .sortOrderFirst)
-                let countSQL = "SELECT COUNT(*) FROM (SELECT 1 FROM item WHERE \(rest.pageWhereClause) LIMIT \(budget))"
-                log?.statements.append((countSQL, rest.arguments))
-                let candidates = try Int.fetchOne(db, sql: countSQL, arguments: rest.arguments) ?? 0
-                if candidates < budget { return page }
-            }
+            if let page = try walk(db, householdID, query, budget: budget, exhausting: keys == nil, log: log) { return page }
+            if let keys, case .page(let page) = try fromKeys(db, householdID, query, keys, log: log) { return page }
             return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: .searchFirst), log: log)
         }
         return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: plan), log: log)
+    }
+
+    /// Walks at most `budget` items of the sort order, testing each against the search: the page if that decided it
+    /// (it found more than a page, so the next page is known to exist, or, when `exhausting`, walked every item the
+    /// filters leave, which costs a count), else nil. It decides only searches whose every word has a token (nearly all).
+    private static func walk(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, budget: Int, exhausting: Bool,
+                             log: StatementLog?) throws -> Page<ItemListing>? {
+        log?.statements.append(.init(sql: decidableSQL, arguments: [query.search]))
+        guard try DatabaseValue.fetchOne(db.cachedStatement(sql: decidableSQL), arguments: [query.search])?.isNull == false,
+              let page = try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query,
+                                                                                     plan: .walkThenSearch(budget: budget)),
+                                       checkOrder: true, log: log) else { return nil }
+        if page.nextCursor != nil { return page }
+        guard exhausting else { return nil }
+        let rest = try ItemListSQL(householdID: householdID, query: ItemQuery(filter: query.filter, sort: query.sort, after: query.after),
+                                   plan: .sortOrderFirst)
+        // In the walk's order, so SQLite reads the rows the walk read (in another order it may pass over most of the
+        // household to find them: 119 ms for high value at a million items).
+        let countSQL = "SELECT COUNT(*) FROM (SELECT 1 FROM item WHERE \(rest.pageWhereClause) ORDER BY \(rest.order) LIMIT \(budget))"
+        log?.statements.append(.init(sql: countSQL, arguments: rest.arguments))
+        let candidates = try Int.fetchOne(db, sql: countSQL, arguments: rest.arguments) ?? 0
+        return candidates < budget ? page : nil
+    }
+
+    /// What the keys in memory answered: a page; or that the index has more than the limit's matches; or that the
+    /// query's cursor (or a row) could not be placed among the keys.
+    private enum KeysAnswer {
+        case page(Page<ItemListing>)
+        case tooMany
+        case unplaced
+    }
+
+    /// A page chosen from the search index's matches by the household's keys in memory; the chosen rows' columns are
+    /// then read by seq.
+    private static func fromKeys(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, _ keys: ItemListCache.Snapshot,
+                                 match: String? = nil, matchLimit: Int = .max, log: StatementLog?) throws -> KeysAnswer {
+        guard let match = try match ?? ItemListCache.fullTextQuery(db, query.search),
+              let chosen = try keys.select(db, match: match, filter: query.filter, sort: query.sort, after: query.after,
+                                           limit: query.limit + 1, countCap: 0, matchLimit: matchLimit, log: log) else { return .unplaced }
+        if chosen.tooMany { return .tooMany }
+        let seqs = chosen.positions.map { keys.seqs[$0] }
+        guard !seqs.isEmpty else { return .page(Page(elements: [], nextCursor: nil)) }
+        // Integers only, written into the statement. `+` keeps SQLite from reading the household's whole index
+        // (it chose that over the seqs, 140 ms at a million items).
+        let sql = """
+            SELECT \(ItemColumns.select), b.sha256, b.content_type, b.byte_count
+            FROM item
+            LEFT JOIN item_photo p ON p.item_seq = item.seq AND p.is_primary = 1
+            LEFT JOIN blob b ON b.sha256 = p.sha256
+            WHERE item.seq IN (\(seqs.map(String.init).joined(separator: ","))) AND +item.household_id = ?
+            """
+        let arguments: StatementArguments = [householdID.description]
+        log?.statements.append(.init(sql: sql, arguments: arguments, rowLimit: .max))
+        var rows: [Int64: Row] = [:]
+        for row in try Row.fetchAll(db, sql: sql, arguments: arguments) { rows[row[ItemColumns.seq]] = row }
+        // The keys were read in an earlier transaction at the same version, so every row is there; if not, the SQL plans answer.
+        guard rows.count == seqs.count else { return .unplaced }
+        let listings = seqs.prefix(query.limit).map { listing(rows[$0]!, householdID) }
+        let next = seqs.count > query.limit ? ItemListSQL.cursor(after: rows[seqs[query.limit - 1]]!, sort: query.sort) : nil
+        return .page(Page(elements: listings, nextCursor: next))
+    }
+
+    /// A listing from a row of `ItemColumns.select` followed by the primary photo's blob columns.
+    private static func listing(_ row: Row, _ householdID: HouseholdID) -> ItemListing {
+        let p = ItemColumns.count
+        let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
+        return ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
+                           receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary)
     }
 
     /// One page from `sql`, reading a page and one row at most.
@@ -99,7 +209,7 @@ extension AppDatabase {
     /// order; nil when one did not (then none of them is trusted).
     private static func fetchPage(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, sql: ItemListSQL, checkOrder: Bool,
                                   log: StatementLog?) throws -> Page<ItemListing>? {
-        log?.statements.append((sql.text, sql.arguments))
+        log?.statements.append(.init(sql: sql.text, arguments: sql.arguments))
         // The usual shapes (no search words or tag, the pages' and the API's page sizes) stay
         // prepared: at most a few hundred statements per connection. The LIMIT stays literal, as
         // the planner is tuned with it.
@@ -123,10 +233,7 @@ extension AppDatabase {
                 hasMore = true
                 break
             }
-            let p = ItemColumns.count
-            let primary = (row[p] as String?).map { Attachment(sha256: $0, contentType: row[p + 1], byteCount: row[p + 2]) }
-            listings.append(ItemListing(item: ItemColumns.item(row, householdID: householdID), photoCount: row[ItemColumns.photoCount],
-                                        receiptCount: row[ItemColumns.receiptCount], primaryPhoto: primary))
+            listings.append(listing(row, householdID))
             if listings.count == query.limit { lastCursor = ItemListSQL.cursor(after: row, sort: query.sort) }
         }
         let next = hasMore ? lastCursor : nil
@@ -136,11 +243,18 @@ extension AppDatabase {
     /// How many items match a search and filters (for "124 items"), at most `cap`: the counters
     /// answer the plain filters at once; other counts stop at the cap, so they stay cheap at any size.
     public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int = 1000) throws -> (count: Int, exact: Bool) {
-        try read { db in try Self.countItems(db, householdID, search: search, filter: filter, cap: cap) }
+        try read { db in try Self.countItems(db, householdID, search: search, filter: filter, cap: cap, lists: listCache) }
     }
 
-    private static func countItems(_ db: Database, _ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) throws -> (count: Int, exact: Bool) {
-        let searching = SearchText.ftsQuery(search) != nil
+    private static func countItems(_ db: Database, _ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int,
+                                   lists: ItemListCache?) throws -> (count: Int, exact: Bool) {
+        let match = SearchText.ftsQuery(search)
+        let searching = match != nil
+        // With the household's keys current, the matches are counted from the index and the keys (no seek each).
+        if match != nil, let keys = try lists?.current(db, householdID), let match = try ItemListCache.fullTextQuery(db, search),
+           let counted = try keys.select(db, match: match, filter: filter, sort: .name, after: nil, limit: 0, countCap: cap, log: nil) {
+            return (min(counted.passing, cap), counted.passing <= cap)
+        }
         let plain = !searching && filter.roomID == nil && filter.categoryID == nil && filter.tag == nil
             && [filter.needsPhoto, filter.needsReceipt, filter.needsValue, filter.highValue].filter { $0 }.count <= 1
         if plain {
@@ -273,6 +387,8 @@ struct ItemListSQL {
     var whereArguments: StatementArguments
     /// Every condition of the page (the household, filters, search unless walked, the cursor), for `FROM item`.
     var pageWhereClause: String
+    /// The sort's ORDER BY terms.
+    var order: String
     var text: String
     var arguments: StatementArguments
 
@@ -321,7 +437,6 @@ struct ItemListSQL {
         whereClause = conditions.joined(separator: " AND ")
         whereArguments = StatementArguments(args)
 
-        let order: String
         switch query.sort {
         case .name: order = "item.name_key ASC, item.seq ASC"
         case .value: order = "item.value_minor DESC, item.seq DESC"

@@ -14,6 +14,8 @@ public final class AppDatabase: Sendable {
     public let blobs: BlobStore
     public let renditions: RenditionCache
     let changes: ChangeMonitor
+    /// Large households' sort keys in memory, for searches that many items match.
+    let listCache: ItemListCache
 
     /// How `open` treats a folder without a database.
     public enum OpenMode: Sendable {
@@ -79,6 +81,7 @@ public final class AppDatabase: Sendable {
         self.blobs = BlobStore(folder: folder, backend: blobBackend)
         self.renditions = RenditionCache(folder: folder)
         self.changes = ChangeMonitor(path: folder.databaseURL.path)
+        self.listCache = ItemListCache(pool: writer)
     }
 
     /// SQLite reports a foreign file only on first use; check its header first for a clear message.

@@ -29,7 +29,57 @@ enum Migrations {
         migrator.registerMigration("2026-11-27-high-value-counter", migrate: highValueCounter)
         migrator.registerMigration("2026-11-27-search-prefixes", migrate: searchPrefixes)
         migrator.registerMigration("2026-11-27-api-tokens", migrate: apiTokens)
+        migrator.registerMigration("2026-11-28-item-list-version", migrate: itemListVersion)
         return migrator
+    }
+
+    /// A number per household that every change to what its inventory list is sorted or filtered by moves on: an
+    /// item added, removed, renamed, revalued, moved, re-dated, given or losing a photo, receipt or tag; the
+    /// household's high-value threshold or currency (an edit that changes none of them, such as the notes, leaves it). A copy of those keys held in memory (ItemListCache) is used
+    /// only while the number it was read with is still the stored one. The number only grows (rows are never
+    /// removed, not even with their household), so a copy can never match a later state by accident.
+    private static func itemListVersion(_ db: Database) throws {
+        let bump = { (household: String) in
+            """
+            INSERT INTO item_list_version (household_id, version) VALUES (\(household), 1)
+            ON CONFLICT (household_id) DO UPDATE SET version = version + 1;
+            """
+        }
+        try db.execute(sql: """
+            CREATE TABLE item_list_version (
+                household_id TEXT PRIMARY KEY NOT NULL,
+                version INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TRIGGER item_list_insert AFTER INSERT ON item BEGIN
+            \(bump("NEW.household_id"))
+            END;
+            CREATE TRIGGER item_list_delete AFTER DELETE ON item BEGIN
+            \(bump("OLD.household_id"))
+            END;
+            CREATE TRIGGER item_list_update AFTER UPDATE OF household_id, name_key, price_minor, quantity, currency, created_at,
+                room_id, category_id, photo_count, receipt_count ON item
+            WHEN OLD.household_id IS NOT NEW.household_id OR OLD.name_key IS NOT NEW.name_key OR OLD.price_minor IS NOT NEW.price_minor
+                OR OLD.value_minor IS NOT NEW.value_minor OR OLD.currency IS NOT NEW.currency OR OLD.created_at IS NOT NEW.created_at
+                OR OLD.room_id IS NOT NEW.room_id OR OLD.category_id IS NOT NEW.category_id OR OLD.photo_count IS NOT NEW.photo_count
+                OR OLD.receipt_count IS NOT NEW.receipt_count
+            BEGIN
+            \(bump("OLD.household_id"))
+            \(bump("NEW.household_id"))
+            END;
+            CREATE TRIGGER item_list_tag_insert AFTER INSERT ON item_tag BEGIN
+            \(bump("NEW.household_id"))
+            END;
+            CREATE TRIGGER item_list_tag_delete AFTER DELETE ON item_tag BEGIN
+            \(bump("OLD.household_id"))
+            END;
+            CREATE TRIGGER item_list_tag_update AFTER UPDATE ON item_tag BEGIN
+            \(bump("OLD.household_id"))
+            \(bump("NEW.household_id"))
+            END;
+            CREATE TRIGGER item_list_household AFTER UPDATE OF high_value_threshold_minor, currency ON household BEGIN
+            \(bump("NEW.id"))
+            END;
+            """)
     }
 
     /// The search index also indexes every word's first letter and first two letters (FTS5 `prefix='1 2'`), so the

@@ -7,12 +7,14 @@ import NestoryStore
 // Times the store's list, search and summary queries on an existing demo household beside the same SQL run bare
 // (the statements the facade ran, prepared once on a connection of their own), the two interleaved run by run,
 // in R rounds; prints the median over the rounds of each round's p50 and p95.
+// `--only TEXT` measures only the queries whose name contains TEXT and prints each statement they run with its time.
 
 struct Options {
     var dataPath = "./bench-data"
     var runs = 60
     var rounds = 5
     var command = "store"
+    var only: String?
 
     init(_ args: [String]) {
         var it = args.dropFirst().makeIterator()
@@ -22,6 +24,7 @@ struct Options {
             case "--data": dataPath = it.next() ?? dataPath
             case "--runs": runs = Int(it.next() ?? "") ?? runs
             case "--rounds": rounds = max(1, Int(it.next() ?? "") ?? rounds)
+            case "--only": only = it.next()
             default: fatalError("unknown argument \(arg)")
             }
         }
@@ -67,6 +70,10 @@ func runStore(_ options: Options) throws {
     }
     let id = household.id
     let summary = try database.summary(id)
+    // The household's sort keys in memory, as a server holds them after its first searches (made in the background there).
+    let warming = ContinuousClock.now
+    try database.warmListKeys(id)
+    print("sort keys of \(summary.itemCount) items read into memory in \(ContinuousClock.now - warming)")
     let office = try database.rooms(id).first { $0.name == "Office" }!.id
     let electronics = try database.categories(id).first { $0.name == "Electronics" }!.id
     let raw = try database.rawConnection()
@@ -109,18 +116,32 @@ func runStore(_ options: Options) throws {
         queries.append(("sort: \(sort.rawValue), \(deep) rows deep", query))
     }
 
+    if let only = options.only { queries = queries.filter { $0.0.contains(only) } }
     var cases: [Case] = []
     for (name, query) in queries {
         // The statements the facade ran for this query, prepared once on the bare connection.
         let statements = try database.listStatements(id, query)
-        let prepared = try raw.inDatabase { db in try statements.map { (try db.makeStatement(sql: $0.sql), $0.arguments) } }
-        // Each read as the facade reads it: a page and one row at most.
+        if options.only != nil {
+            print(name)
+            for statement in statements {
+                let time = try raw.inDatabase { db in
+                    try milliseconds {
+                        let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                        var read = 0
+                        while read < statement.rowLimit ?? query.limit + 1, try rows.next() != nil { read += 1 }
+                    }
+                }
+                print(String(format: "  %8.2f ms  ", time) + statement.sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))
+            }
+        }
+        let prepared = try raw.inDatabase { db in try statements.map { (try db.makeStatement(sql: $0.sql), $0.arguments, $0.rowLimit ?? query.limit + 1) } }
+        // Each read as the facade reads it: as many rows as it reads at most (a page and one, or all the matches).
         cases.append(Case(name: name, target: 15, ours: { try database.items(id, query).elements.count }, raw: {
             try raw.inDatabase { _ in
-                for (statement, arguments) in prepared {
+                for (statement, arguments, rowLimit) in prepared {
                     let rows = try Row.fetchCursor(statement, arguments: arguments)
                     var read = 0
-                    while read <= query.limit, try rows.next() != nil { read += 1 }
+                    while read < rowLimit, try rows.next() != nil { read += 1 }
                 }
             }
         }))

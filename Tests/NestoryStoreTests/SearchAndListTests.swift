@@ -233,6 +233,16 @@ import Testing
                     pages.append(names)
                 }
                 for (plan, names) in zip(plans, pages).dropFirst() { #expect(names == pages[0], "\(search) \(filter) \(plan)") }
+                // The same pages chosen by the household's sort keys in memory (from here on current, so the counts
+                // below are taken from them too).
+                var query = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
+                var names: [String] = []
+                while let page = try store.database.itemsFromKeys(home.id, query) {
+                    names += page.elements.map { "\($0.item.id) \($0.item.name)" }
+                    guard let next = page.nextCursor, names.count <= pages[0].count else { break }
+                    query.after = next
+                }
+                #expect(names == pages[0], "\(search) \(filter) from the keys")
                 let first = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
                 for cap in [3, 1000] {
                     let together = try store.database.itemsAndCount(home.id, first, cap: cap)
@@ -245,5 +255,85 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The keys in memory are used only while current: after each kind of change the lists are still right (from SQL
+    /// until the keys are made again), and keys made again give the same pages as SQL.
+    @Test func sortKeysInMemoryAreNeverUsedStale() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        var lamps: [Item] = []
+        for i in 0..<12 { lamps.append(try store.item(home, "Lamp \(i)", price: "\(i * 10)", room: i % 2 == 0 ? "Office" : nil)) }
+        let office = try store.database.rooms(home.id).first { $0.name == "Office" }!.id
+        let queries = [ItemQuery(search: "lamp", limit: 5), ItemQuery(search: "lamp", sort: .value, limit: 5),
+                       ItemQuery(search: "lamp", filter: ItemFilter(highValue: true), limit: 5),
+                       ItemQuery(search: "lamp", filter: ItemFilter(roomID: office), limit: 5),
+                       ItemQuery(search: "lamp", filter: ItemFilter(tag: "spare"), limit: 5)]
+        func check(_ change: String) throws {
+            #expect(try !store.database.listKeysAreCurrent(home.id), "\(change)")
+            for query in queries {
+                let sql = try store.database.items(home.id, query, plan: .searchFirst).elements.map(\.item.id)
+                #expect(try store.database.items(home.id, query).elements.map(\.item.id) == sql, "\(change): \(query)")
+                #expect(try store.database.itemsFromKeys(home.id, query)?.elements.map(\.item.id) == sql, "\(change), keys made again: \(query)")
+            }
+        }
+        try check("first")
+        #expect(try store.database.listKeysAreCurrent(home.id))
+        _ = try store.database.updateItem(home.id, lamps[5].id, lamps[5].draft, now: store.now.addingTimeInterval(1))
+        #expect(try store.database.listKeysAreCurrent(home.id))  // saved unchanged: nothing listed moved
+        var draft = lamps[3].draft
+        draft.name = "Aardvark lamp"
+        _ = try store.database.updateItem(home.id, lamps[3].id, draft, now: store.now)
+        try check("renamed")
+        draft.purchasePrice = try Money.parse("5000", currency: .usd)
+        _ = try store.database.updateItem(home.id, lamps[3].id, draft, now: store.now)
+        try check("revalued")
+        draft.roomID = office
+        draft.tags = ["spare"]
+        _ = try store.database.updateItem(home.id, lamps[3].id, draft, now: store.now)
+        try check("moved and tagged")
+        try store.database.deleteItem(home.id, lamps[0].id)
+        try check("deleted")
+        try store.item(home, "Lamp new", price: "1")
+        try check("added")
+        _ = try store.database.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: try Money.parse("30", currency: .usd))
+        try check("threshold")
+    }
+
+    /// A search whose matches sit together far down the asked order (the walk finds none of them) is listed from the
+    /// keys in memory when they are current, and gives the page the SQL plans give.
+    @Test func aCommonWordClusteredInTheOrderIsListedFromTheKeys() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let count = AppDatabase.walkBudget + 2_100
+        try store.database.insertItems(home.id, (0..<count).map { i in
+            NewItem(draft: ItemDraft(name: i < AppDatabase.walkBudget ? "Apple \(i)" : "Walnut \(i)", currency: .usd), createdAt: store.now)
+        }, today: store.today)
+        let query = ItemQuery(search: "walnut", limit: 20)
+        let expected = try store.database.items(home.id, query, plan: .searchFirst).elements.map(\.item.name)
+        #expect(expected.first == "Walnut \(AppDatabase.walkBudget)")
+        #expect(!(try store.database.listStatements(home.id, query).contains { $0.rowLimit != nil }))  // keys not made yet
+        try store.database.warmListKeys(home.id)
+        #expect(try store.database.listStatements(home.id, query).contains { $0.rowLimit != nil })
+        #expect(try store.database.items(home.id, query).elements.map(\.item.name) == expected)
+        let counted = try store.database.countItems(home.id, search: "walnut", filter: ItemFilter(), cap: 10_000)
+        #expect(counted.count == count - AppDatabase.walkBudget && counted.exact)
+    }
+
+    /// The last word of a search is a prefix; it is searched as a whole word only when no word of the index merely
+    /// starts with it (the matches are then the same).
+    @Test func theLastWordLosesItsPrefixOnlyWhenNothingLongerStartsWithIt() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        try store.item(home, "Desk lamp")
+        try store.item(home, "Lampshade")
+        try store.item(home, "Walnut desks")
+        let query = { (search: String) in try store.database.unsafeRawRead { db in try ItemListCache.fullTextQuery(db, search) } }
+        #expect(try query("lamp") == "\"lamp\"*")  // "lampshad" starts with it
+        #expect(try query("lampshade") == "\"lampshade\"")
+        #expect(try query("walnut desk") == "\"walnut\" \"desk\"")  // "desks" is indexed as "desk"
+        #expect(try query("walnut de") == "\"walnut\" \"de\"*")
+        #expect(try query("zebra") == "\"zebra\"")  // nothing matches either way
+        #expect(try query("  ") == nil)
     }
 }

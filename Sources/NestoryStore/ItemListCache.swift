@@ -1,0 +1,373 @@
+import Foundation
+internal import GRDB
+import NestoryDomain
+import Synchronization
+
+/// What a large household's inventory list is sorted and filtered by, item by item, held in memory: so a search
+/// that many items match is listed from the search index's matches without looking each match up in the item
+/// table. That lookup is a seek (about 1 µs at a million items): 76 ms for a word 76,000 items share, when they
+/// sit together in the asked order and the bounded walk of the sort order (AppDatabase.plan) cannot find them.
+/// Reading the index's matches alone costs about 0.03 µs each.
+///
+/// A copy is used only while it is exactly current: it carries the household's `item_list_version` (a number
+/// triggers move on with every change to these keys, Migrations.itemListVersion) read in the same transaction as
+/// its keys, and a list uses it only when that is the number its own transaction reads. Otherwise the list runs
+/// on SQL alone, as without this, and a new copy is made in the background. So a copy can be late, never wrong.
+final class ItemListCache: Sendable {
+    /// Households with fewer items are never kept: the walk of the sort order covers them whole.
+    let minimumItems: Int
+    /// At most this many items are kept over all households (about 40 bytes each); the household used least
+    /// recently is dropped first.
+    let budget: Int
+    /// Whether a stale copy is made again on a thread of its own (the server) or not at all until `build` is
+    /// called (tests that decide when).
+    let buildsInBackground: Bool
+    private let pool: DatabasePool
+    private let state = Mutex(State())
+
+    private struct State {
+        var snapshots: [String: Snapshot] = [:]
+        var lastUse: [String: UInt64] = [:]
+        var building: Set<String> = []
+        /// When a household's next copy may start: a household written to all the time is not copied again after
+        /// every write (a copy of a million items costs about a second of CPU).
+        var notBefore: [String: ContinuousClock.Instant] = [:]
+        var clock: UInt64 = 0
+    }
+
+    static let defaultMinimumItems = AppDatabase.walkBudget
+    static let defaultBudget = 2_000_000
+
+    init(pool: DatabasePool, minimumItems: Int = defaultMinimumItems, budget: Int = defaultBudget, buildsInBackground: Bool = true) {
+        self.pool = pool
+        self.minimumItems = minimumItems
+        self.budget = budget
+        self.buildsInBackground = buildsInBackground
+    }
+
+    static func version(_ db: Database, _ householdID: String) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM item_list_version WHERE household_id = ?"),
+                           arguments: [householdID]) ?? 0
+    }
+
+    /// The search as a full-text query, its last word no longer a prefix when no word of the index merely starts with
+    /// it: the same matches, read about ten times faster (a prefix query gathers every matching word's list of
+    /// places first: 13 ms for "walnut"* at a million items, 1.5 ms for "walnut"). The index's vocabulary is read in
+    /// the caller's transaction, so the answer holds for the matches read in it.
+    static func fullTextQuery(_ db: Database, _ search: String) throws -> String? {
+        guard let match = SearchText.ftsQuery(search), let last = SearchText.words(search)?.last else { return nil }
+        let tokenizer = try db.makeTokenizer(SearchMatcher.descriptor)
+        guard let token = try tokenizer.tokenize(query: last).last?.token else { return match }
+        // The first word of the index after the token and any longer word starting with it (no word has a control
+        // character): `instance` rows, so no word's list of places is read to count it (`row` rows read the list of
+        // the word they stop at, and a `>` bound stops at the token itself first: 23 ms for "for" at a million items).
+        try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.nestory_vocabulary USING fts5vocab(main, item_fts, instance)")
+        let next = try String.fetchOne(db.cachedStatement(sql: "SELECT term FROM temp.nestory_vocabulary WHERE term >= ? LIMIT 1"),
+                                       arguments: [token + "\u{1}"])
+        if let next, next.utf8.starts(with: token.utf8) { return match }
+        return String(match.dropLast())
+    }
+
+    /// The household's copy if it is current in `db`'s transaction; else nil, and a new copy is asked for.
+    func current(_ db: Database, _ householdID: HouseholdID, requestBuild: Bool = true) throws -> Snapshot? {
+        let id = householdID.description
+        let version = try Self.version(db, id)
+        let found: Snapshot? = state.withLock { state in
+            guard let snapshot = state.snapshots[id], snapshot.version == version else { return nil }
+            state.clock += 1
+            state.lastUse[id] = state.clock
+            return snapshot
+        }
+        if found == nil, requestBuild, buildsInBackground { try self.requestBuild(db, id) }
+        return found
+    }
+
+    private func requestBuild(_ db: Database, _ id: String) throws {
+        let items = try Int.fetchOne(db.cachedStatement(sql: "SELECT items FROM item_stats WHERE household_id = ?"), arguments: [id]) ?? 0
+        guard items >= minimumItems else { return }
+        let start: Bool = state.withLock { state in
+            if state.building.contains(id) { return false }
+            if let notBefore = state.notBefore[id], ContinuousClock.now < notBefore { return false }
+            state.building.insert(id)
+            return true
+        }
+        guard start else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let started = ContinuousClock.now
+            let snapshot = try? pool.read { db in try Snapshot.build(db, id) }
+            let took = ContinuousClock.now - started
+            state.withLock { state in
+                state.building.remove(id)
+                state.notBefore[id] = ContinuousClock.now + max(.seconds(2), took * 5)
+            }
+            if let snapshot { keep(snapshot) }
+        }
+    }
+
+    /// Makes the household's copy now, in `db`'s transaction, and keeps it (tests, benchmarks and warming).
+    @discardableResult
+    func build(_ db: Database, _ householdID: HouseholdID) throws -> Snapshot {
+        let snapshot = try Snapshot.build(db, householdID.description)
+        keep(snapshot)
+        return snapshot
+    }
+
+    private func keep(_ snapshot: Snapshot) {
+        state.withLock { state in
+            if let held = state.snapshots[snapshot.householdID], held.version > snapshot.version { return }
+            state.clock += 1
+            state.snapshots[snapshot.householdID] = snapshot
+            state.lastUse[snapshot.householdID] = state.clock
+            var total = state.snapshots.values.reduce(0) { $0 + $1.count }
+            while total > budget, state.snapshots.count > 1,
+                  let oldest = state.lastUse.filter({ $0.key != snapshot.householdID }).min(by: { $0.value < $1.value })?.key {
+                total -= state.snapshots[oldest]?.count ?? 0
+                state.snapshots[oldest] = nil
+                state.lastUse[oldest] = nil
+            }
+        }
+    }
+
+    /// The keys of one household's items at one version. Arrays run in the order of `seqs` (ascending).
+    final class Snapshot: Sendable {
+        let householdID: String
+        let version: Int64
+        let seqs: [Int64]
+        /// Position in name order (name_key as bytes, then seq), as the name index orders them.
+        let nameRank: [UInt32]
+        let value: [Int64]
+        let created: [Int64]
+        /// Rooms and categories by number (0: none), numbered in `rooms` and `categories`.
+        let room: [UInt32]
+        let category: [UInt32]
+        let flags: [UInt8]
+        let rooms: [String: UInt32]
+        let categories: [String: UInt32]
+        /// Which items carry a tag, by tag key, read the first time a list filters by it.
+        private let tags = Mutex<[String: [UInt64]]>([:])
+
+        static let noPhoto: UInt8 = 1, noReceipt: UInt8 = 2, noValue: UInt8 = 4, highValue: UInt8 = 8
+
+        var count: Int { seqs.count }
+
+        private init(householdID: String, version: Int64, seqs: [Int64], nameRank: [UInt32], value: [Int64], created: [Int64],
+                     room: [UInt32], category: [UInt32], flags: [UInt8], rooms: [String: UInt32], categories: [String: UInt32]) {
+            self.householdID = householdID
+            self.version = version
+            self.seqs = seqs
+            self.nameRank = nameRank
+            self.value = value
+            self.created = created
+            self.room = room
+            self.category = category
+            self.flags = flags
+            self.rooms = rooms
+            self.categories = categories
+        }
+
+        static func build(_ db: Database, _ id: String) throws -> Snapshot {
+            let version = try ItemListCache.version(db, id)
+            let household = try Row.fetchOne(db, sql: "SELECT currency, high_value_threshold_minor FROM household WHERE id = ?", arguments: [id])
+            let currency: String = household?[0] ?? "", threshold: Int64 = household?[1] ?? Int64.max
+            // A household holding most of the items is read straight down the table (in seq order, one pass); a
+            // small one through its index, then sorted.
+            let mine = try Int.fetchOne(db, sql: "SELECT items FROM item_stats WHERE household_id = ?", arguments: [id]) ?? 0
+            let all = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0
+            let table = mine * 2 >= all ? "item NOT INDEXED" : "item"
+            var seqs: [Int64] = [], value: [Int64] = [], created: [Int64] = [], room: [UInt32] = [], category: [UInt32] = []
+            var flags: [UInt8] = []
+            seqs.reserveCapacity(mine)
+            value.reserveCapacity(mine)
+            created.reserveCapacity(mine)
+            room.reserveCapacity(mine)
+            category.reserveCapacity(mine)
+            flags.reserveCapacity(mine)
+            var rooms: [String: UInt32] = [:], categories: [String: UInt32] = [:]
+            func number(_ text: String?, _ table: inout [String: UInt32]) -> UInt32 {
+                guard let text else { return 0 }
+                if let known = table[text] { return known }
+                let next = UInt32(table.count + 1)
+                table[text] = next
+                return next
+            }
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT seq, value_minor, created_at, room_id, category_id,
+                       photo_count = 0, receipt_count = 0, price_minor IS NULL, currency = ? AND value_minor > ?
+                FROM \(table) WHERE household_id = ? ORDER BY seq
+                """, arguments: [currency, threshold, id])
+            while let row = try rows.next() {
+                seqs.append(row[0])
+                value.append(row[1])
+                created.append(row[2])
+                room.append(number(row[3], &rooms))
+                category.append(number(row[4], &categories))
+                var bits: UInt8 = 0
+                if row[5] as Bool { bits |= noPhoto }
+                if row[6] as Bool { bits |= noReceipt }
+                if row[7] as Bool { bits |= noValue }
+                if row[8] as Bool { bits |= highValue }
+                flags.append(bits)
+            }
+            var nameRank = [UInt32](repeating: 0, count: seqs.count)
+            var rank: UInt32 = 0
+            let names = try Int64.fetchCursor(db, sql: "SELECT seq FROM item WHERE household_id = ? ORDER BY name_key, seq", arguments: [id])
+            while let seq = try names.next() {
+                guard let position = position(of: seq, in: seqs) else { throw StoreError.corrupt(path: "nestory.sqlite", detail: "item \(seq) is in the name index but not the table") }
+                nameRank[position] = rank
+                rank += 1
+            }
+            return Snapshot(householdID: id, version: version, seqs: seqs, nameRank: nameRank, value: value, created: created,
+                            room: room, category: category, flags: flags, rooms: rooms, categories: categories)
+        }
+
+        static func position(of seq: Int64, in seqs: [Int64]) -> Int? {
+            let index = lowerBound(seqs, seq, from: 0)
+            return index < seqs.count && seqs[index] == seq ? index : nil
+        }
+
+        /// The first index at or after `from` whose seq is not below `seq`, by galloping then bisecting: the search
+        /// index gives its matches in ascending order, so each is found from where the last one was.
+        @inline(__always)
+        static func lowerBound(_ seqs: [Int64], _ seq: Int64, from start: Int) -> Int {
+            var low = start, step = 1, high = start
+            while high < seqs.count, seqs[high] < seq {
+                low = high + 1
+                high += step
+                step *= 2
+            }
+            high = min(high, seqs.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if seqs[middle] < seq { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// Which positions carry the tag (its key as item_tag keeps it).
+        func tagged(_ db: Database, _ key: String) throws -> [UInt64] {
+            if let known = tags.withLock({ $0[key] }) { return known }
+            var bits = [UInt64](repeating: 0, count: (seqs.count + 63) / 64)
+            let rows = try Int64.fetchCursor(db, sql: "SELECT item_seq FROM item_tag WHERE household_id = ? AND tag_key = ? ORDER BY item_seq",
+                                             arguments: [householdID, key])
+            var from = 0
+            while let seq = try rows.next() {
+                from = Self.lowerBound(seqs, seq, from: from)
+                if from < seqs.count, seqs[from] == seq { bits[from / 64] |= 1 << UInt64(from % 64) }
+            }
+            tags.withLock { $0[key] = bits }
+            return bits
+        }
+
+        /// What a position is ordered by in `sort`: smaller first. Seqs break ties as the SQL orders do.
+        @inline(__always)
+        func orderKey(_ position: Int, _ sort: ItemSort) -> (Int64, Int64) {
+            switch sort {
+            case .name: (Int64(nameRank[position]), 0)
+            case .value: (-value[position], -seqs[position])
+            case .newest: (-created[position], -seqs[position])
+            }
+        }
+
+        /// The filter as tests on positions; nil when no item can pass (a room or category no item is in).
+        struct Test {
+            var flags: UInt8 = 0
+            var room: UInt32?
+            var category: UInt32?
+            var tagged: [UInt64]?
+            var none = false
+
+            @inline(__always)
+            func passes(_ snapshot: Snapshot, _ position: Int) -> Bool {
+                if snapshot.flags[position] & flags != flags { return false }
+                if let room, snapshot.room[position] != room { return false }
+                if let category, snapshot.category[position] != category { return false }
+                if let tagged, tagged[position / 64] & (1 << UInt64(position % 64)) == 0 { return false }
+                return true
+            }
+        }
+
+        func test(_ db: Database, _ filter: ItemFilter) throws -> Test {
+            var test = Test()
+            if filter.needsPhoto { test.flags |= Self.noPhoto }
+            if filter.needsReceipt { test.flags |= Self.noReceipt }
+            if filter.needsValue { test.flags |= Self.noValue }
+            if filter.highValue { test.flags |= Self.highValue }
+            if let room = filter.roomID {
+                guard let number = rooms[room.description] else { test.none = true; return test }
+                test.room = number
+            }
+            if let category = filter.categoryID {
+                guard let number = categories[category.description] else { test.none = true; return test }
+                test.category = number
+            }
+            if let tag = filter.tag.flatMap(Text.clean) { test.tagged = try tagged(db, Text.foldKey(tag)) }
+            return test
+        }
+
+        /// The order key a page continues after, from its cursor; nil when the cursor cannot be placed here (the SQL
+        /// path then reads it, and says what is wrong with it).
+        func boundary(_ db: Database, _ cursor: PageCursor, _ sort: ItemSort) throws -> (Int64, Int64)? {
+            let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[0] == sort.rawValue, let seq = Int64(parts[2]) else { return nil }
+            switch sort {
+            case .name:
+                // The rank of the cursor's item, if it is still there under the name the cursor carries.
+                guard let position = Self.position(of: seq, in: seqs),
+                      let data = Data(base64Encoded: String(parts[1])), let key = String(data: data, encoding: .utf8),
+                      try String.fetchOne(db, sql: "SELECT name_key FROM item WHERE seq = ?", arguments: [seq]) == key else { return nil }
+                return (Int64(nameRank[position]), 0)
+            case .value, .newest:
+                guard let key = Int64(parts[1]) else { return nil }
+                return (-key, -seq)
+            }
+        }
+
+        /// What `select` found: the positions of the first `limit` matches passing the filter after the cursor, in
+        /// order, and how many pass in all (counting stops past `countCap`); or that the index had more than
+        /// `matchLimit` matches (then nothing else was decided).
+        struct Selection {
+            var positions: [Int] = []
+            var passing = 0
+            var tooMany = false
+        }
+
+        /// nil when the cursor cannot be placed here.
+        func select(_ db: Database, match: String, filter: ItemFilter, sort: ItemSort, after cursor: PageCursor?, limit: Int,
+                    countCap: Int, matchLimit: Int = .max, log: AppDatabase.StatementLog?) throws -> Selection? {
+            let test = try test(db, filter)
+            if test.none { return Selection() }
+            var after: (Int64, Int64)?
+            if let cursor {
+                guard let placed = try boundary(db, cursor, sort) else { return nil }
+                after = placed
+            }
+            let sql = "SELECT rowid FROM item_fts WHERE item_fts MATCH ? ORDER BY rowid"
+            log?.statements.append(.init(sql: sql, arguments: [match], rowLimit: matchLimit == .max ? .max : matchLimit + 1))
+            let matches = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: [match])
+            // The best `limit` so far, in order (few are inserted: matches come in seq order, not the sort's).
+            var best: [(key: (Int64, Int64), position: Int)] = []
+            best.reserveCapacity(limit + 1)
+            var passing = 0, from = 0, read = 0
+            while let seq = try matches.next() {
+                read += 1
+                if read > matchLimit { return Selection(tooMany: true) }
+                from = Self.lowerBound(seqs, seq, from: from)
+                guard from < seqs.count else { break }  // no later match is this household's
+                guard seqs[from] == seq, test.passes(self, from) else { continue }
+                let key = orderKey(from, sort)
+                if let after, !(key > after) { continue }
+                passing += 1
+                if limit == 0 {
+                    if passing > countCap { break }
+                    continue
+                }
+                if best.count == limit, !(key < best[limit - 1].key) { continue }
+                var index = best.count
+                while index > 0, key < best[index - 1].key { index -= 1 }
+                best.insert((key, from), at: index)
+                if best.count > limit { best.removeLast() }
+            }
+            return Selection(positions: best.map(\.position), passing: passing)
+        }
+    }
+}
