@@ -33,7 +33,7 @@ extension AppDatabase {
 
     /// Test hook: one plan forced; every plan gives the same pages.
     func items(_ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan) throws -> Page<ItemListing> {
-        try read { db in try Self.items(db, householdID, query, plan: plan, keys: nil, log: nil) }
+        try read { db in try Self.items(db, householdID, query, plan: plan, log: nil) }
     }
 
     /// Test hook: the page listed from the household's keys in memory (made now if they are not current), or nil
@@ -41,6 +41,16 @@ extension AppDatabase {
     func itemsFromKeys(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing>? {
         try read { db in
             let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            guard case .page(let page) = try Self.fromKeys(db, householdID, query, keys, log: nil) else { return nil }
+            return page
+        }
+    }
+
+    /// Test hook: the page the keys' walk finds with this budget, else the page listed from the keys (as `items` does).
+    func itemsFromKeys(_ householdID: HouseholdID, _ query: ItemQuery, walkBudget budget: Int) throws -> Page<ItemListing>? {
+        try read { db in
+            let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            if case .page(let page) = try Self.keysWalk(db, householdID, query, keys, budget: budget, log: nil) { return page }
             guard case .page(let page) = try Self.fromKeys(db, householdID, query, keys, log: nil) else { return nil }
             return page
         }
@@ -96,45 +106,43 @@ extension AppDatabase {
 
     /// A page: from the household's keys in memory when they are current, else by the SQL plans alone.
     ///
-    /// With the keys, a short walk of the sort order answers when matches are dense where it starts (one search in
-    /// six items or more: the first keystrokes); else the index's matches are listed from the keys, unless they are
-    /// more than `keysLimit` (then the full walk first, as without the keys).
+    /// With the keys, a short walk of the sort order (in memory, over the items the filters leave) answers when
+    /// matches are dense where it starts (the first keystrokes); else the index's matches are placed by the keys,
+    /// unless they are more than `keysLimit` (then a longer walk first).
     private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, lists: ItemListCache?,
                               log: StatementLog?) throws -> Page<ItemListing> {
         if SearchText.ftsQuery(query.search) != nil, let keys = try lists?.current(db, householdID),
            let match = try ItemListCache.fullTextQuery(db, query.search) {
-            // The short walk reads only an index when the filters are in it (room, category); others would have it
-            // read the items themselves.
-            let filter = query.filter
-            let indexed = !(filter.needsPhoto || filter.needsReceipt || filter.needsValue || filter.highValue || filter.tag != nil)
-            if indexed, let page = try walk(db, householdID, query, budget: shortWalkBudget, exhausting: false, log: log) { return page }
+            log?.statements.append(.init(sql: decidableSQL, arguments: [query.search]))
+            let decidable = try DatabaseValue.fetchOne(db.cachedStatement(sql: decidableSQL), arguments: [query.search])?.isNull == false
+            if decidable, case .page(let page) = try keysWalk(db, householdID, query, keys, budget: shortWalkBudget, log: log) { return page }
             switch try fromKeys(db, householdID, query, keys, match: match, matchLimit: keysLimit, log: log) {
             case .page(let page): return page
-            case .tooMany: return try items(db, householdID, query, plan: .walkThenSearch(budget: walkBudget), keys: keys, log: log)
+            case .tooMany:
+                if decidable, case .page(let page) = try keysWalk(db, householdID, query, keys, budget: walkBudget, log: log) { return page }
+                if case .page(let page) = try fromKeys(db, householdID, query, keys, match: match, log: log) { return page }
             case .unplaced: break
             }
         }
-        return try items(db, householdID, query, plan: try plan(db, query, log: log), keys: nil, log: log)
+        return try items(db, householdID, query, plan: try plan(db, query, log: log), log: log)
     }
 
     /// How many items the short walk tests before the keys are asked (about 1 ms).
     static let shortWalkBudget = 300
 
-    /// `keys`: when the walk finds no page, the page is listed from these (if current) rather than by seeking every match.
     private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan,
-                              keys: ItemListCache.Snapshot?, log: StatementLog?) throws -> Page<ItemListing> {
+                              log: StatementLog?) throws -> Page<ItemListing> {
         if case .walkThenSearch(let budget) = plan {
-            if let page = try walk(db, householdID, query, budget: budget, exhausting: keys == nil, log: log) { return page }
-            if let keys, case .page(let page) = try fromKeys(db, householdID, query, keys, log: log) { return page }
+            if let page = try walk(db, householdID, query, budget: budget, log: log) { return page }
             return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: .searchFirst), log: log)
         }
         return try fetchPage(db, householdID, query, sql: try ItemListSQL(householdID: householdID, query: query, plan: plan), log: log)
     }
 
     /// Walks at most `budget` items of the sort order, testing each against the search: the page if that decided it
-    /// (it found more than a page, so the next page is known to exist, or, when `exhausting`, walked every item the
-    /// filters leave, which costs a count), else nil. It decides only searches whose every word has a token (nearly all).
-    private static func walk(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, budget: Int, exhausting: Bool,
+    /// (it found more than a page, so the next page is known to exist, or walked every item the filters leave), else
+    /// nil. It decides only searches whose every word has a token (nearly all).
+    private static func walk(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, budget: Int,
                              log: StatementLog?) throws -> Page<ItemListing>? {
         log?.statements.append(.init(sql: decidableSQL, arguments: [query.search]))
         guard try DatabaseValue.fetchOne(db.cachedStatement(sql: decidableSQL), arguments: [query.search])?.isNull == false,
@@ -142,7 +150,6 @@ extension AppDatabase {
                                                                                      plan: .walkThenSearch(budget: budget)),
                                        checkOrder: true, log: log) else { return nil }
         if page.nextCursor != nil { return page }
-        guard exhausting else { return nil }
         let rest = try ItemListSQL(householdID: householdID, query: ItemQuery(filter: query.filter, sort: query.sort, after: query.after),
                                    plan: .sortOrderFirst)
         // In the walk's order, so SQLite reads the rows the walk read (in another order it may pass over most of the
@@ -151,6 +158,14 @@ extension AppDatabase {
         log?.statements.append(.init(sql: countSQL, arguments: rest.arguments))
         let candidates = try Int.fetchOne(db, sql: countSQL, arguments: rest.arguments) ?? 0
         return candidates < budget ? page : nil
+    }
+
+    /// The page the keys' walk found (see `Snapshot.walk`), or that it ran out of budget first (`tooMany`).
+    private static func keysWalk(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, _ keys: ItemListCache.Snapshot,
+                                 budget: Int, log: StatementLog?) throws -> KeysAnswer {
+        guard let positions = try keys.walk(db, search: query.search, filter: query.filter, sort: query.sort, after: query.after,
+                                            limit: query.limit + 1, budget: budget, log: log) else { return .tooMany }
+        return try page(db, householdID, query, seqs: positions.map { keys.seqs[$0] }, log: log)
     }
 
     /// What the keys in memory answered: a page; or that the index has more than the limit's matches; or that the
@@ -169,7 +184,11 @@ extension AppDatabase {
               let chosen = try keys.select(db, match: match, filter: query.filter, sort: query.sort, after: query.after,
                                            limit: query.limit + 1, countCap: 0, matchLimit: matchLimit, log: log) else { return .unplaced }
         if chosen.tooMany { return .tooMany }
-        let seqs = chosen.positions.map { keys.seqs[$0] }
+        return try page(db, householdID, query, seqs: chosen.positions.map { keys.seqs[$0] }, log: log)
+    }
+
+    /// The page of these items, in this order (a page and one at most): their columns read by seq.
+    private static func page(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, seqs: [Int64], log: StatementLog?) throws -> KeysAnswer {
         guard !seqs.isEmpty else { return .page(Page(elements: [], nextCursor: nil)) }
         // Integers only, written into the statement. `+` keeps SQLite from reading the household's whole index
         // (it chose that over the seqs, 140 ms at a million items).

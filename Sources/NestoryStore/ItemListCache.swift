@@ -143,6 +143,10 @@ final class ItemListCache: Sendable {
         let flags: [UInt8]
         let rooms: [String: UInt32]
         let categories: [String: UInt32]
+        /// Positions in each sort's order.
+        let byName: [UInt32]
+        let byValue: [UInt32]
+        let byNewest: [UInt32]
         /// Which items carry a tag, by tag key, read the first time a list filters by it.
         private let tags = Mutex<[String: [UInt64]]>([:])
 
@@ -163,6 +167,12 @@ final class ItemListCache: Sendable {
             self.flags = flags
             self.rooms = rooms
             self.categories = categories
+            var byName = [UInt32](repeating: 0, count: seqs.count)
+            for (position, rank) in nameRank.enumerated() { byName[Int(rank)] = UInt32(position) }
+            self.byName = byName
+            let positions = (0..<UInt32(seqs.count))
+            self.byValue = positions.sorted { (value[Int($0)], seqs[Int($0)]) > (value[Int($1)], seqs[Int($1)]) }
+            self.byNewest = positions.sorted { (created[Int($0)], seqs[Int($0)]) > (created[Int($1)], seqs[Int($1)]) }
         }
 
         static func build(_ db: Database, _ id: String) throws -> Snapshot {
@@ -321,6 +331,53 @@ final class ItemListCache: Sendable {
                 return (-key, -seq)
             }
         }
+
+        /// Walks the sort's order from the cursor over the items passing the filter, at most `budget` of them, and tests
+        /// their indexed text against the search in batches (`nestory_matches`, as the SQL walk does): the positions of
+        /// the first `limit` that match, or nil when the budget ran out first (or the cursor cannot be placed). A walk
+        /// that reached the end of the order is complete.
+        func walk(_ db: Database, search: String, filter: ItemFilter, sort: ItemSort, after cursor: PageCursor?, limit: Int,
+                  budget: Int, log: AppDatabase.StatementLog?) throws -> [Int]? {
+            let test = try test(db, filter)
+            if test.none { return [] }
+            let order = switch sort { case .name: byName; case .value: byValue; case .newest: byNewest }
+            var start = 0
+            if let cursor {
+                guard let after = try boundary(db, cursor, sort) else { return nil }
+                var high = order.count
+                while start < high {
+                    let middle = (start + high) / 2
+                    if orderKey(Int(order[middle]), sort) > after { high = middle } else { start = middle + 1 }
+                }
+            }
+            var found: [Int] = [], candidates: [Int] = [], walked = 0, index = start
+            func testBatch() throws {
+                guard !candidates.isEmpty else { return }
+                let sql = """
+                    SELECT rowid FROM item_fts WHERE rowid IN (\(candidates.map { String(seqs[$0]) }.joined(separator: ",")))
+                    AND nestory_matches(?, name, brand, model, serial, notes, tags, receipts)
+                    """
+                log?.statements.append(.init(sql: sql, arguments: [search], rowLimit: .max))
+                let matching = Set(try Int64.fetchAll(db, sql: sql, arguments: [search]))
+                found += candidates.filter { matching.contains(seqs[$0]) }
+                candidates.removeAll(keepingCapacity: true)
+            }
+            while index < order.count, found.count < limit {
+                let position = Int(order[index])
+                index += 1
+                guard test.passes(self, position) else { continue }
+                candidates.append(position)
+                walked += 1
+                if candidates.count == Self.walkBatch { try testBatch() }
+                if walked >= budget, index < order.count { break }
+            }
+            if found.count < limit { try testBatch() }
+            if found.count >= limit { return Array(found.prefix(limit)) }
+            return index >= order.count ? found : nil
+        }
+
+        /// How many candidates one statement of the walk tests.
+        static let walkBatch = 100
 
         /// What `select` found: the positions of the first `limit` matches passing the filter after the cursor, in
         /// order, and how many pass in all (counting stops past `countCap`); or that the index had more than

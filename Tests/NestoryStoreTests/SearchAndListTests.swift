@@ -243,6 +243,17 @@ import Testing
                     query.after = next
                 }
                 #expect(names == pages[0], "\(search) \(filter) from the keys")
+                // And walked in memory: to the end, or for two items then from the keys.
+                for budget in [1000, 2] {
+                    var query = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
+                    var walked: [String] = []
+                    while let page = try store.database.itemsFromKeys(home.id, query, walkBudget: budget) {
+                        walked += page.elements.map { "\($0.item.id) \($0.item.name)" }
+                        guard let next = page.nextCursor, walked.count <= pages[0].count else { break }
+                        query.after = next
+                    }
+                    #expect(walked == pages[0], "\(search) \(filter) walked in memory, budget \(budget)")
+                }
                 let first = ItemQuery(search: search, filter: filter, sort: sort, limit: 4)
                 for cap in [3, 1000] {
                     let together = try store.database.itemsAndCount(home.id, first, cap: cap)
