@@ -194,6 +194,7 @@ public final class AppDatabase: Sendable {
 
     /// Frees the connections (the file stays).
     public func close() throws {
+        listCache.close()
         try changes.close()
         try writer.close()
     }

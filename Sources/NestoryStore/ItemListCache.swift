@@ -33,6 +33,7 @@ final class ItemListCache: Sendable {
         /// every write (a copy of a million items costs about a second of CPU).
         var notBefore: [String: ContinuousClock.Instant] = [:]
         var clock: UInt64 = 0
+        var closed = false
     }
 
     static let defaultMinimumItems = AppDatabase.walkBudget
@@ -86,7 +87,7 @@ final class ItemListCache: Sendable {
         let items = try Int.fetchOne(db.cachedStatement(sql: "SELECT items FROM item_stats WHERE household_id = ?"), arguments: [id]) ?? 0
         guard items >= minimumItems else { return }
         let start: Bool = state.withLock { state in
-            if state.building.contains(id) { return false }
+            if state.closed || state.building.contains(id) { return false }
             if let notBefore = state.notBefore[id], ContinuousClock.now < notBefore { return false }
             state.building.insert(id)
             return true
@@ -102,6 +103,11 @@ final class ItemListCache: Sendable {
             }
             if let snapshot { keep(snapshot) }
         }
+    }
+
+    /// No copy is started after this (the store is closing); one under way finishes first or fails quietly.
+    func close() {
+        state.withLock { $0.closed = true }
     }
 
     /// Makes the household's copy now, in `db`'s transaction, and keeps it (tests, benchmarks and warming).
