@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads a text file line by line in 1 MB chunks (memory stays flat for any file size): the JSON Lines
 /// of backup archives and product catalogues.
@@ -13,13 +16,27 @@ public enum LineFile {
     public static func forEachLine(of handle: FileHandle, maxLineBytes: Int = 64 << 20, _ body: (Data, Int) throws -> Void) throws {
         var pending = Data()
         var number = 0
+        var ends: [Int] = []
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             pending.append(chunk)
+            // The line breaks are found with memchr over the bytes: Data's own index walk (firstIndex(of:)) went a byte
+            // at a time through its storage, with an exclusivity check each (5% of a restore's CPU).
+            ends.removeAll(keepingCapacity: true)
+            pending.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+                guard let base = raw.baseAddress else { return }
+                var offset = 0
+                while offset < raw.count, let found = memchr(base + offset, 0x0A, raw.count - offset) {
+                    let end = base.distance(to: UnsafeRawPointer(found))
+                    ends.append(end)
+                    offset = end + 1
+                }
+            }
             var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
+            for end in ends {
+                let newline = pending.startIndex + end
                 number += 1
                 try body(pending[start..<newline], number)
-                start = pending.index(after: newline)
+                start = newline + 1
             }
             pending = Data(pending[start...])
             if pending.count > maxLineBytes { throw Failure.lineTooLong(line: number + 1) }
