@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import Synchronization
 
 /// The rows of a checked archive, read from its data files. Built only after every row has been
 /// checked against format version 1; the large tables are then read again one line at a time.
@@ -172,43 +173,75 @@ final class ArchiveContents: HouseholdArchiveSource {
     }
 
     func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws {
-        try Self.readLines(folder, .items) { (item: ArchiveRecord.Item, _) in try body(item) }
+        try Self.readAhead(folder, .items, body)
     }
 
     func forEachPhoto(_ body: (ArchiveRecord.Photo) throws -> Void) throws {
-        try Self.readLines(folder, .photos) { (photo: ArchiveRecord.Photo, _) in try body(photo) }
+        try Self.readAhead(folder, .photos, body)
     }
 
     func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws {
-        try Self.readLines(folder, .receipts) { (receipt: ArchiveRecord.Receipt, _) in try body(receipt) }
+        try Self.readAhead(folder, .receipts, body)
     }
 
     func forEachValuation(_ body: (ArchiveRecord.Valuation) throws -> Void) throws {
         guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(DataFile.valuations.localName).path) else { return }
-        try Self.readLines(folder, .valuations) { (valuation: ArchiveRecord.Valuation, _) in try body(valuation) }
+        try Self.readAhead(folder, .valuations, body)
     }
 
     // MARK: - Reading
 
     /// Decodes a JSON Lines file one line at a time (blank lines are allowed), with line numbers.
     static func readLines<T: Decodable>(_ folder: URL, _ file: DataFile, _ body: (T, Int) throws -> Void) throws {
-        let url = folder.appendingPathComponent(file.localName)
-        guard let handle = try? FileHandle(forReadingFrom: url) else { throw BackupError.mismatch("\(file.rawValue) is missing") }
-        defer { try? handle.close() }
-        let decoder = JSONDecoder()
-        do {
-            try LineFile.forEachLine(of: handle) { line, number in
-                guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { return }
-                let value: T
-                do {
-                    value = try decoder.decode(T.self, from: line)
-                } catch {
-                    throw BackupError.invalidData(file: file.rawValue, line: number, message: describe(error))
-                }
-                try body(value, number)
+        var rows = try Rows<T>(folder, file)
+        while let (value, number) = try rows.next() { try body(value, number) }
+    }
+
+    /// The same for the restore, which stores each row as it comes: the next rows are read and decoded on a thread of
+    /// their own, a few batches ahead, while the database stores these (at a million items, 22 s of the wall time).
+    static func readAhead<T: Decodable & Sendable>(_ folder: URL, _ file: DataFile, _ body: (T) throws -> Void) throws {
+        let rows = Mutex(try Rows<T>(folder, file))
+        let batches = ReadAhead<[T]> {
+            try rows.withLock { rows in
+                var batch: [T] = []
+                batch.reserveCapacity(256)
+                while batch.count < 256, let (value, _) = try rows.next() { batch.append(value) }
+                return batch.isEmpty ? nil : batch
             }
-        } catch LineFile.Failure.lineTooLong(let line) {
-            throw BackupError.invalidData(file: file.rawValue, line: line, message: "the line is too long")
+        }
+        defer { batches.finish() }
+        while let batch = try batches.next() {
+            for value in batch { try body(value) }
+        }
+    }
+
+    /// A data file's rows, decoded one at a time with their line numbers; blank lines are skipped.
+    struct Rows<T: Decodable> {
+        let file: DataFile
+        private var lines: LineFile.Lines
+        private let decoder = JSONDecoder()
+
+        init(_ folder: URL, _ file: DataFile) throws {
+            self.file = file
+            let url = folder.appendingPathComponent(file.localName)
+            guard let handle = try? FileHandle(forReadingFrom: url) else { throw BackupError.mismatch("\(file.rawValue) is missing") }
+            lines = LineFile.Lines(handle)
+        }
+
+        mutating func next() throws -> (T, Int)? {
+            do {
+                while let (line, number) = try lines.next() {
+                    guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
+                    do {
+                        return (try decoder.decode(T.self, from: line), number)
+                    } catch {
+                        throw BackupError.invalidData(file: file.rawValue, line: number, message: describe(error))
+                    }
+                }
+                return nil
+            } catch LineFile.Failure.lineTooLong(let line) {
+                throw BackupError.invalidData(file: file.rawValue, line: line, message: "the line is too long")
+            }
         }
     }
 
