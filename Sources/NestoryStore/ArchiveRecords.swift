@@ -212,6 +212,8 @@ public protocol HouseholdArchiveSource {
     var rooms: [ArchiveRecord.Room] { get }
     var categories: [ArchiveRecord.Category] { get }
     var blobs: [String: ArchiveRecord.Blob] { get }
+    /// How many items `forEachItem` gives (it decides whether the restore rebuilds the item indexes: see `bulkItemWrite`).
+    var itemCount: Int { get }
     func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws
     func forEachPhoto(_ body: (ArchiveRecord.Photo) throws -> Void) throws
     func forEachReceipt(_ body: (ArchiveRecord.Receipt) throws -> Void) throws

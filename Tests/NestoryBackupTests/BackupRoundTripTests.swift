@@ -172,6 +172,27 @@ struct BackupRoundTripTests {
         #expect(try snapshot(database, first.id)["items"]!.count == 11)
     }
 
+    @Test("the archive lists a household's items in the order they were added, among another household's")
+    func itemsInOrder() throws {
+        let ws = try Workspace()
+        let database = try ws.database("a")
+        let home = try database.createHousehold(name: "Home", currency: .usd, now: ws.now)
+        let cabin = try database.createHousehold(name: "Cabin", currency: .usd, now: ws.now)
+        var added: [String] = []
+        // Names against the order, and prices, so no index of the household's gives the order they were added in.
+        for i in 0..<30 {
+            let item = try database.createItem(home.id, ItemDraft(name: "Item \(99 - i)", purchasePrice: try Money.parse("\((i * 7) % 13 + 1)", currency: .usd),
+                                                              currency: .usd), now: ws.now.addingTimeInterval(Double(-i)))
+            added.append(item.id.description)
+            _ = try database.createItem(cabin.id, ItemDraft(name: "Cabin \(i)", currency: .usd), now: ws.now)
+        }
+        let archive = ws.file("backup.zip")
+        try BackupWriter(database: database).write(household: home.id, to: archive, now: ws.now)
+        let lines = try ArchiveEditor.entries(of: archive).first { $0.path == "data/items.jsonl" }!.data.split(separator: 0x0A)
+        let ids = try lines.map { try JSONDecoder().decode(ArchiveRecord.Item.self, from: Data($0)).id }
+        #expect(ids == added)
+    }
+
     @Test("a backup taken while items are deleted still holds every file its rows name")
     func pinKeepsFiles() throws {
         let ws = try Workspace()

@@ -1,9 +1,9 @@
 import Foundation
-@testable import NestoryServices
+import NestoryStore
 import Synchronization
 import Testing
 
-/// The read-ahead used by bulk imports: values in order, the producer's error where it happened, and no more work
+/// The read-ahead used by bulk imports and restores: values in order, the producer's error where it happened, and no more work
 /// than asked for once the consumer is done.
 @Suite struct ReadAheadTests {
     @Test func valuesComeInOrderAndEndWithNil() throws {

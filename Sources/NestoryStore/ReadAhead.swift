@@ -1,17 +1,17 @@
 import Foundation
 
 /// Produces values on a thread of its own while the caller consumes them, at most `capacity` ahead: reading and
-/// checking the next rows of a file while the database stores the last ones, so a bulk import costs about the
-/// longer of the two rather than their sum (two cores here). The producer stops when it returns nil or throws (the
-/// consumer gets the error at that point), or when the consumer is done (`finish`, also on deinit).
-final class ReadAhead<Value: Sendable>: @unchecked Sendable {
+/// checking the next rows of a file while the database stores the last ones, so a bulk import or a restore costs
+/// about the longer of the two rather than their sum (two cores here). The producer stops when it returns nil or
+/// throws (the consumer gets the error at that point), or when the consumer is done (`finish`, also on deinit).
+package final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var ready: [Result<Value, any Error>] = []
     private var ended = false
     private var cancelled = false
     private let capacity: Int
 
-    init(capacity: Int = 4, produce: @escaping @Sendable () throws -> Value?) {
+    package init(capacity: Int = 4, produce: @escaping @Sendable () throws -> Value?) {
         self.capacity = max(1, capacity)
         let thread = Thread { [self] in
             while true {
@@ -38,7 +38,7 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     }
 
     /// The next value in order, waiting for it; nil at the end; rethrows what the producer threw.
-    func next() throws -> Value? {
+    package func next() throws -> Value? {
         condition.lock()
         defer { condition.unlock() }
         while ready.isEmpty && !ended { condition.wait() }
@@ -49,7 +49,7 @@ final class ReadAhead<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Tells the producer to stop (the consumer failed or needs no more).
-    func finish() {
+    package func finish() {
         condition.lock()
         cancelled = true
         condition.broadcast()
