@@ -46,13 +46,11 @@ public struct HouseholdExport {
 
     /// Every item, in the order they were added, with its tags in order.
     ///
-    /// The items are read in the table's own order (`+household_id` keeps the household's indexes out of the plan):
-    /// read through one of them, they came in that index's order and SQLite sorted them all by seq first, in memory
-    /// (about 300 MB at a million items, before the first one was written). The scan passes other households' items.
+    /// A large household's items are read in the table's own order (AppDatabase.householdItemsBySeq).
     public func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT item.*, (SELECT json_group_array(tag) FROM (SELECT tag FROM item_tag WHERE item_seq = item.seq ORDER BY position)) AS tags_json
-            FROM item WHERE +household_id = ? ORDER BY seq
+            \(try AppDatabase.householdItemsBySeq(db, id))
             """, arguments: [id])
         let decoder = JSONDecoder()
         while let row = try rows.next() {

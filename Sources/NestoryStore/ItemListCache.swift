@@ -185,11 +185,7 @@ final class ItemListCache: Sendable {
             let version = try ItemListCache.version(db, id)
             let household = try Row.fetchOne(db, sql: "SELECT currency, high_value_threshold_minor FROM household WHERE id = ?", arguments: [id])
             let currency: String = household?[0] ?? "", threshold: Int64 = household?[1] ?? Int64.max
-            // A household holding most of the items is read straight down the table (in seq order, one pass); a
-            // small one through its index, then sorted.
             let mine = try Int.fetchOne(db, sql: "SELECT items FROM item_stats WHERE household_id = ?", arguments: [id]) ?? 0
-            let all = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0
-            let table = mine * 2 >= all ? "item NOT INDEXED" : "item"
             var seqs: [Int64] = [], value: [Int64] = [], created: [Int64] = [], room: [UInt32] = [], category: [UInt32] = []
             var flags: [UInt8] = []
             seqs.reserveCapacity(mine)
@@ -209,7 +205,7 @@ final class ItemListCache: Sendable {
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT seq, value_minor, created_at, room_id, category_id,
                        photo_count = 0, receipt_count = 0, price_minor IS NULL, currency = ? AND value_minor > ?
-                FROM \(table) WHERE household_id = ? ORDER BY seq
+                \(try AppDatabase.householdItemsBySeq(db, id))
                 """, arguments: [currency, threshold, id])
             while let row = try rows.next() {
                 seqs.append(row[0])
