@@ -150,13 +150,23 @@ extension AppDatabase {
         let held = try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0 }
         let rebuild = count >= rebuildMinimum && count >= held
         func loadRebuildingIndexes(_ db: Database) throws -> T {
-            let indexes = rebuild
-                ? try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL")
-                    .map { (name: $0["name"] as String, sql: $0["sql"] as String) }
+            // The list-version triggers (Migrations.itemListVersion) go with the indexes: each would bump its household's
+            // version once per item and tag; every household's is bumped once at the end instead.
+            let dropped = rebuild
+                ? try Row.fetchAll(db, sql: """
+                    SELECT name, sql, type FROM sqlite_schema WHERE sql IS NOT NULL
+                    AND ((type = 'index' AND tbl_name = 'item') OR (type = 'trigger' AND name LIKE 'item\\_list\\_%' ESCAPE '\\'))
+                    """).map { (name: $0["name"] as String, sql: $0["sql"] as String, type: $0["type"] as String) }
                 : []
-            for index in indexes { try db.execute(sql: "DROP INDEX \(index.name)") }
+            for object in dropped { try db.execute(sql: "DROP \(object.type.uppercased()) \(object.name)") }
             let result = try load(db)
-            for index in indexes { try db.execute(sql: index.sql) }
+            for object in dropped { try db.execute(sql: object.sql) }
+            if rebuild {
+                try db.execute(sql: """
+                    INSERT INTO item_list_version (household_id, version) SELECT id, 1 FROM household WHERE true
+                    ON CONFLICT (household_id) DO UPDATE SET version = version + 1
+                    """)
+            }
             return result
         }
         guard rebuild else { return try write(loadRebuildingIndexes) }
