@@ -60,7 +60,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, maxQueued: Int = 64,
                     python: String = "python3", threadsPerWorker: Int = 1,
                     maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000, timeout: TimeInterval = 120,
-                    detectionStripPixels: Int = 600_000, detectionOverlap: Int = 96,
+                    detectionStripPixels: Int = 600_000, detectionOverlap: Int = 128,
                     allocator: String? = Configuration.defaultAllocator,
                     log: @escaping @Sendable (String) -> Void = { _ in }) {
             self.timeout = timeout
@@ -122,7 +122,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         from rapidocr_onnxruntime import RapidOCR
         threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
         strip_pixels = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-        overlap = int(sys.argv[3]) if len(sys.argv) > 3 else 96
+        overlap = int(sys.argv[3]) if len(sys.argv) > 3 else 128
         engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
 
         class StripDetector:

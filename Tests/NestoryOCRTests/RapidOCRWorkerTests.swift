@@ -37,11 +37,11 @@ import Testing
         let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"].map { $0.isEmpty ? "" : " " + $0 } ?? ""
 
         let defaults = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: allocator)
-        #expect(defaults.detectionStripPixels == 600_000 && defaults.detectionOverlap == 96)
-        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|1|600000|96")
+        #expect(defaults.detectionStripPixels == 600_000 && defaults.detectionOverlap == 128)
+        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|1|600000|128")
 
         let whole = RapidOCRRecognizer.Configuration(workers: 1, python: worker, detectionStripPixels: 0, allocator: allocator)
-        #expect(try await Self.startedWith(whole) == "\(allocator)\(inherited)|1|0|96")
+        #expect(try await Self.startedWith(whole) == "\(allocator)\(inherited)|1|0|128")
     }
 
     @Test func withoutTheAllocatorInstalledTheWorkerStartsWithGlibcs() async throws {
@@ -49,9 +49,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: worker) }
         let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
         let missing = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: "/nonexistent/libtcmalloc_minimal.so.4")
-        #expect(try await Self.startedWith(missing) == "\(inherited)|1|600000|96")
+        #expect(try await Self.startedWith(missing) == "\(inherited)|1|600000|128")
         let none = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: nil)
-        #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|96")
+        #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|128")
     }
 
     @Test func theDefaultAllocatorIsTcmallocWhereItIsInstalled() {
@@ -68,7 +68,7 @@ import Testing
         let python = ".venv-ocr/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else { return }
         let printed = (1...40).map { String(format: "ITEM %02d WIDGET NO %d  %d.%02d", $0, $0 * 7, $0 * 3, $0 * 11 % 100) } + ["TOTAL 123.45"]
-        // 700 × 1,700 px: detection reads it at 736 × 1,792, by default in strips of 800 rows (608 rows of core).
+        // 700 × 1,700 px: detection reads it at 736 × 1,792, by default in strips of 800 rows (544 rows of core).
         let image = try RenderedReceipts.png(printed.joined(separator: "\n"), name: "strips", points: 7, width: 700, height: 1700)
         let expected = printed.flatMap { $0.split(separator: " ").map(String.init) }
         func wordsRead(_ configuration: RapidOCRRecognizer.Configuration) async throws -> Int {
