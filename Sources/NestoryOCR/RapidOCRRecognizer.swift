@@ -275,6 +275,9 @@ struct RapidWorker {
                 let remaining = Int32(clamping: Int(deadline.timeIntervalSinceNow * 1000))
                 if remaining <= 0 || poll(&wait, 1, remaining) == 0 {
                     kill(process.processIdentifier, SIGKILL)
+                    // Reaped before the next image asks `isRunning`: a killed worker not yet reaped was taken for a
+                    // live one, and the next image failed at once instead of starting a fresh worker.
+                    process.waitUntilExit()
                     return nil
                 }
                 let chunk = output.fileHandleForReading.availableData
