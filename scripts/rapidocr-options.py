@@ -22,6 +22,11 @@ import subprocess
 import sys
 import time
 
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
+
+REC_ARENA = {"rec:enable_cpu_mem_arena": True, "cls:enable_cpu_mem_arena": True}
+
 # name -> (RapidOCR keyword arguments, onnxruntime SessionOptions attributes[, environment of the worker])
 CONFIGS = {
     "base": ({}, {}),
@@ -40,10 +45,32 @@ CONFIGS = {
     "no-mem-pattern": ({}, {"enable_mem_pattern": False}),
     "opt-basic": ({}, {"graph_optimization_level": "ORT_ENABLE_BASIC"}),
     "sequential": ({}, {"execution_mode": "ORT_SEQUENTIAL"}),
+    # Allocators (issue 22's second round): glibc's arenas, giving the heap back after each receipt, or another
+    # malloc preloaded into the worker (Debian's libjemalloc2 and libtcmalloc-minimal4).
+    "malloc-arena-max-1": ({}, {}, {"MALLOC_ARENA_MAX": "1"}),
+    "malloc-arena-max-2": ({}, {}, {"MALLOC_ARENA_MAX": "2"}),
+    "trim": ({}, {}, {"NESTORY_TRIM": "1"}),
+    "arena-on-trim": ({}, {"enable_cpu_mem_arena": True}, {"NESTORY_TRIM": "1"}),
+    "jemalloc": ({}, {}, {"LD_PRELOAD": JEMALLOC}),
+    "jemalloc-arena-on": ({}, {"enable_cpu_mem_arena": True}, {"LD_PRELOAD": JEMALLOC}),
+    "tcmalloc": ({}, {}, {"LD_PRELOAD": TCMALLOC}),
+    "tcmalloc-arena-on": ({}, {"enable_cpu_mem_arena": True}, {"LD_PRELOAD": TCMALLOC}),
+    # Detection's large tensors (one run per receipt) mmapped and given back at once; recognition's and the angle
+    # classifier's many small runs served from ONNX Runtime's arena, so they do not fault fresh pages every batch.
+    "mmap-1m-rec-arena": ({}, REC_ARENA, {"MALLOC_MMAP_THRESHOLD_": "1048576"}),
+    "mmap-4m-rec-arena": ({}, REC_ARENA, {"MALLOC_MMAP_THRESHOLD_": "4194304"}),
+    "mmap-1m-rec-arena-trim": ({}, REC_ARENA, {"MALLOC_MMAP_THRESHOLD_": "1048576", "NESTORY_TRIM": "1"}),
+    "rec-arena-trim": ({}, REC_ARENA, {"NESTORY_TRIM": "1"}),
+    # Detection in strips of at most 600,000 pixels with 96 rows of overlap (NESTORY_DET_STRIP=BUDGET,OVERLAP).
+    "strip-600k": ({}, {}, {"NESTORY_DET_STRIP": "600000,96"}),
+    "strip-600k-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "600000,96", "LD_PRELOAD": TCMALLOC}),
+    "strip-600k-64-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "600000,64", "LD_PRELOAD": TCMALLOC}),
+    "strip-600k-128-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "600000,128", "LD_PRELOAD": TCMALLOC}),
+    "strip-1m-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "1000000,96", "LD_PRELOAD": TCMALLOC}),
 }
 
 WORKER = r'''
-import sys, json, base64, time
+import sys, json, base64, time, os, ctypes
 import numpy as np, cv2
 import onnxruntime
 from rapidocr_onnxruntime import RapidOCR
@@ -56,13 +83,53 @@ if session:
     original = infer_engine.OrtInferSession._init_sess_opts
     def patched(cfg):
         options = original(cfg)
+        # "KEY" applies to every model's session, "det:KEY" / "cls:KEY" / "rec:KEY" to that model's only.
+        model = "det" if "_det_" in str(cfg.get("model_path")) else "cls" if "_cls_" in str(cfg.get("model_path")) else "rec"
         for key, value in session.items():
+            prefix, _, bare = key.rpartition(":")
+            if prefix and prefix != model: continue
+            key = bare
             if key == "graph_optimization_level": value = getattr(onnxruntime.GraphOptimizationLevel, value)
             if key == "execution_mode": value = getattr(onnxruntime.ExecutionMode, value)
             setattr(options, key, value)
         return options
     infer_engine.OrtInferSession._init_sess_opts = staticmethod(patched)
 engine = RapidOCR(**kwargs)
+
+class StripDetector:
+    """Detection in horizontal strips of at most `budget` pixels each (`overlap` rows above and below a strip's core
+    are read too and their predictions dropped), so its memory is bounded by the budget, not the receipt's length.
+    The same as the server's worker (Sources/NestoryOCR/RapidOCRRecognizer.swift)."""
+    def __init__(self, detector, budget, overlap):
+        self.detector, self.budget, self.overlap = detector, budget, overlap
+    def __call__(self, img):
+        d = self.detector
+        start = time.perf_counter()
+        pre = d.get_preprocess(max(img.shape[0], img.shape[1]))
+        resized = pre.resize(img)
+        if resized is None: return None, 0
+        height, width = resized.shape[:2]
+        window = max(2 * self.overlap + 64, self.budget // width // 32 * 32)
+        core = window - 2 * self.overlap
+        preds = np.empty((1, 1, height, width), np.float32)
+        top = 0
+        while top < height:
+            if height <= window:
+                a, b, bottom = 0, height, height
+            else:
+                bottom = min(height, top + core)
+                a, b = max(0, top - self.overlap), min(height, bottom + self.overlap)
+            tensor = np.expand_dims(pre.permute(pre.normalize(resized[a:b])), axis=0).astype(np.float32)
+            preds[:, :, top:bottom, :] = d.infer(tensor)[0][:, :, top - a:bottom - a, :]
+            top = bottom
+        del resized
+        boxes, _ = d.postprocess_op(preds, img.shape[:2])
+        return d.filter_tag_det_res(boxes, img.shape[:2]), time.perf_counter() - start
+
+if os.environ.get("NESTORY_DET_STRIP"):
+    budget, overlap = (int(v) for v in os.environ["NESTORY_DET_STRIP"].split(","))
+    engine.text_det = StripDetector(engine.text_det, budget, overlap)
+trim = ctypes.CDLL("libc.so.6").malloc_trim if os.environ.get("NESTORY_TRIM") else None
 print(json.dumps({"ready": True}), flush=True)
 for request in sys.stdin:
     started = time.perf_counter()
@@ -76,6 +143,7 @@ for request in sys.stdin:
                       "box": {"x": int(min(xs)), "y": int(min(ys)),
                               "width": int(max(xs) - min(xs)), "height": int(max(ys) - min(ys))}})
     mean = sum(l["confidence"] for l in lines) / len(lines) if lines else 0.0
+    if trim: trim(0)
     print(json.dumps({"lines": lines, "confidence": mean, "imageWidth": int(image.shape[1]),
                       "imageHeight": int(image.shape[0]), "seconds": time.perf_counter() - started}), flush=True)
 '''

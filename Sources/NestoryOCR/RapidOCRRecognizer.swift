@@ -17,6 +17,18 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public var python: String
         /// Threads ONNX Runtime may use inside each worker process.
         public var threadsPerWorker: Int
+        /// Text detection runs over the receipt in horizontal strips of at most this many pixels (at detection's
+        /// scale), each read with `detectionOverlap` rows more above and below whose predictions are dropped, so a
+        /// long or large receipt needs no more memory than a short one (0: the whole image at once, as RapidOCR
+        /// does by itself). Detection's memory grows with its input, about 130 bytes a pixel: the whole of a
+        /// 2,000 × 1,450 photo took 520 MiB at its peak (BENCHMARKS.md, Receipts, issue 22).
+        public var detectionStripPixels: Int
+        public var detectionOverlap: Int
+        /// The malloc library loaded into each worker (`LD_PRELOAD`), or nil for glibc's. glibc's heap keeps the
+        /// high-water mark of ONNX Runtime's many large tensors, freed and allocated again per model run, and hands
+        /// pages back only to fault them in again; tcmalloc reuses them. Left out when the file is not there, so the
+        /// worker runs without it (more memory, same text).
+        public var allocator: String?
         public var maxPixels: Int
         public var maxBytes: Int
         /// Longest one image may take; a worker that has not answered by then is killed and started again.
@@ -27,6 +39,16 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public static func == (a: Configuration, b: Configuration) -> Bool {
             (a.workers, a.maxQueued, a.python, a.threadsPerWorker) == (b.workers, b.maxQueued, b.python, b.threadsPerWorker)
                 && (a.maxPixels, a.maxBytes, a.timeout) == (b.maxPixels, b.maxBytes, b.timeout)
+                && (a.detectionStripPixels, a.detectionOverlap, a.allocator) == (b.detectionStripPixels, b.detectionOverlap, b.allocator)
+        }
+
+        /// Debian's tcmalloc (`libtcmalloc-minimal4`, installed by scripts/install-deps.sh) where it is installed.
+        public static let allocatorCandidates = [
+            "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4", "/usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4",
+            "/usr/lib64/libtcmalloc_minimal.so.4", "/usr/lib/libtcmalloc_minimal.so.4",
+        ]
+        public static var defaultAllocator: String? {
+            allocatorCandidates.first { FileManager.default.fileExists(atPath: $0) }
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -38,8 +60,13 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, maxQueued: Int = 64,
                     python: String = "python3", threadsPerWorker: Int = 1,
                     maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000, timeout: TimeInterval = 120,
+                    detectionStripPixels: Int = 600_000, detectionOverlap: Int = 128,
+                    allocator: String? = Configuration.defaultAllocator,
                     log: @escaping @Sendable (String) -> Void = { _ in }) {
             self.timeout = timeout
+            self.detectionStripPixels = max(0, detectionStripPixels)
+            self.detectionOverlap = max(0, detectionOverlap)
+            self.allocator = allocator
             self.log = log
             self.workers = max(1, workers)
             self.maxQueued = max(0, maxQueued)
@@ -86,13 +113,50 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
     }
 
     /// The worker program: reads one JSON request per line (`{"image": base64}`), answers one JSON line.
+    /// Arguments: threads, detection's strip size in pixels (0: whole image) and the strips' overlap in rows.
+    /// `scripts/rapidocr-options.py` has the same detector, to measure settings beside this one.
     static let script = #"""
     import sys, json, base64
     try:
         import numpy as np, cv2
         from rapidocr_onnxruntime import RapidOCR
         threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+        strip_pixels = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+        overlap = int(sys.argv[3]) if len(sys.argv) > 3 else 128
         engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+
+        class StripDetector:
+            """RapidOCR's text detection, in horizontal strips of at most strip_pixels (multiples of 32 rows, the
+            model's stride), each read with `overlap` rows more above and below whose predictions are dropped;
+            the strips' probability maps make one map, boxed as RapidOCR boxes the whole image's."""
+            def __init__(self, detector):
+                self.detector = detector
+            def __call__(self, img):
+                d = self.detector
+                pre = d.get_preprocess(max(img.shape[0], img.shape[1]))
+                resized = pre.resize(img)
+                if resized is None:
+                    return None, 0.0
+                height, width = resized.shape[:2]
+                window = max(2 * overlap + 64, strip_pixels // width // 32 * 32)
+                core = window - 2 * overlap
+                preds = np.empty((1, 1, height, width), np.float32)
+                top = 0
+                while top < height:
+                    if height <= window:
+                        a, b, bottom = 0, height, height
+                    else:
+                        bottom = min(height, top + core)
+                        a, b = max(0, top - overlap), min(height, bottom + overlap)
+                    tensor = np.expand_dims(pre.permute(pre.normalize(resized[a:b])), axis=0).astype(np.float32)
+                    preds[:, :, top:bottom, :] = d.infer(tensor)[0][:, :, top - a:bottom - a, :]
+                    top = bottom
+                del resized
+                boxes, _ = d.postprocess_op(preds, img.shape[:2])
+                return d.filter_tag_det_res(boxes, img.shape[:2]), 0.0
+
+        if strip_pixels > 0:
+            engine.text_det = StripDetector(engine.text_det)
     except Exception as error:
         print(json.dumps({"fatal": str(error)}), flush=True)
         sys.exit(1)
@@ -117,6 +181,25 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         except Exception as error:
             print(json.dumps({"error": str(error)}), flush=True)
     """#
+}
+
+extension RapidOCRRecognizer {
+    /// How a worker is started: `/usr/bin/env` runs these (the Python, the script and its arguments).
+    static func workerArguments(_ configuration: Configuration) -> [String] {
+        [configuration.python, "-u", "-c", script, String(configuration.threadsPerWorker),
+         String(configuration.detectionStripPixels), String(configuration.detectionOverlap)]
+    }
+
+    /// The worker's environment: the server's, with ONNX Runtime's threads and the allocator (when it is installed).
+    static func workerEnvironment(_ configuration: Configuration, _ inherited: [String: String]) -> [String: String] {
+        var environment = inherited
+        environment["OMP_NUM_THREADS"] = String(configuration.threadsPerWorker)
+        if let allocator = configuration.allocator, FileManager.default.fileExists(atPath: allocator) {
+            environment["LD_PRELOAD"] = [allocator, inherited["LD_PRELOAD"]].compactMap { $0 }.filter { !$0.isEmpty }
+                .joined(separator: " ")
+        }
+        return environment
+    }
 }
 
 /// An image's size from its header, without decoding it.
@@ -153,10 +236,8 @@ struct RapidWorker {
         init(_ configuration: RapidOCRRecognizer.Configuration) throws(RecognitionError) {
             timeout = configuration.timeout
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [configuration.python, "-u", "-c", RapidOCRRecognizer.script, String(configuration.threadsPerWorker)]
-            var environment = ProcessInfo.processInfo.environment
-            environment["OMP_NUM_THREADS"] = String(configuration.threadsPerWorker)
-            process.environment = environment
+            process.arguments = RapidOCRRecognizer.workerArguments(configuration)
+            process.environment = RapidOCRRecognizer.workerEnvironment(configuration, ProcessInfo.processInfo.environment)
             process.standardInput = input
             process.standardOutput = output
             // The worker's own messages (Python warnings, ONNX Runtime) go to the server's log.
@@ -194,6 +275,9 @@ struct RapidWorker {
                 let remaining = Int32(clamping: Int(deadline.timeIntervalSinceNow * 1000))
                 if remaining <= 0 || poll(&wait, 1, remaining) == 0 {
                     kill(process.processIdentifier, SIGKILL)
+                    // Reaped before the next image asks `isRunning`: a killed worker not yet reaped was taken for a
+                    // live one, and the next image failed at once instead of starting a fresh worker.
+                    process.waitUntilExit()
                     return nil
                 }
                 let chunk = output.fileHandleForReading.availableData

@@ -30,7 +30,7 @@ enum RenderedReceipts {
     }
 
     /// Renders `text` (one printed line per line) in a monospaced font, as a receipt printer would.
-    static func png(_ text: String, name: String, points: Int = 10, dpi: Int = 300) throws -> Data {
+    static func png(_ text: String, name: String, points: Int = 10, dpi: Int = 300, width: Int = 1400, height: Int = 2200) throws -> Data {
         let raw = folder.appendingPathComponent(name + "-text.v").path
         let framed = folder.appendingPathComponent(name + "-framed.v").path
         let output = folder.appendingPathComponent(name + ".png").path
@@ -39,7 +39,7 @@ enum RenderedReceipts {
             .replacingOccurrences(of: ">", with: "&gt;")
         try vips(["text", raw, markup, "--font", "DejaVu Sans Mono \(points)", "--dpi", "\(dpi)"])
         // `vips text` draws white on black: add a black margin, then invert to black on white.
-        try vips(["embed", raw, framed, "60", "60", "1400", "2200"])
+        try vips(["embed", raw, framed, "60", "60", "\(width)", "\(height)"])
         try vips(["invert", framed, output])
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }

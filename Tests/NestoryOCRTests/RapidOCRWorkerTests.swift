@@ -1,0 +1,87 @@
+import Foundation
+import NestoryOCR
+import NestoryReceipts
+import Testing
+
+/// How the RapidOCR worker is started (issue 22, the cost of reading): with detection in strips and with tcmalloc
+/// preloaded when it is installed; and, where RapidOCR is installed, that the strips read what the whole image reads.
+@Suite struct RapidOCRWorkerTests {
+    /// A stand-in for the worker's Python that answers the first image with what it was started with: its
+    /// `LD_PRELOAD`, then the script's arguments (threads, strip pixels, overlap), as one line of text.
+    static func echoingWorker() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-echo-worker-\(UUID()).sh").path
+        // Called as: WORKER -u -c SCRIPT THREADS STRIP_PIXELS OVERLAP.
+        try Data(#"""
+            #!/bin/sh
+            echo '{"ready": true}'
+            read request
+            printf '{"lines": [{"text": "%s|%s|%s|%s", "words": []}], "confidence": 1}\n' "$LD_PRELOAD" "$4" "$5" "$6"
+            """#.utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o755)
+        return path
+    }
+
+    static func startedWith(_ configuration: RapidOCRRecognizer.Configuration) async throws -> String {
+        let recognizer = RapidOCRRecognizer(configuration: configuration)
+        defer { recognizer.shutdown() }
+        let text = try await recognizer.recognize(imageData: try RenderedReceipts.png("TOTAL 1.00", name: "launch-\(UUID())"))
+        return text.text
+    }
+
+    @Test func theWorkerIsStartedWithTheAllocatorAndDetectionInStrips() async throws {
+        let worker = try Self.echoingWorker()
+        // Any file stands for the library here: the loader warns about one that is no library and carries on.
+        let allocator = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-malloc-\(UUID()).so").path
+        FileManager.default.createFile(atPath: allocator, contents: Data())
+        defer { for path in [worker, allocator] { try? FileManager.default.removeItem(atPath: path) } }
+        let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"].map { $0.isEmpty ? "" : " " + $0 } ?? ""
+
+        let defaults = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: allocator)
+        #expect(defaults.detectionStripPixels == 600_000 && defaults.detectionOverlap == 128)
+        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|1|600000|128")
+
+        let whole = RapidOCRRecognizer.Configuration(workers: 1, python: worker, detectionStripPixels: 0, allocator: allocator)
+        #expect(try await Self.startedWith(whole) == "\(allocator)\(inherited)|1|0|128")
+    }
+
+    @Test func withoutTheAllocatorInstalledTheWorkerStartsWithGlibcs() async throws {
+        let worker = try Self.echoingWorker()
+        defer { try? FileManager.default.removeItem(atPath: worker) }
+        let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
+        let missing = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: "/nonexistent/libtcmalloc_minimal.so.4")
+        #expect(try await Self.startedWith(missing) == "\(inherited)|1|600000|128")
+        let none = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: nil)
+        #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|128")
+    }
+
+    @Test func theDefaultAllocatorIsTcmallocWhereItIsInstalled() {
+        let installed = RapidOCRRecognizer.Configuration.allocatorCandidates.filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(RapidOCRRecognizer.Configuration().allocator == installed.first)
+        #expect(RapidOCRRecognizer.Configuration.allocatorCandidates.allSatisfy { $0.hasSuffix("/libtcmalloc_minimal.so.4") })
+    }
+
+    /// With RapidOCR installed (scripts/install-ocr.sh): a long narrow receipt read in strips (the default's three,
+    /// so two strip edges run through printed lines, and strips of 100,000 pixels, about twenty) reads as well as the
+    /// whole image read at once. Not word for word: detection's squeeze-and-excitation blocks pool over all of their
+    /// input, so a strip's map differs a little from the whole image's everywhere (BENCHMARKS.md, issue 22).
+    @Test func stripsReadAsWellAsTheWholeImage() async throws {
+        let python = ".venv-ocr/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else { return }
+        let printed = (1...40).map { String(format: "ITEM %02d WIDGET NO %d  %d.%02d", $0, $0 * 7, $0 * 3, $0 * 11 % 100) } + ["TOTAL 123.45"]
+        // 700 × 1,700 px: detection reads it at 736 × 1,792, by default in strips of 800 rows (544 rows of core).
+        let image = try RenderedReceipts.png(printed.joined(separator: "\n"), name: "strips", points: 7, width: 700, height: 1700)
+        let expected = printed.flatMap { $0.split(separator: " ").map(String.init) }
+        func wordsRead(_ configuration: RapidOCRRecognizer.Configuration) async throws -> Int {
+            let recognizer = RapidOCRRecognizer(configuration: configuration)
+            defer { recognizer.shutdown() }
+            var read = try await recognizer.recognize(imageData: image).lines.flatMap { $0.text.split(separator: " ").map(String.init) }
+            return expected.filter { word in read.firstIndex(of: word).map { read.remove(at: $0) } != nil }.count
+        }
+        let whole = try await wordsRead(.init(workers: 1, python: python, detectionStripPixels: 0, allocator: nil))
+        let strips = try await wordsRead(.init(workers: 1, python: python))
+        let narrow = try await wordsRead(.init(workers: 1, python: python, detectionStripPixels: 100_000))
+        // 202 words; measured with 96 rows of overlap: whole 201, strips 198 and 198 (a 0 read as O, words run together).
+        let least = expected.count * 95 / 100
+        #expect(whole >= least && strips >= least && narrow >= least, "of \(expected.count): whole \(whole), strips \(strips), narrow \(narrow)")
+    }
+}
