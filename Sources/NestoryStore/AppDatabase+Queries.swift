@@ -14,9 +14,18 @@ extension AppDatabase {
     public func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int = 1000) throws
         -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) {
         try read { db in
-            let matching = try Self.countItems(db, householdID, search: query.search, filter: query.filter, cap: cap, lists: listCache)
-            return (try Self.items(db, householdID, query, lists: listCache, log: nil), matching)
+            // When the keys placed every match for the page, they counted them too.
+            let learned = ListLearned()
+            let page = try Self.items(db, householdID, query, lists: listCache, log: nil, learned: learned)
+            let matching = try learned.matching.map { (min($0, cap), $0 <= cap) }
+                ?? Self.countItems(db, householdID, search: query.search, filter: query.filter, cap: cap, lists: listCache)
+            return (page, matching)
         }
+    }
+
+    /// What a list found out on the way that its caller may use: how many items match in all, when the keys counted them.
+    final class ListLearned {
+        var matching: Int?
     }
 
     /// Searches whose words match at most this many items in the whole index are listed from the index's
@@ -53,6 +62,17 @@ extension AppDatabase {
             if case .page(let page) = try Self.keysWalk(db, householdID, query, keys, budget: budget, log: nil) { return page }
             guard case .page(let page) = try Self.fromKeys(db, householdID, query, keys, log: nil) else { return nil }
             return page
+        }
+    }
+
+    /// Test hook: how many items match in all, as the keys counted them while placing the matches for this page (nil when
+    /// they could not say: a later page, or the page was not placed by them).
+    func matchingCountedByKeys(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Int? {
+        try read { db in
+            let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            let learned = ListLearned()
+            _ = try Self.fromKeys(db, householdID, query, keys, log: nil, learned: learned)
+            return learned.matching
         }
     }
 
@@ -110,17 +130,17 @@ extension AppDatabase {
     /// matches are dense where it starts (the first keystrokes); else the index's matches are placed by the keys,
     /// unless they are more than `keysLimit` (then a longer walk first).
     private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, lists: ItemListCache?,
-                              log: StatementLog?) throws -> Page<ItemListing> {
+                              log: StatementLog?, learned: ListLearned? = nil) throws -> Page<ItemListing> {
         if SearchText.ftsQuery(query.search) != nil, let keys = try lists?.current(db, householdID),
            let match = try ItemListCache.fullTextQuery(db, query.search) {
             log?.statements.append(.init(sql: decidableSQL, arguments: [query.search]))
             let decidable = try DatabaseValue.fetchOne(db.cachedStatement(sql: decidableSQL), arguments: [query.search])?.isNull == false
             if decidable, case .page(let page) = try keysWalk(db, householdID, query, keys, budget: shortWalkBudget, log: log) { return page }
-            switch try fromKeys(db, householdID, query, keys, match: match, matchLimit: keysLimit, log: log) {
+            switch try fromKeys(db, householdID, query, keys, match: match, matchLimit: keysLimit, log: log, learned: learned) {
             case .page(let page): return page
             case .tooMany:
                 if decidable, case .page(let page) = try keysWalk(db, householdID, query, keys, budget: walkBudget, log: log) { return page }
-                if case .page(let page) = try fromKeys(db, householdID, query, keys, match: match, log: log) { return page }
+                if case .page(let page) = try fromKeys(db, householdID, query, keys, match: match, log: log, learned: learned) { return page }
             case .unplaced: break
             }
         }
@@ -179,11 +199,13 @@ extension AppDatabase {
     /// A page chosen from the search index's matches by the household's keys in memory; the chosen rows' columns are
     /// then read by seq.
     private static func fromKeys(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, _ keys: ItemListCache.Snapshot,
-                                 match: String? = nil, matchLimit: Int = .max, log: StatementLog?) throws -> KeysAnswer {
+                                 match: String? = nil, matchLimit: Int = .max, log: StatementLog?, learned: ListLearned? = nil) throws -> KeysAnswer {
         guard let match = try match ?? ItemListCache.fullTextQuery(db, query.search),
               let chosen = try keys.select(db, match: match, filter: query.filter, sort: query.sort, after: query.after,
                                            limit: query.limit + 1, countCap: 0, matchLimit: matchLimit, log: log) else { return .unplaced }
         if chosen.tooMany { return .tooMany }
+        // Every match passing the filters was counted (after the cursor: so only a first page's count is the total).
+        if query.after == nil { learned?.matching = chosen.passing }
         return try page(db, householdID, query, seqs: chosen.positions.map { keys.seqs[$0] }, log: log)
     }
 

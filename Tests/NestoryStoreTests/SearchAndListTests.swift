@@ -329,6 +329,17 @@ import Testing
         #expect(try store.database.items(home.id, query).elements.map(\.item.name) == expected)
         let counted = try store.database.countItems(home.id, search: "walnut", filter: ItemFilter(), cap: 10_000)
         #expect(counted.count == count - AppDatabase.walkBudget && counted.exact)
+        // The page and its count together: the keys count while they place the matches.
+        for cap in [10_000, 1_000] {
+            let together = try store.database.itemsAndCount(home.id, query, cap: cap)
+            #expect(together.page.elements.map(\.item.name) == expected)
+            #expect(together.matching.count == min(count - AppDatabase.walkBudget, cap) && together.matching.exact == (cap == 10_000))
+        }
+        let next = ItemQuery(search: "walnut", limit: 20, after: try store.database.items(home.id, query).nextCursor)
+        let second = try store.database.itemsAndCount(home.id, next, cap: 10_000)
+        #expect(second.matching.count == count - AppDatabase.walkBudget && second.matching.exact)  // a later page's count is still the whole search's
+        #expect(try store.database.matchingCountedByKeys(home.id, query) == count - AppDatabase.walkBudget)
+        #expect(try store.database.matchingCountedByKeys(home.id, next) == nil)  // the keys counted only those after the cursor
     }
 
     /// The last word of a search is a prefix; it is searched as a whole word only when no word of the index merely
