@@ -170,6 +170,8 @@ extension AppDatabase {
             return result
         }
         guard rebuild else { return try write(loadRebuildingIndexes) }
+        try gate.enter(path: folder.path)
+        defer { gate.leave() }
         do {
             // Building an index sorts every item; with temporary files in memory that sort would hold them all
             // (300 MB at a million items), so this write keeps its scratch space on disk, and a 16 MB page cache

@@ -16,6 +16,7 @@ public final class AppDatabase: Sendable {
     let changes: ChangeMonitor
     /// Large households' sort keys in memory, for searches that many items match.
     let listCache: ItemListCache
+    let gate = UseGate()
 
     /// How `open` treats a folder without a database.
     public enum OpenMode: Sendable {
@@ -81,7 +82,7 @@ public final class AppDatabase: Sendable {
         self.blobs = BlobStore(folder: folder, backend: blobBackend)
         self.renditions = RenditionCache(folder: folder)
         self.changes = ChangeMonitor(path: folder.databaseURL.path)
-        self.listCache = ItemListCache(pool: writer)
+        self.listCache = ItemListCache(pool: writer, gate: gate)
     }
 
     /// SQLite reports a foreign file only on first use; check its header first for a clear message.
@@ -160,10 +161,14 @@ public final class AppDatabase: Sendable {
     // MARK: - Transactions with translated errors
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try gate.enter(path: folder.path)
+        defer { gate.leave() }
         do { return try writer.read(body) } catch { throw StoreError.translate(error, path: folder.path) }
     }
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try gate.enter(path: folder.path)
+        defer { gate.leave() }
         do { return try writer.write(body) } catch { throw StoreError.translate(error, path: folder.path) }
     }
 
@@ -195,8 +200,39 @@ public final class AppDatabase: Sendable {
     /// Frees the connections (the file stays).
     public func close() throws {
         listCache.close()
+        gate.close()
         try changes.close()
         try writer.close()
+    }
+}
+
+/// Lets calls into the store through until it closes, and `close` wait for those under way: GRDB's connections must
+/// not be used once closed (SQLite then reads freed memory: a job runner or a background read still going when a
+/// test or the server closed the store crashed the process). Calls after that throw `StoreError.closed`.
+final class UseGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var closed = false
+    private var inFlight = 0
+
+    func enter(path: String) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if closed { throw StoreError.closed(path: path) }
+        inFlight += 1
+    }
+
+    func leave() {
+        condition.lock()
+        inFlight -= 1
+        if inFlight == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        while inFlight > 0 { condition.wait() }
+        condition.unlock()
     }
 }
 

@@ -23,6 +23,7 @@ final class ItemListCache: Sendable {
     /// called (tests that decide when).
     let buildsInBackground: Bool
     private let pool: DatabasePool
+    private let gate: UseGate
     private let state = Mutex(State())
 
     private struct State {
@@ -39,8 +40,9 @@ final class ItemListCache: Sendable {
     static let defaultMinimumItems = AppDatabase.walkBudget
     static let defaultBudget = 2_000_000
 
-    init(pool: DatabasePool, minimumItems: Int = defaultMinimumItems, budget: Int = defaultBudget, buildsInBackground: Bool = true) {
+    init(pool: DatabasePool, gate: UseGate, minimumItems: Int = defaultMinimumItems, budget: Int = defaultBudget, buildsInBackground: Bool = true) {
         self.pool = pool
+        self.gate = gate
         self.minimumItems = minimumItems
         self.budget = budget
         self.buildsInBackground = buildsInBackground
@@ -95,7 +97,11 @@ final class ItemListCache: Sendable {
         guard start else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             let started = ContinuousClock.now
-            let snapshot = try? pool.read { db in try Snapshot.build(db, id) }
+            let snapshot: Snapshot? = try? {
+                try gate.enter(path: "")
+                defer { gate.leave() }
+                return try pool.read { db in try Snapshot.build(db, id) }
+            }()
             let took = ContinuousClock.now - started
             state.withLock { state in
                 state.building.remove(id)

@@ -26,6 +26,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case blobStorageRefused(location: String, detail: String)
     /// The object store did not answer in time or answered with a server error, after its retries.
     case blobStorageUnavailable(location: String, detail: String)
+    /// The store was closed (the server is stopping); nothing was read or written.
+    case closed(path: String)
 
     public var description: String {
         switch self {
@@ -51,6 +53,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The object store refused access to \(location) (\(detail)). Check the bucket, storage.s3.accessKey and storage.s3.secretKey, and the key's permissions on the bucket."
         case .blobStorageUnavailable(let location, let detail):
             return "The object store holding \(location) cannot be reached (\(detail)). Try again in a moment."
+        case .closed(let path):
+            return "The database in \(path) was closed (Nestory is stopping); nothing was changed."
         }
     }
 

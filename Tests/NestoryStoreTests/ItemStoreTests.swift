@@ -226,6 +226,21 @@ import Testing
         }
     }
 
+    /// Calls after `close` (a job or a background read still going while the server stops) are refused with a clear
+    /// error, not run on freed connections.
+    @Test func aClosedStoreRefusesCallsClearly() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        try store.database.close()
+        #expect {
+            _ = try store.database.items(home.id, ItemQuery())
+        } throws: { error in
+            if case StoreError.closed = error { return true }
+            return false
+        }
+        #expect(throws: StoreError.self) { try store.database.claimJob(kind: "report", now: store.now) }
+    }
+
     @Test func aLargeLoadRebuildsTheIndexesAsTheyWere() throws {
         let store = try TestStore()
         let home = try store.household()
