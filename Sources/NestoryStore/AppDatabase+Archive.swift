@@ -50,7 +50,7 @@ public struct HouseholdExport {
     public func forEachItem(_ body: (ArchiveRecord.Item) throws -> Void) throws {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT item.*, (SELECT json_group_array(tag) FROM (SELECT tag FROM item_tag WHERE item_seq = item.seq ORDER BY position)) AS tags_json
-            \(try AppDatabase.householdItemsBySeq(db, id))
+            \(try AppDatabase.householdItemsBySeq(db, id).sql)
             """, arguments: [id])
         let decoder = JSONDecoder()
         while let row = try rows.next() {

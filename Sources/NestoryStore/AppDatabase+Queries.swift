@@ -318,10 +318,11 @@ extension AppDatabase {
     /// holding at least half of all items is read straight down the table, already in seq order: through one of its
     /// indexes SQLite sorted them all first, in memory (about 300 MB at a million items). A smaller one is read
     /// through its index and sorted, since the table's scan would pass every other household's items.
-    static func householdItemsBySeq(_ db: Database, _ householdID: String) throws -> String {
+    /// Also gives how many items the household holds.
+    static func householdItemsBySeq(_ db: Database, _ householdID: String) throws -> (sql: String, items: Int) {
         let mine = try Int.fetchOne(db.cachedStatement(sql: "SELECT items FROM item_stats WHERE household_id = ?"), arguments: [householdID]) ?? 0
         let all = try Int.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats")) ?? 0
-        return mine * 2 >= all ? "FROM item NOT INDEXED WHERE household_id = ? ORDER BY seq" : "FROM item WHERE household_id = ? ORDER BY seq"
+        return (mine * 2 >= all ? "FROM item NOT INDEXED WHERE household_id = ? ORDER BY seq" : "FROM item WHERE household_id = ? ORDER BY seq", mine)
     }
 
     // MARK: - Summary and charts
@@ -575,20 +576,34 @@ struct ItemListSQL {
         return PageCursor(rawValue: "\(sort.rawValue).\(key).\(seq)")
     }
 
-    static func cursorCondition(_ cursor: PageCursor, sort: ItemSort) throws -> (String, [any DatabaseValueConvertible]) {
+    /// A cursor's sort key (the name key, or the value or created time) and sequence number; nil when it is not one of
+    /// this sort's cursors (`cursor(after:sort:)` writes them).
+    static func cursorKey(_ cursor: PageCursor, sort: ItemSort) -> (key: CursorKey, seq: Int64)? {
         let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
-        let invalid = DomainError.invalid(field: "cursor", message: "That page link is out of date; start again from the first page.")
-        guard parts.count == 3, parts[0] == sort.rawValue, let seq = Int64(parts[2]) else { throw invalid }
+        guard parts.count == 3, parts[0] == sort.rawValue, let seq = Int64(parts[2]) else { return nil }
         switch sort {
         case .name:
-            guard let data = Data(base64Encoded: String(parts[1])), let key = String(data: data, encoding: .utf8) else { throw invalid }
-            return ("(item.name_key, item.seq) > (?, ?)", [key, seq])
-        case .value:
-            guard let value = Int64(parts[1]) else { throw invalid }
-            return ("(item.value_minor, item.seq) < (?, ?)", [value, seq])
-        case .newest:
-            guard let created = Int64(parts[1]) else { throw invalid }
-            return ("(item.created_at, item.seq) < (?, ?)", [created, seq])
+            guard let data = Data(base64Encoded: String(parts[1])), let key = String(data: data, encoding: .utf8) else { return nil }
+            return (.name(key), seq)
+        case .value, .newest:
+            guard let key = Int64(parts[1]) else { return nil }
+            return (.number(key), seq)
+        }
+    }
+
+    enum CursorKey {
+        case name(String)
+        case number(Int64)
+    }
+
+    static func cursorCondition(_ cursor: PageCursor, sort: ItemSort) throws -> (String, [any DatabaseValueConvertible]) {
+        let invalid = DomainError.invalid(field: "cursor", message: "That page link is out of date; start again from the first page.")
+        guard let (key, seq) = cursorKey(cursor, sort: sort) else { throw invalid }
+        switch (sort, key) {
+        case (.name, .name(let name)): return ("(item.name_key, item.seq) > (?, ?)", [name, seq])
+        case (.value, .number(let value)): return ("(item.value_minor, item.seq) < (?, ?)", [value, seq])
+        case (.newest, .number(let created)): return ("(item.created_at, item.seq) < (?, ?)", [created, seq])
+        default: throw invalid  // cursorKey gives a name key for the name sort only
         }
     }
 }

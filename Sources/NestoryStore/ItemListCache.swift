@@ -15,13 +15,10 @@ import Synchronization
 /// on SQL alone, as without this, and a new copy is made in the background. So a copy can be late, never wrong.
 final class ItemListCache: Sendable {
     /// Households with fewer items are never kept: the walk of the sort order covers them whole.
-    let minimumItems: Int
-    /// At most this many items are kept over all households (about 40 bytes each); the household used least
+    static let minimumItems = AppDatabase.walkBudget
+    /// At most this many items are kept over all households (about 50 bytes each); the household used least
     /// recently is dropped first.
-    let budget: Int
-    /// Whether a stale copy is made again on a thread of its own (the server) or not at all until `build` is
-    /// called (tests that decide when).
-    let buildsInBackground: Bool
+    static let budget = 2_000_000
     private let pool: DatabasePool
     private let gate: UseGate
     private let state = Mutex(State())
@@ -37,15 +34,9 @@ final class ItemListCache: Sendable {
         var closed = false
     }
 
-    static let defaultMinimumItems = AppDatabase.walkBudget
-    static let defaultBudget = 2_000_000
-
-    init(pool: DatabasePool, gate: UseGate, minimumItems: Int = defaultMinimumItems, budget: Int = defaultBudget, buildsInBackground: Bool = true) {
+    init(pool: DatabasePool, gate: UseGate) {
         self.pool = pool
         self.gate = gate
-        self.minimumItems = minimumItems
-        self.budget = budget
-        self.buildsInBackground = buildsInBackground
     }
 
     static func version(_ db: Database, _ householdID: String) throws -> Int64 {
@@ -81,13 +72,13 @@ final class ItemListCache: Sendable {
             state.lastUse[id] = state.clock
             return snapshot
         }
-        if found == nil, requestBuild, buildsInBackground { try self.requestBuild(db, id) }
+        if found == nil, requestBuild { try self.requestBuild(db, id) }
         return found
     }
 
     private func requestBuild(_ db: Database, _ id: String) throws {
         let items = try Int.fetchOne(db.cachedStatement(sql: "SELECT items FROM item_stats WHERE household_id = ?"), arguments: [id]) ?? 0
-        guard items >= minimumItems else { return }
+        guard items >= Self.minimumItems else { return }
         let start: Bool = state.withLock { state in
             if state.closed || state.building.contains(id) { return false }
             if let notBefore = state.notBefore[id], ContinuousClock.now < notBefore { return false }
@@ -131,7 +122,7 @@ final class ItemListCache: Sendable {
             state.snapshots[snapshot.householdID] = snapshot
             state.lastUse[snapshot.householdID] = state.clock
             var total = state.snapshots.values.reduce(0) { $0 + $1.count }
-            while total > budget, state.snapshots.count > 1,
+            while total > Self.budget, state.snapshots.count > 1,
                   let oldest = state.lastUse.filter({ $0.key != snapshot.householdID }).min(by: { $0.value < $1.value })?.key {
                 total -= state.snapshots[oldest]?.count ?? 0
                 state.snapshots[oldest] = nil
@@ -191,7 +182,7 @@ final class ItemListCache: Sendable {
             let version = try ItemListCache.version(db, id)
             let household = try Row.fetchOne(db, sql: "SELECT currency, high_value_threshold_minor FROM household WHERE id = ?", arguments: [id])
             let currency: String = household?[0] ?? "", threshold: Int64 = household?[1] ?? Int64.max
-            let mine = try Int.fetchOne(db, sql: "SELECT items FROM item_stats WHERE household_id = ?", arguments: [id]) ?? 0
+            let (from, mine) = try AppDatabase.householdItemsBySeq(db, id)
             var seqs: [Int64] = [], value: [Int64] = [], created: [Int64] = [], room: [UInt32] = [], category: [UInt32] = []
             var flags: [UInt8] = []
             seqs.reserveCapacity(mine)
@@ -211,7 +202,7 @@ final class ItemListCache: Sendable {
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT seq, value_minor, created_at, room_id, category_id,
                        photo_count = 0, receipt_count = 0, price_minor IS NULL, currency = ? AND value_minor > ?
-                \(try AppDatabase.householdItemsBySeq(db, id))
+                \(from)
                 """, arguments: [currency, threshold, id])
             while let row = try rows.next() {
                 seqs.append(row[0])
@@ -325,18 +316,15 @@ final class ItemListCache: Sendable {
         /// The order key a page continues after, from its cursor; nil when the cursor cannot be placed here (the SQL
         /// path then reads it, and says what is wrong with it).
         func boundary(_ db: Database, _ cursor: PageCursor, _ sort: ItemSort) throws -> (Int64, Int64)? {
-            let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 3, parts[0] == sort.rawValue, let seq = Int64(parts[2]) else { return nil }
-            switch sort {
-            case .name:
+            guard let (key, seq) = ItemListSQL.cursorKey(cursor, sort: sort) else { return nil }
+            switch key {
+            case .name(let name):
                 // The rank of the cursor's item, if it is still there under the name the cursor carries.
                 guard let position = Self.position(of: seq, in: seqs),
-                      let data = Data(base64Encoded: String(parts[1])), let key = String(data: data, encoding: .utf8),
-                      try String.fetchOne(db, sql: "SELECT name_key FROM item WHERE seq = ?", arguments: [seq]) == key else { return nil }
+                      try String.fetchOne(db, sql: "SELECT name_key FROM item WHERE seq = ?", arguments: [seq]) == name else { return nil }
                 return (Int64(nameRank[position]), 0)
-            case .value, .newest:
-                guard let key = Int64(parts[1]) else { return nil }
-                return (-key, -seq)
+            case .number(let number):
+                return (-number, -seq)
             }
         }
 
