@@ -49,7 +49,7 @@ extension AppDatabase {
     /// when its cursor cannot be placed there.
     func itemsFromKeys(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Page<ItemListing>? {
         try read { db in
-            let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            let keys = try listCache.currentOrBuilt(db, householdID)
             guard case .page(let page) = try Self.fromKeys(db, householdID, query, keys, log: nil) else { return nil }
             return page
         }
@@ -58,7 +58,7 @@ extension AppDatabase {
     /// Test hook: the page the keys' walk finds with this budget, else the page listed from the keys (as `items` does).
     func itemsFromKeys(_ householdID: HouseholdID, _ query: ItemQuery, walkBudget budget: Int) throws -> Page<ItemListing>? {
         try read { db in
-            let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            let keys = try listCache.currentOrBuilt(db, householdID)
             if case .page(let page) = try Self.keysWalk(db, householdID, query, keys, budget: budget, log: nil) { return page }
             guard case .page(let page) = try Self.fromKeys(db, householdID, query, keys, log: nil) else { return nil }
             return page
@@ -69,7 +69,7 @@ extension AppDatabase {
     /// they could not say: a later page, or the page was not placed by them).
     func matchingCountedByKeys(_ householdID: HouseholdID, _ query: ItemQuery) throws -> Int? {
         try read { db in
-            let keys = try listCache.current(db, householdID, requestBuild: false) ?? listCache.build(db, householdID)
+            let keys = try listCache.currentOrBuilt(db, householdID)
             let learned = ListLearned()
             _ = try Self.fromKeys(db, householdID, query, keys, log: nil, learned: learned)
             return learned.matching
@@ -83,7 +83,7 @@ extension AppDatabase {
 
     /// Makes the household's keys in memory now if they are not current (benchmarks; tests).
     package func warmListKeys(_ householdID: HouseholdID) throws {
-        try read { db in if try listCache.current(db, householdID, requestBuild: false) == nil { try listCache.build(db, householdID) } }
+        _ = try read { db in try listCache.currentOrBuilt(db, householdID) }
     }
 
     /// The statements `items` runs for a query, in order, with their arguments (it runs them to find out): for

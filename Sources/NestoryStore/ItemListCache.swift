@@ -102,6 +102,11 @@ final class ItemListCache: Sendable {
         }
     }
 
+    /// The household's copy, made now in `db`'s transaction if it is not current (tests, benchmarks and warming).
+    func currentOrBuilt(_ db: Database, _ householdID: HouseholdID) throws -> Snapshot {
+        try current(db, householdID, requestBuild: false) ?? build(db, householdID)
+    }
+
     /// No copy is started after this (the store is closing); one under way finishes first or fails quietly.
     func close() {
         state.withLock { $0.closed = true }
