@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "NestoryJobs",
             dependencies: [
-                "NestoryDomain", "NestoryStore",
+                "NestoryDomain", "NestoryStore", "NestoryStoreInterfaces",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -352,7 +352,7 @@ let package = Package(
         .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // The store conformance suite: every test runs against SQLite and PostgreSQL.
         .testTarget(name: "NestoryStoreInterfacesTests",
-                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain"],
+                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryStorePostgresTests",
                     dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",
@@ -381,7 +381,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryJobsTests",
-            dependencies: ["NestoryJobs", "NestoryStore", "NestoryDomain", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: ["NestoryJobs", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

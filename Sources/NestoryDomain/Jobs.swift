@@ -29,10 +29,14 @@ public struct Job: Hashable, Sendable, Identifiable {
     public let createdAt: Date
     public var startedAt: Date?
     public var finishedAt: Date?
+    /// The server process that claimed it last (a ``JobHolder`` of the runner), and until when its claim holds unless
+    /// renewed: a running job whose lease has passed is taken back by any server.
+    public var claimedBy: String?
+    public var leaseUntil: Date?
 
     public init(id: JobID, householdID: HouseholdID, kind: String, state: JobState, done: Int64, total: Int64, payload: String,
                 result: String?, itemResults: String? = nil, attempts: Int, maxAttempts: Int, nextAttemptAt: Date, errorCode: String?, message: String?,
-                cancelRequested: Bool, createdAt: Date, startedAt: Date?, finishedAt: Date?) {
+                cancelRequested: Bool, createdAt: Date, startedAt: Date?, finishedAt: Date?, claimedBy: String? = nil, leaseUntil: Date? = nil) {
         self.id = id
         self.householdID = householdID
         self.kind = kind
@@ -51,6 +55,8 @@ public struct Job: Hashable, Sendable, Identifiable {
         self.createdAt = createdAt
         self.startedAt = startedAt
         self.finishedAt = finishedAt
+        self.claimedBy = claimedBy
+        self.leaseUntil = leaseUntil
     }
 
     /// The payload decoded.

@@ -3,20 +3,30 @@ import Logging
 import Metrics
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import ServiceLifecycle
 
-/// Runs queued jobs with their handlers: a ServiceLifecycle service beside the HTTP server.
+/// Runs queued jobs with their handlers: a ServiceLifecycle service beside the HTTP server. It works through
+/// ``JobStore`` only, so several servers can share one queue.
 ///
-/// - At start, jobs left running by a process that died are queued again (kinds that resume after a
-///   stop, with attempts left) or marked interrupted: none stays "running" forever.
+/// - Each job it claims is held under a lease (`lease`) that it renews every `heartbeat` while the job runs. A
+///   server that dies stops renewing; once the lease has passed, any server takes the job back: queued again (kinds
+///   that resume after a stop, with attempts left) or marked interrupted. None stays "running" forever, and a live
+///   server's job is never taken. Every runner looks for such jobs every heartbeat.
+/// - At start, jobs of its own earlier life (this host, a process that is gone) are taken back at once.
+/// - If it learns that its lease on a job was lost (another server took the job back), it cancels that job's work;
+///   what the job still writes is refused by the store.
 /// - At most `concurrency` jobs of a kind run at once; the runner is woken when a job is queued and
 ///   looks for due retries every `pollInterval`.
 /// - Failures a handler marks retryable are tried again after an exponential, jittered backoff.
 /// - On graceful shutdown (SIGTERM) it starts nothing new and waits for running jobs up to
 ///   `drainTimeout`; jobs still running then are stopped and queued again or marked interrupted.
 public final class JobRunner: Service, @unchecked Sendable {
-    let database: AppDatabase
+    let jobs: any JobStore
     let handlers: [String: any JobHandler]
+    let holder: JobHolder
+    let lease: Duration
+    let heartbeat: Duration
     let logger: Logger
     let now: @Sendable () -> Date
     let drainTimeout: Duration
@@ -27,15 +37,22 @@ public final class JobRunner: Service, @unchecked Sendable {
     private let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
     private let lock = NSLock()
-    /// Running jobs told to stop (the drain deadline passed): their progress calls throw.
-    private var stopping = Set<JobID>()
-    private var lastProgressWrite: [JobID: Date] = [:]
+    /// The running jobs' writers, by job.
+    private var writers: [JobID: JobProgressWriter] = [:]
 
-    public init(database: AppDatabase, handlers: [any JobHandler], logger: Logger = Logger(label: "nestory.jobs"),
+    /// - Parameters:
+    ///   - holder: this server process, recorded on the jobs it claims.
+    ///   - lease: how long a claim holds without renewal: how long a dead server's job waits before another takes it.
+    ///   - heartbeat: how often leases are renewed (and others' expired jobs looked for); a third of the lease unless given.
+    public init(jobs: any JobStore, handlers: [any JobHandler], holder: JobHolder = .thisProcess, lease: Duration = .seconds(30),
+                heartbeat: Duration? = nil, logger: Logger = Logger(label: "nestory.jobs"),
                 drainTimeout: Duration = .seconds(25), pollInterval: Duration = .milliseconds(500),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
+        self.jobs = jobs
         self.handlers = Dictionary(handlers.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
+        self.holder = holder
+        self.lease = lease
+        self.heartbeat = heartbeat ?? lease / 3
         self.logger = logger
         self.now = now
         self.drainTimeout = drainTimeout
@@ -44,25 +61,63 @@ public final class JobRunner: Service, @unchecked Sendable {
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
     }
 
-    /// The queue services put jobs in (it wakes this runner).
-    public var queue: JobQueue {
+    /// The queue services put jobs in (it wakes this runner). Services still enqueue on SQLite, inside their own
+    /// transactions.
+    public func queue(_ database: AppDatabase) -> JobQueue {
         JobQueue(database: database, policies: handlers.mapValues(\.retry), now: now) { [weak self] in self?.wake() }
     }
 
     /// Looks for due jobs now (called when one is queued).
     public func wake() { continuation.yield(.wake) }
 
+    private var resumable: Set<String> { Set(handlers.values.filter(\.retry.resumesAfterStop).map(\.kind)) }
+
+    private var leaseSeconds: TimeInterval {
+        let (seconds, attoseconds) = lease.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+
     public func run() async throws {
-        let resumable = Set(handlers.values.filter(\.retry.resumesAfterStop).map(\.kind))
-        let recovered = try database.recoverJobs(retryable: resumable, now: now())
+        let mine = holder
+        let dead = Set(try await jobs.jobHolders().filter { JobHolder($0).map { mine.knowsDead($0) } ?? false })
+        let recovered = try await jobs.recoverJobs(retryable: resumable, deadHolders: dead, now: now())
         if recovered.requeued + recovered.interrupted > 0 {
-            logger.notice("jobs left running by the last process", metadata: [
+            logger.notice("jobs left running by a server that stopped", metadata: [
                 "requeued": .stringConvertible(recovered.requeued), "interrupted": .stringConvertible(recovered.interrupted)])
         }
         await withGracefulShutdownHandler {
             await loop()
         } onGracefulShutdown: {
             self.continuation.yield(.shutdown)
+        }
+    }
+
+    /// Renews the leases of the running jobs; those another server took back are told to stop.
+    private func renewLeases() async {
+        let running = lock.withLock { writers }
+        guard !running.isEmpty else { return }
+        do {
+            let at = now()
+            let held = try await jobs.renewJobLeases(holder: holder.description, until: at.addingTimeInterval(leaseSeconds), now: at)
+            for (id, writer) in running where !held.contains(id) && !writer.lostLease {
+                logger.warning("lost the lease on a running job: another server took it back", metadata: ["job_id": .string(id.description)])
+                writer.loseLease()
+            }
+        } catch {
+            logger.error("could not renew the leases of running jobs", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    /// Takes back the jobs of servers whose leases passed.
+    private func recoverExpired() async {
+        do {
+            let recovered = try await jobs.recoverJobs(retryable: resumable, deadHolders: [], now: now())
+            if recovered.requeued + recovered.interrupted > 0 {
+                logger.notice("took back jobs whose server stopped renewing their leases", metadata: [
+                    "requeued": .stringConvertible(recovered.requeued), "interrupted": .stringConvertible(recovered.interrupted)])
+            }
+        } catch {
+            logger.error("could not look for jobs whose leases passed", metadata: ["error": .string(String(describing: error))])
         }
     }
 
@@ -74,10 +129,20 @@ public final class JobRunner: Service, @unchecked Sendable {
             }
         }
         defer { ticker.cancel() }
+        let heartbeats = Task { [heartbeat, continuation] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: heartbeat)
+                guard !Task.isCancelled else { break }
+                await self.renewLeases()
+                await self.recoverExpired()
+                continuation.yield(.wake)
+            }
+        }
+        defer { heartbeats.cancel() }
         await withTaskGroup(of: Void.self) { group in
             var running: [String: Int] = [:]
             var draining = false
-            startDue(&running, &group)
+            await startDue(&running, &group)
             for await event in events {
                 switch event {
                 case .wake: break
@@ -91,91 +156,89 @@ public final class JobRunner: Service, @unchecked Sendable {
                         continuation.yield(.drainDeadline)
                     }
                 case .drainDeadline:
-                    lock.withLock { stopping = Set(lastProgressWrite.keys) }
+                    lock.withLock { writers.values.forEach { $0.stop() } }
                     group.cancelAll()
                 }
                 if draining {
                     if running.values.allSatisfy({ $0 <= 0 }) { break }
                     continue
                 }
-                startDue(&running, &group)
+                await startDue(&running, &group)
             }
         }
     }
 
     /// Claims due jobs of every kind up to its concurrency and starts them.
-    private func startDue(_ running: inout [String: Int], _ group: inout TaskGroup<Void>) {
+    private func startDue(_ running: inout [String: Int], _ group: inout TaskGroup<Void>) async {
         for (kind, handler) in handlers.sorted(by: { $0.key < $1.key }) {
             while running[kind, default: 0] < handler.concurrency {
                 let job: Job?
-                do { job = try database.claimJob(kind: kind, now: now()) } catch {
+                do {
+                    let at = now()
+                    job = try await jobs.claimJob(kind: kind, holder: holder.description, leaseUntil: at.addingTimeInterval(leaseSeconds), now: at)
+                } catch {
                     logger.error("could not claim a job", metadata: ["kind": .string(kind), "error": .string(String(describing: error))])
                     break
                 }
                 guard let job else { break }
                 running[kind, default: 0] += 1
-                lock.withLock { lastProgressWrite[job.id] = .distantPast }
-                group.addTask { await self.execute(job, handler) }
+                let writer = JobProgressWriter(id: job.id, jobs: jobs, holder: holder.description, now: now)
+                lock.withLock { writers[job.id] = writer }
+                group.addTask { await self.execute(job, handler, writer) }
             }
             Gauge(label: "nestory_jobs_running", dimensions: [("kind", kind)]).record(running[kind, default: 0])
         }
-        let queued = (try? database.queuedJobCounts()) ?? [:]
+        let queued = (try? await jobs.queuedJobCounts()) ?? [:]
         for kind in handlers.keys {
             Gauge(label: "nestory_jobs_queued", dimensions: [("kind", kind)]).record(queued[kind, default: 0])
         }
     }
 
-    private func execute(_ job: Job, _ handler: any JobHandler) async {
+    private func execute(_ job: Job, _ handler: any JobHandler, _ writer: JobProgressWriter) async {
         let started = now()
+        let holder = holder.description
         var metadata: Logger.Metadata = ["job_id": .string(job.id.description), "household_id": .string(job.householdID.description),
                                          "kind": .string(job.kind), "attempt": .stringConvertible(job.attempts)]
-        let context = JobContext(jobID: job.id) { [self] done, total in
-            let at = now()
-            let (due, stop) = lock.withLock { () -> (Bool, Bool) in
-                let last = lastProgressWrite[job.id] ?? .distantPast
-                let due = done >= total || at.timeIntervalSince(last) >= 0.25
-                if due { lastProgressWrite[job.id] = at }
-                return (due, stopping.contains(job.id))
-            }
-            if stop { return true }
-            return due ? try database.jobProgress(job.id, done: done, total: total, now: at) : false
-        } itemResult: { [self] key, result in
-            try database.recordJobItemResult(job.id, key: key, result: result, now: now())
+        let context = JobContext(jobID: job.id) { done, total in
+            try writer.progress(done: done, total: total)
+        } itemResult: { key, result in
+            try writer.itemResult(key: key, result: result)
         }
         let outcome: String
         do {
             let result: String
             do {
-                result = try await handler.run(job, context: context)
+                result = try await writer.run { try await handler.run(job, context: context) }
                 try handler.verify(job, result: result)
             } catch let error as DomainError {
                 // A rule the work ran into (a Free limit, a conflict): the person's to act on, said as it is, not retried.
                 throw JobFailure(error)
             }
-            try database.succeedJob(job.id, result: result, now: now())
+            try await writer.drain()
+            try await jobs.succeedJob(job.id, holder: holder, result: result, now: now())
             outcome = "succeeded"
         } catch is CancellationError {
-            try? database.stopJob(job.id, requeue: handler.retry.resumesAfterStop, now: now())
-            outcome = "stopped"
+            try? await writer.drain()
+            try? await jobs.stopJob(job.id, holder: holder, requeue: handler.retry.resumesAfterStop, now: now())
+            outcome = writer.lostLease ? "lost" : "stopped"
         } catch let failure as JobFailure {
+            try? await writer.drain()
             let retryAt = failure.retryable
                 ? now().addingTimeInterval(handler.retry.delay(afterAttempt: job.attempts, random: random())) : nil
             metadata["error_code"] = .string(failure.code)
-            let after = try? database.failJob(job.id, code: failure.code, message: failure.message, retryAt: retryAt, now: now())
+            let after = try? await jobs.failJob(job.id, holder: holder, code: failure.code, message: failure.message, retryAt: retryAt, now: now())
             outcome = after?.state == .queued ? "retrying" : "failed"
             logger.warning("job failed", metadata: metadata.merging(["will_retry": .stringConvertible(outcome == "retrying")]) { $1 })
         } catch {
+            try? await writer.drain()
             metadata["error"] = .string(String(reflecting: error))
             logger.error("job failed", metadata: metadata)
-            _ = try? database.failJob(job.id, code: "internal_error",
-                                      message: "This could not be done because of a problem on the server. Nothing was changed; try again.",
-                                      retryAt: nil, now: now())
+            _ = try? await jobs.failJob(job.id, holder: holder, code: "internal_error",
+                                        message: "This could not be done because of a problem on the server. Nothing was changed; try again.",
+                                        retryAt: nil, now: now())
             outcome = "failed"
         }
-        lock.withLock {
-            lastProgressWrite[job.id] = nil
-            stopping.remove(job.id)
-        }
+        lock.withLock { writers[job.id] = nil }
         Counter(label: "nestory_jobs_total", dimensions: [("kind", job.kind), ("outcome", outcome)]).increment()
         Metrics.Timer(label: "nestory_jobs_duration_seconds", dimensions: [("kind", job.kind)])
             .recordInterval(since: started, now: now())

@@ -36,6 +36,8 @@ public struct Services: Sendable {
     public let tokens: TokenService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
+    /// Where services put jobs (on SQLite, in their own transactions); it wakes the runner.
+    public let queue: JobQueue
     public let blocking: BlockingPool
 
     /// How many jobs of each kind may run at once.
@@ -89,8 +91,9 @@ public struct Services: Sendable {
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
         handlers.append(WebhookJobHandler(database: database, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))
-        runner = JobRunner(database: database, handlers: handlers, logger: logger, drainTimeout: drainTimeout, now: now)
-        let queue = runner.queue
+        runner = JobRunner(jobs: SQLiteJobStore(database), handlers: handlers, logger: logger, drainTimeout: drainTimeout, now: now)
+        let queue = runner.queue(database)
+        self.queue = queue
         self.blocking = blocking
         accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan

@@ -36,18 +36,36 @@ extension AppDatabase {
         }
     }
 
-    /// Starts the oldest due job of a kind: queued → running, one more attempt. Nil when none is due.
-    public func claimJob(kind: String, now: Date) throws -> Job? {
+    /// Starts the oldest due job of a kind for `holder`: queued → running, one more attempt, held until `leaseUntil`
+    /// unless renewed. Nil when none is due.
+    public func claimJob(kind: String, holder: String, leaseUntil: Date, now: Date) throws -> Job? {
         try write { db in
             guard let id = try String.fetchOne(db, sql: """
                 SELECT id FROM job WHERE kind = ? AND state = 'queued' AND next_attempt_at <= ?
                 ORDER BY next_attempt_at, created_at LIMIT 1
                 """, arguments: [kind, now.millis]) else { return nil }
             try db.execute(sql: """
-                UPDATE job SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?, error_code = NULL, message = NULL
+                UPDATE job SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ?, error_code = NULL, message = NULL,
+                       claimed_by = ?, lease_until = ?
                 WHERE id = ?
-                """, arguments: [now.millis, now.millis, id])
+                """, arguments: [now.millis, now.millis, holder, leaseUntil.millis, id])
             return try Self.fetchJob(db, JobID(string: id)!)
+        }
+    }
+
+    /// Extends to `until` the lease of every running job `holder` holds; returns those it still holds.
+    public func renewJobLeases(holder: String, until: Date, now: Date) throws -> Set<JobID> {
+        try write { db in
+            try db.execute(sql: "UPDATE job SET lease_until = ? WHERE state = 'running' AND claimed_by = ?", arguments: [until.millis, holder])
+            return Set(try String.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'running' AND claimed_by = ?", arguments: [holder])
+                .compactMap(JobID.init(string:)))
+        }
+    }
+
+    /// Who holds the running jobs.
+    public func jobHolders() throws -> Set<String> {
+        try read { db in
+            Set(try String.fetchAll(db, sql: "SELECT DISTINCT claimed_by FROM job WHERE state = 'running' AND claimed_by IS NOT NULL"))
         }
     }
 
@@ -69,24 +87,26 @@ extension AppDatabase {
         }
     }
 
-    /// Records progress of a running job. Returns whether a cancellation was asked for meanwhile.
+    /// Records progress of a job `holder` is running. Returns whether it should stop: a cancellation was asked for
+    /// meanwhile, or the job is no longer its to run.
     @discardableResult
-    public func jobProgress(_ id: JobID, done: Int64, total: Int64, now: Date) throws -> Bool {
+    public func jobProgress(_ id: JobID, holder: String, done: Int64, total: Int64, now: Date) throws -> Bool {
         try write { db in
-            try db.execute(sql: "UPDATE job SET done = ?, total = ?, updated_at = ? WHERE id = ? AND state = 'running'",
-                           arguments: [done, total, now.millis, id.description])
+            try db.execute(sql: "UPDATE job SET done = ?, total = ?, updated_at = ? WHERE id = ? AND state = 'running' AND claimed_by = ?",
+                           arguments: [done, total, now.millis, id.description, holder])
+            guard db.changesCount == 1 else { return true }
             return try Bool.fetchOne(db, sql: "SELECT cancel_requested FROM job WHERE id = ?", arguments: [id.description]) ?? false
         }
     }
 
     /// Records what became of one item of a running batch (an item valued, say): `result` is JSON, kept
     /// under `key` in the job's per-item results.
-    public func recordJobItemResult(_ id: JobID, key: String, result: String, now: Date) throws {
+    public func recordJobItemResult(_ id: JobID, holder: String, key: String, result: String, now: Date) throws {
         try write { db in
             try db.execute(sql: """
                 UPDATE job SET item_results = json_set(COALESCE(item_results, '{}'), '$."' || replace(?, '"', '') || '"', json(?)), updated_at = ?
-                WHERE id = ? AND state = 'running'
-                """, arguments: [key, result, now.millis, id.description])
+                WHERE id = ? AND state = 'running' AND claimed_by = ?
+                """, arguments: [key, result, now.millis, id.description, holder])
         }
     }
 
@@ -103,21 +123,21 @@ extension AppDatabase {
     }
 
     /// A running job succeeded with this result.
-    public func succeedJob(_ id: JobID, result: String, now: Date) throws {
+    public func succeedJob(_ id: JobID, holder: String, result: String, now: Date) throws {
         try write { db in
             try db.execute(sql: """
                 UPDATE job SET state = 'succeeded', result = ?, done = MAX(done, total), finished_at = ?, updated_at = ?,
-                error_code = NULL, message = NULL WHERE id = ? AND state = 'running'
-                """, arguments: [result, now.millis, now.millis, id.description])
+                error_code = NULL, message = NULL WHERE id = ? AND state = 'running' AND claimed_by = ?
+                """, arguments: [result, now.millis, now.millis, id.description, holder])
         }
     }
 
     /// A running job failed. With `retryAt` (and attempts left) it waits to be run again; otherwise it
     /// is failed for good. Returns the job as it now is.
     @discardableResult
-    public func failJob(_ id: JobID, code: String, message: String, retryAt: Date?, now: Date) throws -> Job? {
+    public func failJob(_ id: JobID, holder: String, code: String, message: String, retryAt: Date?, now: Date) throws -> Job? {
         try write { db in
-            guard let job = try Self.fetchJob(db, id), job.state == .running else { return try Self.fetchJob(db, id) }
+            guard let job = try Self.fetchJob(db, id), job.state == .running, job.claimedBy == holder else { return try Self.fetchJob(db, id) }
             if let retryAt, job.attempts < job.maxAttempts, !job.cancelRequested {
                 try db.execute(sql: """
                     UPDATE job SET state = 'queued', next_attempt_at = ?, error_code = ?, message = ?, updated_at = ? WHERE id = ?
@@ -134,9 +154,9 @@ extension AppDatabase {
 
     /// A running job stopped because it was cancelled (or the server is stopping: then `requeue` puts it
     /// back in the queue, or marks it interrupted when it may not run again).
-    public func stopJob(_ id: JobID, requeue: Bool, now: Date) throws {
+    public func stopJob(_ id: JobID, holder: String, requeue: Bool, now: Date) throws {
         try write { db in
-            guard let job = try Self.fetchJob(db, id), job.state == .running else { return }
+            guard let job = try Self.fetchJob(db, id), job.state == .running, job.claimedBy == holder else { return }
             if job.cancelRequested {
                 try db.execute(sql: """
                     UPDATE job SET state = 'cancelled', error_code = 'cancelled', message = 'Cancelled.', finished_at = ?, updated_at = ?
@@ -175,11 +195,15 @@ extension AppDatabase {
         }
     }
 
-    /// At start, before any job runs: jobs left running by a process that died are queued again when
-    /// their kind may be retried and attempts remain, else marked interrupted. Returns how many of each.
-    public func recoverJobs(retryable: Set<String>, now: Date) throws -> (requeued: Int, interrupted: Int) {
+    /// Running jobs nobody runs any more (their lease passed before `now`, or their holder is one of `deadHolders`)
+    /// are queued again when their kind may be retried and attempts remain, else marked interrupted. Returns how
+    /// many of each. A job whose holder renews its lease is left alone.
+    public func recoverJobs(retryable: Set<String>, deadHolders: Set<String>, now: Date) throws -> (requeued: Int, interrupted: Int) {
         try write { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT id, kind, attempts, max_attempts FROM job WHERE state = 'running'")
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, kind, attempts, max_attempts FROM job
+                WHERE state = 'running' AND (lease_until IS NULL OR lease_until < ? OR claimed_by IN (SELECT value FROM json_each(?)))
+                """, arguments: [now.millis, String(decoding: try JSONEncoder().encode(deadHolders.sorted()), as: UTF8.self)])
             var requeued = 0, interrupted = 0
             for row in rows {
                 let kind: String = row["kind"], attempts: Int = row["attempts"], maxAttempts: Int = row["max_attempts"]
@@ -244,7 +268,8 @@ extension AppDatabase {
             result: row["result"], itemResults: row["item_results"], attempts: row["attempts"], maxAttempts: row["max_attempts"], nextAttemptAt: row.date("next_attempt_at"),
             errorCode: row["error_code"], message: row["message"], cancelRequested: row["cancel_requested"],
             createdAt: row.date("created_at"), startedAt: (row["started_at"] as Int64?).map(Date.init(millis:)),
-            finishedAt: (row["finished_at"] as Int64?).map(Date.init(millis:)))
+            finishedAt: (row["finished_at"] as Int64?).map(Date.init(millis:)), claimedBy: row["claimed_by"],
+            leaseUntil: (row["lease_until"] as Int64?).map(Date.init(millis:)))
     }
 }
 
@@ -257,32 +282,38 @@ public struct SQLiteJobStore: JobStore {
     public func enqueueJob(_ householdID: HouseholdID, kind: String, subject: String?, payload: String, maxAttempts: Int, now: Date) async throws -> Job {
         try await database.offload { try $0.enqueueJob(householdID, kind: kind, subject: subject, payload: payload, maxAttempts: maxAttempts, now: now) }
     }
-    public func claimJob(kind: String, now: Date) async throws -> Job? { try await database.offload { try $0.claimJob(kind: kind, now: now) } }
+    public func claimJob(kind: String, holder: String, leaseUntil: Date, now: Date) async throws -> Job? {
+        try await database.offload { try $0.claimJob(kind: kind, holder: holder, leaseUntil: leaseUntil, now: now) }
+    }
+    public func renewJobLeases(holder: String, until: Date, now: Date) async throws -> Set<JobID> {
+        try await database.offload { try $0.renewJobLeases(holder: holder, until: until, now: now) }
+    }
+    public func jobHolders() async throws -> Set<String> { try await database.offload { try $0.jobHolders() } }
     public func nextJobDue(kinds: [String]) async throws -> Date? { try await database.offload { try $0.nextJobDue(kinds: kinds) } }
     public func queuedJobCounts() async throws -> [String: Int] { try await database.offload { try $0.queuedJobCounts() } }
-    public func jobProgress(_ id: JobID, done: Int64, total: Int64, now: Date) async throws -> Bool {
-        try await database.offload { try $0.jobProgress(id, done: done, total: total, now: now) }
+    public func jobProgress(_ id: JobID, holder: String, done: Int64, total: Int64, now: Date) async throws -> Bool {
+        try await database.offload { try $0.jobProgress(id, holder: holder, done: done, total: total, now: now) }
     }
-    public func recordJobItemResult(_ id: JobID, key: String, result: String, now: Date) async throws {
-        try await database.offload { try $0.recordJobItemResult(id, key: key, result: result, now: now) }
+    public func recordJobItemResult(_ id: JobID, holder: String, key: String, result: String, now: Date) async throws {
+        try await database.offload { try $0.recordJobItemResult(id, holder: holder, key: key, result: result, now: now) }
     }
     public func updateJobItemResult(_ householdID: HouseholdID, _ id: JobID, key: String, result: String, now: Date) async throws {
         try await database.offload { try $0.updateJobItemResult(householdID, id, key: key, result: result, now: now) }
     }
-    public func succeedJob(_ id: JobID, result: String, now: Date) async throws {
-        try await database.offload { try $0.succeedJob(id, result: result, now: now) }
+    public func succeedJob(_ id: JobID, holder: String, result: String, now: Date) async throws {
+        try await database.offload { try $0.succeedJob(id, holder: holder, result: result, now: now) }
     }
-    public func failJob(_ id: JobID, code: String, message: String, retryAt: Date?, now: Date) async throws -> Job? {
-        try await database.offload { try $0.failJob(id, code: code, message: message, retryAt: retryAt, now: now) }
+    public func failJob(_ id: JobID, holder: String, code: String, message: String, retryAt: Date?, now: Date) async throws -> Job? {
+        try await database.offload { try $0.failJob(id, holder: holder, code: code, message: message, retryAt: retryAt, now: now) }
     }
-    public func stopJob(_ id: JobID, requeue: Bool, now: Date) async throws {
-        try await database.offload { try $0.stopJob(id, requeue: requeue, now: now) }
+    public func stopJob(_ id: JobID, holder: String, requeue: Bool, now: Date) async throws {
+        try await database.offload { try $0.stopJob(id, holder: holder, requeue: requeue, now: now) }
     }
     public func cancelJob(_ householdID: HouseholdID, _ id: JobID, now: Date) async throws -> Job {
         try await database.offload { try $0.cancelJob(householdID, id, now: now) }
     }
-    public func recoverJobs(retryable: Set<String>, now: Date) async throws -> (requeued: Int, interrupted: Int) {
-        try await database.offload { try $0.recoverJobs(retryable: retryable, now: now) }
+    public func recoverJobs(retryable: Set<String>, deadHolders: Set<String>, now: Date) async throws -> (requeued: Int, interrupted: Int) {
+        try await database.offload { try $0.recoverJobs(retryable: retryable, deadHolders: deadHolders, now: now) }
     }
     public func job(_ householdID: HouseholdID, _ id: JobID) async throws -> Job { try await database.offload { try $0.job(householdID, id) } }
     public func job(_ id: JobID) async throws -> Job? { try await database.offload { try $0.job(id) } }

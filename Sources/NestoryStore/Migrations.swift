@@ -30,7 +30,20 @@ enum Migrations {
         migrator.registerMigration("2026-11-27-search-prefixes", migrate: searchPrefixes)
         migrator.registerMigration("2026-11-27-api-tokens", migrate: apiTokens)
         migrator.registerMigration("2026-11-28-item-list-version", migrate: itemListVersion)
+        migrator.registerMigration("2026-11-28-job-leases", migrate: jobLeases)
         return migrator
+    }
+
+    /// Leases, so several server processes can share one queue: who claimed a job (`claimed_by`, the runner's
+    /// process) and until when the claim holds unless renewed (`lease_until`, ms). Recovery takes back only running
+    /// jobs whose lease has passed (or whose holder is known dead); a job claimed before this change has none, so
+    /// it counts as expired.
+    private static func jobLeases(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE job ADD COLUMN claimed_by TEXT;
+            ALTER TABLE job ADD COLUMN lease_until INTEGER;
+            CREATE INDEX job_running_lease ON job(lease_until) WHERE state = 'running';
+            """)
     }
 
     /// A number per household that every change to what its inventory list is sorted or filtered by moves on: an

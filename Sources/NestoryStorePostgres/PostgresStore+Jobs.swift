@@ -6,7 +6,7 @@ import PostgresNIO
 extension PostgresStore: JobStore {
     static let jobColumns = """
         id, household_id, kind, state, done, total, payload, result, item_results::text, attempts, max_attempts, next_attempt_at,
-        error_code, message, cancel_requested, created_at, started_at, finished_at
+        error_code, message, cancel_requested, created_at, started_at, finished_at, claimed_by, lease_until
         """
 
     static func jobFrom(_ row: PostgresRow) throws -> Job {
@@ -19,7 +19,8 @@ extension PostgresStore: JobStore {
                    errorCode: try c[12].decode(String?.self), message: try c[13].decode(String?.self),
                    cancelRequested: try c[14].decode(Bool.self), createdAt: Date(millis: try c[15].decode(Int64.self)),
                    startedAt: try c[16].decode(Int64?.self).map(Date.init(millis:)),
-                   finishedAt: try c[17].decode(Int64?.self).map(Date.init(millis:)))
+                   finishedAt: try c[17].decode(Int64?.self).map(Date.init(millis:)), claimedBy: try c[18].decode(String?.self),
+                   leaseUntil: try c[19].decode(Int64?.self).map(Date.init(millis:)))
     }
 
     /// The jobs a query returns, in order.
@@ -55,18 +56,45 @@ extension PostgresStore: JobStore {
         }
     }
 
-    public func claimJob(kind: String, now: Date) async throws -> Job? {
+    public func claimJob(kind: String, holder: String, leaseUntil: Date, now: Date) async throws -> Job? {
         // SKIP LOCKED: a job another server is claiming at this moment is passed over, not waited for, so each
         // due job goes to exactly one claimer however many servers poll.
         try await withStoreErrors {
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                UPDATE job SET state = 'running', attempts = attempts + 1, started_at = $2, updated_at = $2, error_code = NULL, message = NULL
+                UPDATE job SET state = 'running', attempts = attempts + 1, started_at = $2, updated_at = $2, error_code = NULL, message = NULL,
+                       claimed_by = $3, lease_until = $4
                 WHERE id = (
                     SELECT id FROM job WHERE kind = $1 AND state = 'queued' AND next_attempt_at <= $2
                     ORDER BY next_attempt_at, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
                 RETURNING \(Self.jobColumns)
-                """, binds: try Self.binds(kind, now.millis)), logger: logger)
+                """, binds: try Self.binds(kind, now.millis, holder, leaseUntil.millis)), logger: logger)
             return try await Self.jobs(rows).first
+        }
+    }
+
+    public func renewJobLeases(holder: String, until: Date, now: Date) async throws -> Set<JobID> {
+        // A recovery that locked one of these rows first is waited for; the row is then checked again, so a job it
+        // took back is not renewed (and so is missing from the answer).
+        try await withStoreErrors {
+            var held: Set<JobID> = []
+            for try await id in try await client.query("""
+                UPDATE job SET lease_until = \(until.millis) WHERE state = 'running' AND claimed_by = \(holder) RETURNING id
+                """, logger: logger).decode(UUID.self) {
+                held.insert(JobID(id))
+            }
+            return held
+        }
+    }
+
+    public func jobHolders() async throws -> Set<String> {
+        try await withStoreErrors {
+            var holders: Set<String> = []
+            for try await holder in try await client.query("""
+                SELECT DISTINCT claimed_by FROM job WHERE state = 'running' AND claimed_by IS NOT NULL
+                """, logger: logger).decode(String.self) {
+                holders.insert(holder)
+            }
+            return holders
         }
     }
 
@@ -92,26 +120,27 @@ extension PostgresStore: JobStore {
         }
     }
 
-    public func jobProgress(_ id: JobID, done: Int64, total: Int64, now: Date) async throws -> Bool {
+    public func jobProgress(_ id: JobID, holder: String, done: Int64, total: Int64, now: Date) async throws -> Bool {
         try await withStoreErrors {
-            try await client.query("UPDATE job SET done = \(done), total = \(total), updated_at = \(now.millis) WHERE id = \(id.rawValue) AND state = 'running'",
-                                   logger: logger)
-            for try await cancel in try await client.query("SELECT cancel_requested FROM job WHERE id = \(id.rawValue)", logger: logger).decode(Bool.self) {
+            for try await cancel in try await client.query("""
+                UPDATE job SET done = \(done), total = \(total), updated_at = \(now.millis)
+                WHERE id = \(id.rawValue) AND state = 'running' AND claimed_by = \(holder) RETURNING cancel_requested
+                """, logger: logger).decode(Bool.self) {
                 return cancel
             }
-            return false
+            return true  // not running, or not this holder's any more
         }
     }
 
     /// The same key SQLite's JSON path keeps: double quotes dropped.
     static func itemKey(_ key: String) -> String { key.replacingOccurrences(of: "\"", with: "") }
 
-    public func recordJobItemResult(_ id: JobID, key: String, result: String, now: Date) async throws {
+    public func recordJobItemResult(_ id: JobID, holder: String, key: String, result: String, now: Date) async throws {
         try await withStoreErrors {
             try await client.query("""
                 UPDATE job SET item_results = COALESCE(item_results, '{}'::jsonb) || jsonb_build_object(\(Self.itemKey(key))::text, \(result)::jsonb),
                        updated_at = \(now.millis)
-                WHERE id = \(id.rawValue) AND state = 'running'
+                WHERE id = \(id.rawValue) AND state = 'running' AND claimed_by = \(holder)
                 """, logger: logger)
         }
     }
@@ -129,19 +158,19 @@ extension PostgresStore: JobStore {
         }
     }
 
-    public func succeedJob(_ id: JobID, result: String, now: Date) async throws {
+    public func succeedJob(_ id: JobID, holder: String, result: String, now: Date) async throws {
         try await withStoreErrors {
             try await client.query("""
                 UPDATE job SET state = 'succeeded', result = \(result), done = GREATEST(done, total), finished_at = \(now.millis),
                        updated_at = \(now.millis), error_code = NULL, message = NULL
-                WHERE id = \(id.rawValue) AND state = 'running'
+                WHERE id = \(id.rawValue) AND state = 'running' AND claimed_by = \(holder)
                 """, logger: logger)
         }
     }
 
-    public func failJob(_ id: JobID, code: String, message: String, retryAt: Date?, now: Date) async throws -> Job? {
+    public func failJob(_ id: JobID, holder: String, code: String, message: String, retryAt: Date?, now: Date) async throws -> Job? {
         try await transaction { connection in
-            guard let job = try await Self.fetchJob(connection, id, lock: true, logger: logger), job.state == .running else {
+            guard let job = try await Self.fetchJob(connection, id, lock: true, logger: logger), job.state == .running, job.claimedBy == holder else {
                 return try await Self.fetchJob(connection, id, logger: logger)
             }
             if let retryAt, job.attempts < job.maxAttempts, !job.cancelRequested {
@@ -161,9 +190,11 @@ extension PostgresStore: JobStore {
         }
     }
 
-    public func stopJob(_ id: JobID, requeue: Bool, now: Date) async throws {
+    public func stopJob(_ id: JobID, holder: String, requeue: Bool, now: Date) async throws {
         try await transaction { connection in
-            guard let job = try await Self.fetchJob(connection, id, lock: true, logger: logger), job.state == .running else { return }
+            guard let job = try await Self.fetchJob(connection, id, lock: true, logger: logger), job.state == .running, job.claimedBy == holder else {
+                return
+            }
             if job.cancelRequested {
                 try await connection.query("""
                     UPDATE job SET state = 'cancelled', error_code = 'cancelled', message = \(JobMessages.cancelled), finished_at = \(now.millis),
@@ -205,11 +236,16 @@ extension PostgresStore: JobStore {
         }
     }
 
-    public func recoverJobs(retryable: Set<String>, now: Date) async throws -> (requeued: Int, interrupted: Int) {
+    public func recoverJobs(retryable: Set<String>, deadHolders: Set<String>, now: Date) async throws -> (requeued: Int, interrupted: Int) {
         try await transaction { connection in
             var requeued = 0, interrupted = 0
-            let running = try await Self.jobs(try await connection.query(
-                PostgresQuery(unsafeSQL: "SELECT \(Self.jobColumns) FROM job WHERE state = 'running' FOR UPDATE"), logger: logger))
+            // A row being renewed or finished at this moment is passed over (SKIP LOCKED); FOR UPDATE checks the
+            // lease again on the row as it is once locked, so a lease renewed meanwhile keeps its job.
+            let running = try await Self.jobs(try await connection.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.jobColumns) FROM job
+                WHERE state = 'running' AND (lease_until IS NULL OR lease_until < $1 OR claimed_by = ANY($2))
+                FOR UPDATE SKIP LOCKED
+                """, binds: try Self.binds(now.millis, deadHolders.sorted())), logger: logger))
             for job in running {
                 if retryable.contains(job.kind) && job.attempts < job.maxAttempts {
                     try await connection.query("UPDATE job SET state = 'queued', next_attempt_at = \(now.millis), updated_at = \(now.millis) WHERE id = \(job.id.rawValue)",

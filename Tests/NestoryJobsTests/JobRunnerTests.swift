@@ -3,6 +3,7 @@ import Logging
 import NestoryDomain
 import NestoryJobs
 import NestoryStore
+import NestoryStoreInterfaces
 import ServiceLifecycle
 import Testing
 
@@ -55,7 +56,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         }
 
         func runner(_ handlers: [any JobHandler], drain: Duration = .seconds(5)) -> JobRunner {
-            JobRunner(database: database, handlers: handlers, drainTimeout: drain, pollInterval: .milliseconds(20), random: { 0 })
+            JobRunner(jobs: SQLiteJobStore(database), handlers: handlers, drainTimeout: drain, pollInterval: .milliseconds(20), random: { 0 })
         }
 
         /// Waits (at most 90 s: the whole suite runs at once on two cores) until the job is in one of the states.
@@ -83,7 +84,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             return #"{"made":1}"#
         }])
         let runner = fixture.runner([handler])
-        let job = try runner.queue.enqueue(fixture.household.id, kind: "test", payload: Payload(n: 7))
+        let job = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 7))
         #expect(job.state == .queued && job.attempts == 0)
         let task = Task { try await runner.run() }
         defer { task.cancel() }
@@ -111,9 +112,9 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let exhausted = ScriptedHandler(kind: "exhausted", retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, resumesAfterStop: true),
                                         [busy, busy])
         let runner = fixture.runner([flaky, broken, exhausted])
-        let a = try runner.queue.enqueue(fixture.household.id, kind: "flaky", payload: Payload(n: 1))
-        let b = try runner.queue.enqueue(fixture.household.id, kind: "broken", payload: Payload(n: 1))
-        let c = try runner.queue.enqueue(fixture.household.id, kind: "exhausted", payload: Payload(n: 1))
+        let a = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "flaky", payload: Payload(n: 1))
+        let b = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "broken", payload: Payload(n: 1))
+        let c = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "exhausted", payload: Payload(n: 1))
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         let flakyDone = try await fixture.wait(a.id, for: [.succeeded, .failed])
@@ -139,7 +140,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let handler = ScriptedHandler([{ _, _ in #"{"bytes":0}"# }])
         handler.verifyResult = { _ in throw JobFailure(code: "empty_output", message: "The report came out empty.") }
         let runner = fixture.runner([handler])
-        let job = try runner.queue.enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
+        let job = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         let done = try await fixture.wait(job.id, for: [.succeeded, .failed])
@@ -158,8 +159,8 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             return "{}"
         }])
         let runner = fixture.runner([handler])
-        let running = try runner.queue.enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
-        let waiting = try runner.queue.enqueue(fixture.household.id, kind: "test", payload: Payload(n: 2))  // concurrency 1: waits
+        let running = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
+        let waiting = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 2))  // concurrency 1: waits
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         var iterator = started.stream.makeAsyncIterator()
@@ -175,19 +176,44 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let fixture = try Fixture()
         let resumes = ScriptedHandler(kind: "resumes", retry: RetryPolicy(maxAttempts: 3, resumesAfterStop: true), [{ _, _ in "{}" }])
         let once = ScriptedHandler(kind: "once", [])
-        // What a killed process leaves: rows claimed (running) that nobody finishes.
+        let live = ScriptedHandler(kind: "live", [])
+        // What a killed process leaves: rows claimed (running) that nobody finishes. The first two were this server's
+        // in an earlier life (same host and process number, another instance) and still have an hour of lease; the
+        // third is held by a server on another host whose lease has not passed: it is left alone.
+        let earlier = JobHolder(host: JobHolder.thisProcess.host, pid: JobHolder.thisProcess.pid, instance: "earlier").description
+        let elsewhere = JobHolder(host: "another-host", pid: 7, instance: "alive").description
+        let hour = Date().addingTimeInterval(3600)
         let a = try fixture.database.enqueueJob(fixture.household.id, kind: "resumes", payload: "{}", maxAttempts: 3, now: Date())
         let b = try fixture.database.enqueueJob(fixture.household.id, kind: "once", payload: "{}", maxAttempts: 1, now: Date())
-        _ = try fixture.database.claimJob(kind: "resumes", now: Date())
-        _ = try fixture.database.claimJob(kind: "once", now: Date())
-        let runner = fixture.runner([resumes, once])
+        let c = try fixture.database.enqueueJob(fixture.household.id, kind: "live", payload: "{}", maxAttempts: 3, now: Date())
+        _ = try fixture.database.claimJob(kind: "resumes", holder: earlier, leaseUntil: hour, now: Date())
+        _ = try fixture.database.claimJob(kind: "once", holder: earlier, leaseUntil: hour, now: Date())
+        _ = try fixture.database.claimJob(kind: "live", holder: elsewhere, leaseUntil: hour, now: Date())
+        let runner = fixture.runner([resumes, once, live])
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         let retried = try await fixture.wait(a.id, for: [.succeeded, .failed, .interrupted])
         #expect(retried.state == .succeeded && retried.attempts == 2)
+        #expect(retried.claimedBy == JobHolder.thisProcess.description)
         let interrupted = try await fixture.wait(b.id, for: [.interrupted])
         #expect(interrupted.state == .interrupted && interrupted.errorCode == "interrupted")
         #expect(interrupted.message?.contains("The server stopped") == true)
+        let held = try #require(try fixture.database.job(c.id))
+        #expect(held.state == .running && held.claimedBy == elsewhere && held.attempts == 1)
+        #expect(live.runs == 0)
+    }
+
+    @Test func aHolderKnowsOnlyItsOwnEarlierLivesDead() {
+        let me = JobHolder(host: "box", pid: 40, instance: "now")
+        #expect(JobHolder(me.description) == me)
+        #expect(JobHolder("box/40") == nil && JobHolder("box/x/y") == nil && JobHolder("") == nil)
+        let alive: (Int32) -> Bool = { $0 == 41 }
+        #expect(me.knowsDead(JobHolder(host: "box", pid: 40, instance: "before"), processExists: alive))  // a restart that got the same number
+        #expect(me.knowsDead(JobHolder(host: "box", pid: 99, instance: "before"), processExists: alive))  // its process is gone
+        #expect(!me.knowsDead(JobHolder(host: "box", pid: 41, instance: "other"), processExists: alive))  // another live server here
+        #expect(!me.knowsDead(JobHolder(host: "elsewhere", pid: 99, instance: "x"), processExists: alive))  // only its lease tells
+        #expect(!me.knowsDead(me, processExists: alive))
+        #expect(JobHolder.processExists(getpid()))
     }
 
     @Test func gracefulShutdownLetsARunningJobFinish() async throws {
@@ -199,7 +225,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             return #"{"finished":true}"#
         }])
         let runner = fixture.runner([handler], drain: .seconds(10))
-        let job = try runner.queue.enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
+        let job = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
         let group = ServiceGroup(services: [runner], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         var iterator = started.stream.makeAsyncIterator()
@@ -222,8 +248,8 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let resumes = ScriptedHandler(kind: "resumes", retry: RetryPolicy(maxAttempts: 3, resumesAfterStop: true), [endless])
         let once = ScriptedHandler(kind: "once", [endless])
         let runner = fixture.runner([resumes, once], drain: .milliseconds(200))
-        let a = try runner.queue.enqueue(fixture.household.id, kind: "resumes", payload: Payload(n: 1))
-        let b = try runner.queue.enqueue(fixture.household.id, kind: "once", payload: Payload(n: 1))
+        let a = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "resumes", payload: Payload(n: 1))
+        let b = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "once", payload: Payload(n: 1))
         let group = ServiceGroup(services: [runner], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         var iterator = started.stream.makeAsyncIterator()

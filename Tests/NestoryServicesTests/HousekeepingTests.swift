@@ -32,8 +32,8 @@ import Testing
         try file(web.appendingPathComponent("upload-crashed.zip"))
         try file(web.appendingPathComponent("upload-waiting.csv"))
         let job = try database.enqueueJob(household.id, kind: "backup", payload: "{}", now: Date())
-        _ = try database.claimJob(kind: "backup", now: Date())
-        try database.succeedJob(job.id, result: try JSONEncoder.jobText(BackupService.Made(file: "export-\(job.id).zip", bytes: 1000,
+        _ = try database.claimJob(kind: "backup", holder: "test", leaseUntil: Date().addingTimeInterval(60), now: Date())
+        try database.succeedJob(job.id, holder: "test", result: try JSONEncoder.jobText(BackupService.Made(file: "export-\(job.id).zip", bytes: 1000,
                                                                                          downloadName: "b.zip")), now: Date())
         try file(web.appendingPathComponent("export-\(job.id).zip"))
         try file(web.appendingPathComponent("export-forgotten.zip"))

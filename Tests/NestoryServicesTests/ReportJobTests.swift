@@ -46,8 +46,8 @@ final class ScriptedReportMaker: ReportMaking, @unchecked Sendable {
             return try database.recordReport(household, kind: request.kind.rawValue, options: "{}", file: file, now: now)
         }
         let handler = ReportJobHandler(reports: maker, database: database, blocking: BlockingPool(width: 1))
-        let runner = JobRunner(database: database, handlers: [handler], pollInterval: .milliseconds(20))
-        let job = try ReportsService(queue: runner.queue, maker: maker, database: database, blocking: BlockingPool(width: 1),
+        let runner = JobRunner(jobs: SQLiteJobStore(database), handlers: [handler], pollInterval: .milliseconds(20))
+        let job = try ReportsService(queue: runner.queue(database), maker: maker, database: database, blocking: BlockingPool(width: 1),
                                      plan: PlanService(database: database, instancePro: true))
             .start(household.id, .inventory(InventoryReportOptions()))
         let task = Task { try await runner.run() }

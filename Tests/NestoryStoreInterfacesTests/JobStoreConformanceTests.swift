@@ -8,6 +8,9 @@ import Testing
 /// The job queue behaves the same on every engine.
 @Suite struct JobStoreConformanceTests {
     let now = Date(millis: 1_763_800_000_000)
+    /// The server process the tests claim as, with a lease that does not pass during a test.
+    let holder = "test-host/1/a"
+    var far: Date { now.addingTimeInterval(86_400) }
 
     func household(_ stores: Stores, _ name: String = "Home") async throws -> Household {
         try await stores.accounts.createHousehold(name: name, currency: .usd, now: now)
@@ -30,14 +33,16 @@ import Testing
             #expect(try await jobs.nextJobDue(kinds: []) == nil)
 
             // Not due before it was queued.
-            #expect(try await jobs.claimJob(kind: "report", now: now.addingTimeInterval(-1)) == nil)
-            let claimed = try #require(try await jobs.claimJob(kind: "report", now: now.addingTimeInterval(5)))
+            #expect(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now.addingTimeInterval(-1)) == nil)
+            let claimed = try #require(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now.addingTimeInterval(5)))
             #expect(claimed.id == first.id)
             #expect(claimed.state == .running)
             #expect(claimed.attempts == 1)
             #expect(claimed.startedAt == now.addingTimeInterval(5))
-            #expect(try await jobs.claimJob(kind: "report", now: now.addingTimeInterval(5))?.id == second.id)
-            #expect(try await jobs.claimJob(kind: "report", now: now.addingTimeInterval(5)) == nil)
+            #expect(claimed.claimedBy == holder && claimed.leaseUntil == far)
+            #expect(first.claimedBy == nil && first.leaseUntil == nil)
+            #expect(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now.addingTimeInterval(5))?.id == second.id)
+            #expect(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now.addingTimeInterval(5)) == nil)
             #expect(try await jobs.queuedJobCounts() == ["backup": 1])
             await #expect(throws: DomainError.notFound("The household")) {
                 _ = try await jobs.enqueueJob(HouseholdID(), kind: "report", subject: nil, payload: "{}", maxAttempts: 1, now: now)
@@ -61,7 +66,7 @@ import Testing
                 for claimer in claimers {
                     group.addTask {
                         var mine: [JobID] = []
-                        while let job = try await claimer.claimJob(kind: "receipt", now: at) { mine.append(job.id) }
+                        while let job = try await claimer.claimJob(kind: "receipt", holder: holder, leaseUntil: far, now: at) { mine.append(job.id) }
                         return mine
                     }
                 }
@@ -78,18 +83,18 @@ import Testing
             let home = try await household(stores)
             let jobs = stores.jobs
             let queued = try await jobs.enqueueJob(home.id, kind: "valuation", subject: "batch", payload: "{}", maxAttempts: 1, now: now)
-            // Progress and item results count only while running.
-            #expect(try await jobs.jobProgress(queued.id, done: 1, total: 9, now: now) == false)
-            try await jobs.recordJobItemResult(queued.id, key: "a", result: "1", now: now)
+            // Progress and item results count only while running (and the answer is then: stop, it is not yours to run).
+            #expect(try await jobs.jobProgress(queued.id, holder: holder, done: 1, total: 9, now: now) == true)
+            try await jobs.recordJobItemResult(queued.id, holder: holder, key: "a", result: "1", now: now)
             #expect(try await jobs.job(queued.id)?.done == 0)
             #expect(try await jobs.job(queued.id)?.itemResults == nil)
 
-            let job = try #require(try await jobs.claimJob(kind: "valuation", now: now))
-            #expect(try await jobs.jobProgress(job.id, done: 3, total: 9, now: now) == false)
-            try await jobs.recordJobItemResult(job.id, key: "item-1", result: #"{"value": 12.5, "note": "é"}"#, now: now)
-            try await jobs.recordJobItemResult(job.id, key: #"item"2"#, result: "[1, 2]", now: now)
-            try await jobs.recordJobItemResult(job.id, key: "item-1", result: #"{"value": 13}"#, now: now)
-            try await jobs.succeedJob(job.id, result: #"{"ok":true}"#, now: now.addingTimeInterval(2))
+            let job = try #require(try await jobs.claimJob(kind: "valuation", holder: holder, leaseUntil: far, now: now))
+            #expect(try await jobs.jobProgress(job.id, holder: holder, done: 3, total: 9, now: now) == false)
+            try await jobs.recordJobItemResult(job.id, holder: holder, key: "item-1", result: #"{"value": 12.5, "note": "é"}"#, now: now)
+            try await jobs.recordJobItemResult(job.id, holder: holder, key: #"item"2"#, result: "[1, 2]", now: now)
+            try await jobs.recordJobItemResult(job.id, holder: holder, key: "item-1", result: #"{"value": 13}"#, now: now)
+            try await jobs.succeedJob(job.id, holder: holder, result: #"{"ok":true}"#, now: now.addingTimeInterval(2))
             try await jobs.updateJobItemResult(home.id, job.id, key: "item-3", result: "null", now: now)
             await #expect(throws: DomainError.notFound("The batch")) {
                 try await jobs.updateJobItemResult(HouseholdID(), job.id, key: "x", result: "1", now: now)
@@ -118,21 +123,21 @@ import Testing
             let jobs = stores.jobs
             let queued = try await jobs.enqueueJob(home.id, kind: "report", subject: nil, payload: #"{"p":1}"#, maxAttempts: 2, now: now)
             #expect(try await jobs.unfinishedJobPayloads() == [#"{"p":1}"#])
-            let first = try #require(try await jobs.claimJob(kind: "report", now: now))
+            let first = try #require(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now))
             let retry = now.addingTimeInterval(30)
-            let waiting = try #require(try await jobs.failJob(first.id, code: "busy", message: "Try later.", retryAt: retry, now: now))
+            let waiting = try #require(try await jobs.failJob(first.id, holder: holder, code: "busy", message: "Try later.", retryAt: retry, now: now))
             #expect(waiting.state == .queued)
             #expect(waiting.nextAttemptAt == retry)
             #expect(waiting.errorCode == "busy")
-            #expect(try await jobs.claimJob(kind: "report", now: now.addingTimeInterval(10)) == nil)
-            let second = try #require(try await jobs.claimJob(kind: "report", now: retry))
+            #expect(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now.addingTimeInterval(10)) == nil)
+            let second = try #require(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: retry))
             #expect(second.attempts == 2)
             #expect(second.errorCode == nil)
-            let failed = try #require(try await jobs.failJob(second.id, code: "broken", message: "It broke.", retryAt: retry, now: retry))
+            let failed = try #require(try await jobs.failJob(second.id, holder: holder, code: "broken", message: "It broke.", retryAt: retry, now: retry))
             #expect(failed.state == .failed)
             #expect(failed.message == "It broke.")
             // A finished job is left as it is.
-            #expect(try await jobs.failJob(queued.id, code: "again", message: "", retryAt: nil, now: retry)?.state == .failed)
+            #expect(try await jobs.failJob(queued.id, holder: holder, code: "again", message: "", retryAt: nil, now: retry)?.state == .failed)
         }
     }
 
@@ -148,13 +153,13 @@ import Testing
             #expect(try await jobs.cancelJob(home.id, waiting.id, now: now).state == .cancelled)
 
             _ = try await jobs.enqueueJob(home.id, kind: "backup", subject: nil, payload: "{}", maxAttempts: 3, now: now)
-            let running = try #require(try await jobs.claimJob(kind: "backup", now: now))
+            let running = try #require(try await jobs.claimJob(kind: "backup", holder: holder, leaseUntil: far, now: now))
             let asked = try await jobs.cancelJob(home.id, running.id, now: now)
             #expect(asked.state == .running)
             #expect(asked.cancelRequested)
-            #expect(try await jobs.jobProgress(running.id, done: 1, total: 2, now: now))
+            #expect(try await jobs.jobProgress(running.id, holder: holder, done: 1, total: 2, now: now))
             // Even with attempts left, a failure after a cancellation is a cancellation.
-            let ended = try #require(try await jobs.failJob(running.id, code: "x", message: "y", retryAt: now, now: now))
+            let ended = try #require(try await jobs.failJob(running.id, holder: holder, code: "x", message: "y", retryAt: now, now: now))
             #expect(ended.state == .cancelled)
             #expect(ended.message == JobMessages.cancelled)
             #expect(try await jobs.jobs(home.id, kind: "backup", since: now).map(\.state).sorted { $0.rawValue < $1.rawValue }
@@ -169,11 +174,11 @@ import Testing
             let home = try await household(stores)
             let jobs = stores.jobs
             _ = try await jobs.enqueueJob(home.id, kind: "import", subject: nil, payload: "{}", maxAttempts: 2, now: now)
-            let stopped = try #require(try await jobs.claimJob(kind: "import", now: now))
-            try await jobs.stopJob(stopped.id, requeue: true, now: now)
+            let stopped = try #require(try await jobs.claimJob(kind: "import", holder: holder, leaseUntil: far, now: now))
+            try await jobs.stopJob(stopped.id, holder: holder, requeue: true, now: now)
             #expect(try await jobs.job(stopped.id)?.state == .queued)
-            let again = try #require(try await jobs.claimJob(kind: "import", now: now))
-            try await jobs.stopJob(again.id, requeue: true, now: now)
+            let again = try #require(try await jobs.claimJob(kind: "import", holder: holder, leaseUntil: far, now: now))
+            try await jobs.stopJob(again.id, holder: holder, requeue: true, now: now)
             let interrupted = try #require(try await jobs.job(again.id))
             #expect(interrupted.state == .interrupted)
             #expect(interrupted.message == JobMessages.interrupted)
@@ -181,13 +186,14 @@ import Testing
             // A process died with these running: the retryable kind with attempts left is queued again.
             _ = try await jobs.enqueueJob(home.id, kind: "receipt", subject: nil, payload: "{}", maxAttempts: 3, now: now)
             _ = try await jobs.enqueueJob(home.id, kind: "report", subject: nil, payload: "{}", maxAttempts: 3, now: now)
-            let receipt = try #require(try await jobs.claimJob(kind: "receipt", now: now))
-            let report = try #require(try await jobs.claimJob(kind: "report", now: now))
-            let recovered = try await jobs.recoverJobs(retryable: ["receipt"], now: now.addingTimeInterval(9))
+            let receipt = try #require(try await jobs.claimJob(kind: "receipt", holder: holder, leaseUntil: far, now: now))
+            let report = try #require(try await jobs.claimJob(kind: "report", holder: holder, leaseUntil: far, now: now))
+            // (Their leases passed: both are taken back.)
+            let recovered = try await jobs.recoverJobs(retryable: ["receipt"], deadHolders: [], now: far.addingTimeInterval(1))
             #expect(recovered.requeued == 1)
             #expect(recovered.interrupted == 1)
             #expect(try await jobs.job(receipt.id)?.state == .queued)
-            #expect(try await jobs.job(receipt.id)?.nextAttemptAt == now.addingTimeInterval(9))
+            #expect(try await jobs.job(receipt.id)?.nextAttemptAt == far.addingTimeInterval(1))
             #expect(try await jobs.job(report.id)?.state == .interrupted)
         }
     }
@@ -211,7 +217,9 @@ struct JobsAcrossServersTests {
             for server in servers {
                 group.addTask {
                     var mine: [JobID] = []
-                    while let job = try await server.claimJob(kind: "report", now: now) { mine.append(job.id) }
+                    while let job = try await server.claimJob(kind: "report", holder: "h", leaseUntil: now.addingTimeInterval(60), now: now) {
+                        mine.append(job.id)
+                    }
                     return mine
                 }
             }

@@ -238,7 +238,7 @@ import Testing
             if case StoreError.closed = error { return true }
             return false
         }
-        #expect(throws: StoreError.self) { try store.database.claimJob(kind: "report", now: store.now) }
+        #expect(throws: StoreError.self) { try store.database.claimJob(kind: "report", holder: "h", leaseUntil: store.now, now: store.now) }
     }
 
     @Test func aLargeLoadRebuildsTheIndexesAsTheyWere() throws {

@@ -101,13 +101,13 @@ struct ValuationController {
         let form = try await Form.read(request, context: context)
         let photos = form.all("photo").compactMap(UUID.init(uuidString:))
         if !photos.isEmpty {
-            let job = try valuations.startBatch(viewer.household.id, items: [], photos: photos, queue: dependencies.services.runner.queue)
+            let job = try valuations.startBatch(viewer.household.id, items: [], photos: photos, queue: dependencies.services.queue)
             return .redirect(to: "/valuations/batches/\(job.id)")
         }
         var query: [String: String] = [:]
         for key in ["missing", "q", "filter", "room", "category", "tag"] { if let value = form[key], !value.isEmpty { query[key] = value } }
         let items = try selection(viewer, query)
-        let job = try valuations.startBatch(viewer.household.id, items: items.map(\.item.id), queue: dependencies.services.runner.queue)
+        let job = try valuations.startBatch(viewer.household.id, items: items.map(\.item.id), queue: dependencies.services.queue)
         return .redirect(to: "/valuations/batches/\(job.id)")
     }
 
@@ -185,7 +185,7 @@ struct ValuationController {
 
     @Sendable func retry(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let job = try valuations.retryFailed(viewer.household.id, try jobID(context), queue: dependencies.services.runner.queue)
+        let job = try valuations.retryFailed(viewer.household.id, try jobID(context), queue: dependencies.services.queue)
         return .redirect(to: "/valuations/batches/\(job.id)", notice: "Trying the failed items again.")
     }
 
