@@ -39,6 +39,9 @@ public final class JobRunner: Service, @unchecked Sendable {
     private let lock = NSLock()
     /// The running jobs' writers, by job.
     private var writers: [JobID: JobProgressWriter] = [:]
+    /// A wake is waiting in the events: more wakes until it is handled add nothing (a loop slowed by a busy store
+    /// would otherwise fall ever further behind its ticker's wakes).
+    private var wakePending = false
 
     /// - Parameters:
     ///   - holder: this server process, recorded on the jobs it claims.
@@ -68,7 +71,13 @@ public final class JobRunner: Service, @unchecked Sendable {
     }
 
     /// Looks for due jobs now (called when one is queued).
-    public func wake() { continuation.yield(.wake) }
+    public func wake() {
+        let first = lock.withLock { () -> Bool in
+            defer { wakePending = true }
+            return !wakePending
+        }
+        if first { continuation.yield(.wake) }
+    }
 
     private var resumable: Set<String> { Set(handlers.values.filter(\.retry.resumesAfterStop).map(\.kind)) }
 
@@ -122,20 +131,21 @@ public final class JobRunner: Service, @unchecked Sendable {
     }
 
     private func loop() async {
-        let ticker = Task { [pollInterval, continuation] in
+        let ticker = Task { [pollInterval] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: pollInterval)
-                continuation.yield(.wake)
+                self.wake()
             }
         }
         defer { ticker.cancel() }
-        let heartbeats = Task { [heartbeat, continuation] in
+        let heartbeats = Task { [heartbeat] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
                 guard !Task.isCancelled else { break }
                 await self.renewLeases()
                 await self.recoverExpired()
-                continuation.yield(.wake)
+                await self.recordQueueDepth()
+                self.wake()
             }
         }
         defer { heartbeats.cancel() }
@@ -145,7 +155,7 @@ public final class JobRunner: Service, @unchecked Sendable {
             await startDue(&running, &group)
             for await event in events {
                 switch event {
-                case .wake: break
+                case .wake: lock.withLock { wakePending = false }
                 case .finished(let kind): running[kind, default: 1] -= 1
                 case .shutdown:
                     guard !draining else { break }
@@ -188,6 +198,10 @@ public final class JobRunner: Service, @unchecked Sendable {
             }
             Gauge(label: "nestory_jobs_running", dimensions: [("kind", kind)]).record(running[kind, default: 0])
         }
+    }
+
+    /// The queue-depth metric, every heartbeat.
+    private func recordQueueDepth() async {
         let queued = (try? await jobs.queuedJobCounts()) ?? [:]
         for kind in handlers.keys {
             Gauge(label: "nestory_jobs_queued", dimensions: [("kind", kind)]).record(queued[kind, default: 0])
