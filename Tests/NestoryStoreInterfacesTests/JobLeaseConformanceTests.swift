@@ -136,14 +136,24 @@ struct LedgerHandler: JobHandler {
     }
 }
 
-/// Two job runners, standing for two servers, on one queue of each engine.
+/// A clock the test moves: leases pass when the test says, not when a loaded machine is slow.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date(millis: 1_763_800_000_000)
+
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+}
+
+/// Two job runners, standing for two servers, on one queue of each engine. Both read one test clock, so whether a
+/// lease has passed depends on the steps the test takes, never on how fast the machine is.
 @Suite struct JobRunnersAcrossServersTests {
     static func holder(_ name: String) -> JobHolder { JobHolder(host: "server-\(name)", pid: 1, instance: name) }
 
-    static func runner(_ name: String, _ jobs: any JobStore, _ handlers: [any JobHandler], lease: Duration = .seconds(2),
-                       heartbeat: Duration = .milliseconds(100)) -> JobRunner {
+    static func runner(_ name: String, _ jobs: any JobStore, _ handlers: [any JobHandler], clock: TestClock, lease: Duration = .seconds(1),
+                       heartbeat: Duration = .milliseconds(50)) -> JobRunner {
         JobRunner(jobs: jobs, handlers: handlers, holder: holder(name), lease: lease, heartbeat: heartbeat,
-                  drainTimeout: .seconds(5), pollInterval: .milliseconds(20), random: { 0 })
+                  drainTimeout: .seconds(5), pollInterval: .milliseconds(20), random: { 0 }, now: { clock.now })
     }
 
     /// Waits (at most 90 s: the whole suite runs at once on two cores) until the job is in one of the states.
@@ -162,42 +172,66 @@ struct LedgerHandler: JobHandler {
         return Set((try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]).keys)
     }
 
+    /// Moves the clock on by half a second nine times; after each, waits for the holder's heartbeat to renew the job's
+    /// lease from the new time, lets the other runner look for expired jobs, then lets the handler do one step.
+    /// Returns how many steps the job stayed the holder's.
+    static func stepsKeptByTheirHolder(_ jobs: any JobStore, _ id: JobID, clock: TestClock, holder: JobHolder,
+                                       steps: AsyncStream<Int>.Continuation) async throws -> Int {
+        for done in 1...9 {
+            clock.advance(0.5)
+            let renewed = clock.now.addingTimeInterval(1)
+            let seen = try await wait(jobs, id, for: [.running, .queued]) { $0.state != .running || $0.leaseUntil == renewed }
+            guard seen.state == .running, seen.claimedBy == holder.description, seen.leaseUntil == renewed else { return done - 1 }
+            try await Task.sleep(for: .milliseconds(100))  // the other runner's recovery has a turn or two at this time
+            steps.yield(done)
+        }
+        return 9
+    }
+
     @Test(arguments: Engine.available)
     func aJobHeldByALiveRunnerIsNotTakenByTheOther(engine: Engine) async throws {
         try await withTwoServers(engine) { stores, second in
-            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Date())
+            let clock = TestClock()
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: clock.now)
             let ledger = Ledger()
-            // The job runs 3 s, past its 1 s lease several times over: only A's renewals keep it A's.
-            let work: @Sendable (Job, JobContext, String) async throws -> String = { _, context, server in
-                for step in 1...30 {
-                    try await Task.sleep(for: .milliseconds(100))
-                    try context.progress(done: Int64(step), total: 30)
-                    try context.itemResult("\(server)-\(step)", step)
+            let step = AsyncStream.makeStream(of: Int.self)
+            // A's handler does one step of work each time the test says, reporting it.
+            let a = Self.runner("a", stores.jobs, [LedgerHandler(kind: "long", server: "a", ledger: ledger) { _, context, server in
+                var steps = step.stream.makeAsyncIterator()
+                while let done = await steps.next() {
+                    try context.progress(done: Int64(done), total: 10)
+                    try context.itemResult("\(server)-\(done)", done)
+                    if done == 10 { break }
                 }
                 return #"{"by":"\#(server)"}"#
-            }
-            let a = Self.runner("a", stores.jobs, [LedgerHandler(kind: "long", server: "a", ledger: ledger, work: work)], lease: .seconds(1))
-            let b = Self.runner("b", second, [LedgerHandler(kind: "long", server: "b", ledger: ledger, work: work)], lease: .seconds(1))
-            let job = try await stores.jobs.enqueueJob(home.id, kind: "long", subject: nil, payload: "{}", maxAttempts: 3, now: Date())
+            }], clock: clock)
+            let b = Self.runner("b", second, [LedgerHandler(kind: "long", server: "b", ledger: ledger) { _, _, _ in #"{"by":"b"}"# }], clock: clock)
+            let job = try await stores.jobs.enqueueJob(home.id, kind: "long", subject: nil, payload: "{}", maxAttempts: 3, now: clock.now)
             let runA = Task { try await a.run() }
             defer { runA.cancel() }
             let held = try await Self.wait(stores.jobs, job.id, for: [.running])
-            #expect(held.claimedBy == Self.holder("a").description)
+            #expect(held.claimedBy == Self.holder("a").description && held.leaseUntil == clock.now.addingTimeInterval(1))
             let runB = Task { try await b.run() }
             defer { runB.cancel() }
+            // Ten half-seconds: five times the 1 s lease. After each, A's heartbeat renews the lease from the new time
+            // before the next step, and B (looking every 50 ms) must not take the job meanwhile.
+            let kept = try await Self.stepsKeptByTheirHolder(stores.jobs, job.id, clock: clock, holder: Self.holder("a"), steps: step.continuation)
+            #expect(kept == 9)
+            step.continuation.yield(10)
             let done = try await Self.wait(second, job.id, for: [.succeeded, .failed, .interrupted, .cancelled])
             #expect(done.state == .succeeded && done.result == #"{"by":"a"}"#)
             #expect(done.attempts == 1 && done.claimedBy == Self.holder("a").description)
             #expect(ledger.servers(job.id) == ["a"])
-            #expect(done.done == 30 && done.total == 30)
-            #expect(try Self.itemKeys(done) == Set((1...30).map { "a-\($0)" }))
+            #expect(done.done == 10 && done.total == 10)
+            #expect(try Self.itemKeys(done) == Set((1...10).map { "a-\($0)" }))
         }
     }
 
     @Test(arguments: Engine.available)
     func aRunnerThatStopsHeartbeatingHasItsJobTakenBackAfterItsLease(engine: Engine) async throws {
         try await withTwoServers(engine) { stores, second in
-            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Date())
+            let clock = TestClock()
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: clock.now)
             let ledger = Ledger()
             let started = AsyncStream.makeStream(of: Void.self)
             let release = AsyncStream.makeStream(of: Void.self)
@@ -212,26 +246,30 @@ struct LedgerHandler: JobHandler {
                 try? context.itemResult("a-late", 2)
                 ledger.note("a finished its work")
                 return #"{"by":"a"}"#
-            }], lease: .seconds(1), heartbeat: .seconds(3600))
+            }], clock: clock, heartbeat: .seconds(3600))
             let b = Self.runner("b", second, [LedgerHandler(kind: "valuation", server: "b", ledger: ledger) { _, context, server in
                 for step in 2...4 {
                     try context.progress(done: Int64(step), total: 4)
                     try context.itemResult("\(server)-\(step)", step)
                 }
                 return #"{"by":"b"}"#
-            }])
-            let job = try await stores.jobs.enqueueJob(home.id, kind: "valuation", subject: nil, payload: "{}", maxAttempts: 3, now: Date())
+            }], clock: clock)
+            let job = try await stores.jobs.enqueueJob(home.id, kind: "valuation", subject: nil, payload: "{}", maxAttempts: 3, now: clock.now)
             let runA = Task { try await a.run() }
             var startedA = started.stream.makeAsyncIterator()
             await startedA.next()
-            let claimedAt = Date()
             // A's progress and first item reach the store though its handler hangs.
             let heldByA = try await Self.wait(stores.jobs, job.id, for: [.running]) { $0.done == 1 && $0.itemResults != nil }
             #expect(heldByA.claimedBy == Self.holder("a").description && heldByA.attempts == 1)
             let runB = Task { try await b.run() }
             defer { runB.cancel() }
+            // Before A's lease has passed, B leaves the job alone.
+            clock.advance(0.9)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await second.job(job.id)?.claimedBy == Self.holder("a").description)
+            // Then it takes it back and runs it.
+            clock.advance(0.2)
             let done = try await Self.wait(second, job.id, for: [.succeeded, .failed, .interrupted, .cancelled])
-            #expect(Date().timeIntervalSince(claimedAt) >= 0.9)  // not before A's lease passed
             #expect(done.state == .succeeded && done.result == #"{"by":"b"}"#)
             #expect(done.attempts == 2 && done.claimedBy == Self.holder("b").description)
             #expect(done.done == 4 && done.total == 4)
@@ -254,7 +292,8 @@ struct LedgerHandler: JobHandler {
     @Test(arguments: Engine.available)
     func twoRunnersOnOneQueueRunEachJobOnce(engine: Engine) async throws {
         try await withTwoServers(engine) { stores, second in
-            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Date())
+            let clock = TestClock()
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: clock.now)
             let ledger = Ledger()
             let work: @Sendable (Job, JobContext, String) async throws -> String = { job, context, server in
                 try context.progress(done: 1, total: 2)
@@ -263,12 +302,12 @@ struct LedgerHandler: JobHandler {
                 try context.progress(done: 2, total: 2)
                 return "{}"
             }
-            let a = Self.runner("a", stores.jobs, [LedgerHandler(kind: "batch", concurrency: 3, server: "a", ledger: ledger, work: work)])
-            let b = Self.runner("b", second, [LedgerHandler(kind: "batch", concurrency: 3, server: "b", ledger: ledger, work: work)])
+            let a = Self.runner("a", stores.jobs, [LedgerHandler(kind: "batch", concurrency: 3, server: "a", ledger: ledger, work: work)], clock: clock)
+            let b = Self.runner("b", second, [LedgerHandler(kind: "batch", concurrency: 3, server: "b", ledger: ledger, work: work)], clock: clock)
             var ids: [JobID] = []
             for index in 0..<30 {
                 ids.append(try await stores.jobs.enqueueJob(home.id, kind: "batch", subject: nil, payload: "{\"i\":\(index)}", maxAttempts: 3,
-                                                            now: Date()).id)
+                                                            now: clock.now).id)
             }
             let runA = Task { try await a.run() }
             let runB = Task { try await b.run() }
