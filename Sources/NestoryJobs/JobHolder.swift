@@ -8,6 +8,8 @@ import Darwin
 /// Who runs jobs: one server process. Its text (`host/pid/instance`) is recorded on each job it claims, so several
 /// servers can share one queue and a starting server can tell which running jobs were its own earlier life's.
 public struct JobHolder: Sendable, Hashable, CustomStringConvertible {
+    /// The machine, and the process-number space on it: the host name and, on Linux, the PID namespace, so two
+    /// containers that share a host name (host networking) but each have their own process 1 are told apart.
     public let host: String
     public let pid: Int32
     /// Random per process: a restarted server, even one given the same process number, is another holder.
@@ -20,7 +22,7 @@ public struct JobHolder: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// This process.
-    public static let thisProcess = JobHolder(host: hostName(), pid: getpid())
+    public static let thisProcess = JobHolder(host: hostName() + pidNamespace(), pid: getpid())
 
     public var description: String { "\(host)/\(pid)/\(instance)" }
 
@@ -43,6 +45,13 @@ public struct JobHolder: Sendable, Hashable, CustomStringConvertible {
     public static func processExists(_ pid: Int32) -> Bool {
         guard pid > 0 else { return false }
         return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// `+` and the PID namespace's number on Linux (`/proc/self/ns/pid` reads `pid:[4026531836]`), else nothing.
+    static func pidNamespace() -> String {
+        guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/pid") else { return "" }
+        let digits = link.filter(\.isNumber)
+        return digits.isEmpty ? "" : "+" + digits
     }
 
     static func hostName() -> String {

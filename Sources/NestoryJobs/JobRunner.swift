@@ -229,8 +229,12 @@ public final class JobRunner: Service, @unchecked Sendable {
                 throw JobFailure(error)
             }
             try await writer.drain()
-            try await jobs.succeedJob(job.id, holder: holder, result: result, now: now())
-            outcome = "succeeded"
+            if writer.lostLease {
+                outcome = "lost"  // another server took the job back meanwhile: the store would refuse the result
+            } else {
+                try await jobs.succeedJob(job.id, holder: holder, result: result, now: now())
+                outcome = "succeeded"
+            }
         } catch is CancellationError {
             try? await writer.drain()
             try? await jobs.stopJob(job.id, holder: holder, requeue: handler.retry.resumesAfterStop, now: now())

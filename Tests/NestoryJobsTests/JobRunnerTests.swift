@@ -214,6 +214,11 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         #expect(!me.knowsDead(JobHolder(host: "elsewhere", pid: 99, instance: "x"), processExists: alive))  // only its lease tells
         #expect(!me.knowsDead(me, processExists: alive))
         #expect(JobHolder.processExists(getpid()))
+        #expect(JobHolder(JobHolder.thisProcess.description) == JobHolder.thisProcess)
+        #if os(Linux)
+        // Containers sharing a host name but not a process-number space are different places.
+        #expect(JobHolder.thisProcess.host.split(separator: "+").last?.allSatisfy(\.isNumber) == true)
+        #endif
     }
 
     @Test func gracefulShutdownLetsARunningJobFinish() async throws {
