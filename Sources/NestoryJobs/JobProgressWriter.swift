@@ -93,7 +93,10 @@ final class JobProgressWriter: @unchecked Sendable {
             guard let running else { break }
             await running.value
         }
-        if let failure = lock.withLock({ failure }) { throw failure }
+        if let failure = lock.withLock({ () -> (any Error)? in
+            flushing = false
+            return failure
+        }) { throw failure }
     }
 
     private func startPumpLocked() {
