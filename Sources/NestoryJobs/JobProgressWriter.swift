@@ -23,13 +23,16 @@ final class JobProgressWriter: @unchecked Sendable {
     private var storeSaysStop = false
     private var toldToStop = false
     private var leaseLost = false
+    /// Until when this server's claim holds, as far as it knows (the claim's lease, then each renewal's).
+    private var leaseUntil: Date
     private var failure: (any Error)?
     private var pump: Task<Void, Never>?
     /// The handler's work, cancelled when the lease is lost.
     private var work: Task<String, any Error>?
 
-    init(id: JobID, jobs: any JobStore, holder: String, spacing: TimeInterval = 0.25, now: @escaping @Sendable () -> Date) {
+    init(id: JobID, jobs: any JobStore, holder: String, leaseUntil: Date, spacing: TimeInterval = 0.25, now: @escaping @Sendable () -> Date) {
         self.id = id
+        self.leaseUntil = leaseUntil
         self.jobs = jobs
         self.holder = holder
         self.spacing = spacing
@@ -69,6 +72,12 @@ final class JobProgressWriter: @unchecked Sendable {
     }
 
     var lostLease: Bool { lock.withLock { leaseLost } }
+
+    /// The lease was renewed until then.
+    func renewed(until: Date) { lock.withLock { leaseUntil = max(leaseUntil, until) } }
+
+    /// Whether the lease has passed at `time` with no renewal known.
+    func leaseHasPassed(at time: Date) -> Bool { lock.withLock { leaseUntil < time } }
 
     /// Runs the handler's work as a task of its own, so a lost lease can cancel it alone.
     func run(_ body: @escaping @Sendable () async throws -> String) async throws -> String {

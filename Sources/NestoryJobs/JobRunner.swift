@@ -107,13 +107,24 @@ public final class JobRunner: Service, @unchecked Sendable {
         guard !running.isEmpty else { return }
         do {
             let at = now()
-            let held = try await jobs.renewJobLeases(holder: holder.description, until: at.addingTimeInterval(leaseSeconds), now: at)
-            for (id, writer) in running where !held.contains(id) && !writer.lostLease {
-                logger.warning("lost the lease on a running job: another server took it back", metadata: ["job_id": .string(id.description)])
-                writer.loseLease()
+            let until = at.addingTimeInterval(leaseSeconds)
+            let held = try await jobs.renewJobLeases(holder: holder.description, until: until, now: at)
+            for (id, writer) in running {
+                if held.contains(id) {
+                    writer.renewed(until: until)
+                } else if !writer.lostLease {
+                    logger.warning("lost the lease on a running job: another server took it back", metadata: ["job_id": .string(id.description)])
+                    writer.loseLease()
+                }
             }
         } catch {
             logger.error("could not renew the leases of running jobs", metadata: ["error": .string(String(describing: error))])
+            // Past its lease another server may take the job at any moment: stop rather than run it twice.
+            let at = now()
+            for (id, writer) in running where writer.leaseHasPassed(at: at) && !writer.lostLease {
+                logger.warning("a running job's lease passed without renewal: stopping it", metadata: ["job_id": .string(id.description)])
+                writer.loseLease()
+            }
         }
     }
 
@@ -192,7 +203,8 @@ public final class JobRunner: Service, @unchecked Sendable {
                 }
                 guard let job else { break }
                 running[kind, default: 0] += 1
-                let writer = JobProgressWriter(id: job.id, jobs: jobs, holder: holder.description, now: now)
+                let writer = JobProgressWriter(id: job.id, jobs: jobs, holder: holder.description,
+                                               leaseUntil: job.leaseUntil ?? now().addingTimeInterval(leaseSeconds), now: now)
                 lock.withLock { writers[job.id] = writer }
                 group.addTask { await self.execute(job, handler, writer) }
             }

@@ -12,6 +12,7 @@ final class CountingJobStore: JobStore, @unchecked Sendable {
     private(set) var progressWrites = 0
     private(set) var itemWrites = 0
     var failItems = false
+    var failRenewals = false
 
     init(_ database: AppDatabase) { inner = SQLiteJobStore(database) }
 
@@ -33,7 +34,8 @@ final class CountingJobStore: JobStore, @unchecked Sendable {
         try await inner.claimJob(kind: kind, holder: holder, leaseUntil: leaseUntil, now: now)
     }
     func renewJobLeases(holder: String, until: Date, now: Date) async throws -> Set<JobID> {
-        try await inner.renewJobLeases(holder: holder, until: until, now: now)
+        if lock.withLock({ failRenewals }) { throw Refused() }
+        return try await inner.renewJobLeases(holder: holder, until: until, now: now)
     }
     func jobHolders() async throws -> Set<String> { try await inner.jobHolders() }
     func nextJobDue(kinds: [String]) async throws -> Date? { try await inner.nextJobDue(kinds: kinds) }
@@ -86,7 +88,7 @@ final class CountingJobStore: JobStore, @unchecked Sendable {
         let store = CountingJobStore(database)
         _ = try await store.enqueueJob(home.id, kind: "batch", subject: nil, payload: "{}", maxAttempts: 1, now: clock.now)
         let job = try #require(try await store.claimJob(kind: "batch", holder: "h", leaseUntil: clock.now.addingTimeInterval(60), now: clock.now))
-        try await body(store, job, JobProgressWriter(id: job.id, jobs: store, holder: "h", now: { clock.now }), clock)
+        try await body(store, job, JobProgressWriter(id: job.id, jobs: store, holder: "h", leaseUntil: job.leaseUntil!, now: { clock.now }), clock)
     }
 
     @Test func progressIsCoalescedAndTheLastStepAlwaysWritten() async throws {
@@ -167,5 +169,65 @@ final class CountingJobStore: JobStore, @unchecked Sendable {
             #expect(writer.lostLease)
             try await writer.drain()
         }
+    }
+}
+
+/// A runner that cannot renew its lease stops the job once the lease has passed, before another server runs it too.
+@Suite struct JobLeaseRenewalTests {
+    @Test func aJobWhoseLeaseCannotBeRenewedIsStoppedOnceItPasses() async throws {
+        let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-renewal-\(UUID())").path)
+        let database = try AppDatabase.open(folder)
+        defer {
+            try? database.close()
+            try? FileManager.default.removeItem(atPath: folder.path)
+        }
+        let clock = JobProgressWriterTests.Clock()
+        let home = try database.createHousehold(name: "Home", currency: .usd, now: clock.now)
+        let store = CountingJobStore(database)
+        let started = AsyncStream.makeStream(of: Void.self)
+        let stopped = AsyncStream.makeStream(of: Void.self)
+        let handler = ScriptedHandler([{ _, _ in
+            started.continuation.yield()
+            do {
+                try await Task.sleep(for: .seconds(120))  // until cancelled
+            } catch {
+                stopped.continuation.yield()
+                throw error
+            }
+            return "{}"
+        }])
+        let runner = JobRunner(jobs: store, handlers: [handler], holder: JobHolder(host: "here", pid: 1, instance: "a"), lease: .seconds(1),
+                               heartbeat: .milliseconds(50), pollInterval: .milliseconds(20), now: { clock.now })
+        let job = try await store.enqueueJob(home.id, kind: "test", subject: nil, payload: "{}", maxAttempts: 1, now: clock.now)
+        store.failRenewals = true
+        let task = Task { try await runner.run() }
+        defer { task.cancel() }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        // Renewals fail, but the lease has not passed: the job runs on.
+        clock.advance(0.9)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await store.job(job.id)?.state == .running)
+        // Past the lease with no renewal: stopped (interrupted, as this kind does not resume), not left to run.
+        clock.advance(0.2)
+        let deadline = Date().addingTimeInterval(90)
+        var now = try #require(try await store.job(job.id))
+        while now.state == .running && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            now = try #require(try await store.job(job.id))
+        }
+        #expect(now.state == .interrupted && now.errorCode == "interrupted")
+        // Its work was cancelled (the row alone could have been taken back by the runner's own look for expired jobs).
+        let cancelled = Task {
+            var waiting = stopped.stream.makeAsyncIterator()
+            return await waiting.next() != nil
+        }
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(60))
+            stopped.continuation.finish()
+        }
+        #expect(await cancelled.value)
+        timeout.cancel()
+        #expect(handler.runs == 1)
     }
 }
