@@ -126,7 +126,7 @@ struct Serve: AsyncParsableCommand {
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,
                                        window: TimeInterval(settings.signInWindowMinutes * 60)),
             concurrency: .init(reports: settings.reportJobs, receipts: settings.receiptJobs),
-            drainTimeout: .seconds(settings.drainSeconds), idempotencyWindow: TimeInterval(settings.idempotencyWindowHours) * 3600,
+            drainTimeout: .seconds(settings.drainSeconds), jobLease: .seconds(settings.jobLeaseSeconds), idempotencyWindow: TimeInterval(settings.idempotencyWindowHours) * 3600,
             logger: Logger(label: "nestory.jobs"))
         let barcodes = TimedBarcodeDecoder(base: BarcodeReader(options: .init(zxingWorker: settings.zxingWorker ?? ZXingScanner.workerPath)))
         let metrics: Operations.MetricsAccess = switch settings.metrics {

@@ -35,6 +35,7 @@ struct Settings: Sendable, Equatable {
     var reportJobs = 1
     var receiptJobs = 1
     var drainSeconds = 25
+    var jobLeaseSeconds = 30
 
     var sessionDays = 30
     var signInAccountLimit = 10
@@ -106,6 +107,7 @@ struct Settings: Sendable, Equatable {
         ("ocr.timeoutSeconds", "Longest one receipt may take before its worker is restarted"),
         ("jobs.reports", "Reports made at once"), ("jobs.receipts", "Receipt readings run at once"),
         ("jobs.drainSeconds", "On SIGTERM, how long running jobs may finish"),
+        ("jobs.leaseSeconds", "How long a running job stays this server's without a heartbeat (renewed every third)"),
         ("session.days", "How long a sign-in lasts"), ("signIn.accountLimit", "Failed sign-ins per account per window"),
         ("signIn.clientLimit", "Failed sign-ins per client address per window"), ("signIn.windowMinutes", "The window"),
         ("http.idleTimeoutSeconds", "Idle or half-sent connections are closed after this"),
@@ -235,6 +237,7 @@ struct Settings: Sendable, Equatable {
         try int("jobs.reports", &settings.reportJobs, range: 1...64)
         try int("jobs.receipts", &settings.receiptJobs, range: 1...64)
         try int("jobs.drainSeconds", &settings.drainSeconds, range: 0...3600)
+        try int("jobs.leaseSeconds", &settings.jobLeaseSeconds, range: 3...3600)
         try int("session.days", &settings.sessionDays, range: 1...365)
         try int("signIn.accountLimit", &settings.signInAccountLimit, range: 1...10_000)
         try int("signIn.clientLimit", &settings.signInClientLimit, range: 1...100_000)
@@ -337,6 +340,7 @@ struct Settings: Sendable, Equatable {
             "ocr.workers": .stringConvertible(ocrWorkers), "ocr.queue": .stringConvertible(ocrQueue),
             "ocr.timeoutSeconds": .stringConvertible(ocrTimeoutSeconds), "jobs.reports": .stringConvertible(reportJobs),
             "jobs.receipts": .stringConvertible(receiptJobs), "jobs.drainSeconds": .stringConvertible(drainSeconds),
+            "jobs.leaseSeconds": .stringConvertible(jobLeaseSeconds),
             "session.days": .stringConvertible(sessionDays), "signIn.accountLimit": .stringConvertible(signInAccountLimit),
             "signIn.clientLimit": .stringConvertible(signInClientLimit), "signIn.windowMinutes": .stringConvertible(signInWindowMinutes),
             "http.idleTimeoutSeconds": .stringConvertible(idleTimeoutSeconds),

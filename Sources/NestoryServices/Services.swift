@@ -73,7 +73,7 @@ public struct Services: Sendable {
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
                 valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8, tokenRequestsPerMinute: Int = 600,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
-                concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), idempotencyWindow: TimeInterval = 86_400,
+                concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, database: database, blocking: blocking, concurrency: concurrency.reports, now: now),
@@ -91,7 +91,7 @@ public struct Services: Sendable {
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
         handlers.append(WebhookJobHandler(database: database, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))
-        runner = JobRunner(jobs: SQLiteJobStore(database), handlers: handlers, logger: logger, drainTimeout: drainTimeout, now: now)
+        runner = JobRunner(jobs: SQLiteJobStore(database), handlers: handlers, lease: jobLease, logger: logger, drainTimeout: drainTimeout, now: now)
         let queue = runner.queue(database)
         self.queue = queue
         self.blocking = blocking

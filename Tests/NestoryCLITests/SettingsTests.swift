@@ -31,6 +31,8 @@ import Testing
         #expect(try await Settings.read(flags: [:], environment: [:]) == Settings())
         #expect(Settings().idempotencyWindowHours == 24)
         #expect(try await Settings.read(flags: [:], environment: ["NESTORY_API_IDEMPOTENCY_WINDOW_HOURS": "48"]).idempotencyWindowHours == 48)
+        #expect(Settings().jobLeaseSeconds == 30)
+        #expect(try await Settings.read(flags: [:], environment: ["NESTORY_JOBS_LEASE_SECONDS": "12"]).jobLeaseSeconds == 12)
     }
 
     @Test func aWrongValueNamesItsKey() async throws {
@@ -38,7 +40,7 @@ import Testing
             (["port": "80000"], [String: String](), "port"), ([:], ["NESTORY_OCR_ENGINE": "magic"], "ocr.engine"),
             ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"), (["capture.scanning": "maybe"], [:], "capture.scanning"),
             (["capture.photoQuality": "5"], [:], "capture.photoQuality"),
-            (["metrics.mode": "token"], [:], "metrics.token"), (["api.idempotencyWindowHours": "0"], [:], "api.idempotencyWindowHours"), (["config": "/no/such/file.json"], [:], "file"),
+            (["metrics.mode": "token"], [:], "metrics.token"), (["api.idempotencyWindowHours": "0"], [:], "api.idempotencyWindowHours"), (["jobs.leaseSeconds": "1"], [:], "jobs.leaseSeconds"), (["config": "/no/such/file.json"], [:], "file"),
         ] {
             do {
                 _ = try await Settings.read(flags: flags, environment: environment)
