@@ -112,7 +112,8 @@ public final class JobRunner: Service, @unchecked Sendable {
             for (id, writer) in running {
                 if held.contains(id) {
                     writer.renewed(until: until)
-                } else if !writer.lostLease {
+                } else if !writer.lostLease, lock.withLock({ writers[id] != nil }) {
+                    // (Still in `writers`, so its job's last write had not begun when the renewal missed it.)
                     logger.warning("lost the lease on a running job: another server took it back", metadata: ["job_id": .string(id.description)])
                     writer.loseLease()
                 }
@@ -121,7 +122,7 @@ public final class JobRunner: Service, @unchecked Sendable {
             logger.error("could not renew the leases of running jobs", metadata: ["error": .string(String(describing: error))])
             // Past its lease another server may take the job at any moment: stop rather than run it twice.
             let at = now()
-            for (id, writer) in running where writer.leaseHasPassed(at: at) && !writer.lostLease {
+            for (id, writer) in running where writer.leaseHasPassed(at: at) && !writer.lostLease && lock.withLock({ writers[id] != nil }) {
                 logger.warning("a running job's lease passed without renewal: stopping it", metadata: ["job_id": .string(id.description)])
                 writer.loseLease()
             }
@@ -220,6 +221,10 @@ public final class JobRunner: Service, @unchecked Sendable {
         }
     }
 
+    /// The job's handler is done and its writes drained: from here on only its last write (succeed, fail, stop) is
+    /// left, so a renewal that misses the job no longer means another server took it.
+    private func retire(_ id: JobID) { lock.withLock { writers[id] = nil } }
+
     private func execute(_ job: Job, _ handler: any JobHandler, _ writer: JobProgressWriter) async {
         let started = now()
         let holder = holder.description
@@ -241,6 +246,7 @@ public final class JobRunner: Service, @unchecked Sendable {
                 throw JobFailure(error)
             }
             try await writer.drain()
+            retire(job.id)
             if writer.lostLease {
                 outcome = "lost"  // another server took the job back meanwhile: the store would refuse the result
             } else {
@@ -249,10 +255,12 @@ public final class JobRunner: Service, @unchecked Sendable {
             }
         } catch is CancellationError {
             try? await writer.drain()
+            retire(job.id)
             try? await jobs.stopJob(job.id, holder: holder, requeue: handler.retry.resumesAfterStop, now: now())
             outcome = writer.lostLease ? "lost" : "stopped"
         } catch let failure as JobFailure {
             try? await writer.drain()
+            retire(job.id)
             let retryAt = failure.retryable
                 ? now().addingTimeInterval(handler.retry.delay(afterAttempt: job.attempts, random: random())) : nil
             metadata["error_code"] = .string(failure.code)
@@ -261,6 +269,7 @@ public final class JobRunner: Service, @unchecked Sendable {
             logger.warning("job failed", metadata: metadata.merging(["will_retry": .stringConvertible(outcome == "retrying")]) { $1 })
         } catch {
             try? await writer.drain()
+            retire(job.id)
             metadata["error"] = .string(String(reflecting: error))
             logger.error("job failed", metadata: metadata)
             _ = try? await jobs.failJob(job.id, holder: holder, code: "internal_error",
@@ -268,7 +277,6 @@ public final class JobRunner: Service, @unchecked Sendable {
                                         retryAt: nil, now: now())
             outcome = "failed"
         }
-        lock.withLock { writers[job.id] = nil }
         Counter(label: "nestory_jobs_total", dimensions: [("kind", job.kind), ("outcome", outcome)]).increment()
         Metrics.Timer(label: "nestory_jobs_duration_seconds", dimensions: [("kind", job.kind)])
             .recordInterval(since: started, now: now())
