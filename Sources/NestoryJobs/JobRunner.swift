@@ -192,6 +192,18 @@ public final class JobRunner: Service, @unchecked Sendable {
 
     /// Claims due jobs of every kind up to its concurrency and starts them.
     private func startDue(_ running: inout [String: Int], _ group: inout TaskGroup<Void>) async {
+        defer {
+            for kind in handlers.keys { Gauge(label: "nestory_jobs_running", dimensions: [("kind", kind)]).record(running[kind, default: 0]) }
+        }
+        // One read first: most wakes find nothing due, and claiming is a write per kind.
+        let open = handlers.filter { running[$0.key, default: 0] < $0.value.concurrency }.map(\.key)
+        guard !open.isEmpty else { return }
+        do {
+            guard let due = try await jobs.nextJobDue(kinds: open), due.millis <= now().millis else { return }  // as the claim compares
+        } catch {
+            logger.error("could not look for due jobs", metadata: ["error": .string(String(describing: error))])
+            return
+        }
         for (kind, handler) in handlers.sorted(by: { $0.key < $1.key }) {
             while running[kind, default: 0] < handler.concurrency {
                 let job: Job?
@@ -209,7 +221,6 @@ public final class JobRunner: Service, @unchecked Sendable {
                 lock.withLock { writers[job.id] = writer }
                 group.addTask { await self.execute(job, handler, writer) }
             }
-            Gauge(label: "nestory_jobs_running", dimensions: [("kind", kind)]).record(running[kind, default: 0])
         }
     }
 
