@@ -79,7 +79,10 @@ def wait_for(client, job_id, states, seconds=120):
 def test_a_report_killed_mid_render_is_run_again_after_a_restart():
     data = household_with_items()
     port = free_port()
-    process, base = start(data, port)
+    # An hour's lease: the restarted server must take the job back as its own earlier life's (same host, a process
+    # that is gone), not merely once the killed one's lease has passed.
+    lease = ("--set", "jobs.leaseSeconds=3600")
+    process, base = start(data, port, *lease)
     client = Client(base)
     client.sign_in()
     job_id = start_report(client)
@@ -88,7 +91,7 @@ def test_a_report_killed_mid_render_is_run_again_after_a_restart():
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=10)
 
-    process, base = start(data, port)
+    process, base = start(data, port, *lease)
     try:
         client = Client(base)
         client.sign_in()
