@@ -7,6 +7,10 @@ import NestoryDomain
 /// however many processes claim at once; a job moves queued → running → succeeded / failed / cancelled /
 /// interrupted, and a retry goes back to queued with one attempt used; what a household asks about (a job, its
 /// jobs, cancelling) is found only in that household.
+///
+/// Leases: a claim names its holder (one server process) and holds until `leaseUntil` unless renewed; a running job
+/// is taken back only once its lease has passed (or its holder is named dead), and its writes count only from its
+/// holder. Times are the callers' (`now`), so servers sharing a queue need clocks that agree to well within a lease.
 public protocol JobStore: Sendable {
     /// Queues a job. `payload` is the handler's JSON; the job may run `maxAttempts` times in all.
     func enqueueJob(_ householdID: HouseholdID, kind: String, subject: String?, payload: String, maxAttempts: Int, now: Date) async throws -> Job
