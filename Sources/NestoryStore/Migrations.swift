@@ -30,6 +30,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-27-search-prefixes", migrate: searchPrefixes)
         migrator.registerMigration("2026-11-27-api-tokens", migrate: apiTokens)
         migrator.registerMigration("2026-11-28-item-list-version", migrate: itemListVersion)
+        migrator.registerMigration("2026-11-29-item-content-version", migrate: itemContentVersion)
         return migrator
     }
 
@@ -80,6 +81,38 @@ enum Migrations {
             \(bump("NEW.id"))
             END;
             """)
+    }
+
+    /// A second number per household beside `item_list_version`'s, `content`: it moves on with every change to
+    /// anything the inventory list shows of an item (any column of the item, its tags, its photos; receipts count
+    /// through the item's `receipt_count`), so a list answer kept in memory (the JSON list's, `ItemPageCache` in the
+    /// web app) is used only while the number it was made with is still the stored one. Like `version` it only
+    /// grows. The triggers' names start with `item_list_` so that bulk writes drop and restore them with the others.
+    private static func itemContentVersion(_ db: Database) throws {
+        let bump = { (household: String) in
+            """
+            INSERT INTO item_list_version (household_id, version, content) VALUES (\(household), 1, 1)
+            ON CONFLICT (household_id) DO UPDATE SET content = content + 1;
+            """
+        }
+        var sql = "ALTER TABLE item_list_version ADD COLUMN content INTEGER NOT NULL DEFAULT 0;\n"
+        for table in ["item", "item_tag", "item_photo"] {
+            let name = "item_list_content_\(table == "item" ? "" : table.dropFirst(5) + "_")"
+            sql += """
+                CREATE TRIGGER \(name)insert AFTER INSERT ON \(table) BEGIN
+                \(bump("NEW.household_id"))
+                END;
+                CREATE TRIGGER \(name)delete AFTER DELETE ON \(table) BEGIN
+                \(bump("OLD.household_id"))
+                END;
+                CREATE TRIGGER \(name)update AFTER UPDATE ON \(table) BEGIN
+                \(bump("OLD.household_id"))
+                \(bump("NEW.household_id"))
+                END;
+
+                """
+        }
+        try db.execute(sql: sql)
     }
 
     /// The search index also indexes every word's first letter and first two letters (FTS5 `prefix='1 2'`), so the
