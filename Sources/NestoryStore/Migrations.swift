@@ -34,6 +34,7 @@ enum Migrations {
         // from answering for about 3 s.
         migrator.registerMigration("2026-11-28-item-list-version", foreignKeyChecks: .immediate, migrate: itemListVersion)
         migrator.registerMigration("2026-11-29-item-content-version", foreignKeyChecks: .immediate, migrate: itemContentVersion)
+        migrator.registerMigration("2026-11-29-sign-in-failures", foreignKeyChecks: .immediate, migrate: signInFailures)
         return migrator
     }
 
@@ -116,6 +117,19 @@ enum Migrations {
                 """
         }
         try db.execute(sql: sql)
+    }
+
+    /// Failed sign-ins per key (an account, an e-mail address, a client address), kept in the database rather than
+    /// in one server's memory: the limits then hold across a restart, and across servers on one database.
+    private static func signInFailures(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE sign_in_failure (
+                key TEXT NOT NULL,
+                at INTEGER NOT NULL
+            );
+            CREATE INDEX sign_in_failure_by_key ON sign_in_failure(key, at);
+            CREATE INDEX sign_in_failure_by_time ON sign_in_failure(at);
+            """)
     }
 
     /// The search index also indexes every word's first letter and first two letters (FTS5 `prefix='1 2'`), so the

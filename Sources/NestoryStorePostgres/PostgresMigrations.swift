@@ -125,6 +125,11 @@ enum PostgresMigrations {
             "CREATE INDEX job_by_household ON job(household_id, created_at)",
             "CREATE INDEX job_by_subject ON job(subject, created_at) WHERE subject IS NOT NULL",
         ]),
+        Change(id: "2026-11-29-sign-in-failures", sql: [
+            "CREATE TABLE sign_in_failure (key text NOT NULL, at bigint NOT NULL)",
+            "CREATE INDEX sign_in_failure_by_key ON sign_in_failure(key, at)",
+            "CREATE INDEX sign_in_failure_by_time ON sign_in_failure(at)",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.
