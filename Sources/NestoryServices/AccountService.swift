@@ -210,20 +210,33 @@ public struct AccountService: Sendable {
 
     /// One attempt to prove who someone is (a password, a passkey), counted like sign-ins: refused while the account
     /// (`nil`: not known) or the client address has had too many failures; a failure counts against both, a success
-    /// clears the account's count. `attempt` returns the user proven, or nil.
+    /// clears the account's count. `attempt` returns the user proven, or nil. The failures are kept in the store
+    /// (`AccountStore.signInFailures`), so a restart does not clear them and every server on one database counts them
+    /// together. Should the store not answer, the attempt is let through: it needs the store itself to succeed.
     public func withinSignInLimits(accountKey: String?, client: String, _ attempt: () async -> User?) async -> SignInOutcome {
         let at = now()
-        let clientKey = "client:" + client
-        var waits = [await limits.perClient.retryAfter(clientKey, now: at)]
-        if let accountKey { waits.append(await limits.perAccount.retryAfter(accountKey, now: at)) }
-        if let wait = waits.compactMap({ $0 }).max() { return .wait(seconds: wait) }
+        var counted = [(key: "client:" + client, limit: limits.perClient)]
+        if let accountKey { counted.append((accountKey, limits.perAccount)) }
+        var wait: Int?
+        for (key, limit) in counted {
+            if let seconds = await retryAfter(key, limit: limit, now: at) { wait = max(wait ?? 0, seconds) }
+        }
+        if let wait { return .wait(seconds: wait) }
         guard let user = await attempt() else {
-            if let accountKey { await limits.perAccount.recordFailure(accountKey, now: at) }
-            await limits.perClient.recordFailure(clientKey, now: at)
+            for (key, _) in counted {
+                try? await accounts.recordSignInFailure(key, at: at, forgetBefore: at.addingTimeInterval(-limits.window))
+            }
             return .rejected
         }
-        if let accountKey { await limits.perAccount.reset(accountKey) }
+        if let accountKey { try? await accounts.clearSignInFailures(accountKey) }
         return .signedIn(user)
+    }
+
+    /// Seconds until `key` may try again (its oldest failure in the window leaves it), or nil when it may now.
+    private func retryAfter(_ key: String, limit: Int, now: Date) async -> Int? {
+        guard let (count, oldest) = try? await accounts.signInFailures(key, since: now.addingTimeInterval(-limits.window)),
+              count >= limit, let oldest else { return nil }
+        return max(1, Int(oldest.addingTimeInterval(limits.window).timeIntervalSince(now).rounded(.up)))
     }
 
     /// A new session (a fresh token at every sign-in: no fixation); returns the token for the cookie.
@@ -271,12 +284,14 @@ public struct AccountService: Sendable {
 /// How many failed sign-ins are allowed in a window: per account (tight) and per client address (looser,
 /// against guessing across many accounts).
 public struct SignInLimits: Sendable {
-    public let perAccount: RateLimiter
-    public let perClient: RateLimiter
+    public let perAccount: Int
+    public let perClient: Int
+    public let window: TimeInterval
 
     public init(perAccount: Int = 10, perClient: Int = 50, window: TimeInterval = 15 * 60) {
-        self.perAccount = RateLimiter(limit: perAccount, window: window)
-        self.perClient = RateLimiter(limit: perClient, window: window)
+        self.perAccount = perAccount
+        self.perClient = perClient
+        self.window = window
     }
 }
 

@@ -150,7 +150,7 @@ extension AppDatabase {
         let held = try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(items), 0) FROM item_stats") ?? 0 }
         let rebuild = count >= rebuildMinimum && count >= held
         func loadRebuildingIndexes(_ db: Database) throws -> T {
-            // The list-version triggers (Migrations.itemListVersion) go with the indexes: each would bump its household's
+            // The list-version triggers (Migrations.itemListVersion, itemContentVersion) go with the indexes: each would bump its household's
             // version once per item and tag; every household's is bumped once at the end instead.
             let dropped = rebuild
                 ? try Row.fetchAll(db, sql: """
@@ -163,8 +163,8 @@ extension AppDatabase {
             for object in dropped { try db.execute(sql: object.sql) }
             if rebuild {
                 try db.execute(sql: """
-                    INSERT INTO item_list_version (household_id, version) SELECT id, 1 FROM household WHERE true
-                    ON CONFLICT (household_id) DO UPDATE SET version = version + 1
+                    INSERT INTO item_list_version (household_id, version, content) SELECT id, 1, 1 FROM household WHERE true
+                    ON CONFLICT (household_id) DO UPDATE SET version = version + 1, content = content + 1
                     """)
             }
             return result

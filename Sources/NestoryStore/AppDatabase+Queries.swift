@@ -10,6 +10,25 @@ extension AppDatabase {
         try read { db in try Self.items(db, householdID, query, lists: listCache, log: nil) }
     }
 
+    /// A page with its household's item content version read in the same transaction (Migrations.itemContentVersion):
+    /// what the page shows stays true while `itemContentVersion` still gives that number.
+    public func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) throws -> (page: Page<ItemListing>, version: Int64) {
+        try read { db in
+            (try Self.items(db, householdID, query, lists: listCache, log: nil), try Self.itemContentVersion(db, householdID))
+        }
+    }
+
+    /// The number that moves on with every change to anything the household's inventory list shows
+    /// (Migrations.itemContentVersion); 0 before its first item.
+    public func itemContentVersion(_ householdID: HouseholdID) throws -> Int64 {
+        try read { db in try Self.itemContentVersion(db, householdID) }
+    }
+
+    static func itemContentVersion(_ db: Database, _ householdID: HouseholdID) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT content FROM item_list_version WHERE household_id = ?"),
+                           arguments: [householdID.description]) ?? 0
+    }
+
     /// One page and how many items match in all (for "124 items"), at most `cap`, read together.
     public func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int = 1000) throws
         -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) {

@@ -66,6 +66,13 @@ public struct SQLiteAccountStore: AccountStore {
     public func deleteSession(tokenHash: String) async throws { try await run { try $0.deleteSession(tokenHash: tokenHash) } }
     public func deleteSessions(of userID: UserID) async throws { try await run { try $0.deleteSessions(of: userID) } }
     public func deleteExpiredSessions(now: Date) async throws { try await run { try $0.deleteExpiredSessions(now: now) } }
+    public func signInFailures(_ key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
+        try await run { try $0.signInFailures(key, since: since) }
+    }
+    public func recordSignInFailure(_ key: String, at: Date, forgetBefore: Date) async throws {
+        try await run { try $0.recordSignInFailure(key, at: at, forgetBefore: forgetBefore) }
+    }
+    public func clearSignInFailures(_ key: String) async throws { try await run { try $0.clearSignInFailures(key) } }
 }
 
 extension AppDatabase {
@@ -165,6 +172,26 @@ extension AppDatabase {
     /// Removes expired sessions.
     public func deleteExpiredSessions(now: Date) throws {
         try write { db in try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [now.millis]) }
+    }
+
+    /// See `AccountStore.signInFailures`.
+    public func signInFailures(_ key: String, since: Date) throws -> (count: Int, oldest: Date?) {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), min(at) FROM sign_in_failure WHERE key = ? AND at > ?",
+                                       arguments: [key, since.millis])
+            return (row?[0] ?? 0, (row?[1] as Int64?).map(Date.init(millis:)))
+        }
+    }
+
+    public func recordSignInFailure(_ key: String, at: Date, forgetBefore: Date) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM sign_in_failure WHERE at <= ?", arguments: [forgetBefore.millis])
+            try db.execute(sql: "INSERT INTO sign_in_failure (key, at) VALUES (?, ?)", arguments: [key, at.millis])
+        }
+    }
+
+    public func clearSignInFailures(_ key: String) throws {
+        try write { db in try db.execute(sql: "DELETE FROM sign_in_failure WHERE key = ?", arguments: [key]) }
     }
 }
 

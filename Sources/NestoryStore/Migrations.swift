@@ -29,8 +29,13 @@ enum Migrations {
         migrator.registerMigration("2026-11-27-high-value-counter", migrate: highValueCounter)
         migrator.registerMigration("2026-11-27-search-prefixes", migrate: searchPrefixes)
         migrator.registerMigration("2026-11-27-api-tokens", migrate: apiTokens)
-        migrator.registerMigration("2026-11-28-item-list-version", migrate: itemListVersion)
-        migrator.registerMigration("2026-11-28-job-leases", migrate: jobLeases)
+        // Migrations that only add tables, columns and triggers check foreign keys as they go: GRDB's default checks the
+        // whole file after the migration, which at a million items kept a server's first start on the new version
+        // from answering for about 3 s.
+        migrator.registerMigration("2026-11-28-item-list-version", foreignKeyChecks: .immediate, migrate: itemListVersion)
+        migrator.registerMigration("2026-11-29-item-content-version", foreignKeyChecks: .immediate, migrate: itemContentVersion)
+        migrator.registerMigration("2026-11-29-sign-in-failures", foreignKeyChecks: .immediate, migrate: signInFailures)
+        migrator.registerMigration("2026-11-29-job-leases", foreignKeyChecks: .immediate, migrate: jobLeases)
         return migrator
     }
 
@@ -92,6 +97,51 @@ enum Migrations {
             CREATE TRIGGER item_list_household AFTER UPDATE OF high_value_threshold_minor, currency ON household BEGIN
             \(bump("NEW.id"))
             END;
+            """)
+    }
+
+    /// A second number per household beside `item_list_version`'s, `content`: it moves on with every change to
+    /// anything the inventory list shows of an item (any column of the item, its tags, its photos; receipts count
+    /// through the item's `receipt_count`), so a list answer kept in memory (the JSON list's, `ItemPageCache` in the
+    /// web app) is used only while the number it was made with is still the stored one. Like `version` it only
+    /// grows. The triggers' names start with `item_list_` so that bulk writes drop and restore them with the others.
+    private static func itemContentVersion(_ db: Database) throws {
+        let bump = { (household: String) in
+            """
+            INSERT INTO item_list_version (household_id, version, content) VALUES (\(household), 1, 1)
+            ON CONFLICT (household_id) DO UPDATE SET content = content + 1;
+            """
+        }
+        var sql = "ALTER TABLE item_list_version ADD COLUMN content INTEGER NOT NULL DEFAULT 0;\n"
+        for table in ["item", "item_tag", "item_photo"] {
+            let name = "item_list_content_\(table == "item" ? "" : table.dropFirst(5) + "_")"
+            sql += """
+                CREATE TRIGGER \(name)insert AFTER INSERT ON \(table) BEGIN
+                \(bump("NEW.household_id"))
+                END;
+                CREATE TRIGGER \(name)delete AFTER DELETE ON \(table) BEGIN
+                \(bump("OLD.household_id"))
+                END;
+                CREATE TRIGGER \(name)update AFTER UPDATE ON \(table) BEGIN
+                \(bump("OLD.household_id"))
+                \(bump("NEW.household_id"))
+                END;
+
+                """
+        }
+        try db.execute(sql: sql)
+    }
+
+    /// Failed sign-ins per key (an account, an e-mail address, a client address), kept in the database rather than
+    /// in one server's memory: the limits then hold across a restart, and across servers on one database.
+    private static func signInFailures(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE sign_in_failure (
+                key TEXT NOT NULL,
+                at INTEGER NOT NULL
+            );
+            CREATE INDEX sign_in_failure_by_key ON sign_in_failure(key, at);
+            CREATE INDEX sign_in_failure_by_time ON sign_in_failure(at);
             """)
     }
 

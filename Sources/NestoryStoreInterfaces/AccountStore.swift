@@ -90,4 +90,13 @@ public protocol AccountStore: Sendable {
     func deleteSessions(of userID: UserID) async throws
     /// Removes expired sessions.
     func deleteExpiredSessions(now: Date) async throws
+
+    /// Failed attempts to sign in (or to prove who someone is otherwise) under `key` (an account, an e-mail address,
+    /// a client address), kept in the store so that every server on it counts the same ones: how many since `since`,
+    /// and the oldest of those.
+    func signInFailures(_ key: String, since: Date) async throws -> (count: Int, oldest: Date?)
+    /// Records one failure under `key` at `at`, and forgets every failure (of any key) before `forgetBefore`.
+    func recordSignInFailure(_ key: String, at: Date, forgetBefore: Date) async throws
+    /// Forgets the failures under `key` (after a success).
+    func clearSignInFailures(_ key: String) async throws
 }

@@ -125,8 +125,13 @@ enum PostgresMigrations {
             "CREATE INDEX job_by_household ON job(household_id, created_at)",
             "CREATE INDEX job_by_subject ON job(subject, created_at) WHERE subject IS NOT NULL",
         ]),
-        // Leases, as SQLite's 2026-11-28-job-leases: who claimed a running job and until when the claim holds.
-        Change(id: "2026-11-28-job-leases", sql: [
+        Change(id: "2026-11-29-sign-in-failures", sql: [
+            "CREATE TABLE sign_in_failure (key text NOT NULL, at bigint NOT NULL)",
+            "CREATE INDEX sign_in_failure_by_key ON sign_in_failure(key, at)",
+            "CREATE INDEX sign_in_failure_by_time ON sign_in_failure(at)",
+        ]),
+        // Leases, as SQLite's 2026-11-29-job-leases: who claimed a running job and until when the claim holds.
+        Change(id: "2026-11-29-job-leases", sql: [
             "ALTER TABLE job ADD COLUMN claimed_by text, ADD COLUMN lease_until bigint",
             "CREATE INDEX job_running_lease ON job(lease_until) WHERE state = 'running'",
         ]),

@@ -322,4 +322,28 @@ extension PostgresStore: AccountStore {
     public func deleteExpiredSessions(now: Date) async throws {
         try await withStoreErrors { try await client.query("DELETE FROM session WHERE expires_at <= \(now.millis)", logger: logger) }
     }
+
+    public func signInFailures(_ key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
+        try await withStoreErrors {
+            for try await row in try await client.query(
+                "SELECT count(*), min(at) FROM sign_in_failure WHERE key = \(key) AND at > \(since.millis)", logger: logger) {
+                let (count, oldest) = try row.decode((Int64, Int64?).self)
+                return (Int(count), oldest.map(Date.init(millis:)))
+            }
+            return (0, nil)
+        }
+    }
+
+    public func recordSignInFailure(_ key: String, at: Date, forgetBefore: Date) async throws {
+        try await withStoreErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("DELETE FROM sign_in_failure WHERE at <= \(forgetBefore.millis)", logger: logger)
+                try await connection.query("INSERT INTO sign_in_failure (key, at) VALUES (\(key), \(at.millis))", logger: logger)
+            }
+        }
+    }
+
+    public func clearSignInFailures(_ key: String) async throws {
+        try await withStoreErrors { try await client.query("DELETE FROM sign_in_failure WHERE key = \(key)", logger: logger) }
+    }
 }

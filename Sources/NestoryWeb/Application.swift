@@ -60,6 +60,8 @@ public struct WebDependencies: Sendable {
     public let imaging: any ImageProcessing
     /// Uploads waiting for the person's next choice (an archive to restore, a CSV to map).
     public let transfers = DataTransfers()
+    /// The JSON item list's recent answers, kept while the household's items are unchanged.
+    let itemPages = ItemPageCache()
     /// Finds barcodes in pictures (zbar in production); nil where scanning is not offered.
     public let barcodes: (any BarcodeDecoding)?
     /// Product lookup by barcode: the household's items, the catalogue, online providers.

@@ -122,6 +122,9 @@ struct ErrorMiddleware: RouterMiddleware {
                 Counter(label: "nestory_database_busy_total").increment()
                 return Problem(status: .serviceUnavailable, code: "busy", message: "The server is busy. Try again in a moment.")
             case .tooLarge: return Problem(status: .contentTooLarge, code: "too_large", message: error.description)
+            case .closed:
+                // A request still arriving while the server stops, after the store closed.
+                return Problem(status: .serviceUnavailable, code: "shutting_down", message: "The server is stopping. Try again in a moment.")
             case .blobStorageUnavailable:
                 context.logger.warning("\(error.description)")
                 return Problem(status: .serviceUnavailable, code: "storage_unavailable",

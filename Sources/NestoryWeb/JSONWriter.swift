@@ -235,10 +235,17 @@ struct JSONWriter {
 
     /// The bytes as a JSON response (the headers `JSONEncoder`'s responses have).
     func response(status: HTTPResponse.Status = .ok) -> Response {
-        let written = out.written
-        return Response(status: status,
-                        headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(written.count)],
-                        body: .init(byteBuffer: ByteBuffer(bytes: UnsafeRawBufferPointer(written))))
+        Self.response(buffer, status: status)
+    }
+
+    /// The bytes written, as a buffer to send.
+    var buffer: ByteBuffer { ByteBuffer(bytes: UnsafeRawBufferPointer(out.written)) }
+
+    /// JSON already written, as a response.
+    static func response(_ bytes: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status,
+                 headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(bytes.readableBytes)],
+                 body: .init(byteBuffer: bytes))
     }
 
     // MARK: - Text

@@ -6,6 +6,7 @@ import Testing
 @Suite struct BarcodeCommandTests {
     @Test func printsTheCodeAsJSON() throws {
         let file = try fileprivateTemporaryPNG(BarcodeCommandFixtures.ean13Picture("4006381333931"))
+        defer { try? FileManager.default.removeItem(at: file) }
         let result = try CLI.run(["barcode", "read", file.path])
         #expect(result.status == 0, "\(result.stderr)")
         struct Code: Decodable { let format: String; let text: String; let gtin: String? }
@@ -18,6 +19,7 @@ import Testing
 
     @Test func exitsNonZeroWhenThereIsNoCode() throws {
         let file = try fileprivateTemporaryPNG(BarcodeCommandFixtures.blank(width: 200, height: 100))
+        defer { try? FileManager.default.removeItem(at: file) }
         let result = try CLI.run(["barcode", "read", file.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("No barcode found"), "\(result.stderr)")

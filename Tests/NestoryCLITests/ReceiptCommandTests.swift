@@ -8,6 +8,7 @@ import Testing
     @Test(arguments: ["rapidocr", "tesseract"])
     func printsTheFieldsAsJSON(engine: String) throws {
         let image = try fixtureReceiptPNG()
+        defer { try? FileManager.default.removeItem(at: image.deletingLastPathComponent()) }
         let result = try CLI.run(["receipt", "read", image.path, "--date-order", "dmy"], environment: ["NESTORY_OCR_ENGINE": engine])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         if engine == "rapidocr", !FileManager.default.isExecutableFile(atPath: ".venv-ocr/bin/python") {
@@ -28,6 +29,7 @@ import Testing
 
     @Test func theDateOrderFlagDecidesAnAmbiguousDate() throws {
         let image = try fixtureReceiptPNG()
+        defer { try? FileManager.default.removeItem(at: image.deletingLastPathComponent()) }
         let result = try CLI.run(["receipt", "read", image.path, "--date-order", "mdy"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -54,7 +56,8 @@ import Testing
     }
 }
 
-/// A Malaysian receipt rendered with `vips text` (libvips-tools), black on white.
+/// A Malaysian receipt rendered with `vips text` (libvips-tools), black on white, alone in a new temporary folder (the
+/// caller removes it).
 private func fixtureReceiptPNG() throws -> URL {
     // One folder per call: the tests run in parallel.
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-receipt-\(UUID().uuidString)")

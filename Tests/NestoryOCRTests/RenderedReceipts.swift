@@ -41,6 +41,12 @@ enum RenderedReceipts {
         // `vips text` draws white on black: add a black margin, then invert to black on white.
         try vips(["embed", raw, framed, "60", "60", "\(width)", "\(height)"])
         try vips(["invert", framed, output])
+        return try readAndRemove(output, [raw, framed])
+    }
+
+    /// The finished image's bytes; it and the steps' files are removed (a run made about 30 MB of them).
+    private static func readAndRemove(_ output: String, _ steps: [String]) throws -> Data {
+        defer { for path in steps + [output] { try? FileManager.default.removeItem(atPath: path) } }
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
@@ -50,6 +56,6 @@ enum RenderedReceipts {
         let output = folder.appendingPathComponent(name + ".png").path
         try vips(["black", black, "\(width)", "\(height)"])
         try vips(["linear", black, output, "1", "\(level)", "--uchar"])
-        return try Data(contentsOf: URL(fileURLWithPath: output))
+        return try readAndRemove(output, [black])
     }
 }

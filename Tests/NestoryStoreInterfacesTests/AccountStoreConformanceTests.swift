@@ -256,4 +256,51 @@ import Testing
             await #expect(throws: DomainError.notFound("The household")) { _ = try await store.household(HouseholdID()) }
         }
     }
+
+    @Test(arguments: Engine.available)
+    func signInFailuresAreCountedPerKeyInTheirWindowAndForgotten(engine: Engine) async throws {
+        try await withStore(engine) { store in
+            let window: TimeInterval = 900
+            func record(_ key: String, at: Date) async throws {
+                try await store.recordSignInFailure(key, at: at, forgetBefore: at.addingTimeInterval(-window))
+            }
+            #expect(try await store.signInFailures("user:a", since: now.addingTimeInterval(-window)) == (0, nil))
+            try await record("user:a", at: now)
+            try await record("user:a", at: now.addingTimeInterval(10))
+            try await record("client:10.0.0.1", at: now.addingTimeInterval(20))
+            let a = try await store.signInFailures("user:a", since: now.addingTimeInterval(-window))
+            #expect(a.count == 2 && a.oldest == now)
+            // Only those after `since` count, and the oldest of those.
+            let later = try await store.signInFailures("user:a", since: now)
+            #expect(later.count == 1 && later.oldest == now.addingTimeInterval(10))
+            #expect(try await store.signInFailures("user:b", since: now.addingTimeInterval(-window)).count == 0)
+            // A success clears the key's failures only.
+            try await store.clearSignInFailures("user:a")
+            #expect(try await store.signInFailures("user:a", since: now.addingTimeInterval(-window)).count == 0)
+            #expect(try await store.signInFailures("client:10.0.0.1", since: now.addingTimeInterval(-window)).count == 1)
+            // A failure past the window forgets every key's failures older than the window.
+            try await record("user:b", at: now.addingTimeInterval(window + 30))
+            #expect(try await store.signInFailures("client:10.0.0.1", since: .distantPast).count == 0)
+            #expect(try await store.signInFailures("user:b", since: .distantPast).count == 1)
+        }
+    }
+}
+
+/// Two PostgreSQL stores on one schema, as two servers on one database, count one person's failed sign-ins together.
+@Suite(.enabled(if: Engine.available.contains(.postgres)))
+struct SignInFailuresAcrossServersTests {
+    @Test func failuresRecordedOnOneServerCountOnTheOther() async throws {
+        let schema = freshSchemaName()
+        let first = try await openPostgres(schema: schema)
+        let second = try await openPostgres(schema: schema)
+        defer { Task { await first.close(); await second.close() } }
+        let now = Date(millis: 1_763_800_000_000)
+        for index in 0..<3 {
+            let server = index % 2 == 0 ? first : second
+            try await server.recordSignInFailure("user:a", at: now.addingTimeInterval(Double(index)), forgetBefore: now.addingTimeInterval(-900))
+        }
+        #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 3)
+        try await second.clearSignInFailures("user:a")
+        #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 0)
+    }
 }

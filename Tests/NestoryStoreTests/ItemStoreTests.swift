@@ -251,6 +251,7 @@ import Testing
         try store.item(home, "Lamp")
         try store.database.warmListKeys(home.id)
         #expect(try store.database.listKeysAreCurrent(home.id))
+        let content = try store.database.itemContentVersion(home.id)
         var batches = 0
         try store.database.insertItemsInBulk(home.id, count: 300, today: store.today, rebuildMinimum: 100) {
             guard batches < 3 else { return nil }
@@ -264,6 +265,7 @@ import Testing
         // The list-version triggers left for the load are back as they were, and the household's keys are stale.
         #expect(try triggers(store.database) == triggersBefore)
         #expect(try !store.database.listKeysAreCurrent(home.id))
+        #expect(try store.database.itemContentVersion(home.id) > content)
         #expect(try store.database.summary(home.id).itemCount == 301)
         #expect(try store.database.items(home.id, ItemQuery(search: "box", sort: .value, limit: 3)).elements.map(\.item.name)
                 == ["Box 3-99", "Box 2-99", "Box 1-99"])

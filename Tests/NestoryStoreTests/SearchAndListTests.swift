@@ -311,6 +311,47 @@ import Testing
         try check("threshold")
     }
 
+    /// The item content version (what a kept answer of the JSON list is checked against) moves with every change to
+    /// anything the list shows, including those the sort keys ignore, and only for the household changed.
+    @Test func theItemContentVersionMovesWithEverythingTheListShows() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        let other = try store.household("Other")
+        let database = store.database
+        #expect(try database.itemContentVersion(home.id) == 0)
+        var seen = [try database.itemContentVersion(home.id)]
+        func moved(_ change: String, _ body: () throws -> Void) throws {
+            let otherBefore = try database.itemContentVersion(other.id)
+            try body()
+            let now = try database.itemContentVersion(home.id)
+            #expect(now > seen.last!, "\(change)")
+            #expect(try database.itemsVersioned(home.id, ItemQuery()).version == now, "\(change)")
+            #expect(try database.itemContentVersion(other.id) == otherBefore, "\(change)")
+            seen.append(now)
+        }
+        var lamp = try store.item(home, "Lamp")
+        try moved("added") { lamp = try store.item(home, "Desk lamp") }
+        try store.item(other, "Chair")
+        var draft = lamp.draft
+        draft.notes = "Bought in Lisbon"
+        try moved("notes edited") { _ = try database.updateItem(home.id, lamp.id, draft, now: store.now.addingTimeInterval(1)) }
+        draft.tags = ["desk"]
+        try moved("tagged") { _ = try database.updateItem(home.id, lamp.id, draft, now: store.now.addingTimeInterval(2)) }
+        let first = try database.addPhoto(home.id, to: lamp.id, data: fakeImage(1), contentType: "image/jpeg", now: store.now)
+        let second = try database.addPhoto(home.id, to: lamp.id, data: fakeImage(2), contentType: "image/jpeg", now: store.now)
+        try moved("primary photo changed") { try database.setPrimaryPhoto(home.id, second.id) }
+        try moved("photo removed") { try database.removePhoto(home.id, first.id, now: store.now) }
+        let receipt = try database.addReceipt(home.id, itemID: nil, data: fakeImage(3), contentType: "image/jpeg", now: store.now)
+        try moved("receipt linked") { try database.linkReceipt(home.id, receipt.id, to: lamp.id) }
+        let room = try database.createRoom(home.id, name: "Study")
+        draft.roomID = room.id
+        _ = try database.updateItem(home.id, lamp.id, draft, now: store.now.addingTimeInterval(3))
+        seen.append(try database.itemContentVersion(home.id))
+        try moved("its room deleted") { _ = try database.deleteRoom(home.id, room.id, now: store.now) }
+        #expect(try database.item(home.id, lamp.id).item.roomID == nil)
+        try moved("deleted") { try database.deleteItem(home.id, lamp.id) }
+    }
+
     /// A search whose matches sit together far down the asked order (the walk finds none of them) is listed from the
     /// keys in memory when they are current, and gives the page the SQL plans give.
     @Test func aCommonWordClusteredInTheOrderIsListedFromTheKeys() throws {

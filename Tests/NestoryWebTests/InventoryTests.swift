@@ -199,6 +199,36 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
         }
     }
 
+    /// The JSON list's answers are kept (ItemPageCache), and never sent once the items changed: through the API,
+    /// or through another connection to the same file (as the command line or a second process writes).
+    @Test func theJSONListIsSentAgainOnlyWhileItsItemsAreUnchanged() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            let created = try await browser.request(.post, "/api/v1/items", json: #"{"name": "Stand mixer", "notes": "red"}"#)
+            let id = try #require((created.json as? [String: Any])?["id"] as? String)
+            func notes() async throws -> String? {
+                let list = try await browser.request(.get, "/api/v1/items")
+                return (((list.json as? [String: Any])?["items"] as? [[String: Any]])?.first)?["notes"] as? String
+            }
+            #expect(try await notes() == "red")
+            #expect(app.dependencies.itemPages.heldBytes > 0)
+            let first = try await browser.request(.get, "/api/v1/items").body
+            #expect(try await browser.request(.get, "/api/v1/items").body == first)
+            _ = try await browser.request(.put, "/api/v1/items/\(id)", json: #"{"name": "Stand mixer", "notes": "blue"}"#)
+            #expect(try await notes() == "blue")
+            let elsewhere = try AppDatabase.open(DataFolder(path: app.path))
+            defer { try? elsewhere.close() }
+            let itemID = try #require(ItemID(string: id))
+            var draft = try elsewhere.item(household.id, itemID).item.draft
+            draft.notes = "green"
+            _ = try elsewhere.updateItem(household.id, itemID, draft, now: Date())
+            #expect(try await notes() == "green")
+        }
+    }
+
     @Test func theOpenAPIDocumentIsValidJSONAndEveryPathIsRouted() async throws {
         let app = try TestApp()
         let (household, _) = try app.household("Smiths", email: "ann@example.com")

@@ -37,6 +37,20 @@ import Testing
         }
     }
 
+    /// A request that reaches the store after it closed (the server stopping) is told to try again, not a server error.
+    @Test func aRequestAfterTheStoreClosedIsAskedToComeBack() async throws {
+        let app = try TestApp()
+        try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.signIn("ann@example.com")
+            #expect(try await browser.request(.get, "/api/v1/summary").status == .ok)
+            try app.database.close()
+            let reply = try await browser.request(.get, "/api/v1/summary")
+            #expect(reply.status == .serviceUnavailable && reply.errorCode == "shutting_down", "\(reply.status)")
+        }
+    }
+
     @Test func metricsAreOffLoopbackOnlyOrBehindAToken() async throws {
         let app = try TestApp()
         let emit: @Sendable () -> String = { "nestory_test_total 1\n" }

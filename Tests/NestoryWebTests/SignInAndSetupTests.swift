@@ -25,6 +25,26 @@ import Testing
         }
     }
 
+    /// The failures are kept in the database: restarting the server (or reaching another one on the same database)
+    /// does not give a guesser a fresh count.
+    @Test func failedSignInsStillCountAfterARestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let app = try TestApp(limit: 3, path: path, keepsFolder: true)
+            _ = try app.household("Smiths", email: "ann@example.com")
+            try await app.run { client async throws in
+                var browser = Browser(client)
+                for _ in 0..<3 { #expect(try await browser.signIn("ann@example.com", "guess guess guess").status == .unauthorized) }
+            }
+        }
+        let app = try TestApp(limit: 3, path: path)
+        try await app.run { client async throws in
+            var browser = Browser(client)
+            #expect(try await browser.signIn("ann@example.com", "correct horse battery").status == .tooManyRequests)
+        }
+    }
+
     @Test func mistypingOneAccountDoesNotLockAnotherOnTheSameAddress() async throws {
         let app = try TestApp(limit: 3)
         _ = try app.household("Smiths", email: "ann@example.com")

@@ -56,11 +56,22 @@ struct APIController {
         ListJSON(items: try database.categories(try context.requireViewer().household.id))
     }
 
-    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> PageJSON {
+    /// Answered from the answers kept (ItemPageCache) while the household's items are unchanged.
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let parameters = request.query.first
-        let page = try database.items(viewer.household.id, try Self.itemQuery(parameters))
-        return PageJSON(items: page.elements.map(ItemJSON.init), nextCursor: page.nextCursor?.rawValue)
+        let key = ItemPageCache.Key(household: viewer.household.id, query: try Self.itemQuery(request.query.first))
+        let dataVersion = try database.dataVersion()
+        if let kept = try dependencies.itemPages.answer(key, dataVersion: dataVersion,
+                                                        contentVersion: { try database.itemContentVersion(key.household) }) {
+            return JSONWriter.response(kept)
+        }
+        let (page, version) = try database.itemsVersioned(key.household, key.query)
+        let answer = PageJSON(items: page.elements.map(ItemJSON.init), nextCursor: page.nextCursor?.rawValue)
+        var json = JSONWriter(capacity: answer.jsonCapacity)
+        answer.write(to: &json)
+        let bytes = json.buffer
+        dependencies.itemPages.keep(bytes, for: key, version: version, dataVersion: dataVersion)
+        return JSONWriter.response(bytes)
     }
 
     /// `GET /api/v1/items`' parameters (see openapi.json): ItemQueryParameters, shared with MCP's search.
