@@ -905,7 +905,8 @@ public struct ReceiptExtractor: Sendable {
         // small closed vocabulary, so a near miss at the end of the name is put right.
         value = value.replacingOccurrences(of: "¥", with: "Y")
         value = lettersForZeros(value).replacingOccurrences(of: #"(?<=[A-Za-z]-)0(?![0-9])"#, with: "O", options: .regularExpression)
-        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8E]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8EH]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = placeInBrackets(value)
         value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8D](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
         value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
@@ -930,6 +931,28 @@ public struct ReceiptExtractor: Sendable {
         return respaced(value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#"))))
     }
 
+    /// A region in brackets after a company's name (`(KL)`, `(JOHOR)`, `(M)` for Malaysia) with one letter misread as
+    /// its look-alike is that region: `GARDENIA BAKERIES (KI.) SDN BHD` → `(KL)`.
+    static func placeInBrackets(_ name: String) -> String {
+        guard name.contains("(") else { return name }
+        var result = name
+        let brackets = try! NSRegularExpression(pattern: #"\(([A-Za-z]{2,8})\.?\)"#)
+        for match in brackets.matches(in: name, range: NSRange(name.startIndex..., in: name)).reversed() {
+            guard let range = Range(match.range(at: 1), in: name) else { continue }
+            let word = name[range].uppercased()
+            guard !Lexicon.placeWords.contains(word) else { continue }
+            let places = Lexicon.placeWords.filter { place in
+                guard place.count == word.count else { return false }
+                let differing = zip(place, word).filter { $0 != $1 }
+                return differing.count == 1 && lookalikeLetters.contains(String([differing[0].1, differing[0].0]))
+            }
+            if places.count == 1, let place = places.first, let whole = Range(match.range, in: result) {
+                result.replaceSubrange(whole, with: "(\(place))")
+            }
+        }
+        return result
+    }
+
     /// Words of a store name a recogniser glued together, set apart where a legal form or business word ends
     /// the glued word (`FAMILYMART` → `FAMILY MART`, `GIFTHOMEDECO` → `GIFT HOME DECO`) or a long one begins it
     /// (`HARDWAREHAVEN` → `HARDWARE HAVEN`). A shorter word at the start is left alone (`MARTINEZ`), and so is a
@@ -944,6 +967,16 @@ public struct ReceiptExtractor: Sendable {
             }
             if let prefix = vocabulary.first(where: { $0.count >= 6 && upper.hasPrefix($0) && upper.count - $0.count >= 4 }) {
                 return word.prefix(prefix.count) + " " + split(String(word.dropFirst(prefix.count)))
+            }
+            // A long business word misread by one letter at the end (`SANYUSTATONERY`): set apart as it is (the name's
+            // repair puts the letter right), when exactly one way fits.
+            let near = (7...10).compactMap { length -> Int? in
+                guard upper.count - length >= 3 else { return nil }
+                let tail = String(upper.suffix(length))
+                return vocabulary.contains { $0.count >= 8 && oneEditApart(tail, $0) && tail.first == $0.first && tail.last == $0.last } ? length : nil
+            }
+            if near.count == 1, let length = near.first {
+                return split(String(word.dropLast(length))) + " " + word.suffix(length)
             }
             return word
         }

@@ -99,6 +99,16 @@ import Testing
         #expect(ReceiptExtractor.cleanVendor("MEGA JAYA (KL) SDN EHD") == "MEGA JAYA (KL) SDN BHD")
         #expect(ReceiptExtractor.cleanVendor("24 HOUR MART S/D") == "24 HOUR MART S/B")
         #expect(ReceiptExtractor.cleanVendor("KAI-0 TRADING") == "KAI-O TRADING")
+        #expect(ReceiptExtractor.cleanVendor("Harmoni Health And Beauty Sdn Hhd") == "Harmoni Health And Beauty SDN BHD")
+        // A region in brackets, one letter misread as its look-alike; other brackets stay.
+        #expect(ReceiptExtractor.cleanVendor("SINAR ROTI (KI.) SDN BHD") == "SINAR ROTI (KL) SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("SINAR ROTI (JOHDR) SDN BHD") == "SINAR ROTI (JOHOR) SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("SINAR ROTI (KT) SDN BHD") == "SINAR ROTI (KT) SDN BHD")
+        #expect(ReceiptExtractor.cleanVendor("SINAR ROTI (KL) SDN BHD") == "SINAR ROTI (KL) SDN BHD")
+        // A glued name whose business word lost a letter is set apart, then the word put right.
+        #expect(ReceiptExtractor.cleanVendor("MAJUSTATONERY SHOP") == "MAJU STATONERY SHOP")
+        #expect(ReceiptExtractor.repairedName(ReceiptExtractor.cleanVendor("MAJUSTATONERY SHOP"), elsewhere: []) == "MAJU STATIONERY SHOP")
+        #expect(ReceiptExtractor.cleanVendor("CONFECTIONARIES") == "CONFECTIONARIES")
         // Glued to the name, `SON BHD` is still the legal form.
         let reading = extractor.extract(text: "stamp 12\nPERMATA MALAYSIASONBHD\nNO. 3, JALAN SERI 2", hints: malaysia)
         #expect(reading.vendor?.value == "PERMATA MALAYSIA SDN BHD")
