@@ -19,6 +19,8 @@ enum Lexicon {
         "CONFECTIONERY", "BISTRO", "PUB", "SALON", "LAUNDRY", "PRINTING", "MARKETING", "SUPPLY", "SUPPLIES",
         "CENTRE", "CENTER", "EMPORIUM", "GALLERY", "WAREHOUSE", "WHOLESALE", "DEPOT", "PHOTO", "TOYS", "SPORTS",
         "GARDEN", "NURSERY", "PET", "PETS", "FLORIST", "BUTCHER", "GROCER", "GROCERY", "GROCERIES", "LIQUOR",
+        "TAILOR", "TAILORS", "TAILORING", "BARBER", "JEWELLER", "JEWELLERS", "JEWELLERY", "JEWELRY", "OPTICIAN",
+        "CATERING", "HANDICRAFT", "HANDICRAFTS", "CRAFTS", "TEXTILE", "TEXTILES", "COSMETICS", "MEDICAL",
     ]
     /// Words that make a line part of an address.
     static let addressWords: Set<String> = [

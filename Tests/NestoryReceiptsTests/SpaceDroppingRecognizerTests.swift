@@ -109,6 +109,8 @@ import Testing
         #expect(ReceiptExtractor.cleanVendor("MAJUSTATONERY SHOP") == "MAJU STATONERY SHOP")
         #expect(ReceiptExtractor.repairedName(ReceiptExtractor.cleanVendor("MAJUSTATONERY SHOP"), elsewhere: []) == "MAJU STATIONERY SHOP")
         #expect(ReceiptExtractor.cleanVendor("CONFECTIONARIES") == "CONFECTIONARIES")
+        // Trades are business words too: a tailor's name with a letter lost is put right.
+        #expect(ReceiptExtractor.repairedName("MAJU HANDICRAFT & TALORING", elsewhere: []) == "MAJU HANDICRAFT & TAILORING")
         // Glued to the name, `SON BHD` is still the legal form.
         let reading = extractor.extract(text: "stamp 12\nPERMATA MALAYSIASONBHD\nNO. 3, JALAN SERI 2", hints: malaysia)
         #expect(reading.vendor?.value == "PERMATA MALAYSIA SDN BHD")
