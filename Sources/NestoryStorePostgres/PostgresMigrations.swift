@@ -125,6 +125,7 @@ enum PostgresMigrations {
             "CREATE INDEX job_by_household ON job(household_id, created_at)",
             "CREATE INDEX job_by_subject ON job(subject, created_at) WHERE subject IS NOT NULL",
         ]),
+        Change(id: "2026-11-26-items", sql: PostgresItemSchema.statements),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.
