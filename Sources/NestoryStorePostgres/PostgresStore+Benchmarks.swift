@@ -11,9 +11,17 @@ extension PostgresStore {
         let rowLimit: Int
     }
 
-    /// The statement `items` runs for this query.
-    package static func rawPage(_ householdID: HouseholdID, _ query: ItemQuery) throws -> RawStatement {
-        RawStatement(query: try pageQuery(householdID, query), rowLimit: query.limit + 1)
+    /// The statements `items` runs for this query, in order (it runs them to find out which).
+    package func rawPage(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> [RawStatement] {
+        let rowLimit = query.limit + 1
+        guard Self.searchQuery(query.search) != nil else { return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)] }
+        let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: Self.walkBudget)), rowLimit: rowLimit)
+        guard try await run([walk]) <= query.limit else { return [walk] }
+        let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: Self.walkBudget), rowLimit: 1)
+        var count = 0
+        for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
+        guard count >= Self.walkBudget else { return [walk, candidates] }
+        return [walk, candidates, RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
     }
 
     /// The statements `summary` runs, in order.

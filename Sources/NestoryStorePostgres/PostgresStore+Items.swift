@@ -272,10 +272,13 @@ extension PostgresStore: ItemStore {
 
     // MARK: - The list
 
-    /// The conditions of a list (the household, filters, search; the cursor when asked), with their values bound.
+    /// The conditions of a list (the household, filters; the cursor when asked) and its search, with their values bound.
     struct ListConditions {
         var binds = PostgresBindings()
         var conditions: [String] = []
+        /// The search's tsquery, made once (a sub-select); nil without search words.
+        var tsquery: String?
+        let household: String
 
         mutating func bind(_ value: some PostgresEncodable) throws -> String {
             try binds.append(value, context: .default)
@@ -283,7 +286,9 @@ extension PostgresStore: ItemStore {
         }
 
         init(_ householdID: HouseholdID, search: String, filter: ItemFilter) throws {
-            let household = try bind(householdID.rawValue)
+            try binds.append(householdID.rawValue, context: .default)
+            let household = "$1"
+            self.household = household
             conditions.append("i.household_id = \(household)")
             if filter.needsPhoto { conditions.append("i.photo_count = 0") }
             if filter.needsReceipt { conditions.append("i.receipt_count = 0") }
@@ -304,11 +309,7 @@ extension PostgresStore: ItemStore {
                     """)
             }
             if let (tokens, operators) = PostgresStore.searchQuery(search) {
-                // The query is made once (a sub-select), then looked up in the household's part of the index.
-                conditions.append("""
-                    i.seq IN (SELECT s.seq FROM item_search s WHERE s.household_id = \(household) \
-                    AND s.document @@ (SELECT nestory_query(\(try bind(tokens))::text[], \(try bind(operators))::text[])))
-                    """)
+                tsquery = "(SELECT nestory_query(\(try bind(tokens))::text[], \(try bind(operators))::text[]))"
             }
         }
 
@@ -322,7 +323,26 @@ extension PostgresStore: ItemStore {
             }
         }
 
-        var whereClause: String { conditions.joined(separator: " AND ") }
+        /// The household, filters and cursor, without the search.
+        var filterClause: String { conditions.joined(separator: " AND ") }
+
+        /// Every condition, the search looked up in the household's part of the index.
+        var whereClause: String {
+            guard let tsquery else { return filterClause }
+            return filterClause + " AND i.seq IN (SELECT s.seq FROM item_search s WHERE s.household_id = \(household) AND s.document @@ \(tsquery))"
+        }
+    }
+
+    /// How a page's rows are found; every plan gives the same page.
+    package enum ListPlan: Equatable, Sendable {
+        /// No search: the household's index in the sort's order, filters tested on the way.
+        case sortOrder
+        /// Walk at most `budget` items of the sort's order (after filters and cursor), keeping those whose document
+        /// matches (each looked up by its key): quick when matches are many where the walk starts.
+        case walk(budget: Int)
+        /// The household's matches from the search index first (materialized), then filtered and sorted: quick when
+        /// matches are few. A walk that found less than a page among `budget` items is followed by this.
+        case searchFirst
     }
 
     static func order(_ sort: ItemSort) -> String {
@@ -333,23 +353,99 @@ extension PostgresStore: ItemStore {
         }
     }
 
-    /// The statement of one page: a page and one row, to tell whether another follows.
-    static func pageQuery(_ householdID: HouseholdID, _ query: ItemQuery) throws -> PostgresQuery {
+    /// The sort's key as the walk selects it, and its ORDER BY over the walk's rows.
+    static func walkKey(_ sort: ItemSort) -> (column: String, order: String) {
+        switch sort {
+        case .name: return ("i.name_key", "w.k, w.seq")
+        case .value: return ("i.value_minor", "w.k DESC, w.seq DESC")
+        case .newest: return ("i.created_at", "w.k DESC, w.seq DESC")
+        }
+    }
+
+    /// The statement of one page by one plan: a page and one row, to tell whether another follows.
+    static func pageQuery(_ householdID: HouseholdID, _ query: ItemQuery, plan: ListPlan = .sortOrder) throws -> PostgresQuery {
         var conditions = try ListConditions(householdID, search: query.search, filter: query.filter)
         if let cursor = query.after { try conditions.after(cursor, sort: query.sort) }
+        let limit = query.limit + 1
+        guard let tsquery = conditions.tsquery, plan != .sortOrder else {
+            return PostgresQuery(unsafeSQL: """
+                SELECT \(itemColumns) FROM item i WHERE \(conditions.whereClause)
+                ORDER BY \(order(query.sort)) LIMIT \(limit)
+                """, binds: conditions.binds)
+        }
+        if case .walk(let budget) = plan {
+            // The walk's rows keep their order (the outer ORDER BY is theirs), so reading stops after a page and one.
+            let key = walkKey(query.sort)
+            return PostgresQuery(unsafeSQL: """
+                SELECT \(itemColumns) FROM (
+                    SELECT i.seq, \(key.column) AS k FROM item i WHERE \(conditions.filterClause)
+                    ORDER BY \(order(query.sort)) LIMIT \(budget)) AS w
+                JOIN item i ON i.seq = w.seq
+                WHERE EXISTS (SELECT 1 FROM item_search s WHERE s.seq = w.seq AND s.document @@ \(tsquery))
+                ORDER BY \(key.order) LIMIT \(limit)
+                """, binds: conditions.binds)
+        }
         return PostgresQuery(unsafeSQL: """
-            SELECT \(itemColumns) FROM item i WHERE \(conditions.whereClause)
-            ORDER BY \(order(query.sort)) LIMIT \(query.limit + 1)
+            WITH m AS MATERIALIZED (
+                SELECT s.seq FROM item_search s WHERE s.household_id = \(conditions.household) AND s.document @@ \(tsquery))
+            SELECT \(itemColumns) FROM m JOIN item i ON i.seq = m.seq WHERE \(conditions.filterClause)
+            ORDER BY \(order(query.sort)) LIMIT \(limit)
             """, binds: conditions.binds)
     }
 
+    /// How many items the walk would pass (after filters and cursor), counting stops at `budget`.
+    static func walkCandidates(_ householdID: HouseholdID, _ query: ItemQuery, budget: Int) throws -> PostgresQuery {
+        var conditions = try ListConditions(householdID, search: "", filter: query.filter)
+        if let cursor = query.after { try conditions.after(cursor, sort: query.sort) }
+        return PostgresQuery(unsafeSQL: """
+            SELECT count(*) FROM (SELECT 1 FROM item i WHERE \(conditions.filterClause) ORDER BY \(order(query.sort)) LIMIT \(budget)) AS c
+            """, binds: conditions.binds)
+    }
+
+    /// How many items of the sort order a search walks before it lists the index's matches instead.
+    static let walkBudget = 2_000
+
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> {
-        let statement = try Self.pageQuery(householdID, query)
+        try await items(householdID, query, walkBudget: Self.walkBudget)
+    }
+
+    /// `walkBudget`: a test hook (a small one makes searches list the index's matches after a short walk).
+    package func items(_ householdID: HouseholdID, _ query: ItemQuery, walkBudget: Int) async throws -> Page<ItemListing> {
+        guard Self.searchQuery(query.search) != nil else { return try await items(householdID, query, plan: .sortOrder) }
+        // A search walks the sort order a little first: if that finds a page, or passes every item the filters
+        // leave, it is the answer; else the index's matches are listed.
         return try await withStoreErrors {
-            let rows = try await Self.itemRows(try await client.query(statement, logger: logger), householdID)
-            let next = rows.count > query.limit ? rows[query.limit - 1].cursor(query.sort) : nil
-            return Page(elements: rows.prefix(query.limit).map(\.listing), nextCursor: next)
+            try await client.withConnection { connection in
+                let walked = try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .walk(budget: walkBudget)),
+                                                                               logger: logger), householdID)
+                var rows = walked
+                if walked.count <= query.limit {
+                    var candidates = 0
+                    for try await count in try await connection.query(try Self.walkCandidates(householdID, query, budget: walkBudget),
+                                                                      logger: logger).decode(Int.self) {
+                        candidates = count
+                    }
+                    if candidates >= walkBudget {
+                        rows = try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .searchFirst),
+                                                                                  logger: logger), householdID)
+                    }
+                }
+                return Self.page(rows, query)
+            }
         }
+    }
+
+    /// One page by one plan (tests hold every plan to the same pages; benchmarks time them).
+    package func items(_ householdID: HouseholdID, _ query: ItemQuery, plan: ListPlan) async throws -> Page<ItemListing> {
+        let statement = try Self.pageQuery(householdID, query, plan: plan)
+        return try await withStoreErrors {
+            Self.page(try await Self.itemRows(try await client.query(statement, logger: logger), householdID), query)
+        }
+    }
+
+    static func page(_ rows: [ItemRow], _ query: ItemQuery) -> Page<ItemListing> {
+        let next = rows.count > query.limit ? rows[query.limit - 1].cursor(query.sort) : nil
+        return Page(elements: rows.prefix(query.limit).map(\.listing), nextCursor: next)
     }
 
     public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) async throws -> (count: Int, exact: Bool) {

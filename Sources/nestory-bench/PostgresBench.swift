@@ -79,10 +79,13 @@ func runPostgres(_ options: Options) async throws {
 
     var cases: [AsyncCase] = []
     for (name, query) in queries {
-        let raw = try PostgresStore.rawPage(id, query)
-        if options.only != nil { print(name + "\n" + (try await store.explain(raw)) + "\n") }
+        let raw = try await store.rawPage(id, query)
+        if options.only != nil {
+            print(name)
+            for statement in raw { print(try await store.explain(statement) + "\n") }
+        }
         cases.append(AsyncCase(name: name, target: 20, ours: { try await store.items(id, query).elements.count },
-                               raw: { _ = try await store.run([raw]) }))
+                               raw: { _ = try await store.run(raw) }))
     }
     let summaryRaw = PostgresStore.rawSummary(id)
     cases.append(AsyncCase(name: "summary figures", target: 5, ours: { _ = try await store.summary(id); return 1 },

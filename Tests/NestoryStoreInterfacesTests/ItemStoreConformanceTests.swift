@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryStoreInterfaces
+import NestoryStorePostgres
 import Testing
 
 /// Items, the list, search and the summary behave the same on every engine. Each test states what it expects
@@ -63,13 +64,30 @@ import Testing
         return Fixture(stores: stores, home: home2, other: other, rooms: rooms, categories: categories, made: made, otherItem: otherItem)
     }
 
+    typealias Lister = (HouseholdID, ItemQuery) async throws -> Page<ItemListing>
+
+    /// The ways an engine may list a search: its own choice, and on PostgreSQL each plan forced (a walk of one or
+    /// three items before the index's matches, the matches first, the sort order first), which must all agree.
+    func listers(_ items: any ItemStore) -> [(String, Lister)] {
+        var listers: [(String, Lister)] = [("items", { try await items.items($0, $1) })]
+        if let store = items as? PostgresStore {
+            listers += [
+                ("walk of 1, then the matches", { try await store.items($0, $1, walkBudget: 1) }),
+                ("walk of 3, then the matches", { try await store.items($0, $1, walkBudget: 3) }),
+                ("the matches first", { try await store.items($0, $1, plan: .searchFirst) }),
+                ("the sort order first", { try await store.items($0, $1, plan: .sortOrder) }),
+            ]
+        }
+        return listers
+    }
+
     /// Every item of a query, page after page of `limit`, with the cursor each page gave.
-    func all(_ f: Fixture, _ query: ItemQuery, household: HouseholdID? = nil) async throws -> [String] {
+    func all(_ f: Fixture, _ query: ItemQuery, household: HouseholdID? = nil, lister: Lister? = nil) async throws -> [String] {
         var query = query
         var names: [String] = []
         var pages = 0
         while true {
-            let page = try await f.items.items(household ?? f.home.id, query)
+            let page = try await (lister ?? { try await f.items.items($0, $1) })(household ?? f.home.id, query)
             names += page.elements.map(\.item.name)
             pages += 1
             #expect(page.elements.count <= query.limit)
@@ -201,8 +219,13 @@ import Testing
                 #expect(try await all(f, ItemQuery(sort: .value, limit: limit)) == made.reversed(), "value, pages of \(limit)")
                 #expect(try await all(f, ItemQuery(sort: .newest, limit: limit)) == made.reversed(), "newest, pages of \(limit)")
                 // Width is not folded by the search (as FTS5's unicode61): the full-width ｃ is another letter.
-                #expect(try await all(f, ItemQuery(search: "cu", sort: .name, limit: limit)) == made.filter { $0 != "ｃup" },
-                        "search, pages of \(limit)")
+                for (plan, lister) in listers(stores.items) {
+                    for sort in ItemSort.allCases {
+                        let expected = made.filter { $0 != "ｃup" }
+                        #expect(try await all(f, ItemQuery(search: "cu", sort: sort, limit: limit), lister: lister)
+                                == (sort == .name ? expected : expected.reversed()), "search by \(sort), pages of \(limit), \(plan)")
+                    }
+                }
             }
         }
     }
@@ -256,14 +279,22 @@ import Testing
                 ("rug zebra", [3]), ("zebra chair", []),
             ]
             for (search, expected) in cases {
-                #expect(try await all(f, ItemQuery(search: search)).sorted() == f.names(expected).sorted(), "search \(search)")
+                for (plan, lister) in listers(f.items) {
+                    #expect(try await all(f, ItemQuery(search: search, limit: 2), lister: lister).sorted() == f.names(expected).sorted(),
+                            "search \(search), \(plan)")
+                }
                 let count = try await f.items.countItems(f.home.id, search: search, filter: ItemFilter(), cap: 1000)
                 #expect(count == (expected.count, true), "count of \(search)")
             }
             // A search's matches come in the sort's order, page by page.
-            #expect(try await all(f, ItemQuery(search: "living", sort: .value, limit: 1)) == f.names([0, 3, 6]))
-            #expect(try await all(f, ItemQuery(search: "li", sort: .value, limit: 1)) == f.names([8, 0, 3, 1, 6]))
-            #expect(try await all(f, ItemQuery(search: "li", sort: .name, limit: 2)) == f.names([1, 8, 0, 6, 3]))
+            for (plan, lister) in listers(f.items) {
+                #expect(try await all(f, ItemQuery(search: "living", sort: .value, limit: 1), lister: lister) == f.names([0, 3, 6]), "\(plan)")
+                #expect(try await all(f, ItemQuery(search: "li", sort: .value, limit: 1), lister: lister) == f.names([8, 0, 3, 1, 6]), "\(plan)")
+                #expect(try await all(f, ItemQuery(search: "li", sort: .name, limit: 2), lister: lister) == f.names([1, 8, 0, 6, 3]), "\(plan)")
+                #expect(try await all(f, ItemQuery(search: "li", sort: .newest, limit: 2), lister: lister) == f.names([8, 6, 3, 1, 0]), "\(plan)")
+                #expect(try await all(f, ItemQuery(search: "li", filter: ItemFilter(roomID: f.rooms[0].id), sort: .newest, limit: 1),
+                                      lister: lister) == f.names([8, 3, 0]), "\(plan)")
+            }
             // Another household's items are never found.
             #expect(try await all(f, ItemQuery(search: "samsung")) == ["Samsung TV"])
             #expect(try await all(f, ItemQuery(search: "samsung"), household: f.other.id) == ["Samsung phone"])
@@ -287,7 +318,10 @@ import Testing
                 ("\\'", everything), ("a\u{0}lamp", f.names([8])),
             ]
             for (search, expected) in cases {
-                #expect(try await all(f, ItemQuery(search: search)).sorted() == expected, "search \(search.debugDescription)")
+                for (plan, lister) in listers(f.items) {
+                    #expect(try await all(f, ItemQuery(search: search, limit: 3), lister: lister).sorted() == expected,
+                            "search \(search.debugDescription), \(plan)")
+                }
             }
         }
     }
