@@ -3,7 +3,8 @@
 /// - `item` as on SQLite: `seq` (the order items were added: the lists' tie-break and the page cursor's), money in
 ///   minor units, `value_minor` = price × quantity (-1 without a price), `name_key` in byte order (`COLLATE "C"`,
 ///   as SQLite's BINARY), the photo and receipt counts the filters read.
-/// - `item_search`: one document per item, carrying its household, in a GIN index on (household, document)
+/// - `item_search`: one document per item, carrying its household and its sort keys (copied from `item` whenever the
+///   document is written, so a search's matches are sorted without reading their items), in a GIN index on (household, document)
 ///   (`btree_gin` gives uuid a GIN operator class), so a search reads only its household's postings. Documents are
 ///   made from tokens cut by `Text.searchTokens`, each stemmed by Snowball's original Porter stemmer (SQLite's FTS5
 ///   `porter` tokenizer is the same algorithm), at positions that leave a gap between fields: a word's tokens match
@@ -69,7 +70,10 @@ enum PostgresItemSchema {
         CREATE TABLE item_search (
             seq bigint PRIMARY KEY REFERENCES item(seq) ON DELETE CASCADE,
             household_id uuid NOT NULL,
-            document tsvector NOT NULL
+            document tsvector NOT NULL,
+            name_key text COLLATE "C" NOT NULL,
+            value_minor bigint NOT NULL,
+            created_at bigint NOT NULL
         )
         """,
         "CREATE INDEX item_search_by_household ON item_search USING gin (household_id, document)",

@@ -133,7 +133,7 @@ import Testing
             var draft = lamp.draft
             draft.name = "Brass lamp"
             draft.tags = ["brass", "Lighting"]
-            draft.purchasePrice = usd(7_000)
+            draft.purchasePrice = usd(1_000_000)
             draft.quantity = 2
             draft.roomID = nil
             let later = Self.start.addingTimeInterval(60)
@@ -147,6 +147,11 @@ import Testing
             // The search follows the change: the old name's words are gone, the new tag is found.
             #expect(try await all(f, ItemQuery(search: "emile")) == ["emile chair"])
             #expect(try await all(f, ItemQuery(search: "brass")) == ["Brass lamp"])
+            // Its new value sorts it, whichever way the search is listed (PostgreSQL's index keeps a copy of the sort keys).
+            for (plan, lister) in listers(f.items) {
+                #expect(try await all(f, ItemQuery(search: "lamp", sort: .value, limit: 1), lister: lister) == ["Brass lamp", "Reading light"],
+                        "\(plan)")
+            }
 
             try await f.items.deleteItem(f.home.id, lamp.id)
             await #expect(throws: DomainError.notFound("The item")) { try await f.items.item(f.home.id, lamp.id) }
