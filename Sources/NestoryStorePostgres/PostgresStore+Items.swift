@@ -411,12 +411,20 @@ extension PostgresStore: ItemStore {
                 SELECT \(itemColumns) FROM m AS w JOIN item i ON i.seq = w.seq ORDER BY \(key.order)
                 """, binds: matches.binds)
         }
+        // With filters: the matches sorted by the index's copy of the keys, then each one's item read in that order and
+        // tested (a LATERAL sub-select, so not a join of every match), until a page and one pass.
+        var matches = try ListConditions(householdID, search: query.search, filter: query.filter)
+        let filters = matches.conditions
+        matches.conditions = ["s.household_id = \(matches.household)", "s.document @@ \(matches.tsquery ?? tsquery)"]
+        if let cursor = query.after { try matches.after(cursor, sort: query.sort, alias: "s") }
+        let key = walkKey(query.sort)
         return PostgresQuery(unsafeSQL: """
-            WITH m AS MATERIALIZED (
-                SELECT s.seq FROM item_search s WHERE s.household_id = \(conditions.household) AND s.document @@ \(tsquery))
-            SELECT \(itemColumns) FROM m JOIN item i ON i.seq = m.seq WHERE \(conditions.filterClause)
-            ORDER BY \(order(query.sort)) LIMIT \(limit)
-            """, binds: conditions.binds)
+            SELECT \(itemColumns) FROM (
+                SELECT s.seq, \(key.column.replacingOccurrences(of: "i.", with: "s.")) AS k FROM item_search s
+                WHERE \(matches.filterClause) ORDER BY \(order(query.sort, alias: "s")) OFFSET 0) AS w
+            CROSS JOIN LATERAL (SELECT * FROM item i WHERE i.seq = w.seq AND \(filters.joined(separator: " AND ")) LIMIT 1) AS i
+            ORDER BY \(key.order) LIMIT \(limit)
+            """, binds: matches.binds)
     }
 
     /// How many items the walk would pass (after filters and cursor), counting stops at `budget`.
