@@ -3,8 +3,9 @@
 /// - `item` as on SQLite: `seq` (the order items were added: the lists' tie-break and the page cursor's), money in
 ///   minor units, `value_minor` = price × quantity (-1 without a price), `name_key` in byte order (`COLLATE "C"`,
 ///   as SQLite's BINARY), the photo and receipt counts the filters read.
-/// - `item_search`: one document per item, carrying its household and its sort keys (copied from `item` whenever the
-///   document is written, so a search's matches are sorted without reading their items), in a GIN index on (household, document)
+/// - `item_search`: one document per item, carrying its household and its sort keys (copied from `item` when the
+///   document is first written, then by a trigger on every change of them, so a search's matches are sorted without
+///   reading their items), in a GIN index on (household, document)
 ///   (`btree_gin` gives uuid a GIN operator class), so a search reads only its household's postings. Documents are
 ///   made from tokens cut by `Text.searchTokens`, each stemmed by Snowball's original Porter stemmer (SQLite's FTS5
 ///   `porter` tokenizer is the same algorithm), at positions that leave a gap between fields: a word's tokens match
@@ -77,6 +78,20 @@ enum PostgresItemSchema {
         )
         """,
         "CREATE INDEX item_search_by_household ON item_search USING gin (household_id, document)",
+        // The index's copy of the sort keys follows every change of them, whoever makes it.
+        """
+        CREATE FUNCTION nestory_item_search_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE item_search SET name_key = NEW.name_key, value_minor = NEW.value_minor, created_at = NEW.created_at
+            WHERE seq = NEW.seq;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER item_search_keys AFTER UPDATE OF name_key, price_minor, quantity, created_at ON item
+        FOR EACH ROW EXECUTE FUNCTION nestory_item_search_keys()
+        """,
         // A token as FTS5's porter tokenizer leaves it: stemmed when 3 to 64 bytes long, else as it is.
         """
         CREATE FUNCTION nestory_stem(token text) RETURNS text LANGUAGE sql STABLE AS $$

@@ -148,8 +148,7 @@ extension PostgresStore: ItemStore {
             INSERT INTO item_search (seq, household_id, document, name_key, value_minor, created_at)
             SELECT seq, household_id, nestory_document(\(tokens)::text[], \(positions)::integer[]), name_key, value_minor, created_at
             FROM item WHERE seq = \(seq) AND household_id = \(householdID.rawValue)
-            ON CONFLICT (seq) DO UPDATE SET document = excluded.document, name_key = excluded.name_key,
-                value_minor = excluded.value_minor, created_at = excluded.created_at
+            ON CONFLICT (seq) DO UPDATE SET document = excluded.document
             """, logger: logger)
     }
 
