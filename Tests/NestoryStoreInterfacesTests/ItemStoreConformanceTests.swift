@@ -179,6 +179,37 @@ import Testing
     }
 
     @Test(arguments: Engine.available)
+    func countersHoldUnderSimultaneousWrites(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Self.start)
+            let rooms = try await stores.items.rooms(home.id)
+            // Four writers at once: 25 items each, 13 in one room and 12 in another, one in five without a price.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask {
+                        for index in 0..<25 {
+                            let price = index % 5 == 0 ? nil : try Money(minorUnits: 1_000, currency: .usd)
+                            _ = try await stores.items.createItem(home.id, ItemDraft(name: "Thing \(writer)-\(index)", purchasePrice: price,
+                                                                                     currency: .usd, roomID: rooms[index % 2].id),
+                                                                  now: Self.start, today: nil, plan: nil)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let summary = try await stores.items.summary(home.id)
+            #expect(summary.itemCount == 100)
+            #expect(summary.needsValue == 20)
+            #expect(summary.estimatedValue == [usd(80 * 1_000)])
+            #expect(summary.roomsInUse == 2)
+            #expect(try await stores.items.itemsByRoom(home.id).map(\.itemCount) == [52, 48])
+            #expect(try await all(Fixture(stores: stores, home: home, other: home, rooms: rooms, categories: [], made: [],
+                                          otherItem: Item(householdID: home.id, draft: ItemDraft(name: "-", currency: .usd), createdAt: Self.start)),
+                                  ItemQuery(search: "thing", limit: 30)).count == 100)
+        }
+    }
+
+    @Test(arguments: Engine.available)
     func everySortPagesThroughEveryItemInItsOrder(engine: Engine) async throws {
         try await withStores(engine) { stores in
             let f = try await fixture(stores)
