@@ -92,11 +92,14 @@ enum PostgresItemSchema {
         CREATE TRIGGER item_search_keys AFTER UPDATE OF name_key, price_minor, quantity, created_at ON item
         FOR EACH ROW EXECUTE FUNCTION nestory_item_search_keys()
         """,
-        // A token as FTS5's porter tokenizer leaves it: stemmed when 3 to 64 bytes long, else as it is.
+        // A token as FTS5's porter tokenizer leaves it: stemmed when 3 to 64 bytes long, else as it is; and FTS5's one
+        // rule the published algorithm lacks: "-logi" becomes "-log" after a stem with a vowel then a consonant
+        // ("symbology" → symbolog).
         """
         CREATE FUNCTION nestory_stem(token text) RETURNS text LANGUAGE sql STABLE AS $$
-            SELECT CASE WHEN octet_length(token) BETWEEN 3 AND 64
-                        THEN COALESCE(NULLIF((ts_lexize('nestory_porter', token))[1], ''), token) ELSE token END
+            SELECT CASE WHEN stem ~ 'logi$' AND left(stem, -4) ~ '[aeiouy][^aeiouy]' THEN left(stem, -1) ELSE stem END
+            FROM (SELECT CASE WHEN octet_length(token) BETWEEN 3 AND 64
+                              THEN COALESCE(NULLIF((ts_lexize('nestory_porter', token))[1], ''), token) ELSE token END AS stem) AS s
         $$
         """,
         // A document from tokens and their positions: each token stemmed, positions merged per lexeme (at most 256,
