@@ -338,6 +338,20 @@ import Testing
     }
 
     @Test(arguments: Engine.available)
+    func stemsFollowFTS5sPorterToo(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Self.start)
+            _ = try await stores.items.createItem(home.id, ItemDraft(name: "Mythology textbook", currency: .usd), now: Self.start, today: nil, plan: nil)
+            let f = Fixture(stores: stores, home: home, other: home, rooms: [], categories: [], made: [], otherItem: Item(
+                householdID: home.id, draft: ItemDraft(name: "-", currency: .usd), createdAt: Self.start))
+            // FTS5's porter stems "mythology" and "mythologic" alike (its "-logi" → "-log" rule), here a whole word
+            // before the last; "biology" keeps its i (too short a stem before "logi").
+            #expect(try await all(f, ItemQuery(search: "mythologic textbook")) == ["Mythology textbook"])
+            #expect(try await all(f, ItemQuery(search: "mythologies textbooks")) == ["Mythology textbook"])
+        }
+    }
+
+    @Test(arguments: Engine.available)
     func nothingTypedIsSearchSyntax(engine: Engine) async throws {
         try await withStores(engine) { stores in
             let f = try await fixture(stores)
