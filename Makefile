@@ -13,7 +13,7 @@ REPORT_ITEMS ?= 5000
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: install run build test deps test-deps bench bench-store bench-web bench-health bench-images bench-barcodes bench-barcodes-stress bench-receipts bench-backup bench-reports bench-capture bench-valuation release clean format
+.PHONY: install run build test deps test-deps bench bench-store bench-postgres bench-web bench-health bench-images bench-barcodes bench-barcodes-stress bench-receipts bench-backup bench-reports bench-capture bench-valuation release clean format
 
 ## Install what is missing, build the optimised binary, and start the server on the embedded SQLite default.
 run: deps
@@ -60,6 +60,10 @@ bench: bench-store bench-web
 ## Store queries on an $(ITEMS)-item demo household, beside the same SQL run raw.
 bench-store: test-deps release
 	./scripts/bench-store.sh $(ITEMS)
+
+## The same store queries on PostgreSQL (a throwaway cluster, $(ITEMS) items loaded through the store), beside raw SQL.
+bench-postgres: test-deps release
+	./scripts/with-postgres.sh bash -c '.build/release/nestory-bench postgres --url "$$NESTORY_TEST_POSTGRES_URL" --items $(ITEMS)'
 
 ## Page and API latency, requests per second with wrk, idle memory (after bench-store's data).
 bench-web: test-deps release

@@ -343,6 +343,8 @@ let package = Package(
             dependencies: [
                 "NestoryDomain",
                 "NestoryStore",
+                "NestoryStoreInterfaces",
+                "NestoryStorePostgres",
                 "NestoryDemo",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

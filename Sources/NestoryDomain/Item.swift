@@ -263,6 +263,44 @@ public enum Text {
         return String(out)
     }
 
+    /// The words of a search as every engine reads them: letters folded (`searchFold`), split at white space and
+    /// control characters (NUL, escapes, bidi and zero-width marks separate words like spaces), words without a
+    /// letter or digit dropped, at most 16. Nil when none is left (no search filter). Each word is then quoted for
+    /// the engine, so `"`, `*`, `-`, `OR` and `NEAR(` are only text.
+    public static func searchWords(_ text: String) -> [String]? {
+        let words = searchFold(text).split(whereSeparator: { character in
+            character.isWhitespace || character.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
+        })
+            .map(String.init)
+            .filter { word in word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
+            .prefix(16)
+        return words.isEmpty ? nil : Array(words)
+    }
+
+    /// The tokens of text as SQLite's `unicode61 remove_diacritics 2` tokenizer cuts them, for an engine without
+    /// that tokenizer (PostgreSQL): letters folded (`searchFold`), case and accents folded, then runs of
+    /// letters and digits; everything else separates. Stemming is the engine's (the same Porter algorithm).
+    public static func searchTokens(_ text: String) -> [String] {
+        // Width is not folded: unicode61 keeps full-width letters as they are.
+        let folded = searchFold(text).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        var tokens: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in folded.unicodeScalars {
+            if tokenScalars.contains(scalar) {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                tokens.append(String(current))
+                current = String.UnicodeScalarView()
+            }
+        }
+        if !current.isEmpty { tokens.append(String(current)) }
+        return tokens
+    }
+
+    /// unicode61's token characters: letters, marks and numbers (categories L*, M*, N*) and private use (Co);
+    /// spaces, punctuation and symbols separate.
+    static let tokenScalars = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "\u{E000}"..."\u{F8FF}"))
+
     static let foldedLetters: [Unicode.Scalar: String] = [
         "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss", "ẞ": "SS", "ł": "l", "Ł": "L",
         "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i", "ħ": "h", "Ħ": "H", "ŀ": "l", "Ŀ": "L",

@@ -1,6 +1,7 @@
 import Foundation
 package import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     // MARK: - The inventory list
@@ -583,40 +584,27 @@ struct ItemListSQL {
         }
     }
 
-    /// The cursor names the sort and the last row's sort key and sequence number.
+    /// The cursor names the sort and the last row's sort key and sequence number (`ItemPageCursor`, every engine's format).
     static func cursor(after row: Row, sort: ItemSort) -> PageCursor {
-        let seq: Int64 = row[ItemColumns.seq]
-        let key: String
+        let key: ItemPageCursor.Key
         switch sort {
-        case .name: key = Data((row[ItemColumns.nameKey] as String).utf8).base64EncodedString()
-        case .value: key = String(row[ItemColumns.valueMinor] as Int64)
-        case .newest: key = String(row[ItemColumns.createdAt] as Int64)
+        case .name: key = .name(row[ItemColumns.nameKey])
+        case .value: key = .number(row[ItemColumns.valueMinor])
+        case .newest: key = .number(row[ItemColumns.createdAt])
         }
-        return PageCursor(rawValue: "\(sort.rawValue).\(key).\(seq)")
+        return ItemPageCursor.make(sort: sort, key: key, seq: row[ItemColumns.seq])
     }
 
     /// A cursor's sort key (the name key, or the value or created time) and sequence number; nil when it is not one of
     /// this sort's cursors (`cursor(after:sort:)` writes them).
     static func cursorKey(_ cursor: PageCursor, sort: ItemSort) -> (key: CursorKey, seq: Int64)? {
-        let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == sort.rawValue, let seq = Int64(parts[2]) else { return nil }
-        switch sort {
-        case .name:
-            guard let data = Data(base64Encoded: String(parts[1])), let key = String(data: data, encoding: .utf8) else { return nil }
-            return (.name(key), seq)
-        case .value, .newest:
-            guard let key = Int64(parts[1]) else { return nil }
-            return (.number(key), seq)
-        }
+        ItemPageCursor.parse(cursor, sort: sort)
     }
 
-    enum CursorKey {
-        case name(String)
-        case number(Int64)
-    }
+    typealias CursorKey = ItemPageCursor.Key
 
     static func cursorCondition(_ cursor: PageCursor, sort: ItemSort) throws -> (String, [any DatabaseValueConvertible]) {
-        let invalid = DomainError.invalid(field: "cursor", message: "That page link is out of date; start again from the first page.")
+        let invalid = ItemPageCursor.outOfDate
         guard let (key, seq) = cursorKey(cursor, sort: sort) else { throw invalid }
         switch (sort, key) {
         case (.name, .name(let name)): return ("(item.name_key, item.seq) > (?, ?)", [name, seq])

@@ -15,15 +15,5 @@ enum SearchText {
     }
 
     /// The words searched for (letters folded as the index folds them), at most 16; nil when there are none.
-    static func words(_ text: String) -> [String]? {
-        // Control characters (NUL, escapes, bidi and zero-width marks) separate words like spaces: FTS5
-        // would stop reading a query at a NUL, and nobody means to search for them.
-        let words = Text.searchFold(text).split(whereSeparator: { character in
-            character.isWhitespace || character.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) }
-        })
-            .map(String.init)
-            .filter { word in word.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) } }
-            .prefix(16)
-        return words.isEmpty ? nil : Array(words)
-    }
+    static func words(_ text: String) -> [String]? { Text.searchWords(text) }
 }

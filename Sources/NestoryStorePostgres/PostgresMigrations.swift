@@ -135,6 +135,7 @@ enum PostgresMigrations {
             "ALTER TABLE job ADD COLUMN claimed_by text, ADD COLUMN lease_until bigint",
             "CREATE INDEX job_running_lease ON job(lease_until) WHERE state = 'running'",
         ]),
+        Change(id: "2026-11-29-items", sql: PostgresItemSchema.statements),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -8,6 +8,7 @@ import NestoryStore
 // (the statements the facade ran, prepared once on a connection of their own), the two interleaved run by run,
 // in R rounds; prints the median over the rounds of each round's p50 and p95.
 // `--only TEXT` measures only the queries whose name contains TEXT and prints each statement they run with its time.
+// nestory-bench postgres --url postgres://… [--items N]: the same on PostgreSQL (PostgresBench.swift).
 
 struct Options {
     var dataPath = "./bench-data"
@@ -15,6 +16,8 @@ struct Options {
     var rounds = 5
     var command = "store"
     var only: String?
+    var url: String?
+    var items = 100_000
 
     init(_ args: [String]) {
         var it = args.dropFirst().makeIterator()
@@ -25,6 +28,8 @@ struct Options {
             case "--runs": runs = Int(it.next() ?? "") ?? runs
             case "--rounds": rounds = max(1, Int(it.next() ?? "") ?? rounds)
             case "--only": only = it.next()
+            case "--url": url = it.next()
+            case "--items": items = Int(it.next() ?? "") ?? items
             default: fatalError("unknown argument \(arg)")
             }
         }
@@ -188,6 +193,12 @@ func runStore(_ options: Options) throws {
     print("Store queries: \(summary.itemCount) items in one household; \(options.rounds) rounds of \(perRound) runs each, ours and the")
     print("same statements bare (prepared once) interleaved run by run; p50 and p95 are the medians of the rounds' figures; page size 50")
     print("")
+    printTable(results)
+    try database.close()
+}
+
+/// The results as a Markdown table: each query's p50 and p95, the bare statements' beside them and the ratio of the p95s.
+func printTable(_ results: [Result]) {
     func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
     func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
     let header = [pad("query", 52), lpad("rows", 5), lpad("p50 ms", 8), lpad("p95 ms", 8), lpad("raw p50", 8), lpad("raw p95", 8),
@@ -203,11 +214,11 @@ func runStore(_ options: Options) throws {
                       lpad(ratio.map { String(format: "%.2f×", $0) } ?? "-", 10), lpad("≤\(Int(r.target))", 8), lpad(ok ? "yes" : "NO", 4)]
             .joined(separator: " | ") + " |")
     }
-    try database.close()
 }
 
 let options = Options(CommandLine.arguments)
 switch options.command {
 case "store": try runStore(options)
-default: fatalError("unknown benchmark \(options.command); known: store")
+case "postgres": try await runPostgres(options)
+default: fatalError("unknown benchmark \(options.command); known: store, postgres")
 }

@@ -25,6 +25,7 @@ enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
 struct Stores: Sendable {
     let accounts: any AccountStore
     let jobs: any JobStore
+    let items: any ItemStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -43,11 +44,11 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
             try? database.close()
             try? FileManager.default.removeItem(at: folder.url)
         }
-        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database)))
+        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
-            let result = try await body(Stores(accounts: store, jobs: store))
+            let result = try await body(Stores(accounts: store, jobs: store, items: store))
             await store.close()
             return result
         } catch {

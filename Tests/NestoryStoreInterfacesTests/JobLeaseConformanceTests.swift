@@ -21,7 +21,7 @@ func withTwoServers<T>(_ engine: Engine, _ body: (Stores, any JobStore) async th
             throw error
         }
         do {
-            let result = try await body(Stores(accounts: first, jobs: first), second)
+            let result = try await body(Stores(accounts: first, jobs: first, items: first), second)
             await first.close()
             await second.close()
             return result

@@ -1,0 +1,39 @@
+import Foundation
+import NestoryDomain
+import NestoryStoreInterfaces
+
+/// Items, search, the list and the summary on SQLite, as the async interface: each call runs the store's own method
+/// off the caller's thread (`AppDatabase.offload`). Code that still holds the concrete `AppDatabase` calls the same
+/// methods synchronously.
+public struct SQLiteItemStore: ItemStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (AppDatabase) throws -> T) async throws -> T {
+        try await database.offload(body)
+    }
+
+    public func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate?, plan: Entitlement?) async throws -> Item {
+        try await run { try $0.createItem(householdID, draft, now: now, today: today, plan: plan) }
+    }
+    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item {
+        try await run { try $0.updateItem(householdID, id, draft, now: now, today: today) }
+    }
+    public func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws { try await run { try $0.deleteItem(householdID, id) } }
+    public func item(_ householdID: HouseholdID, _ id: ItemID) async throws -> Item { try await run { try $0.item(householdID, id).item } }
+    public func rooms(_ householdID: HouseholdID) async throws -> [Room] { try await run { try $0.rooms(householdID) } }
+    public func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category] {
+        try await run { try $0.categories(householdID) }
+    }
+    public func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> {
+        try await run { try $0.items(householdID, query) }
+    }
+    public func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) async throws -> (count: Int, exact: Bool) {
+        try await run { try $0.countItems(householdID, search: search, filter: filter, cap: cap) }
+    }
+    public func summary(_ householdID: HouseholdID) async throws -> InventorySummary { try await run { try $0.summary(householdID) } }
+    public func valueByCategory(_ householdID: HouseholdID) async throws -> [CategoryValue] { try await run { try $0.valueByCategory(householdID) } }
+    public func itemsByRoom(_ householdID: HouseholdID) async throws -> [RoomCount] { try await run { try $0.itemsByRoom(householdID) } }
+    public func tags(_ householdID: HouseholdID) async throws -> [(tag: String, count: Int)] { try await run { try $0.tags(householdID) } }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import NestoryDomain
+
+/// Items, their tags and the search over them, the inventory list and the summary figures: one aggregate, because
+/// an item's row, its tags, its search document and the household's counters change together in one transaction.
+///
+/// Every engine keeps the same rules, which the conformance suite (`Tests/NestoryStoreInterfacesTests`) checks
+/// against each:
+/// - what a household asks about is found only in that household; a room or category of another household is refused;
+/// - the list's orders: name A–Z by `Text.foldKey` compared as UTF-8 bytes, value high → low (no value last), newest
+///   first; ties by the order items were added. Pages continue from a cursor (`ItemPageCursor`), never an offset;
+/// - search: every word of `Text.searchWords` must occur (letters, case and accents folded, Porter-stemmed) as a
+///   phrase of its tokens within one field (name, brand, model, serial, notes, tags, receipt text); the last word's
+///   last token is a prefix; nothing typed is syntax;
+/// - the summary and the chart figures are counters kept as items change: reading them costs the same at any size.
+public protocol ItemStore: Sendable {
+    /// Adds an item. The draft is validated against `today` (the household's calendar day; the server's when nil).
+    /// `plan`, when given, is checked in the same transaction as the insert (Free's item limit).
+    func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate?, plan: Entitlement?) async throws -> Item
+    /// Replaces an item's editable fields and tags.
+    func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item
+    func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws
+    /// An item of this household (another household's is not found).
+    func item(_ householdID: HouseholdID, _ id: ItemID) async throws -> Item
+
+    /// The household's rooms and categories, in their order (the places an item may name).
+    func rooms(_ householdID: HouseholdID) async throws -> [Room]
+    func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category]
+
+    /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
+    func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing>
+    /// How many items match a search and filters, at most `cap` (`exact` false when there are more).
+    func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) async throws -> (count: Int, exact: Bool)
+    /// The summary strip's figures.
+    func summary(_ householdID: HouseholdID) async throws -> InventorySummary
+    /// Value by category, one entry per category and currency, largest first.
+    func valueByCategory(_ householdID: HouseholdID) async throws -> [CategoryValue]
+    /// Item counts by room, most first; rooms without items left out.
+    func itemsByRoom(_ householdID: HouseholdID) async throws -> [RoomCount]
+    /// Tags in use, most used first, then by folded tag.
+    func tags(_ householdID: HouseholdID) async throws -> [(tag: String, count: Int)]
+}
+
+/// The list's page cursor, the same on every engine: the sort, the last row's sort key and its sequence number (the
+/// order items were added), `name.<base64 of the name key>.<seq>` or `value|newest.<integer>.<seq>`.
+public enum ItemPageCursor {
+    public enum Key: Equatable, Sendable {
+        /// The name sort's key (`Text.foldKey` of the name).
+        case name(String)
+        /// The value (minor units, -1 without one) or the time added (milliseconds).
+        case number(Int64)
+    }
+
+    public static func make(sort: ItemSort, key: Key, seq: Int64) -> PageCursor {
+        let text: String
+        switch key {
+        case .name(let name): text = Data(name.utf8).base64EncodedString()
+        case .number(let number): text = String(number)
+        }
+        return PageCursor(rawValue: "\(sort.rawValue).\(text).\(seq)")
+    }
+
+    /// The cursor's key and sequence number; nil when it is not one of this sort's cursors.
+    public static func parse(_ cursor: PageCursor, sort: ItemSort) -> (key: Key, seq: Int64)? {
+        let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == sort.rawValue, let seq = Int64(parts[2]) else { return nil }
+        switch sort {
+        case .name:
+            guard let data = Data(base64Encoded: String(parts[1])), let key = String(data: data, encoding: .utf8) else { return nil }
+            return (.name(key), seq)
+        case .value, .newest:
+            guard let key = Int64(parts[1]) else { return nil }
+            return (.number(key), seq)
+        }
+    }
+
+    /// What a cursor that cannot be read is answered with.
+    public static var outOfDate: DomainError {
+        DomainError.invalid(field: "cursor", message: "That page link is out of date; start again from the first page.")
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import NestoryDomain
+import PostgresNIO
+
+/// Hooks for `nestory-bench postgres`: the statements the store runs, run bare beside it.
+extension PostgresStore {
+    /// A statement as the store would send it, to run again and again.
+    package struct RawStatement: Sendable {
+        let query: PostgresQuery
+        /// How many rows the store reads of it at most.
+        let rowLimit: Int
+    }
+
+    /// The statements `items` runs for this query, in order (it runs them to find out which).
+    package func rawPage(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> [RawStatement] {
+        let rowLimit = query.limit + 1
+        guard Self.searchQuery(query.search) != nil else { return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)] }
+        let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: Self.walkBudget)), rowLimit: rowLimit)
+        guard try await run([walk]) <= query.limit else { return [walk] }
+        let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: Self.walkBudget), rowLimit: 1)
+        var count = 0
+        for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
+        guard count >= Self.walkBudget else { return [walk, candidates] }
+        return [walk, candidates, RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
+    }
+
+    /// The statements `summary` runs, in order.
+    package static func rawSummary(_ householdID: HouseholdID) -> [RawStatement] {
+        [
+            RawStatement(query: "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(householdID.rawValue)", rowLimit: 1),
+            RawStatement(query: "SELECT items, documented, no_photo, no_receipt, no_value, high_value FROM item_stats WHERE household_id = \(householdID.rawValue)", rowLimit: 1),
+            RawStatement(query: "SELECT currency, total FROM value_total WHERE household_id = \(householdID.rawValue) AND items > 0", rowLimit: .max),
+            RawStatement(query: "SELECT count(*) FROM room_total WHERE household_id = \(householdID.rawValue) AND room_id IS NOT NULL AND items > 0", rowLimit: 1),
+        ]
+    }
+
+    /// Runs statements on one connection, reading their rows without decoding them; how many rows were read.
+    package func run(_ statements: [RawStatement]) async throws -> Int {
+        try await withStoreErrors {
+            try await client.withConnection { connection in
+                var read = 0
+                for statement in statements {
+                    var rows = 0
+                    for try await _ in try await connection.query(statement.query, logger: logger) {
+                        rows += 1
+                        if rows >= statement.rowLimit { break }
+                    }
+                    read += rows
+                }
+                return read
+            }
+        }
+    }
+
+    /// The plan PostgreSQL runs a statement by, with its timings (`EXPLAIN (ANALYZE, BUFFERS)`).
+    package func explain(_ statement: RawStatement) async throws -> String {
+        try await withStoreErrors {
+            var lines: [String] = []
+            let query = PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, BUFFERS) " + statement.query.sql, binds: statement.query.binds)
+            for try await line in try await client.query(query, logger: logger).decode(String.self) { lines.append(line) }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// Brings the planner's statistics up to date (after a bulk load).
+    package func analyze() async throws {
+        try await withStoreErrors { _ = try await client.query("ANALYZE", logger: logger) }
+    }
+}
