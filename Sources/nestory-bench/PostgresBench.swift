@@ -100,30 +100,14 @@ func runPostgres(_ options: Options) async throws {
         rows[index] = try await c.ours()
         try await c.raw?()
     }
-    let perRound = max(1, options.runs / options.rounds)
-    var roundP50: [[Double]] = Array(repeating: [], count: cases.count), roundP95 = roundP50
-    var rawRoundP50 = roundP50, rawRoundP95 = roundP50
-    for _ in 0..<options.rounds {
-        for (index, c) in cases.enumerated() {
-            var ours: [Double] = [], bare: [Double] = []
-            for _ in 0..<perRound {
-                ours.append(try await asyncMilliseconds { _ = try await c.ours() })
-                if let rawBody = c.raw { bare.append(try await asyncMilliseconds { try await rawBody() }) }
-            }
-            roundP50[index].append(percentile(ours, 0.5))
-            roundP95[index].append(percentile(ours, 0.95))
-            if !bare.isEmpty {
-                rawRoundP50[index].append(percentile(bare, 0.5))
-                rawRoundP95[index].append(percentile(bare, 0.95))
-            }
+    let results = try await measureRounds(cases.map { ($0.name, $0.target) }, rows: rows, runs: options.runs, rounds: options.rounds) { index, bare in
+        if bare {
+            guard let body = cases[index].raw else { return nil }
+            return try await asyncMilliseconds { try await body() }
         }
+        return try await asyncMilliseconds { _ = try await cases[index].ours() }
     }
-    let results = cases.indices.map { index in
-        Result(name: cases[index].name, target: cases[index].target, p50: median(roundP50[index]), p95: median(roundP95[index]),
-               rawP50: rawRoundP50[index].isEmpty ? nil : median(rawRoundP50[index]),
-               rawP95: rawRoundP95[index].isEmpty ? nil : median(rawRoundP95[index]), rows: rows[index])
-    }
-    print("PostgreSQL \(try await store.serverVersion()): \(summary.itemCount) items in one household; \(options.rounds) rounds of \(perRound)")
+    print("PostgreSQL \(try await store.serverVersion()): \(summary.itemCount) items in one household; \(options.rounds) rounds of \(max(1, options.runs / options.rounds))")
     print("runs each, ours and the same statements bare (rows read, not decoded) interleaved run by run; p50 and p95 are the")
     print("medians of the rounds' figures; page size 50")
     print("")

@@ -68,7 +68,38 @@ struct Result {
     let rows: Int
 }
 
-func runStore(_ options: Options) throws {
+/// Times each case `runs` times in all, in `rounds` rounds, ours then the bare statements interleaved run by run, and
+/// gives the medians of the rounds' p50 and p95 (the SQLite and PostgreSQL benchmarks both). `time(index, bare)` runs
+/// case `index` once (its bare statements with `bare`) and returns the milliseconds, nil when it has no bare side;
+/// `rows` are what each case returned when warmed.
+func measureRounds(_ cases: [(name: String, target: Double)], rows: [Int], runs: Int, rounds: Int,
+                   time: (_ index: Int, _ bare: Bool) async throws -> Double?) async rethrows -> [Result] {
+    let perRound = max(1, runs / rounds)
+    var roundP50: [[Double]] = Array(repeating: [], count: cases.count), roundP95 = roundP50
+    var rawRoundP50 = roundP50, rawRoundP95 = roundP50
+    for _ in 0..<rounds {
+        for index in cases.indices {
+            var ours: [Double] = [], bare: [Double] = []
+            for _ in 0..<perRound {
+                if let ms = try await time(index, false) { ours.append(ms) }
+                if let ms = try await time(index, true) { bare.append(ms) }
+            }
+            roundP50[index].append(percentile(ours, 0.5))
+            roundP95[index].append(percentile(ours, 0.95))
+            if !bare.isEmpty {
+                rawRoundP50[index].append(percentile(bare, 0.5))
+                rawRoundP95[index].append(percentile(bare, 0.95))
+            }
+        }
+    }
+    return cases.indices.map { index in
+        Result(name: cases[index].name, target: cases[index].target, p50: median(roundP50[index]), p95: median(roundP95[index]),
+               rawP50: rawRoundP50[index].isEmpty ? nil : median(rawRoundP50[index]),
+               rawP95: rawRoundP95[index].isEmpty ? nil : median(rawRoundP95[index]), rows: rows[index])
+    }
+}
+
+func runStore(_ options: Options) async throws {
     let database = try AppDatabase.open(DataFolder(path: options.dataPath), mode: .migrateExisting)
     guard let household = try database.allHouseholds().max(by: { try! database.summary($0.id).itemCount < database.summary($1.id).itemCount }) else {
         fatalError("no household in \(options.dataPath): run `nestory demo` first")
@@ -166,31 +197,12 @@ func runStore(_ options: Options) throws {
         rows[index] = try c.ours()
         try c.raw?()
     }
-    let perRound = max(1, options.runs / options.rounds)
-    var roundP50: [[Double]] = Array(repeating: [], count: cases.count), roundP95 = roundP50
-    var rawRoundP50 = roundP50, rawRoundP95 = roundP50
-    for _ in 0..<options.rounds {
-        for (index, c) in cases.enumerated() {
-            var ours: [Double] = [], bare: [Double] = []
-            for _ in 0..<perRound {
-                ours.append(try milliseconds { _ = try c.ours() })
-                if let rawBody = c.raw { bare.append(try milliseconds { try rawBody() }) }
-            }
-            roundP50[index].append(percentile(ours, 0.5))
-            roundP95[index].append(percentile(ours, 0.95))
-            if !bare.isEmpty {
-                rawRoundP50[index].append(percentile(bare, 0.5))
-                rawRoundP95[index].append(percentile(bare, 0.95))
-            }
-        }
-    }
-    let results = cases.indices.map { index in
-        Result(name: cases[index].name, target: cases[index].target, p50: median(roundP50[index]), p95: median(roundP95[index]),
-               rawP50: rawRoundP50[index].isEmpty ? nil : median(rawRoundP50[index]),
-               rawP95: rawRoundP95[index].isEmpty ? nil : median(rawRoundP95[index]), rows: rows[index])
+    let results = try await measureRounds(cases.map { ($0.name, $0.target) }, rows: rows, runs: options.runs, rounds: options.rounds) { index, bare in
+        if bare { return try cases[index].raw.map { body in try milliseconds { try body() } } }
+        return try milliseconds { _ = try cases[index].ours() }
     }
 
-    print("Store queries: \(summary.itemCount) items in one household; \(options.rounds) rounds of \(perRound) runs each, ours and the")
+    print("Store queries: \(summary.itemCount) items in one household; \(options.rounds) rounds of \(max(1, options.runs / options.rounds)) runs each, ours and the")
     print("same statements bare (prepared once) interleaved run by run; p50 and p95 are the medians of the rounds' figures; page size 50")
     print("")
     printTable(results)
@@ -218,7 +230,7 @@ func printTable(_ results: [Result]) {
 
 let options = Options(CommandLine.arguments)
 switch options.command {
-case "store": try runStore(options)
+case "store": try await runStore(options)
 case "postgres": try await runPostgres(options)
 default: fatalError("unknown benchmark \(options.command); known: store, postgres")
 }

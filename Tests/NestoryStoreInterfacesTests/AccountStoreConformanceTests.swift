@@ -290,17 +290,15 @@ import Testing
 @Suite(.enabled(if: Engine.available.contains(.postgres)))
 struct SignInFailuresAcrossServersTests {
     @Test func failuresRecordedOnOneServerCountOnTheOther() async throws {
-        let schema = freshSchemaName()
-        let first = try await openPostgres(schema: schema)
-        let second = try await openPostgres(schema: schema)
-        defer { Task { await first.close(); await second.close() } }
-        let now = Date(millis: 1_763_800_000_000)
-        for index in 0..<3 {
-            let server = index % 2 == 0 ? first : second
-            try await server.recordSignInFailure("user:a", at: now.addingTimeInterval(Double(index)), forgetBefore: now.addingTimeInterval(-900))
+        try await withTwoPostgresStores { first, second in
+            let now = Date(millis: 1_763_800_000_000)
+            for index in 0..<3 {
+                let server = index % 2 == 0 ? first : second
+                try await server.recordSignInFailure("user:a", at: now.addingTimeInterval(Double(index)), forgetBefore: now.addingTimeInterval(-900))
+            }
+            #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 3)
+            try await second.clearSignInFailures("user:a")
+            #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 0)
         }
-        #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 3)
-        try await second.clearSignInFailures("user:a")
-        #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 0)
     }
 }

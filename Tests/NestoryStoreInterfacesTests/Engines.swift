@@ -76,3 +76,24 @@ func openPostgres(migrate: Bool = true, schema: String = freshSchemaName())
 func freshSchemaName() -> String {
     "t_" + String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20))
 }
+
+/// Two PostgreSQL stores, each with its own pool, on one new schema: two servers on one database. Both are closed after.
+func withTwoPostgresStores<T>(_ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
+    let schema = freshSchemaName()
+    let first = try await openPostgres(schema: schema)
+    let second: PostgresStore
+    do { second = try await openPostgres(schema: schema) } catch {
+        await first.close()
+        throw error
+    }
+    do {
+        let result = try await body(first, second)
+        await first.close()
+        await second.close()
+        return result
+    } catch {
+        await first.close()
+        await second.close()
+        throw error
+    }
+}

@@ -13,22 +13,8 @@ func withTwoServers<T>(_ engine: Engine, _ body: (Stores, any JobStore) async th
     case .sqlite:
         return try await withStores(.sqlite) { stores in try await body(stores, stores.jobs) }
     case .postgres:
-        let schema = freshSchemaName()
-        let first = try await openPostgres(schema: schema)
-        let second: PostgresStore
-        do { second = try await openPostgres(schema: schema) } catch {
-            await first.close()
-            throw error
-        }
-        do {
-            let result = try await body(Stores(accounts: first, jobs: first, items: first), second)
-            await first.close()
-            await second.close()
-            return result
-        } catch {
-            await first.close()
-            await second.close()
-            throw error
+        return try await withTwoPostgresStores { first, second in
+            try await body(Stores(accounts: first, jobs: first, items: first), second)
         }
     }
 }

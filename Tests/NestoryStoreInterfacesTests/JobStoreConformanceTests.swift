@@ -203,10 +203,10 @@ import Testing
 @Suite(.enabled(if: Engine.available.contains(.postgres)))
 struct JobsAcrossServersTests {
     @Test func twoServersClaimingTogetherRunEachJobOnce() async throws {
-        let schema = freshSchemaName()
-        let first = try await openPostgres(schema: schema)
-        let second = try await openPostgres(schema: schema)
-        defer { Task { await first.close(); await second.close() } }
+        try await withTwoPostgresStores { first, second in try await Self.claimTogether(first, second) }
+    }
+
+    static func claimTogether(_ first: PostgresStore, _ second: PostgresStore) async throws {
         let now = Date(millis: 1_763_800_000_000)
         let home = try await first.createHousehold(name: "Home", currency: .usd, now: now)
         for index in 0..<60 {
