@@ -52,6 +52,10 @@ final class FakeProviders: Sendable {
     var calls: [String] { log.entries }
     var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+    /// How long the tests that expect an answer let a provider wait: this server answers on Swift's shared threads,
+    /// which a full test run on two cores keeps busy for seconds at a time (the providers' own 4 s timed out there).
+    static let patientTimeout: TimeInterval = 60
+
     func stop() { task.cancel() }
 
     static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
@@ -73,7 +77,7 @@ struct ProviderContractTests {
     func openFoodFacts() async throws {
         let server = try await FakeProviders()
         defer { server.stop() }
-        let provider = OpenFoodFacts(base: server.base)
+        let provider = OpenFoodFacts(base: server.base, timeout: FakeProviders.patientTimeout)
         let found = try await provider.lookup(try #require(GTIN(FakeProviders.nutella)))
         #expect(found?.name == "Nutella" && found?.brand == "Ferrero" && found?.category == "Spreads")
         #expect(try await provider.lookup(try #require(GTIN("5000112548167"))) == nil)
@@ -83,7 +87,7 @@ struct ProviderContractTests {
     func upcItemDB() async throws {
         let server = try await FakeProviders()
         defer { server.stop() }
-        let provider = UPCItemDB(base: server.base)
+        let provider = UPCItemDB(base: server.base, timeout: FakeProviders.patientTimeout)
         let found = try await provider.lookup(try #require(GTIN(FakeProviders.headphones)))
         #expect(found?.name == "Apple EarPods with Lightning Connector" && found?.brand == "Apple" && found?.category == "Headphones")
         #expect(try await provider.lookup(try #require(GTIN("036000291452"))) == nil)
@@ -148,7 +152,8 @@ struct ProductLookupTests {
         let store = try Store()
         let db = store.database
         let household = try db.createHousehold(name: "Home", currency: .usd, now: Date())
-        let lookup = ProductLookup(database: db, providers: [OpenFoodFacts(base: server.base), UPCItemDB(base: server.base)])
+        let lookup = ProductLookup(database: db, providers: [OpenFoodFacts(base: server.base, timeout: FakeProviders.patientTimeout),
+                                                                UPCItemDB(base: server.base, timeout: FakeProviders.patientTimeout)])
 
         let off = try await lookup.lookup(FakeProviders.nutella, household: household.id)
         #expect(off.match == nil && off.notices.contains { $0.contains("off") })
