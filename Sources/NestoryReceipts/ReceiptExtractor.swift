@@ -931,13 +931,15 @@ public struct ReceiptExtractor: Sendable {
         return respaced(value.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: ",:-*#"))))
     }
 
+    /// A word of two to eight letters in brackets, a full stop allowed before the closing one: `(KL)`, `(KI.)`.
+    private static let bracketedWord = try! NSRegularExpression(pattern: #"\(([A-Za-z]{2,8})\.?\)"#)
+
     /// A region in brackets after a company's name (`(KL)`, `(JOHOR)`, `(M)` for Malaysia) with one letter misread as
     /// its look-alike is that region: `GARDENIA BAKERIES (KI.) SDN BHD` → `(KL)`.
     static func placeInBrackets(_ name: String) -> String {
         guard name.contains("(") else { return name }
         var result = name
-        let brackets = try! NSRegularExpression(pattern: #"\(([A-Za-z]{2,8})\.?\)"#)
-        for match in brackets.matches(in: name, range: NSRange(name.startIndex..., in: name)).reversed() {
+        for match in bracketedWord.matches(in: name, range: NSRange(name.startIndex..., in: name)).reversed() {
             guard let range = Range(match.range(at: 1), in: name) else { continue }
             let word = name[range].uppercased()
             guard !Lexicon.placeWords.contains(word) else { continue }

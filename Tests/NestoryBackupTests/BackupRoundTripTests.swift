@@ -161,10 +161,8 @@ struct BackupRoundTripTests {
     func intoAnotherHousehold() throws {
         let ws = try Workspace()
         let database = try ws.database("a")
-        let first = try ws.seeded(database, items: 10)
+        let (first, archive) = try ws.seededArchive(database, items: 10)
         let second = try database.createHousehold(name: "Cabin", currency: .usd, now: ws.now)
-        let archive = ws.file("backup.zip")
-        try BackupWriter(database: database).write(household: first.id, to: archive)
         let summary = try BackupReader(database: database).restore(archive, into: second.id, mode: .merge).summary
         #expect(summary.items.added == 11)
         #expect(try database.summary(second.id).itemCount == 11)

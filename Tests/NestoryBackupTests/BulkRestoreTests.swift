@@ -52,9 +52,7 @@ struct BulkRestoreTests {
     func newHousehold() throws {
         let ws = try Workspace()
         let source = try ws.database("a")
-        let household = try ws.seeded(source, items: 120)
-        let archive = ws.file("backup.zip")
-        try BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now)
+        let (household, archive) = try ws.seededArchive(source, items: 120)
 
         let small = try ws.database("small"), bulk = try ws.database("bulk")
         let (smallBefore, bulkBefore) = (try schema(small), try schema(bulk))
@@ -153,10 +151,8 @@ struct BulkRestoreTests {
     func intoAnotherHousehold() throws {
         let ws = try Workspace()
         let database = try ws.database("a")
-        let first = try ws.seeded(database, items: 10)
+        let (first, archive) = try ws.seededArchive(database, items: 10)
         let second = try database.createHousehold(name: "Cabin", currency: .usd, now: ws.now)
-        let archive = ws.file("backup.zip")
-        try BackupWriter(database: database).write(household: first.id, to: archive)
         let before = try schema(database)
         let summary = try restore(database, archive, into: second.id, mode: .merge, rebuildMinimum: 1)
         #expect(try schema(database).version > before.version)
@@ -205,9 +201,7 @@ struct BulkRestoreTests {
     func failureHalfWay() throws {
         let ws = try Workspace()
         let source = try ws.database("a")
-        let household = try ws.seeded(source, items: 60)
-        let archive = ws.file("backup.zip")
-        try BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now)
+        let (household, archive) = try ws.seededArchive(source, items: 60)
 
         // Into an empty server (a new household), failing among the items and after the photos.
         for (name, items, inReceipts) in [("items", 30, false), ("receipts", Int.max, true)] {

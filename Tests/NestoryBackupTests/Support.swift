@@ -25,6 +25,14 @@ final class Workspace {
 
     func file(_ name: String) -> URL { root.appendingPathComponent(name) }
 
+    /// A seeded household (`seeded`) and its archive, written to `backup.zip`.
+    func seededArchive(_ database: AppDatabase, items: Int) throws -> (household: Household, archive: URL) {
+        let household = try seeded(database, items: items)
+        let archive = file("backup.zip")
+        try BackupWriter(database: database).write(household: household.id, to: archive, now: now)
+        return (household, archive)
+    }
+
     /// A demo household with photos and receipts, plus a Unicode item with tags and an unlinked receipt.
     func seeded(_ database: AppDatabase, items: Int = 60, name: String = "Demo Household") throws -> Household {
         let household = try DemoSeeder.seed(database, name: name, count: items, seed: 7, now: now)
