@@ -190,7 +190,7 @@ import Testing
         let folder = CLI.Folder()
         let server = try CLI.Server(folder: folder)
         defer { server.stop() }
-        let health = try #require(await server.health(), "the server did not answer within 10 s")
+        let health = try #require(await server.health(), "the server did not answer within 30 s")
         #expect(health.contains("\"status\":\"ok\""))
         #expect(server.process.isRunning)
     }
@@ -209,7 +209,7 @@ import Testing
 
         let server = try CLI.Server(folder: folder)
         defer { server.stop() }
-        #expect(await server.health() != nil, "the server did not answer within 10 s")
+        #expect(await server.health() != nil, "the server did not answer within 30 s")
         var ready: (status: Int, body: String)?
         for _ in 0..<50 {
             ready = await server.get("/health/ready")

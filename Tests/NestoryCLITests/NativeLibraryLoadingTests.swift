@@ -18,7 +18,7 @@ import Testing
         let server = try CLI.Server(folder: folder)
         defer { server.stop() }
         let healthy = await server.health() != nil
-        #expect(healthy, "the server did not answer within 10 s")
+        #expect(healthy, "the server did not answer within 30 s")
         let maps = try String(decoding: FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
             .readToEnd() ?? Data(), as: UTF8.self)
         #expect(maps.split(separator: "\n").contains { $0.hasSuffix("/libswiftCore.so") }, "not a process map")

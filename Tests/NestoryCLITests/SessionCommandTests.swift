@@ -35,7 +35,7 @@ import Testing
             return ((try? await URLSession.shared.data(for: request))?.1 as? HTTPURLResponse)?.statusCode
         }
         let up = await server.health() != nil
-        try #require(up, "the server did not answer within 10 s")
+        try #require(up, "the server did not answer within 30 s")
 
         #expect(await status("/api/v1/items", token: token) == 200)
         #expect(await status("/api/v1/items", token: token) == 200)  // now from the server's cache

@@ -42,9 +42,10 @@ struct CLI {
             try process.run()
         }
 
-        /// The body of `/health` once it answers 200, polling every 100 ms; nil if it has not within 10 s.
+        /// The body of `/health` once it answers 200, polling every 100 ms; nil if it has not within 30 s (a loaded
+        /// clean-clone CI run once waited more than 10 s for a server that answers in 0.6 s alone).
         func health() async -> String? {
-            for _ in 0..<100 {
+            for _ in 0..<300 {
                 try? await Task.sleep(for: .milliseconds(100))
                 if let (data, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
                    (response as? HTTPURLResponse)?.statusCode == 200 {

@@ -24,7 +24,7 @@ import Testing
         let server = try CLI.Server(folder: folder)
         defer { server.stop() }
         let up = await server.health() != nil
-        try #require(up, "the server did not answer within 10 s")
+        try #require(up, "the server did not answer within 30 s")
         func status(_ path: String, _ method: String = "GET") async -> Int? {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
             request.httpMethod = method
