@@ -184,7 +184,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 }
                 if pool.isSettled(minimum: pool.agreement == .anyTwoPasses ? .medium : .high) { return pool.results(dropLow: options.dropLowConfidence) }
             }
-            if pool.take(run(pass, on: picture, crossChecked: Self.crossChecked(pool)), of: pass, stopWhenSure: options.stopWhenSure) {
+            if pool.take(run(pass, on: picture, crossChecked: { CrossChecked(pool) }), of: pass, stopWhenSure: options.stopWhenSure) {
                 return pool.results(dropLow: options.dropLowConfidence)
             }
         }
@@ -201,12 +201,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 return pool.results(dropLow: options.dropLowConfidence)
             }
         }
-        let schedule = Mutex(Schedule(pool: pool, count: rest.count))
+        let schedule = Schedule(pool: pool, count: rest.count)
         let stopWhenSure = options.stopWhenSure
         let work: @Sendable (Int) -> Void = { _ in
-            while let (index, checked) = schedule.withLock({ schedule in schedule.start().map { ($0, Self.crossChecked(schedule.pool)) } }) {
-                let outcome = self.run(rest[index], on: picture, crossChecked: checked)
-                schedule.withLock { $0.finish(index, outcome, passes: rest, stopWhenSure: stopWhenSure) }
+            while let index = schedule.start() {
+                // A read is put to the other decoder only if the passes before this one left it unconfirmed, as one pass at a time
+                // would decide: so the threads wait for those passes here, and only when this pass read a 1D code.
+                let outcome = self.run(rest[index], on: picture, crossChecked: { CrossChecked(schedule.pool(before: index)) })
+                schedule.finish(index, outcome, passes: rest, stopWhenSure: stopWhenSure)
             }
         }
         if options.parallelPasses, rest.count > 1 {
@@ -214,7 +216,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         } else {
             work(0)
         }
-        return schedule.withLock { $0.pool }.results(dropLow: options.dropLowConfidence)
+        return schedule.pool(before: rest.count).results(dropLow: options.dropLowConfidence)
     }
 
     /// The picture being read, with its shrunk and doubled copies, made once when a pass first needs them.
@@ -250,43 +252,81 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         }
     }
 
-    /// The keys of the 1D reads each decoder has read already: a pass need not ask the other decoder about a read
-    /// it has already made.
-    private static func crossChecked(_ pool: CandidatePool) -> (byZXing: Set<String>, byZBar: Set<String>) {
-        let linear = pool.candidates.filter { $0.value.format != .qr }
-        return (Set(linear.filter { $0.value.passes.contains(where: \.usesZXing) }.keys),
-                Set(linear.filter { $0.value.passes.contains { !$0.usesZXing } }.keys))
+    /// What the pool already knows about its 1D reads, so a pass asks the other decoder only about reads that need it.
+    struct CrossChecked: Sendable {
+        /// The reads each decoder has made already.
+        var byZXing: Set<String> = [], byZBar: Set<String> = []
+        /// zbar's scales for each read a second zbar scale confirms (EAN-13, UPC-A, Code 128) with no rival at its spot.
+        var zbarScales: [String: Set<Int>] = [:]
+
+        init() {}
+
+        init(_ pool: CandidatePool) {
+            let linear = pool.candidates.filter { $0.value.format != .qr }
+            byZXing = Set(linear.filter { $0.value.passes.contains(where: \.usesZXing) }.keys)
+            byZBar = Set(linear.filter { $0.value.passes.contains { !$0.usesZXing } }.keys)
+            guard pool.agreement == .otherDecoderOrScale else { return }
+            for (key, candidate) in linear where CandidatePool.Candidate.secondScaleConfirms(candidate.format) {
+                let rivals = linear.contains { $0.key != key && $0.value.gtin != nil && $0.value.overlaps(candidate) }
+                if !rivals { zbarScales[key] = Set(candidate.passes.filter { !$0.usesZXing }.map(\.scale)) }
+            }
+        }
+
+        /// Whether `pass`'s read of `key` wants the other decoder's word on it: not once that decoder has read it, nor when zbar
+        /// read it at another scale (this read then confirms it; the other decoder's check, on a doubled picture's crop up to
+        /// 70 ms, would add nothing).
+        func wantsCheck(_ key: String, by pass: Pass) -> Bool {
+            if pass.usesZXing { return !byZBar.contains(key) }
+            if byZXing.contains(key) { return false }
+            return !(zbarScales[key]?.contains { $0 != pass.scale } ?? false)
+        }
     }
 
     /// The passes after the first two, shared by the threads that run them.
-    private struct Schedule: Sendable {
-        var pool: CandidatePool
-        let count: Int
-        var next = 0
+    private final class Schedule: @unchecked Sendable {
+        // Everything below is read and written only while holding `condition`'s lock.
+        private let condition = NSCondition()
+        private var reads: CandidatePool
+        private let count: Int
+        private var next = 0
         /// Passes finished but not yet taken (a later pass can finish before an earlier one).
-        var finished: [Int: PassOutcome?] = [:]
-        var taken = 0
-        var settled = false
+        private var finished: [Int: PassOutcome?] = [:]
+        private var taken = 0
+        private var settled = false
 
         init(pool: CandidatePool, count: Int) {
-            self.pool = pool
+            self.reads = pool
             self.count = count
         }
 
         /// The next pass to run, or nil once every pass has started or the reads have settled.
-        mutating func start() -> Int? {
+        func start() -> Int? {
+            condition.lock()
+            defer { condition.unlock() }
             guard !settled, next < count else { return nil }
             defer { next += 1 }
             return next
         }
 
         /// Takes the finished passes' reads in pass order, as far as they go without a gap.
-        mutating func finish(_ index: Int, _ outcome: PassOutcome?, passes: [Pass], stopWhenSure: Bool) {
+        func finish(_ index: Int, _ outcome: PassOutcome?, passes: [Pass], stopWhenSure: Bool) {
+            condition.lock()
+            defer { condition.unlock() }
             finished[index] = .some(outcome)
             while !settled, let outcome = finished.removeValue(forKey: taken) {
-                settled = pool.take(outcome, of: passes[taken], stopWhenSure: stopWhenSure)
+                settled = reads.take(outcome, of: passes[taken], stopWhenSure: stopWhenSure)
                 taken += 1
             }
+            condition.broadcast()
+        }
+
+        /// The reads once the passes before `index` are taken (or the reads have settled), waiting for them. Passes start in
+        /// order and a pass waits only for earlier ones, so the wait always ends.
+        func pool(before index: Int) -> CandidatePool {
+            condition.lock()
+            defer { condition.unlock() }
+            while taken < index, !settled { condition.wait() }
+            return reads
         }
     }
 
@@ -299,7 +339,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 
     /// Runs one pass over the picture (over its working copy for the passes after the first); nil when the pass
     /// does not apply to this picture.
-    private func run(_ pass: Pass, on picture: Picture, crossChecked: (byZXing: Set<String>, byZBar: Set<String>) = ([], [])) -> PassOutcome? {
+    private func run(_ pass: Pass, on picture: Picture, crossChecked: () -> CrossChecked = { CrossChecked() }) -> PassOutcome? {
         let working = pass != .original && !pass.usesZXing ? picture.working : nil
         let source = working ?? picture.base
         guard let step = prepare(source, pass, doubled: { picture.doubled }) else { return nil }
@@ -318,9 +358,10 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // here: zbar's passes all read the whole picture after it.
         var checks: [(symbol: RawSymbol, points: [(x: Int, y: Int)], pass: Pass)] = []
         if options.agreement != .anyTwoPasses, pass != .zxing {
-            var seen = pass.usesZXing ? crossChecked.byZBar : crossChecked.byZXing
+            var asked = Set<String>()
+            lazy var known = crossChecked()
             for symbol in symbols where symbol.format != .qr {
-                guard let key = CandidatePool.key(symbol), seen.insert(key).inserted, let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
+                guard let key = CandidatePool.key(symbol), asked.insert(key).inserted, known.wantsCheck(key, by: pass), let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
                 let crop = step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
                 // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
                 // misread) would be a read of its own to confirm, and keep the passes going for nothing.

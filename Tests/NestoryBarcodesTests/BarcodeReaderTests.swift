@@ -90,9 +90,14 @@ import Testing
         // zbar alone, so that its later passes do the reading.
         let twoThreads = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: true))
         let single = BarcodeReader(options: .init(zxingWorker: nil, parallelPasses: false))
+        // Both decoders: each read is put to the other decoder only if the passes before left it unconfirmed, as one pass at a
+        // time decides it, so the threads' reads (and the passes that made them) are again the same.
+        let bothTwoThreads = BarcodeReader(options: .init(parallelPasses: true))
+        let bothSingle = BarcodeReader(options: .init(parallelPasses: false))
         for (index, picture) in pictures.enumerated() {
             let png = BarcodeRendering.png(picture)
             #expect(try twoThreads.decode(imageData: png) == single.decode(imageData: png), "picture \(index)")
+            #expect(try bothTwoThreads.decode(imageData: png) == bothSingle.decode(imageData: png), "picture \(index), both decoders")
         }
         // zbar's first pass reads nothing of the first one (see laterPassesRescueWhatTheFirstMisses): a later pass
         // read it, so both threads did run. The last has no code and runs every pass.

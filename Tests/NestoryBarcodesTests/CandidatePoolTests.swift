@@ -53,4 +53,31 @@ import Testing
         let big = RawSymbol(format: .ean13, text: "5901234123457", quality: 3, points: [(x: 20, y: 100), (x: 620, y: 400)])
         #expect(Self.pool([big]).confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == nil)
     }
+
+    @Test func aReadThatASecondZBarScaleConfirmsIsNotPutToZXing() throws {
+        var pool = CandidatePool(strongScanLines: .max, agreement: .otherDecoderOrScale)
+        pool.add(Self.ean, pass: .binarized, points: Self.ean.points)
+        let key = try #require(CandidatePool.key(Self.ean))
+        let known = BarcodeReader.CrossChecked(pool)
+        // zbar reading it again on the doubled picture confirms it by itself; at the same scale it does not.
+        #expect(!known.wantsCheck(key, by: .upscaledBinarized))
+        #expect(known.wantsCheck(key, by: .inverted))
+        // zxing's read of it needs no zbar check: zbar has read it.
+        #expect(!known.wantsCheck(key, by: .zxingHarder))
+
+        // A UPC-E is not confirmed by a second scale: zxing is still asked.
+        let upce = Self.line(.upcE, "01234565", x0: 300, x1: 380, y: 600)
+        pool.add(upce, pass: .binarized, points: upce.points)
+        #expect(BarcodeReader.CrossChecked(pool).wantsCheck(try #require(CandidatePool.key(upce)), by: .upscaledBinarized))
+
+        // Another product code read at the same spot: only both decoders settle it, so zxing is asked again.
+        let rival = Self.line(.ean13, "4006381333931", x0: 300, x1: 491, y: 404)
+        pool.add(rival, pass: .original, points: rival.points)
+        #expect(BarcodeReader.CrossChecked(pool).wantsCheck(key, by: .upscaledBinarized))
+
+        // With any two passes agreeing (no cross-checks wanted by the rule), nothing is skipped on a scale's account.
+        var anyTwo = CandidatePool(strongScanLines: .max, agreement: .anyTwoPasses)
+        anyTwo.add(Self.ean, pass: .binarized, points: Self.ean.points)
+        #expect(BarcodeReader.CrossChecked(anyTwo).wantsCheck(key, by: .upscaledBinarized))
+    }
 }
