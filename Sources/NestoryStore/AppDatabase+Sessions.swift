@@ -66,6 +66,7 @@ public struct SQLiteAccountStore: AccountStore {
     public func deleteSession(tokenHash: String) async throws { try await run { try $0.deleteSession(tokenHash: tokenHash) } }
     public func deleteSessions(of userID: UserID) async throws { try await run { try $0.deleteSessions(of: userID) } }
     public func deleteExpiredSessions(now: Date) async throws { try await run { try $0.deleteExpiredSessions(now: now) } }
+    public func accountVersion() async throws -> Int64 { try await run { try $0.accountVersion() } }
     public func signInFailures(_ key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
         try await run { try $0.signInFailures(key, since: since) }
     }
@@ -231,6 +232,12 @@ final class ChangeMonitor: @unchecked Sendable {
 }
 
 extension AppDatabase {
+    /// The number that grows with every change to sessions, users, passkeys, memberships and households, by any writer
+    /// (Migrations.accountVersion): a session looked up while it held is still what the database says while it holds.
+    public func accountVersion() throws -> Int64 {
+        try read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM account_version WHERE id = 1")) ?? 0 }
+    }
+
     /// A number that changes whenever anything is committed to the database, by this process or any
     /// other; the same number twice means nothing was committed in between. For caches of what the
     /// database says (such as signed-in sessions) that must not outlive a change.

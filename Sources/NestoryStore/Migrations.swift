@@ -36,6 +36,7 @@ enum Migrations {
         migrator.registerMigration("2026-11-29-item-content-version", foreignKeyChecks: .immediate, migrate: itemContentVersion)
         migrator.registerMigration("2026-11-29-sign-in-failures", foreignKeyChecks: .immediate, migrate: signInFailures)
         migrator.registerMigration("2026-11-29-job-leases", foreignKeyChecks: .immediate, migrate: jobLeases)
+        migrator.registerMigration("2026-11-30-account-version", foreignKeyChecks: .immediate, migrate: accountVersion)
         return migrator
     }
 
@@ -128,6 +129,28 @@ enum Migrations {
                 END;
 
                 """
+        }
+        try db.execute(sql: sql)
+    }
+
+    /// One number that grows with every change to what a signed-in request is looked up from (sessions, users, passkeys,
+    /// memberships, households), kept by triggers, so by every writer: this server, another one, the command line. A cache
+    /// of sessions stays true while it holds (`AppDatabase.accountVersion`), whatever else is written meanwhile.
+    private static func accountVersion(_ db: Database) throws {
+        var sql = """
+            CREATE TABLE account_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+            INSERT INTO account_version (id, version) VALUES (1, 1);
+
+            """
+        for table in ["session", "user", "passkey", "membership", "household"] {
+            for event in ["INSERT", "UPDATE", "DELETE"] {
+                sql += """
+                    CREATE TRIGGER account_version_\(table)_\(event.lowercased()) AFTER \(event) ON \(table) BEGIN
+                    UPDATE account_version SET version = version + 1 WHERE id = 1;
+                    END;
+
+                    """
+            }
         }
         try db.execute(sql: sql)
     }

@@ -90,6 +90,11 @@ public protocol AccountStore: Sendable {
     func deleteSessions(of userID: UserID) async throws
     /// Removes expired sessions.
     func deleteExpiredSessions(now: Date) async throws
+    /// A number that grows with every committed change to what `sessionWithMembership` is read from (sessions, users,
+    /// passkeys, memberships, households), by any server or process on the store, and with nothing else: a session read
+    /// while it held is still true while it holds, so servers keep sessions in memory and see a sign-out, a removal or a
+    /// password change made on another server with their next request.
+    func accountVersion() async throws -> Int64
 
     /// Failed attempts to sign in (or to prove who someone is otherwise) under `key` (an account, an e-mail address,
     /// a client address), kept in the store so that every server on it counts the same ones: how many since `since`,

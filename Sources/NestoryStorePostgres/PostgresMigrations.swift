@@ -136,6 +136,22 @@ enum PostgresMigrations {
             "CREATE INDEX job_running_lease ON job(lease_until) WHERE state = 'running'",
         ]),
         Change(id: "2026-11-29-items", sql: PostgresItemSchema.statements),
+        // As SQLite's 2026-11-30-account-version: one number that grows, in the same transaction, with every change to
+        // what a signed-in request is looked up from, so every server's session cache sees a change made on another.
+        // Row triggers, not statement ones: an UPDATE that matches nothing (a throttled touch) changes nothing.
+        Change(id: "2026-11-30-account-version", sql: [
+            "CREATE TABLE account_version (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)",
+            "INSERT INTO account_version (id, version) VALUES (1, 1)",
+            """
+            CREATE FUNCTION nestory_account_version() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE account_version SET version = version + 1 WHERE id = 1;
+                RETURN NULL;
+            END $$
+            """,
+        ] + ["session", "app_user", "passkey", "membership", "household"].map { table in
+            "CREATE TRIGGER account_version_\(table) AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION nestory_account_version()"
+        }),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

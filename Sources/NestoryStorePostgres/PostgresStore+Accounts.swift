@@ -323,6 +323,15 @@ extension PostgresStore: AccountStore {
         try await withStoreErrors { try await client.query("DELETE FROM session WHERE expires_at <= \(now.millis)", logger: logger) }
     }
 
+    public func accountVersion() async throws -> Int64 {
+        try await withStoreErrors {
+            for try await version in try await client.query("SELECT version FROM account_version WHERE id = 1", logger: logger).decode(Int64.self) {
+                return version
+            }
+            return 0
+        }
+    }
+
     public func signInFailures(_ key: String, since: Date) async throws -> (count: Int, oldest: Date?) {
         try await withStoreErrors {
             for try await row in try await client.query(

@@ -284,6 +284,47 @@ import Testing
             #expect(try await store.signInFailures("user:b", since: .distantPast).count == 1)
         }
     }
+
+    @Test(arguments: Engine.available)
+    func theAccountVersionMovesWithEveryChangeASessionIsReadFromAndWithNothingElse(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let store = stores.accounts
+            var last = try await store.accountVersion()
+            /// Whether `change` moved the version on (and remembers where it is).
+            func moves(_ change: () async throws -> Void) async throws -> Bool {
+                try await change()
+                let now = try await store.accountVersion()
+                defer { last = now }
+                return now > last
+            }
+            var ana: User!
+            var home: Household!
+            #expect(try await moves { (ana, home) = try await owner(store) })
+            let (ben, _, _) = try await store.createAccount(email: "ben@example.com", displayName: "Ben", passwordHash: "h",
+                                                            household: .existing(home.id), role: .member, onlyIfFirst: false, now: now)
+            #expect(try await moves { try await store.createSession(tokenHash: "t1", userID: ana.id, csrfToken: "c", now: now,
+                                                                    expiresAt: now.addingTimeInterval(3600), userAgent: nil) })
+            #expect(try await moves { try await store.touchSession(tokenHash: "t1", now: now.addingTimeInterval(120),
+                                                                   expiresAt: now.addingTimeInterval(7200)) })
+            #expect(try await moves { try await store.setTheme(ana.id, .dark) })
+            #expect(try await moves { _ = try await store.updateHousehold(home.id, name: "Home 2", currency: .usd,
+                                                                         highValueThreshold: Money(minorUnits: 100_000, currency: .usd)) })
+            #expect(try await moves { try await store.addMember(home.id, user: ben.id, role: .owner, now: now) })
+            #expect(try await moves { try await store.removeMember(home.id, user: ben.id) })
+            #expect(try await moves { try await store.changePasswordHash(ana.id, to: "hash-2") })
+            try await store.createSession(tokenHash: "t2", userID: ana.id, csrfToken: "c", now: now, expiresAt: now.addingTimeInterval(3600), userAgent: nil)
+            #expect(try await moves { try await store.deleteSession(tokenHash: "t2") })
+
+            // Not moved: a touch too soon to write anything, a failed sign-in, an item.
+            try await store.createSession(tokenHash: "t3", userID: ana.id, csrfToken: "c", now: now, expiresAt: now.addingTimeInterval(3600), userAgent: nil)
+            last = try await store.accountVersion()
+            #expect(try await !moves { try await store.touchSession(tokenHash: "t3", now: now.addingTimeInterval(1),
+                                                                    expiresAt: now.addingTimeInterval(3601)) })
+            #expect(try await !moves { try await store.recordSignInFailure("user:x", at: now, forgetBefore: now.addingTimeInterval(-900)) })
+            #expect(try await !moves { _ = try await stores.items.createItem(home.id, ItemDraft(name: "Lamp", currency: .usd), now: now,
+                                                                             today: nil, plan: nil) })
+        }
+    }
 }
 
 /// Two PostgreSQL stores on one schema, as two servers on one database, count one person's failed sign-ins together.
@@ -299,6 +340,26 @@ struct SignInFailuresAcrossServersTests {
             #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 3)
             try await second.clearSignInFailures("user:a")
             #expect(try await first.signInFailures("user:a", since: now.addingTimeInterval(-900)).count == 0)
+        }
+    }
+}
+
+/// Two PostgreSQL stores on one schema, as two servers on one database, read one account version.
+@Suite(.enabled(if: Engine.available.contains(.postgres)))
+struct AccountVersionAcrossServersTests {
+    let now = Date(millis: 1_763_800_000_123)
+
+    @Test func theAccountVersionIsOneNumberForEveryServer() async throws {
+        try await withTwoPostgresStores { first, second in
+            let before = try await first.accountVersion()
+            #expect(try await second.accountVersion() == before)
+            let (user, _, _) = try await second.createAccount(email: "ana@example.com", displayName: "Ana", passwordHash: "h",
+                                                              household: .new(name: "Home", currency: .usd), role: .member,
+                                                              onlyIfFirst: false, now: now)
+            let made = try await first.accountVersion()
+            #expect(made > before)
+            try await second.changePasswordHash(user.id, to: "h2")
+            #expect(try await first.accountVersion() > made)
         }
     }
 }

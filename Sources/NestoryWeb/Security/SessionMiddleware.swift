@@ -63,7 +63,9 @@ struct SessionMiddleware: RouterMiddleware {
         if let token = request.cookies[CookiePolicy.sessionCookie]?.value, !token.isEmpty {
             let hash = SessionToken.hash(token)
             let at = now()
-            if let (session, household, role) = try sessions.session(database, tokenHash: hash, now: at) {
+            if let (session, household, role) = try await sessions.session(
+                tokenHash: hash, now: at, committed: try? database.dataVersion(), accountVersion: { try database.accountVersion() },
+                lookup: { try database.sessionWithMembership(tokenHash: hash, now: at) }) {
                 context.viewer = Viewer(user: session.user, household: household, role: role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash, theme: session.theme, photos: photos)
                 context.viewer?.lock = SessionLock(session)
