@@ -31,6 +31,9 @@ enum Lexicon {
         "BLDG", "TOWER", "STRASSE", "STR", "RUE", "VIA", "CALLE", "PLATZ", "WEG", "GROUND", "NO",
         "INDUSTRI", "PERINDUSTRIAN",
     ]
+    /// Three-letter street words that are no ordinary word: one look-alike letter off (`LUT`, `IMN`, `JIn`) is still them
+    /// (not `FLR`, one letter from `FIR`).
+    static let shortAddressWords: Set<String> = ["LOT", "JLN", "TMN", "BLK", "LRG"]
     /// Regions and countries: address words when nothing says the line is a trading name.
     static let placeWords: Set<String> = [
         "JOHOR", "SELANGOR", "KUALA", "LUMPUR", "PENANG", "PERAK", "KEDAH", "MELAKA", "PAHANG", "SABAH",
@@ -51,6 +54,9 @@ enum Lexicon {
     /// Words long enough to be found inside words a recogniser glued together (see `gluedWords`).
     static let gluedVocabulary: Set<String> = companySuffixes.union(businessWords).union(addressWords).union(headerNoise)
         .filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
+    /// The words a digit printed for a look-alike letter is read back into (see `ReceiptExtractor.lookalikeWords`).
+    static let lookalikeVocabulary: Set<String> = companySuffixes.union(businessWords).union(addressWords).union(placeWords)
+        .union(headerNoise).union(idWords).filter { $0.allSatisfy(\.isLetter) }
     /// `gluedVocabulary` in alphabetical order, sorted once (the order glued words are reported in).
     static let gluedVocabularyInOrder: [String] = gluedVocabulary.sorted()
     /// Legal forms and business words of four letters or more, longest first: where a glued store name is set apart.

@@ -144,7 +144,7 @@ public struct ReceiptExtractor: Sendable {
                 prominence = height / median
             }
             let own = words(upper)
-            return Line(index: index, text: line.text, upper: upper, words: own + gluedWords(own),
+            return Line(index: index, text: line.text, upper: upper, words: own + gluedWords(own) + lookalikeWords(own),
                         letters: upper.filter(\.isLetter), amounts: amounts, dates: DateScanner.scan(line.text),
                         prominence: prominence,
                         amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
@@ -178,6 +178,54 @@ public struct ReceiptExtractor: Sendable {
             }
         }
         return found
+    }
+
+    /// Lexicon words a recogniser printed with a digit for a look-alike letter (`LEVE1`, `J1N`, `L0T`, `5DN`, `8HD`): added
+    /// after the line's own words, so the line is read for what it says. Only words with two letters or more, whose
+    /// digits all turn into the letters of one lexicon word.
+    static func lookalikeWords(_ words: [String]) -> [String] {
+        words.compactMap(lookalikeReading)
+    }
+
+    /// The lexicon word `word` says with its digits read as the letters they look like (upper case), or nil.
+    static func lookalikeReading(_ word: String) -> String? {
+        let letters: [Character: [Character]] = ["0": ["O"], "1": ["L", "I"], "5": ["S"], "8": ["B"]]
+        guard word.count >= 3, word.count <= 12, word.filter(\.isLetter).count >= 2, word.contains(where: \.isNumber),
+              word.allSatisfy({ $0.isLetter || letters[$0] != nil }) else { return nil }
+        var readings = [""]
+        for character in word.uppercased() {
+            readings = readings.flatMap { reading in (letters[character] ?? [character]).map { reading + String($0) } }
+        }
+        return readings.first { Lexicon.lookalikeVocabulary.contains($0) }
+    }
+
+    /// `text` with every word that is a lexicon word behind look-alike digits (`Leve1`, `L0T`) written as that word, in
+    /// the case of the letter before each digit.
+    static func lookalikesRead(_ text: String) -> String {
+        guard text.contains(where: \.isNumber) else { return text }
+        var result = ""
+        var run = ""
+        func flush() {
+            if let word = lookalikeReading(run) {
+                var previousLower = false
+                for (printed, read) in zip(run, word) {
+                    if printed.isLetter { result.append(printed); previousLower = printed.isLowercase } else {
+                        result.append(previousLower ? Character(read.lowercased()) : read)
+                    }
+                }
+            } else {
+                result += run
+            }
+            run = ""
+        }
+        for character in text {
+            if character.isASCII && (character.isLetter || character.isNumber) { run.append(character) } else {
+                flush()
+                result.append(character)
+            }
+        }
+        flush()
+        return result
     }
 
     static func words(_ upper: String) -> [String] {
@@ -851,7 +899,7 @@ public struct ReceiptExtractor: Sendable {
     /// legal form (six letters or more: `HEAUTY`, `CONFECTIUNERY`; shorter ones only for letters a recogniser confuses:
     /// `NART`). A word the receipt prints as it is elsewhere is left alone, and so is a final S (`KING'S`, `STATIONERS`).
     static func repairedName(_ name: String, elsewhere: [String], vocabulary words: Set<String> = Lexicon.businessWords.union(Lexicon.companySuffixes),
-                             onlyLookalikes: Bool = false) -> String {
+                             onlyLookalikes: Bool = false, shortWords: Set<String> = []) -> String {
         let vocabulary = words.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
         let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
         func lookalike(_ a: String, _ b: String) -> Bool {
@@ -860,6 +908,10 @@ public struct ReceiptExtractor: Sendable {
             return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
         }
         func replacement(_ word: String) -> String? {
+            if word.count == 3, !shortWords.isEmpty, !shortWords.contains(word) {
+                let known = shortWords.filter { lookalike(word, $0) }
+                return known.count == 1 ? known.first : nil
+            }
             guard word.count >= 4, !vocabulary.contains(word), !otherWords.contains(word) else { return nil }
             // Said again on the receipt: a word of another line, or of an address (`WWW.GUARDIAN.COM.MY`).
             func plural(_ other: String) -> Bool {
@@ -997,6 +1049,10 @@ public struct ReceiptExtractor: Sendable {
             let core = chars.prefix { $0.isNumber || digitFor[$0] != nil }
             if core.count == 5, core.filter(\.isNumber).count >= 3, chars.count == 5 || [",", "."].contains(chars[5]) {
                 for index in 0..<5 { chars[index] = chars[index].isNumber ? chars[index] : digitFor[chars[index]]! }
+            } else if chars.count > 5, chars[5].isLetter, chars.prefix(3).allSatisfy(\.isNumber),
+                      chars[3...4].allSatisfy({ $0.isNumber || $0 == "O" || $0 == "o" }), chars[3...4].contains(where: { !$0.isNumber }) {
+                // The same glued to the town (`5510OKUALA`, `4030oShah`): only zeros misread as O, the town's letters untouched.
+                for index in 3...4 where !chars[index].isNumber { chars[index] = "0" }
             }
             // A look-alike letter with digits on both sides.
             if chars.count >= 3 {
@@ -1009,7 +1065,7 @@ public struct ReceiptExtractor: Sendable {
         value = value.replacingOccurrences(of: #"(?<=[a-z])1(?=[a-z])"#, with: "l", options: .regularExpression)
             .replacingOccurrences(of: #"(?<=[A-Z])1(?=[A-Z]{2})"#, with: "L", options: .regularExpression)
         return repairedName(value, elsewhere: [], vocabulary: Lexicon.addressWords.union(Lexicon.placeWords).union(["SELANGOR", "KUALA", "LUMPUR"]),
-                            onlyLookalikes: true)
+                            onlyLookalikes: true, shortWords: Lexicon.shortAddressWords)
     }
 
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
@@ -1023,6 +1079,7 @@ public struct ReceiptExtractor: Sendable {
         guard vendorLine >= 0 else { return nil }
         var collected: [Line] = []
         var index = vendorLine + 1
+        var skipped = 0
         while index < lines.count, collected.count < 6 {
             let line = lines[index]
             index += 1
@@ -1033,7 +1090,11 @@ public struct ReceiptExtractor: Sendable {
             }
             // (A house number such as `NO 43-45-47G` may scan as a date.)
             if (!line.dates.isEmpty && !startsWithHouseNumber(line)) || !line.amounts.isEmpty || isHeaderNoise(line) { break }
-            if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) { break }
+            // A phone or a long number (`GSTReg.1o.:000155453440`) ends the address, or is passed over before it (as ids are).
+            if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) {
+                if collected.isEmpty { continue }
+                break
+            }
             if !collected.isEmpty {
                 // The country is an address's last line: what follows (`SUNWAY VELOCITY`, the outlet) is not in it.
                 if let last = collected.last?.words.last(where: { $0.contains(where: \.isLetter) }), countries.contains(last) { break }
@@ -1043,7 +1104,9 @@ public struct ReceiptExtractor: Sendable {
             }
             // Lines between the name and the address (a branch name, `FORMERLY KNOWN AS …`) are skipped.
             if collected.isEmpty, !isAddressLine(line) {
-                if index - 1 > vendorLine + 3 { break }
+                // At most three (`formerly known as` / `GOLDEN ARCHES RESTAURANTS SDN BHD` / `Licensee of McDonald's`).
+                skipped += 1
+                if skipped > 3 { break }
                 continue
             }
             collected.append(line)
@@ -1060,7 +1123,7 @@ public struct ReceiptExtractor: Sendable {
             let again = own.intersection(collected.dropFirst().flatMap(\.words))
             if again.count >= 2, again.count * 2 >= own.count { collected.removeFirst() }
         }
-        let text = repairedAddress(lettersForZeros(collected.map(\.text).joined(separator: " ")))
+        let text = repairedAddress(lookalikesRead(lettersForZeros(collected.map(\.text).joined(separator: " "))))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

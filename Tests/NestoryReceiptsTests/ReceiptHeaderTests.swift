@@ -117,4 +117,46 @@ import Testing
         let street = "KEDAI MAJU\nJALAN LOKE YEW BENTONG\n90 GROUND FLOOR JALAN BENTONG\nTEL:09-2223344"
         #expect(extractor.extract(text: street, hints: malaysia).address?.value == "JALAN LOKE YEW BENTONG 90 GROUND FLOOR JALAN BENTONG")
     }
+
+    @Test func aDigitPrintedForALetterInAStreetWordIsReadAsTheLetter() {
+        // `Leve1` is read as LEVEL, so the line is the address's first (it was passed over as a name line).
+        let text = "KEDAI MAJU SDN BHD\n(123456-X)\nLeve1 6, Wisma Cempaka\nNo.3, Ja1an SS2/39, 47400 Peta1ing Jaya\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "Level 6, Wisma Cempaka No.3, Jalan SS2/39, 47400 Petaling Jaya")
+        #expect(ReceiptExtractor.lookalikesRead("GROUND FL00R, AEON Ma11, L0T 5, 5DN BHD") == "GROUND FLOOR, AEON Mall, LOT 5, SDN BHD")
+        // Left alone: codes and numbers, and words whose reading is no lexicon word.
+        #expect(ReceiptExtractor.lookalikesRead("LOT 1851-A, KPB6, U13/X, SS21, NO1, B10, TEL1, G1.116A") == "LOT 1851-A, KPB6, U13/X, SS21, NO1, B10, TEL1, G1.116A")
+    }
+
+    @Test func aPostcodeGluedToItsTownHasItsZerosBack() {
+        #expect(ReceiptExtractor.repairedAddress("OFF JALAN PUDU, 5510OKUALA LUMPUR") == "OFF JALAN PUDU, 55100KUALA LUMPUR")
+        #expect(ReceiptExtractor.repairedAddress("23/1, 4030oShahAlam, 400OOSHAH ALAM") == "23/1, 40300ShahAlam, 40000SHAH ALAM")
+        // Only O after three digits: the town's own letters, and other numbers, stay.
+        #expect(ReceiptExtractor.repairedAddress("1234 OAK ROAD, 12OAKS, 47400PJ") == "1234 OAK ROAD, 12OAKS, 47400PJ")
+    }
+
+    @Test func aThreeLetterStreetWordOneLookAlikeOffIsPutRight() {
+        #expect(ReceiptExtractor.repairedAddress("LUT 1504, IMN SUBANG JASA, JIn PJU 1A/3") == "LOT 1504, TMN SUBANG JASA, Jln PJU 1A/3")
+        // Other three-letter words are not guessed at (`FIR` is one look-alike from `FLR`).
+        #expect(ReceiptExtractor.repairedAddress("12 FIR ST, OAK LN, JIM LOT") == "12 FIR ST, OAK LN, JIM LOT")
+    }
+
+    @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
+        let text = """
+            GERBANG MAJU RESTAURANTS SDN BHD
+            (65351-M)
+            formerly known as
+            CAHAYA RESTAURANTS SDN BHD
+            Licensee of Nasi Sedap
+            Level 6, Bangunan Cempaka
+            No.3, Jalan SS2/39, 47400 Petaling Jaya
+            TEL 03-9010 9849
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "Level 6, Bangunan Cempaka No.3, Jalan SS2/39, 47400 Petaling Jaya")
+        // A registration number glued on by the recogniser, before the address, is passed over too.
+        let glued = "KEDAI MAJU SDN BHD\nGSTReg.1o.:000155453440\nNO 8, JALAN MERBAU 3\n56000 KUALA LUMPUR\nTEL 03-9201 6281"
+        #expect(extractor.extract(text: glued, hints: malaysia).address?.value == "NO 8, JALAN MERBAU 3 56000 KUALA LUMPUR")
+        // Four lines that are no address: the header has none.
+        let none = "KEDAI MAJU SDN BHD\nONE\nTWO\nTHREE\nFOUR\nNO 8, JALAN MERBAU 3\nTEL 03-9201 6281"
+        #expect(extractor.extract(text: none, hints: malaysia).address == nil)
+    }
 }
