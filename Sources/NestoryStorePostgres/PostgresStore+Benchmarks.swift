@@ -15,12 +15,13 @@ extension PostgresStore {
     package func rawPage(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> [RawStatement] {
         let rowLimit = query.limit + 1
         guard Self.searchQuery(query.search) != nil else { return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)] }
-        let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: Self.walkBudget)), rowLimit: rowLimit)
+        let budget = Self.walkBudget(query)
+        let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: budget)), rowLimit: rowLimit)
         guard try await run([walk]) <= query.limit else { return [walk] }
-        let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: Self.walkBudget), rowLimit: 1)
+        let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: budget), rowLimit: 1)
         var count = 0
         for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
-        guard count >= Self.walkBudget else { return [walk, candidates] }
+        guard count >= budget else { return [walk, candidates] }
         return [walk, candidates, RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
     }
 
