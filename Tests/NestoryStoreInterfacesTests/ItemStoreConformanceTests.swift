@@ -448,3 +448,63 @@ import Testing
         }
     }
 }
+
+/// Items loaded in bulk on PostgreSQL (`insertItems`) read back, list, search and count as items made one at a time.
+@Suite(.enabled(if: Engine.available.contains(.postgres)))
+struct BulkItemLoadTests {
+    @Test func itemsLoadedInBulkAreTheSameAsItemsMadeOneByOne() async throws {
+        let store = try await openPostgres()
+        do {
+            try await compare(store)
+            await store.close()
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    func compare(_ store: PostgresStore) async throws {
+        let start = ItemStoreConformanceTests.start
+        let one = try await store.createHousehold(name: "One", currency: .usd, now: start)
+        let bulk = try await store.createHousehold(name: "Bulk", currency: .usd, now: start)
+        var loaded: [Item] = []
+        for (household, inBulk) in [(one, false), (bulk, true)] {
+            let rooms = try await store.rooms(household.id)
+            let categories = try await store.categories(household.id)
+            var items: [Item] = []
+            for row in ItemStoreConformanceTests.rows {
+                let price = try row.6.map { try Money(minorUnits: $0, currency: row.8) }
+                let draft = try ItemDraft(name: row.0, brand: row.1, modelNumber: row.2, serialNumber: row.3, purchasePrice: price, currency: row.8,
+                                          categoryID: row.10.map { categories[$0].id }, roomID: row.9.map { rooms[$0].id }, tags: row.5,
+                                          notes: row.4, quantity: row.7).validated(today: CalendarDate(start, in: .current))
+                let at = start.addingTimeInterval(Double(row.11))
+                if inBulk {
+                    items.append(Item(householdID: household.id, draft: draft, createdAt: at))
+                } else {
+                    _ = try await store.createItem(household.id, draft, now: at, today: nil, plan: nil)
+                }
+            }
+            if inBulk {
+                try await store.insertItems(household.id, items)
+                loaded = items
+            }
+        }
+        for item in loaded { #expect(try await store.item(bulk.id, item.id) == item) }
+        func names(_ household: Household, _ query: ItemQuery) async throws -> [String] {
+            try await store.items(household.id, query).elements.map(\.item.name)
+        }
+        let queries = [ItemQuery(), ItemQuery(sort: .value), ItemQuery(sort: .newest), ItemQuery(search: "lamp"), ItemQuery(search: "emile"),
+                       ItemQuery(search: "living"), ItemQuery(search: "sn-0042"), ItemQuery(search: "søren"), ItemQuery(search: "\"pro\" -x*"),
+                       ItemQuery(filter: ItemFilter(needsValue: true)), ItemQuery(filter: ItemFilter(tag: "LIVING")),
+                       ItemQuery(search: "a", filter: ItemFilter(highValue: true))]
+        for query in queries {
+            let expected = try await names(one, query)
+            #expect(try await names(bulk, query) == expected, "\(query)")
+        }
+        #expect(try await names(bulk, ItemQuery(search: "lamp")) == ["Émile's lamp", "Reading light"])
+        let summary = try await store.summary(bulk.id)
+        #expect(summary == (try await store.summary(one.id)))
+        #expect(summary.itemCount == ItemStoreConformanceTests.rows.count)
+        #expect(try await store.tags(bulk.id).map(\.tag) == (try await store.tags(one.id)).map(\.tag))
+    }
+}
