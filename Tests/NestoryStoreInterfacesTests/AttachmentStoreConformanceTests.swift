@@ -364,6 +364,22 @@ import Testing
             #expect(again.attachment == Attachment(sha256: sha, contentType: "image/webp", byteCount: 300))
             #expect(try await f.files.attachmentData(f.home.id, sha256: sha).0 == bytes)
 
+            // A receipt alone keeps a file a removed photo shared with it.
+            let shared = Data(repeating: 43, count: 200)
+            let photo = try await f.files.addPhoto(f.home.id, to: f.desk.id, staged: try f.blobs.stage(shared), contentType: "image/jpeg", now: at(6))
+            _ = try await f.files.addReceipt(f.home.id, itemID: nil, staged: try f.blobs.stage(shared), contentType: "image/jpeg",
+                                             fields: ReceiptFields(), now: at(6))
+            try await f.files.removePhoto(f.home.id, photo.id, now: at(6))
+            #expect(try f.blobs.exists(photo.attachment.sha256))
+            #expect(try await f.files.attachmentData(f.home.id, sha256: photo.attachment.sha256).0 == shared)
+
+            // A receipt's own file goes with it.
+            let alone = try await f.files.addReceipt(f.home.id, itemID: f.desk.id, staged: try f.staged(44, 10), contentType: "image/jpeg",
+                                                     fields: ReceiptFields(), now: at(6))
+            #expect(try f.blobs.exists(alone.attachment.sha256))
+            try await f.files.deleteReceipt(f.home.id, alone.id)
+            #expect(try !f.blobs.exists(alone.attachment.sha256))
+
             // While a backup holds its pin, a removed photo's row goes but its file stays; the sweep takes it after.
             let backup = try #require(f.blobs as? BlobStore).pinForBackup()
             try await f.files.removePhoto(f.home.id, again.id, now: at(7))
@@ -373,6 +389,40 @@ import Testing
             backup.release()
             #expect(try await f.files.collectGarbage(now: at(9)) == 1)
             #expect(try !f.blobs.exists(sha))
+        }
+    }
+}
+
+/// Two PostgreSQL stores on one schema and one place for files, as two servers: one removes the last photo of some
+/// bytes while the other adds the same bytes again. Whichever goes first, the new photo's file is there when its row
+/// is, and the file goes once neither uses it.
+@Suite(.enabled(if: Engine.available.contains(.postgres)))
+struct AttachmentsAcrossServersTests {
+    @Test func addingBytesWhileAnotherServerRemovesTheirLastUseNeverLosesTheFile() async throws {
+        let folder = try blobFolder()
+        defer { try? FileManager.default.removeItem(at: folder.url) }
+        let blobs = BlobStore(folder: folder)
+        let now = Date(millis: 1_763_800_000_000)
+        try await withTwoPostgresStores(blobs: blobs) { first, second in
+            let home = try await first.createHousehold(name: "Home", currency: .usd, now: now)
+            let desk = try await first.createItem(home.id, ItemDraft(name: "Desk", currency: .usd), now: now, today: nil, plan: nil)
+            let lamp = try await first.createItem(home.id, ItemDraft(name: "Lamp", currency: .usd), now: now, today: nil, plan: nil)
+            for round in 0..<40 {
+                let bytes = Data(repeating: UInt8(round % 3), count: 64 + round % 2)
+                let old = try await first.addPhoto(home.id, to: lamp.id, staged: try blobs.stage(bytes), contentType: "image/jpeg", now: now)
+                let sha = old.attachment.sha256
+                // Started in turns, so each goes first in some rounds.
+                async let removed: Void = round % 2 == 0 ? second.removePhoto(home.id, old.id, now: now) : first.removePhoto(home.id, old.id, now: now)
+                async let added = (round % 2 == 0 ? first : second).addPhoto(home.id, to: desk.id, staged: try blobs.stage(bytes),
+                                                                              contentType: "image/jpeg", now: now)
+                try await removed
+                let photo = try await added
+                #expect(try blobs.exists(sha), "round \(round)")
+                #expect(try await second.attachmentData(home.id, sha256: sha).0 == bytes, "round \(round)")
+                try await second.removePhoto(home.id, photo.id, now: now)
+                #expect(try !blobs.exists(sha), "round \(round)")
+            }
+            #expect(try await first.photos(home.id, of: desk.id).isEmpty)
         }
     }
 }

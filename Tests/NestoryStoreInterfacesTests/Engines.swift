@@ -93,12 +93,13 @@ func freshSchemaName() -> String {
     "t_" + String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20))
 }
 
-/// Two PostgreSQL stores, each with its own pool, on one new schema: two servers on one database. Both are closed after.
-func withTwoPostgresStores<T>(_ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
+/// Two PostgreSQL stores, each with its own pool, on one new schema: two servers on one database (and, given `blobs`,
+/// one place for files). Both are closed after.
+func withTwoPostgresStores<T>(blobs: (any BlobFiles)? = nil, _ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
     let schema = freshSchemaName()
-    let first = try await openPostgres(schema: schema)
+    let first = try await openPostgres(schema: schema, blobs: blobs)
     let second: PostgresStore
-    do { second = try await openPostgres(schema: schema) } catch {
+    do { second = try await openPostgres(schema: schema, blobs: blobs) } catch {
         await first.close()
         throw error
     }
