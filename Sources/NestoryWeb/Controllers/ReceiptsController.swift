@@ -43,13 +43,13 @@ struct ReceiptsController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, receipts: try database.receipts(viewer.household.id)))
+        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, receipts: try await dependencies.services.receipts.list(viewer.household.id)))
     }
 
     @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        let listing = try database.receipt(viewer.household.id, id)
+        let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let search = request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let matches = search.isEmpty ? [] : try database.items(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(
