@@ -113,6 +113,46 @@ import Testing
     }
 
     @Test(arguments: Engine.available)
+    func photosAddedAtOnceTakeOnePrimaryAndDistinctPositions(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let f = try await fixture(stores)
+            let staged = try (0..<8).map { try f.staged(UInt8(100 + $0)) }
+            let added = try await withThrowingTaskGroup(of: ItemPhoto.self) { group in
+                for (index, file) in staged.enumerated() {
+                    group.addTask { try await f.files.addPhoto(f.home.id, to: f.desk.id, staged: file, contentType: "image/jpeg", now: self.at(index)) }
+                }
+                return try await group.reduce(into: [ItemPhoto]()) { $0.append($1) }
+            }
+            #expect(added.filter(\.isPrimary).count == 1)
+            #expect(Set(added.map(\.position)) == Set(0..<8))
+            let photos = try await f.files.photos(f.home.id, of: f.desk.id)
+            #expect(photos.count == 8)
+            #expect(photos.map(\.isPrimary) == [true] + Array(repeating: false, count: 7))
+            #expect(try await f.listing(f.desk)?.photoCount == 8)
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func aPhotoCompletesAnItemsDocumentationInTheSummary(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let f = try await fixture(stores)
+            let room = try await f.stores.items.rooms(f.home.id)[0]
+            let category = try await f.stores.items.categories(f.home.id)[0]
+            let tv = try await f.stores.items.createItem(f.home.id, ItemDraft(name: "TV", purchasePrice: usd(50_000), currency: .usd,
+                                                                             categoryID: category.id, roomID: room.id),
+                                                         now: at(5), today: nil, plan: nil)
+            // Price, category and room, but no photo: not yet documented.
+            #expect(try await f.stores.items.summary(f.home.id).score == DocumentationScore(documented: 0, total: 3))
+            let photo = try await f.files.addPhoto(f.home.id, to: tv.id, staged: try f.staged(60), contentType: "image/jpeg", now: at(6))
+            #expect(try await f.stores.items.summary(f.home.id).score == DocumentationScore(documented: 1, total: 3))
+            #expect(try await f.stores.items.summary(f.home.id).needsPhoto == 2)
+            try await f.files.removePhoto(f.home.id, photo.id, now: at(7))
+            #expect(try await f.stores.items.summary(f.home.id).score == DocumentationScore(documented: 0, total: 3))
+            #expect(try await f.stores.items.summary(f.home.id).needsPhoto == 3)
+        }
+    }
+
+    @Test(arguments: Engine.available)
     func anotherHouseholdsPhotosAndFilesAreNotFound(engine: Engine) async throws {
         try await withStores(engine) { stores in
             let f = try await fixture(stores)
