@@ -164,7 +164,7 @@ extension PostgresStore: AttachmentStore {
                             removed += 1
                         }
                     } catch {
-                        try? await connection.query("SELECT pg_advisory_unlock(\(Self.blobLockClass), hashtext(\(sha256)))", logger: logger)
+                        _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.blobLockClass), hashtext(\(sha256)))", logger: logger)
                         throw error
                     }
                     try await connection.query("SELECT pg_advisory_unlock(\(Self.blobLockClass), hashtext(\(sha256)))", logger: logger)
