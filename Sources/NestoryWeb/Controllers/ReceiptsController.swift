@@ -38,7 +38,7 @@ struct ReceiptsController {
         let item = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item }
         return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item,
-                                                      recent: item == nil ? try CaptureController.recentCaptures(database, viewer) : []))
+                                                      recent: item == nil ? try await CaptureController.recentCaptures(dependencies, viewer) : []))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
