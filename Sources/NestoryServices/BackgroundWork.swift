@@ -5,6 +5,7 @@ import NestoryJobs
 import NestoryReceipts
 import NestoryReports
 import NestoryStore
+import NestoryStoreInterfaces
 
 // The long use cases: each enqueues a job (the request returns at once) and provides the handler that
 // the job runner calls. The live report maker and backup writer are chosen by the bootstrap and reached
@@ -227,6 +228,11 @@ public struct BackupJobHandler: JobHandler {
 
 /// Receipts: the image is kept the moment it arrives, then read in the background.
 public struct ReceiptsService: Sendable {
+    /// Receipts and their files, on whichever engine the bootstrap chose.
+    let receipts: any AttachmentStore
+    /// Where an upload is staged before the store keeps it.
+    let files: any BlobFiles
+    /// The rest of the store (the reading's job), until it is behind interfaces too.
     let database: AppDatabase
     let queue: JobQueue
     let blocking: BlockingPool
@@ -234,8 +240,12 @@ public struct ReceiptsService: Sendable {
     public let reads: Bool
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, queue: JobQueue, blocking: BlockingPool, reads: Bool, now: @escaping @Sendable () -> Date = Date.init) {
+    /// `receipts` and `files` default to the same SQLite database and its files.
+    public init(database: AppDatabase, receipts: (any AttachmentStore)? = nil, files: (any BlobFiles)? = nil, queue: JobQueue,
+                blocking: BlockingPool, reads: Bool, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.receipts = receipts ?? SQLiteAttachmentStore(database)
+        self.files = files ?? database.blobs
         self.queue = queue
         self.blocking = blocking
         self.reads = reads
@@ -250,10 +260,10 @@ public struct ReceiptsService: Sendable {
 
     /// Keeps the receipt's image (linked to `item` if given), then queues its reading.
     public func add(_ household: Household, item: ItemID?, data: Data, contentType: String, today: CalendarDate) async throws -> Receipt {
-        let (database, at) = (database, now())
-        let receipt = try await blocking.run {
-            try database.addReceipt(household.id, itemID: item, data: data, contentType: contentType, now: at)
-        }
+        let (files, at) = (files, now())
+        let staged = try await blocking.run { try files.stage(data) }
+        let receipt = try await receipts.addReceipt(household.id, itemID: item, staged: staged, contentType: contentType,
+                                                    fields: ReceiptFields(), now: at)
         if reads {
             try queue.enqueue(household.id, kind: JobKind.receipt, subject: receipt.id.description,
                               payload: Request(receiptID: receipt.id, currency: household.currency.code, capturedOn: today.iso))
@@ -261,16 +271,24 @@ public struct ReceiptsService: Sendable {
         return receipt
     }
 
+    /// The household's receipts, newest first (the receipts list, recent captures).
+    public func list(_ household: HouseholdID, limit: Int = 200) async throws -> [ReceiptListing] {
+        try await receipts.receipts(household, limit: limit)
+    }
+
+    /// One receipt of the household, with the item it is linked to.
+    public func receipt(_ household: HouseholdID, _ receipt: ReceiptID) async throws -> ReceiptListing {
+        try await receipts.receipt(household, receipt)
+    }
+
     /// Saves the fields as the person checked or typed them.
     public func save(_ household: HouseholdID, _ receipt: ReceiptID, _ fields: ReceiptFields) async throws {
-        let database = database
-        try await blocking.run { try database.updateReceipt(household, receipt, fields) }
+        try await receipts.updateReceipt(household, receipt, fields)
     }
 
     /// Links the receipt to an item of the household (nil unlinks it).
     public func link(_ household: HouseholdID, _ receipt: ReceiptID, to item: ItemID?) async throws {
-        let database = database
-        try await blocking.run { try database.linkReceipt(household, receipt, to: item) }
+        try await receipts.linkReceipt(household, receipt, to: item)
     }
 
     /// The reading of a receipt: its latest job, if it was ever queued.

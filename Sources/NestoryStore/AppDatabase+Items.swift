@@ -334,7 +334,12 @@ extension AppDatabase {
     /// Stores a receipt image with whatever was read from it, linked to an item or not.
     public func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, data: Data, contentType: String,
                            fields: ReceiptFields = ReceiptFields(), now: Date) throws -> Receipt {
-        let staged = try blobs.stage(data)
+        try addReceipt(householdID, itemID: itemID, staged: try blobs.stage(data), contentType: contentType, fields: fields, now: now)
+    }
+
+    /// Stores a receipt image from a staged file (its temporary file is discarded), linked to an item or not.
+    public func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, staged: BlobStore.Staged, contentType: String,
+                           fields: ReceiptFields = ReceiptFields(), now: Date) throws -> Receipt {
         defer { blobs.discard(staged) }
         try blobs.upload(staged)
         return try write { db in
@@ -362,6 +367,21 @@ extension AppDatabase {
             try db.execute(sql: "UPDATE receipt SET item_seq = ? WHERE id = ?", arguments: [newSeq, receiptID.description])
             for seq in Set([oldSeq, newSeq].compactMap { $0 }) { try Self.reindex(db, seq: seq) }
         }
+    }
+
+    /// Deletes a receipt; the item it was linked to loses its text from search, and its stored file goes once no
+    /// row uses it (after the deletion has committed).
+    public func deleteReceipt(_ householdID: HouseholdID, _ receiptID: ReceiptID) throws {
+        let hash: String = try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT item_seq, sha256 FROM receipt WHERE household_id = ? AND id = ?",
+                                             arguments: [householdID.description, receiptID.description]) else {
+                throw DomainError.notFound("The receipt")
+            }
+            try db.execute(sql: "DELETE FROM receipt WHERE id = ?", arguments: [receiptID.description])
+            if let seq: Int64 = row["item_seq"] { try Self.reindex(db, seq: seq) }
+            return row["sha256"]
+        }
+        try removeUnreferencedBlobs([hash])
     }
 
     // MARK: - Internals

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NestoryStoreInterfaces
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -131,19 +132,18 @@ public struct BlobStore: Sendable {
     public let backend: any BlobBackend
     private let local: LocalBlobBackend
 
-    init(folder: DataFolder, backend: (any BlobBackend)? = nil) {
+    /// Files of the data folder, kept in `backend` (nil: the data folder's `blobs/`). `AppDatabase.open` makes its
+    /// own; another engine's store is given one.
+    public init(folder: DataFolder, backend: (any BlobBackend)? = nil) {
         root = folder.blobsURL
         tmp = folder.tmpURL
         local = LocalBlobBackend(folder: folder)
         self.backend = backend ?? local
     }
 
-    /// Bytes written to a temporary file and hashed, not yet in place.
-    public struct Staged: Sendable {
-        public let sha256: String
-        public let byteCount: Int64
-        public let tmpURL: URL
-    }
+    /// Bytes written to a temporary file and hashed, not yet in place (the interfaces' type, so every engine's
+    /// attachment store takes the same staged file).
+    public typealias Staged = StagedBlob
 
     /// Where the file for a hash lives in the data folder, `blobs/ab/cd/abcd…` (the local backend's layout).
     public func url(for sha256: String) -> URL {
@@ -283,7 +283,7 @@ public struct BlobStore: Sendable {
 
     /// Puts a staged file in place unless identical bytes are already there. Call inside the write transaction
     /// that records the row; `recorded`: its `blob` row existed before that transaction.
-    func ensurePresent(_ staged: Staged, recorded: Bool = false) throws {
+    public func ensurePresent(_ staged: Staged, recorded: Bool = false) throws {
         try backend.ensurePresent(staged, recorded: recorded)
     }
 
@@ -298,7 +298,7 @@ public struct BlobStore: Sendable {
     }
 
     /// Deletes a stored file. Only call inside a write transaction that saw no row uses it.
-    func remove(_ sha256: String) throws {
+    public func remove(_ sha256: String) throws {
         try backend.remove(sha256)
     }
 
@@ -442,3 +442,14 @@ public struct BlobStore: Sendable {
         guard fsync(fd) == 0 else { throw StoreError.io("fsync of \(url.path) failed: \(String(cString: strerror(errno)))") }
     }
 }
+
+/// The files as every engine's attachment store uses them (`BlobFiles`).
+extension BlobStore: BlobFiles {
+    public var location: String { backend.location }
+
+    public func removalPin() -> (any BlobRemovalPin)? { tryPinForRemoval() }
+
+    public func sweepableHashes(now: Date) throws -> [String] { try allStoredHashes(now: now) }
+}
+
+extension BlobStore.Pin: BlobRemovalPin {}

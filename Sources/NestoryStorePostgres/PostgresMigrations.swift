@@ -159,6 +159,7 @@ enum PostgresMigrations {
             "CREATE INDEX item_search_by_value ON item_search(household_id, value_minor, seq)",
             "CREATE INDEX item_search_by_created ON item_search(household_id, created_at, seq)",
         ]),
+        Change(id: "2026-11-30-attachments", sql: PostgresAttachmentSchema.statements),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -21,7 +21,7 @@ extension PostgresStore: ItemStore {
             try await Self.checkPlaces(connection, householdID, draft, logger: logger)
             let item = Item(householdID: householdID, draft: draft, createdAt: now)
             let seq = try await Self.insertItem(connection, item, logger: logger)
-            try await Self.reindex(connection, householdID, seq: seq, draft, logger: logger)
+            try await Self.reindex(connection, householdID, seq: seq, draft, new: true, logger: logger)
             return item
         }
     }
@@ -61,14 +61,20 @@ extension PostgresStore: ItemStore {
         }
     }
 
+    /// Deletes an item and its photos; its receipts stay, unlinked. Stored files no other row uses are removed after
+    /// the deletion has committed.
     public func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws {
-        try await transaction { connection in
-            for try await _ in try await connection.query(
-                "DELETE FROM item WHERE household_id = \(householdID.rawValue) AND id = \(id.rawValue) RETURNING seq", logger: logger) {
-                return
+        let hashes: [String] = try await transaction { connection in
+            let seq = try await Self.itemSeq(connection, householdID, id, lock: true, logger: logger)
+            var hashes: [String] = []
+            for try await hash in try await connection.query("SELECT DISTINCT sha256 FROM item_photo WHERE item_seq = \(seq)",
+                                                             logger: logger).decode(String.self) {
+                hashes.append(hash)
             }
-            throw DomainError.notFound("The item")
+            try await connection.query("DELETE FROM item WHERE seq = \(seq)", logger: logger)
+            return hashes
         }
+        try await removeUnreferencedBlobs(hashes)
     }
 
     public func item(_ householdID: HouseholdID, _ id: ItemID) async throws -> Item {
@@ -139,9 +145,20 @@ extension PostgresStore: ItemStore {
             """, logger: logger)
     }
 
-    /// Writes an item's search document from its fields and tags (receipt text joins it when receipts are stored here).
+    /// Writes an item's search document from its fields, tags and linked receipts' vendor and text (as SQLite's
+    /// `receipts` column: one field, the receipts in the order they were added). `new`: an item just inserted, which
+    /// has no receipts to read.
     static func reindex(_ connection: PostgresConnection, _ householdID: HouseholdID, seq: Int64, _ draft: ItemDraft,
-                        receipts: [String] = [], logger: Logger) async throws {
+                        new: Bool = false, logger: Logger) async throws {
+        var receipts: [String] = []
+        if !new {
+            for try await text in try await connection.query("""
+                SELECT COALESCE(vendor, '') || ' ' || COALESCE(raw_text, '') FROM receipt
+                WHERE item_seq = \(seq) AND household_id = \(householdID.rawValue) ORDER BY created_at, id
+                """, logger: logger).decode(String.self) {
+                receipts.append(text)
+            }
+        }
         let (tokens, positions) = searchDocument([draft.name, draft.brand, draft.modelNumber, draft.serialNumber, draft.notes,
                                                   draft.tags.joined(separator: " "), receipts.joined(separator: " ")])
         try await connection.query("""
@@ -218,7 +235,9 @@ extension PostgresStore: ItemStore {
         i.seq, i.id, i.name, i.brand, i.model_number, i.serial_number, i.price_minor, i.currency, i.quantity, i.purchase_date, \
         i.category_id, i.room_id, i.condition, i.condition_notes, i.barcode, i.warranty_expiry, i.notes, i.created_at, i.updated_at, \
         i.photo_count, i.receipt_count, i.name_key, i.value_minor, \
-        ARRAY(SELECT t.tag FROM item_tag t WHERE t.item_seq = i.seq ORDER BY t.position)
+        ARRAY(SELECT t.tag FROM item_tag t WHERE t.item_seq = i.seq ORDER BY t.position), \
+        (SELECT ARRAY[p.sha256, b.content_type, b.byte_count::text] FROM item_photo p JOIN blob b ON b.sha256 = p.sha256 \
+         WHERE p.item_seq = i.seq AND p.is_primary)
         """
 
     /// An item as the list reads it, with its sort keys (for the next page's cursor).
@@ -229,8 +248,9 @@ extension PostgresStore: ItemStore {
         var receiptCount: Int
         var nameKey: String
         var valueMinor: Int64
+        var primaryPhoto: Attachment?
 
-        var listing: ItemListing { ItemListing(item: item, photoCount: photoCount, receiptCount: receiptCount, primaryPhoto: nil) }
+        var listing: ItemListing { ItemListing(item: item, photoCount: photoCount, receiptCount: receiptCount, primaryPhoto: primaryPhoto) }
 
         func cursor(_ sort: ItemSort) -> PageCursor {
             switch sort {
@@ -260,7 +280,10 @@ extension PostgresStore: ItemStore {
                             createdAt: Date(millis: try row[17].decode(Int64.self)), updatedAt: Date(millis: try row[18].decode(Int64.self)))
             items.append(ItemRow(seq: try row[0].decode(Int64.self), item: item, photoCount: try row[19].decode(Int.self),
                                  receiptCount: try row[20].decode(Int.self), nameKey: try row[21].decode(String.self),
-                                 valueMinor: try row[22].decode(Int64.self)))
+                                 valueMinor: try row[22].decode(Int64.self),
+                                 primaryPhoto: try row[24].decode([String]?.self).flatMap { photo in
+                                     photo.count == 3 ? Int64(photo[2]).map { Attachment(sha256: photo[0], contentType: photo[1], byteCount: $0) } : nil
+                                 }))
         }
         return items
     }

@@ -18,9 +18,13 @@ public final class PostgresStore: Sendable {
         /// The most connections the pool opens.
         public var maximumConnections: Int
         public var connectTimeout: Duration
+        /// Where photos' and receipts' bytes are kept (the same files every server of the deployment sees); nil: the
+        /// store has no files, and adding or reading one fails.
+        public var blobs: (any BlobFiles)?
 
         public init(location: PostgresLocation, schema: String? = nil, migrate: Bool = true, maximumConnections: Int = 20,
-                    connectTimeout: Duration = .seconds(10)) {
+                    connectTimeout: Duration = .seconds(10), blobs: (any BlobFiles)? = nil) {
+            self.blobs = blobs
             self.location = location
             self.schema = schema
             self.migrate = migrate
@@ -32,9 +36,11 @@ public final class PostgresStore: Sendable {
     let client: PostgresClient
     let logger: Logger
     public let location: PostgresLocation
+    let blobFiles: (any BlobFiles)?
     private let runner: Task<Void, Never>
 
-    private init(client: PostgresClient, location: PostgresLocation, logger: Logger) {
+    private init(client: PostgresClient, location: PostgresLocation, blobs: (any BlobFiles)?, logger: Logger) {
+        self.blobFiles = blobs
         self.client = client
         self.location = location
         self.logger = logger
@@ -62,7 +68,7 @@ public final class PostgresStore: Sendable {
             poolConfiguration.options.additionalStartupParameters = [("search_path", schema)]
         }
         let store = PostgresStore(client: PostgresClient(configuration: poolConfiguration, backgroundLogger: logger), location: location,
-                                  logger: logger)
+                                  blobs: configuration.blobs, logger: logger)
         // The first connection, of its own: classify its failure, then migrate on it.
         var probeConfiguration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.username,
                                                                   password: location.password, database: location.database,

@@ -19,6 +19,8 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible, Local
     case schemaTooNew(unknown: [String])
     /// The database is missing changes this Nestory needs, and was opened without migrating.
     case schemaTooOld(missing: [String])
+    /// The store was opened without a place for photos' and receipts' files, and one was asked for.
+    case noBlobFiles
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible, Local
             return "The database was changed by a newer Nestory (\(unknown.joined(separator: ", "))). Run that version, or restore a backup made for this one."
         case .schemaTooOld(let missing):
             return "The database needs \(missing.count) change(s) that have not been applied (\(missing.joined(separator: ", "))). Start Nestory with migrations allowed."
+        case .noBlobFiles:
+            return "The PostgreSQL store was opened without a place for stored files (photos and receipts)."
         }
     }
 

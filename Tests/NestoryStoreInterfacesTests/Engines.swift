@@ -26,6 +26,10 @@ struct Stores: Sendable {
     let accounts: any AccountStore
     let jobs: any JobStore
     let items: any ItemStore
+    let attachments: any AttachmentStore
+    /// Where this store keeps stored files' bytes (a data folder of the test's own); nil for stores opened without
+    /// files (the two servers of the job tests).
+    let blobs: (any BlobFiles)?
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -44,11 +48,15 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
             try? database.close()
             try? FileManager.default.removeItem(at: folder.url)
         }
-        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database)))
+        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
+                                     attachments: SQLiteAttachmentStore(database), blobs: database.blobs))
     case .postgres:
-        let store = try await openPostgres()
+        let folder = try blobFolder()
+        defer { try? FileManager.default.removeItem(at: folder.url) }
+        let blobs = BlobStore(folder: folder)
+        let store = try await openPostgres(blobs: blobs)
         do {
-            let result = try await body(Stores(accounts: store, jobs: store, items: store))
+            let result = try await body(Stores(accounts: store, jobs: store, items: store, attachments: store, blobs: blobs))
             await store.close()
             return result
         } catch {
@@ -65,11 +73,19 @@ struct PostgresNotConfigured: Error, CustomStringConvertible {
 }
 
 /// A PostgreSQL store in a new schema of the test database.
-func openPostgres(migrate: Bool = true, schema: String = freshSchemaName())
+func openPostgres(migrate: Bool = true, schema: String = freshSchemaName(), blobs: (any BlobFiles)? = nil)
     async throws -> PostgresStore {
     guard let url = Engine.postgresURL else { throw PostgresNotConfigured() }
     return try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: schema, migrate: migrate,
-                                              maximumConnections: 8))
+                                              maximumConnections: 8, blobs: blobs))
+}
+
+/// A temporary data folder with its `blobs/` and `tmp/`, for a PostgreSQL store's files.
+func blobFolder() throws -> DataFolder {
+    let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-blobs-\(UUID().uuidString)").path)
+    try FileManager.default.createDirectory(at: folder.blobsURL, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder.tmpURL, withIntermediateDirectories: true)
+    return folder
 }
 
 /// `t_` and 20 random lower-case hex digits.
@@ -77,12 +93,13 @@ func freshSchemaName() -> String {
     "t_" + String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20))
 }
 
-/// Two PostgreSQL stores, each with its own pool, on one new schema: two servers on one database. Both are closed after.
-func withTwoPostgresStores<T>(_ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
+/// Two PostgreSQL stores, each with its own pool, on one new schema: two servers on one database (and, given `blobs`,
+/// one place for files). Both are closed after.
+func withTwoPostgresStores<T>(blobs: (any BlobFiles)? = nil, _ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
     let schema = freshSchemaName()
-    let first = try await openPostgres(schema: schema)
+    let first = try await openPostgres(schema: schema, blobs: blobs)
     let second: PostgresStore
-    do { second = try await openPostgres(schema: schema) } catch {
+    do { second = try await openPostgres(schema: schema, blobs: blobs) } catch {
         await first.close()
         throw error
     }

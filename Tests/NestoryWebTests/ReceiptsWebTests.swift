@@ -60,6 +60,12 @@ struct ReceiptsWebTests {
             // Stored before it is read: nothing is lost whatever the reading does.
             #expect(try app.database.receipts(household.id).count == 1)
             #expect(try await waitForReading(&ann, id) == "done")
+            // The receipts list and the recent-captures strip show it, by the vendor read (both read through ReceiptsService).
+            let list = try await ann.request(.get, "/receipts")
+            #expect(list.status == .ok)
+            #expect(list.body.contains("href=\"/receipts/\(id)\"") && list.body.contains("HARDWARE HAVEN"))
+            let capture = try await ann.request(.get, "/capture")
+            #expect(capture.body.contains("href=\"/receipts/\(id)\"") && capture.body.contains("HARDWARE HAVEN"))
 
             let review = try await ann.request(.get, "/receipts/\(id)")
             #expect(review.status == .ok)

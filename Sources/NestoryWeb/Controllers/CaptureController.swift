@@ -27,7 +27,7 @@ struct CaptureController {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"],
                                                    scanning: try dependencies.scanningEnabled(viewer.household.id),
-                                                   recent: try Self.recentCaptures(database, viewer)))
+                                                   recent: try await Self.recentCaptures(dependencies, viewer)))
     }
 
     /// Photo item mode: the camera, then the quick form.
@@ -35,17 +35,17 @@ struct CaptureController {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: try database.rooms(viewer.household.id),
                                                         categories: try database.categories(viewer.household.id), today: dependencies.today(),
-                                                        recent: try Self.recentCaptures(database, viewer)))
+                                                        recent: try await Self.recentCaptures(dependencies, viewer)))
     }
 
     /// The last items and receipts added, newest first (items made from a scan carry their barcode).
-    static func recentCaptures(_ database: AppDatabase, _ viewer: Viewer, limit: Int = 8) throws -> [RecentCapture] {
+    static func recentCaptures(_ dependencies: WebDependencies, _ viewer: Viewer, limit: Int = 8) async throws -> [RecentCapture] {
         let household = viewer.household.id
-        let items = try database.items(household, ItemQuery(sort: .newest, limit: limit)).elements.map { listing in
+        let items = try dependencies.database.items(household, ItemQuery(sort: .newest, limit: limit)).elements.map { listing in
             RecentCapture(title: listing.item.name, detail: listing.item.barcode == nil ? "Item" : "Scanned item",
                           href: "/items/\(listing.item.id)", thumbnail: listing.primaryPhoto?.sha256, at: listing.item.createdAt)
         }
-        let receipts = try database.receipts(household, limit: limit).map { listing in
+        let receipts = try await dependencies.services.receipts.list(household, limit: limit).map { listing in
             RecentCapture(title: listing.receipt.vendor ?? "Receipt", detail: listing.receipt.total.map { "Receipt · \($0.formatted)" } ?? "Receipt",
                           href: "/receipts/\(listing.receipt.id)", thumbnail: listing.receipt.attachment.sha256, at: listing.receipt.createdAt)
         }

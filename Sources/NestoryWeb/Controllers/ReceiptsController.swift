@@ -38,18 +38,18 @@ struct ReceiptsController {
         let item = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
             .map { try database.item(viewer.household.id, $0).item }
         return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item,
-                                                      recent: item == nil ? try CaptureController.recentCaptures(database, viewer) : []))
+                                                      recent: item == nil ? try await CaptureController.recentCaptures(dependencies, viewer) : []))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, receipts: try database.receipts(viewer.household.id)))
+        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, receipts: try await dependencies.services.receipts.list(viewer.household.id)))
     }
 
     @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        let listing = try database.receipt(viewer.household.id, id)
+        let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let search = request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let matches = search.isEmpty ? [] : try database.items(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(

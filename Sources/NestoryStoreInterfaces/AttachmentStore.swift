@@ -1,0 +1,108 @@
+import Foundation
+import NestoryDomain
+
+/// Bytes written to a temporary file on this machine, fsynced and hashed, not yet kept where stored files are
+/// (`BlobFiles.stage`). An attachment store's `add…` methods take one and discard its temporary file when done.
+public struct StagedBlob: Sendable {
+    public let sha256: String
+    public let byteCount: Int64
+    public let tmpURL: URL
+
+    public init(sha256: String, byteCount: Int64, tmpURL: URL) {
+        self.sha256 = sha256
+        self.byteCount = byteCount
+        self.tmpURL = tmpURL
+    }
+}
+
+/// The right to remove stored files now (none is given while a backup holds its pin); released when done.
+public protocol BlobRemovalPin: AnyObject, Sendable {
+    func release()
+}
+
+/// Where stored files' bytes are kept (the data folder or an object store: NestoryStore's `BlobStore`), as every
+/// engine's attachment store uses them. The engines keep the same guarantees:
+/// - a row never commits before its file is kept: `upload` before the write transaction, `ensurePresent` inside it
+///   (after the `blob` row is locked or found missing);
+/// - a file is removed only inside a write transaction that has just seen no row use it, holding `removalPin`
+///   (without the pin the row goes and the file stays, for the next sweep).
+public protocol BlobFiles: Sendable {
+    /// Where the files are, for messages: "the data folder (…)", "s3://bucket/blobs/".
+    var location: String { get }
+    /// Writes bytes to a temporary file, fsynced, and hashes them.
+    func stage(_ data: Data) throws -> StagedBlob
+    /// Removes a staged file's temporary copy if it was not moved into place.
+    func discard(_ staged: StagedBlob)
+    /// Before the write transaction: the bytes kept where files are stored unless already there.
+    func upload(_ staged: StagedBlob) throws
+    /// Inside the write transaction that records the row: sure the file is in place when the row commits.
+    /// `recorded`: the `blob` row existed (and is held) in this transaction.
+    func ensurePresent(_ staged: StagedBlob, recorded: Bool) throws
+    func exists(_ sha256: String) throws -> Bool
+    /// The stored bytes; `StoreError.attachmentMissing` when there are none.
+    func read(_ sha256: String) throws -> Data
+    /// Deletes a stored file. Only inside a write transaction that saw no row use it, holding `removalPin`.
+    func remove(_ sha256: String) throws
+    /// The right to remove files now, or nil while a backup holds its pin.
+    func removalPin() -> (any BlobRemovalPin)?
+    /// Every stored hash that may have no row: files older than `now` less an hour (younger ones may be uploads
+    /// whose rows are being written).
+    func sweepableHashes(now: Date) throws -> [String]
+}
+
+/// Item photos, the stored files they and receipts refer to, and receipts: one aggregate, because a photo's or a
+/// receipt's row, its `blob` row, the item's counts and its search document change together in one transaction.
+///
+/// Every engine keeps the same rules, which the conformance suite (`Tests/NestoryStoreInterfacesTests`) checks:
+/// - what a household asks about is found only in that household: another household's photo, receipt or file is not
+///   found, and a receipt is linked only to an item of its household;
+/// - files are content-addressed (`blob`, by SHA-256, kept once however many rows use them); a file is kept while
+///   a photo or receipt uses it and removed once none does (at once, or by `collectGarbage`);
+/// - an item's first photo is its main one (the list's thumbnail); photos are listed main first, then in order;
+/// - a receipt's vendor and text are in its linked item's search document, and leave it when the receipt is
+///   unlinked, moved or deleted; deleting an item unlinks its receipts (they are evidence in their own right);
+/// - the item list's photo and receipt counts and main photo follow every change.
+public protocol AttachmentStore: Sendable {
+    // MARK: Photos
+
+    /// Adds a photo to an item from a staged file (its temporary file is discarded); the first photo becomes primary.
+    func addPhoto(_ householdID: HouseholdID, to itemID: ItemID, staged: StagedBlob, contentType: String, now: Date) async throws -> ItemPhoto
+    /// Removes a photo; if it was primary, the next one in order becomes primary. Its file goes when no row uses it.
+    func removePhoto(_ householdID: HouseholdID, _ photoID: PhotoID, now: Date) async throws
+    /// Puts an item's photos in the given order (each named exactly once): the first becomes the main photo.
+    func setPhotoOrder(_ householdID: HouseholdID, _ itemID: ItemID, _ order: [PhotoID], now: Date) async throws
+    func setPrimaryPhoto(_ householdID: HouseholdID, _ photoID: PhotoID) async throws
+    /// An item's photos, the main one first, then by position and time added.
+    func photos(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [ItemPhoto]
+
+    // MARK: Stored files
+
+    /// What is recorded of a stored file, only if a photo or receipt of this household uses it.
+    func attachment(_ householdID: HouseholdID, sha256: String) async throws -> Attachment
+    /// The bytes of a stored file, only if a photo or receipt of this household uses it.
+    func attachmentData(_ householdID: HouseholdID, sha256: String) async throws -> (Data, Attachment)
+    /// Removes stored files no row uses (rows, and files without rows over an hour old). Returns how many went.
+    @discardableResult
+    func collectGarbage(now: Date) async throws -> Int
+
+    // MARK: Receipts
+
+    /// Stores a receipt image (its temporary file is discarded) with what was read from it, linked to an item or not.
+    func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, staged: StagedBlob, contentType: String, fields: ReceiptFields,
+                    now: Date) async throws -> Receipt
+    func receipt(_ householdID: HouseholdID, _ id: ReceiptID) async throws -> ReceiptListing
+    /// The household's receipts, newest first.
+    func receipts(_ householdID: HouseholdID, limit: Int) async throws -> [ReceiptListing]
+    /// An item's receipts, oldest first.
+    func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt]
+    /// Replaces what is known of a receipt; the linked item's search document is rewritten.
+    func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws
+    /// Links a receipt to an item of the household, or unlinks it with nil.
+    func linkReceipt(_ householdID: HouseholdID, _ receiptID: ReceiptID, to itemID: ItemID?) async throws
+    /// Deletes a receipt; its file goes when no row uses it.
+    func deleteReceipt(_ householdID: HouseholdID, _ id: ReceiptID) async throws
+
+    /// What the household keeps (photos and receipts by their stored files, each counted once; reports) and the
+    /// database's size.
+    func storageSummary(_ householdID: HouseholdID) async throws -> StorageSummary
+}
