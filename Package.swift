@@ -395,7 +395,8 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
+                "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging",
+                "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
                 "NestoryMCP", .product(name: "MCP", package: "swift-sdk"), "NestoryObjectStorage", "NestoryHTTP",

@@ -103,12 +103,12 @@ public struct Services: Sendable {
         backups = BackupService(queue: queue)
         data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
-        idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
+        idempotency = IdempotencyService(store: SQLiteIdempotencyStore(database), window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
         self.valuations = valuations
         reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
-        tokens = TokenService(database: database, blocking: blocking, requestsPerMinute: tokenRequestsPerMinute, now: now)
+        tokens = TokenService(store: SQLiteAPITokenStore(database), accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }
 

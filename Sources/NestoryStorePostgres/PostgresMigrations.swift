@@ -136,6 +136,48 @@ enum PostgresMigrations {
             "CREATE INDEX job_running_lease ON job(lease_until) WHERE state = 'running'",
         ]),
         Change(id: "2026-11-29-items", sql: PostgresItemSchema.statements),
+        // Personal API tokens, as SQLite's 2026-11-27-api-tokens: only the token's SHA-256 (hex) is kept.
+        Change(id: "2026-11-30-api-tokens", sql: [
+            """
+            CREATE TABLE api_token (
+                id uuid PRIMARY KEY,
+                token_hash text NOT NULL UNIQUE,
+                user_id uuid NOT NULL REFERENCES app_user(id) ON DELETE CASCADE,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                scope text NOT NULL CHECK (scope IN ('read', 'write')),
+                created_at bigint NOT NULL,
+                expires_at bigint,
+                last_used_at bigint
+            )
+            """,
+            "CREATE INDEX api_token_by_user ON api_token(user_id, created_at)",
+        ]),
+        // The API's idempotency keys, as SQLite's 2026-11-25-idempotency-keys and 2026-11-30-idempotency-claims: the
+        // answers kept for replays, and the keys whose first request is running (until `claimed_until`).
+        Change(id: "2026-11-30-idempotency", sql: [
+            """
+            CREATE TABLE idempotency_key (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                key text NOT NULL,
+                fingerprint text NOT NULL CHECK (length(fingerprint) = 64),
+                status integer NOT NULL,
+                headers text NOT NULL,
+                body bytea NOT NULL,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (household_id, key)
+            )
+            """,
+            "CREATE INDEX idempotency_key_by_age ON idempotency_key(created_at)",
+            """
+            CREATE TABLE idempotency_claim (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                key text NOT NULL,
+                claimed_until bigint NOT NULL,
+                PRIMARY KEY (household_id, key)
+            )
+            """,
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -26,6 +26,8 @@ struct Stores: Sendable {
     let accounts: any AccountStore
     let jobs: any JobStore
     let items: any ItemStore
+    let tokens: any APITokenStore
+    let idempotency: any IdempotencyStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -44,11 +46,12 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
             try? database.close()
             try? FileManager.default.removeItem(at: folder.url)
         }
-        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database)))
+        return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
+                                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
-            let result = try await body(Stores(accounts: store, jobs: store, items: store))
+            let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store))
             await store.close()
             return result
         } catch {
