@@ -178,6 +178,44 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // Reminders, as SQLite's 2026-11-25-reminders and 2026-11-25-tips: each user's choices and dismissed tips (bits),
+        // the calendar feed (its token to show, and its hash to find it by), the household's webhook, the events sent,
+        // and the index that finds warranties ending soon.
+        Change(id: "2026-11-30-reminders", sql: [
+            """
+            ALTER TABLE app_user ADD COLUMN warranty_reminders boolean NOT NULL DEFAULT true,
+                ADD COLUMN weekly_nudge boolean NOT NULL DEFAULT true, ADD COLUMN tips_dismissed bigint NOT NULL DEFAULT 0
+            """,
+            """
+            CREATE TABLE calendar_feed (
+                user_id uuid PRIMARY KEY REFERENCES app_user(id) ON DELETE CASCADE,
+                token text NOT NULL,
+                token_hash text NOT NULL UNIQUE,
+                created_at bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE household_webhook (
+                household_id uuid PRIMARY KEY REFERENCES household(id) ON DELETE CASCADE,
+                url text NOT NULL,
+                secret text NOT NULL,
+                created_at bigint NOT NULL,
+                last_attempt_at bigint,
+                last_status integer,
+                last_error text
+            )
+            """,
+            """
+            CREATE TABLE reminder_sent (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                event_id text NOT NULL,
+                sent_at bigint NOT NULL,
+                PRIMARY KEY (household_id, event_id)
+            )
+            """,
+            "CREATE INDEX reminder_sent_by_time ON reminder_sent(sent_at)",
+            "CREATE INDEX item_by_warranty ON item(household_id, warranty_expiry) WHERE warranty_expiry IS NOT NULL",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -28,6 +28,7 @@ struct Stores: Sendable {
     let items: any ItemStore
     let tokens: any APITokenStore
     let idempotency: any IdempotencyStore
+    let reminders: any ReminderStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -47,11 +48,12 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
             try? FileManager.default.removeItem(at: folder.url)
         }
         return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
-                                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database)))
+                                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
+                                reminders: SQLiteReminderStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
-            let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store))
+            let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store, reminders: store))
             await store.close()
             return result
         } catch {

@@ -217,7 +217,7 @@ struct ValuationController {
             guard case .validation = error else { throw error }
             let kept = ["analysisBaseURL": provider.analysisBaseURL, "analysisModel": provider.analysisModel, "searchCountry": provider.searchCountry,
                         "exchangeRates": provider.exchangeRates]
-            return try AccountController(dependencies: dependencies).settings(viewer, valuationForm: kept, valuationErrors: FieldErrors.fields(of: error))
+            return try await AccountController(dependencies: dependencies).settings(viewer, valuationForm: kept, valuationErrors: FieldErrors.fields(of: error))
         }
     }
 
