@@ -437,7 +437,7 @@ let package = Package(
         .testTarget(name: "NestoryImportTests", dependencies: ["NestoryImport", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryBackupTests",
-            dependencies: ["NestoryBackup", "NestoryStore", "NestoryDomain", "NestoryDemo", "CZlibCRC",
+            dependencies: ["NestoryBackup", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryDemo", "CZlibCRC",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings

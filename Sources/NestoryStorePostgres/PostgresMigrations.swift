@@ -216,6 +216,41 @@ enum PostgresMigrations {
             "CREATE INDEX reminder_sent_by_time ON reminder_sent(sent_at)",
             "CREATE INDEX item_by_warranty ON item(household_id, warranty_expiry) WHERE warranty_expiry IS NOT NULL",
         ]),
+        // Valuations and their settings, as SQLite's 2026-11-25-valuations and 2026-11-26-valuation-providers: each item's
+        // history (money in minor units, sources as JSON, `seq` the order they were added, SQLite's rowid), and each
+        // household's providers (keys sealed, as SQLite keeps them) and depreciation table.
+        Change(id: "2026-11-30-valuations", sql: [
+            """
+            CREATE TABLE valuation (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id uuid NOT NULL UNIQUE,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                item_seq bigint NOT NULL REFERENCES item(seq) ON DELETE CASCADE,
+                currency text NOT NULL CHECK (length(currency) = 3),
+                rcv_minor bigint, rcv_low_minor bigint, rcv_high_minor bigint,
+                acv_minor bigint, acv_low_minor bigint, acv_high_minor bigint,
+                method text NOT NULL CHECK (method IN ('market', 'offline', 'manual')),
+                confidence text NOT NULL CHECK (confidence IN ('low', 'medium', 'high')),
+                valued_on text COLLATE "C" NOT NULL,
+                sources text NOT NULL DEFAULT '[]',
+                explanation text,
+                created_at bigint NOT NULL,
+                CHECK (rcv_minor IS NOT NULL OR acv_minor IS NOT NULL)
+            )
+            """,
+            "CREATE INDEX valuation_by_item ON valuation(item_seq, created_at, seq)",
+            "CREATE INDEX valuation_by_household ON valuation(household_id, valued_on)",
+            """
+            CREATE TABLE valuation_settings (
+                household_id uuid PRIMARY KEY REFERENCES household(id) ON DELETE CASCADE,
+                analysis_base_url text, analysis_model text, analysis_key text, analysis_key_hint text,
+                search_key text, search_key_hint text, search_country text,
+                exchange_rates text,
+                depreciation_table text,
+                updated_at bigint NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

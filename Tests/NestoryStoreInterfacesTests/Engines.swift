@@ -29,6 +29,7 @@ struct Stores: Sendable {
     let tokens: any APITokenStore
     let idempotency: any IdempotencyStore
     let reminders: any ReminderStore
+    let valuations: any ValuationStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -49,11 +50,12 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
         }
         return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
                                 tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
-                                reminders: SQLiteReminderStore(database)))
+                                reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
-            let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store, reminders: store))
+            let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store, reminders: store,
+                                               valuations: store))
             await store.close()
             return result
         } catch {
