@@ -105,7 +105,7 @@ public struct Services: Sendable {
         data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: SQLiteIdempotencyStore(database), window: idempotencyWindow, now: now)
-        captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
+        captureCounters = CaptureCountersService(store: SQLiteCaptureCounterStore(database), now: now)
         self.valuations = valuations
         reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)

@@ -251,6 +251,18 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // The capture screen's counters, as SQLite's 2026-11-25-capture-counters: per household, UTC day and event.
+        Change(id: "2026-11-30-capture-counters", sql: [
+            """
+            CREATE TABLE capture_counter (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                day text COLLATE "C" NOT NULL,
+                event text COLLATE "C" NOT NULL,
+                count integer NOT NULL,
+                PRIMARY KEY (household_id, day, event)
+            )
+            """,
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -30,6 +30,7 @@ struct Stores: Sendable {
     let idempotency: any IdempotencyStore
     let reminders: any ReminderStore
     let valuations: any ValuationStore
+    let captureCounters: any CaptureCounterStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -50,12 +51,13 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
         }
         return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
                                 tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
-                                reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database)))
+                                reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database),
+                                captureCounters: SQLiteCaptureCounterStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
             let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store, reminders: store,
-                                               valuations: store))
+                                               valuations: store, captureCounters: store))
             await store.close()
             return result
         } catch {

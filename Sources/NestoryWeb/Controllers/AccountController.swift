@@ -130,7 +130,7 @@ struct AccountController {
             viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
             passwordErrors: passwordErrors, notice: notice, onlineLookup: onlineLookup,
             scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
-            captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
+            captureCounts: viewer.role == .owner ? try await dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
             leading: pro, trailing: "\(valuation)\(security)\(tokens)\(notifications)\(about)"),
