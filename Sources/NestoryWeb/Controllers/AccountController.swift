@@ -111,7 +111,7 @@ struct AccountController {
         let household = viewer.household.id
         let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty
                        && valuationErrors.isEmpty && tokenErrors.isEmpty)
-        let providers = try dependencies.services.valuations.providerSettings(household)
+        let providers = try await dependencies.services.valuations.providerSettings(household)
         let valuation = ValuationViews.settingsSection(viewer: viewer, settings: providers,
                                                        form: valuationForm, errors: valuationErrors)
         let pro = PlanViews.section(viewer: viewer, overview: try dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
