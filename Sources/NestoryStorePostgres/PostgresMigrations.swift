@@ -263,6 +263,24 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // This store's id and the licences installed, as SQLite's 2026-11-26-licences: the id (32 lower-case hex digits,
+        // as SQLite makes it) is made here, once, so every server on the store has the same one.
+        Change(id: "2026-11-30-licences", sql: [
+            "CREATE TABLE instance (id text PRIMARY KEY, created_at bigint NOT NULL)",
+            """
+            INSERT INTO instance (id, created_at)
+            VALUES (replace(gen_random_uuid()::text, '-', ''), (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+            """,
+            """
+            CREATE TABLE licence (
+                key text PRIMARY KEY,
+                household_id uuid,
+                key_id text NOT NULL,
+                installed_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX licence_by_household ON licence(household_id)",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

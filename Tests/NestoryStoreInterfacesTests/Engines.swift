@@ -31,6 +31,7 @@ struct Stores: Sendable {
     let reminders: any ReminderStore
     let valuations: any ValuationStore
     let captureCounters: any CaptureCounterStore
+    let licences: any LicenceStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -52,12 +53,12 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
         return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
                                 tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
                                 reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database),
-                                captureCounters: SQLiteCaptureCounterStore(database)))
+                                captureCounters: SQLiteCaptureCounterStore(database), licences: SQLiteLicenceStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
             let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store, reminders: store,
-                                               valuations: store, captureCounters: store))
+                                               valuations: store, captureCounters: store, licences: store))
             await store.close()
             return result
         } catch {
