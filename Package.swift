@@ -236,7 +236,7 @@ let package = Package(
         .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
-        .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+        .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore", "NestoryStoreInterfaces"], swiftSettings: swiftSettings),
         // Valuation (issue 17): what an item is worth. Pure Swift rules: the offline estimate (depreciation by
         // category, age and condition) and prices read from market search results.
         .target(name: "NestoryValuation", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
@@ -424,7 +424,7 @@ let package = Package(
         .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryProductsTests",
-            dependencies: ["NestoryProducts", "NestoryStore", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["NestoryProducts", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         // END Barcodes tests

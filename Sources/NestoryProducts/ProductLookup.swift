@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// What is known about a scanned code.
 public struct ProductSuggestion: Codable, Hashable, Sendable {

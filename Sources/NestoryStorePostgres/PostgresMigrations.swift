@@ -281,6 +281,24 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX licence_by_household ON licence(household_id)",
         ]),
+        // Product lookups, as SQLite's 2026-11-23-products and 2026-11-25-household-scanning: the catalogue and
+        // providers' answers (shared: they describe products, not anyone's belongings), and the household's switches.
+        Change(id: "2026-11-30-products", sql: [
+            """
+            CREATE TABLE product (
+                code text NOT NULL,
+                source text NOT NULL,
+                found boolean NOT NULL,
+                name text, brand text, category text, image_url text,
+                fetched_at bigint NOT NULL,
+                PRIMARY KEY (code, source)
+            )
+            """,
+            """
+            ALTER TABLE household ADD COLUMN online_product_lookup boolean NOT NULL DEFAULT false,
+                ADD COLUMN scanning_enabled boolean NOT NULL DEFAULT true
+            """,
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -32,6 +32,7 @@ struct Stores: Sendable {
     let valuations: any ValuationStore
     let captureCounters: any CaptureCounterStore
     let licences: any LicenceStore
+    let products: any ProductStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -53,12 +54,13 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
         return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
                                 tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
                                 reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database),
-                                captureCounters: SQLiteCaptureCounterStore(database), licences: SQLiteLicenceStore(database)))
+                                captureCounters: SQLiteCaptureCounterStore(database), licences: SQLiteLicenceStore(database),
+                                products: SQLiteProductStore(database)))
     case .postgres:
         let store = try await openPostgres()
         do {
             let result = try await body(Stores(accounts: store, jobs: store, items: store, tokens: store, idempotency: store, reminders: store,
-                                               valuations: store, captureCounters: store, licences: store))
+                                               valuations: store, captureCounters: store, licences: store, products: store))
             await store.close()
             return result
         } catch {

@@ -15,7 +15,8 @@ func withTwoServers<T>(_ engine: Engine, _ body: (Stores, any JobStore) async th
     case .postgres:
         return try await withTwoPostgresStores { first, second in
             try await body(Stores(accounts: first, jobs: first, items: first, tokens: first, idempotency: first, reminders: first,
-                                  valuations: first, captureCounters: first, licences: first), second)
+                                  valuations: first, captureCounters: first, licences: first,
+                                  products: first), second)
         }
     }
 }
