@@ -119,7 +119,7 @@ struct AccountController {
         let notifications = ReminderViews.settingsSection(
             viewer: viewer, preferences: try await reminders.preferences(viewer.user.id), calendarToken: try await reminders.calendarToken(viewer.user.id),
             webhook: viewer.role == .owner ? try await reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
-        let onlineLookup = try database.onlineProductLookup(household)
+        let onlineLookup = try await dependencies.products.store.onlineProductLookup(household)
         let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try await reminders.webhook(household) != nil,
                                        photoAnalysis: providers.analysisConfigured, marketSearch: providers.searchConfigured)
         let security = AccountViews.securitySection(viewer: viewer, sessions: try database.sessions(of: viewer.user.id, now: dependencies.now()),
