@@ -236,7 +236,7 @@ let package = Package(
         .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
-        .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+        .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore", "NestoryStoreInterfaces"], swiftSettings: swiftSettings),
         // Valuation (issue 17): what an item is worth. Pure Swift rules: the offline estimate (depreciation by
         // category, age and condition) and prices read from market search results.
         .target(name: "NestoryValuation", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
@@ -395,7 +395,8 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryDemo",
+                "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging",
+                "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
                 "NestoryMCP", .product(name: "MCP", package: "swift-sdk"), "NestoryObjectStorage", "NestoryHTTP",
@@ -423,7 +424,7 @@ let package = Package(
         .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryProductsTests",
-            dependencies: ["NestoryProducts", "NestoryStore", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["NestoryProducts", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         // END Barcodes tests
@@ -436,7 +437,7 @@ let package = Package(
         .testTarget(name: "NestoryImportTests", dependencies: ["NestoryImport", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryBackupTests",
-            dependencies: ["NestoryBackup", "NestoryStore", "NestoryDomain", "NestoryDemo", "CZlibCRC",
+            dependencies: ["NestoryBackup", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryDemo", "CZlibCRC",
                            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings

@@ -80,5 +80,5 @@ struct TokenCommand: AsyncParsableCommand {
 }
 
 private func tokenService(_ database: AppDatabase) -> TokenService {
-    TokenService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1))
+    TokenService(database: database)
 }

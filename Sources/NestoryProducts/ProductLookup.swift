@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// What is known about a scanned code.
 public struct ProductSuggestion: Codable, Hashable, Sendable {
@@ -32,14 +33,18 @@ public struct LookupResult: Codable, Hashable, Sendable {
 /// then, only when the household has turned them on, the online providers (answers, misses
 /// included, are cached). Any spelling of a GTIN (UPC-A, UPC-E, EAN-13, EAN-8) finds the same record.
 public struct ProductLookup: Sendable {
+    /// For the household's items by barcode (the items aggregate).
     public let database: AppDatabase
+    /// The catalogue, the providers' cached answers and the household's switch.
+    public let store: any ProductStore
     public let providers: [any ProductProvider]
     /// How long a provider's answer is trusted, and how long "not found" is.
     public var foundLifetime: TimeInterval = 30 * 86_400
     public var missLifetime: TimeInterval = 86_400
 
-    public init(database: AppDatabase, providers: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()]) {
+    public init(database: AppDatabase, store: (any ProductStore)? = nil, providers: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()]) {
         self.database = database
+        self.store = store ?? SQLiteProductStore(database)
         self.providers = providers
     }
 
@@ -57,12 +62,12 @@ public struct ProductLookup: Sendable {
             return result
         }
         guard let gtin else { return result }
-        if let product = try database.catalogProduct(codes: keys), let name = product.name {
+        if let product = try await store.catalogProduct(codes: keys), let name = product.name {
             result.match = ProductSuggestion(source: "catalog", sourceName: "Product catalogue", name: name, brand: product.brand,
                                              category: product.category, imageURL: product.imageURL, itemID: nil)
             return result
         }
-        guard try database.onlineProductLookup(household) else {
+        guard try await store.onlineProductLookup(household) else {
             if !providers.isEmpty {
                 result.notices.append("Online product lookups are off for this household (Settings).")
             }
@@ -70,14 +75,14 @@ public struct ProductLookup: Sendable {
         }
         for provider in providers {
             let answer: CachedAnswer
-            if let cached = try database.cachedAnswer(provider: provider.id, key: gtin.key,
-                                                      foundSince: now.addingTimeInterval(-foundLifetime),
-                                                      missSince: now.addingTimeInterval(-missLifetime)) {
+            if let cached = try await store.cachedAnswer(provider: provider.id, key: gtin.key,
+                                                         foundSince: now.addingTimeInterval(-foundLifetime),
+                                                         missSince: now.addingTimeInterval(-missLifetime)) {
                 answer = cached
             } else {
                 do {
                     answer = try await provider.lookup(gtin).map(CachedAnswer.found) ?? .notFound
-                    try database.storeAnswer(provider: provider.id, key: gtin.key, answer, now: now)
+                    try await store.storeAnswer(provider: provider.id, key: gtin.key, answer, now: now)
                 } catch let error as ProviderError {
                     result.notices.append(error.message(provider.displayName))
                     continue

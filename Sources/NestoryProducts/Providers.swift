@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// An online product database, asked by GTIN over its documented HTTP API. Hosts are fixed in code
 /// (a person can never make the server fetch an address of their choosing); tests give a local base.

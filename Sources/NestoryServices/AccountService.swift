@@ -10,8 +10,8 @@ import NestoryStoreInterfaces
 public struct AccountService: Sendable {
     /// Households, members and sessions, on whichever engine the bootstrap chose.
     let accounts: any AccountStore
-    /// The rest of the store (tips), until it is behind interfaces too.
-    let database: AppDatabase
+    /// The tips each person dismissed (kept with their reminder choices).
+    let reminders: any ReminderStore
     let passwordHasher: any PasswordHasher
     let blocking: BlockingPool
     let limits: SignInLimits
@@ -19,11 +19,11 @@ public struct AccountService: Sendable {
     /// Checked for unknown emails so they cost as much as wrong passwords; made on first use, not at start.
     private let dummyHash: DummyHash
 
-    /// `accounts` defaults to the same SQLite database.
-    public init(database: AppDatabase, accounts: (any AccountStore)? = nil, passwordHasher: any PasswordHasher, blocking: BlockingPool,
+    /// `accounts` and `reminders` default to the same SQLite database.
+    public init(database: AppDatabase, accounts: (any AccountStore)? = nil, reminders: (any ReminderStore)? = nil, passwordHasher: any PasswordHasher, blocking: BlockingPool,
                 limits: SignInLimits = SignInLimits(), now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
         self.accounts = accounts ?? SQLiteAccountStore(database)
+        self.reminders = reminders ?? SQLiteReminderStore(database)
         self.passwordHasher = passwordHasher
         self.blocking = blocking
         self.limits = limits
@@ -152,14 +152,12 @@ public struct AccountService: Sendable {
     /// A tip the person closed stays closed, on every device.
     public func dismissTip(_ user: UserID, _ raw: String) async throws {
         guard let tip = Tip(rawValue: raw) else { throw DomainError.notFound("That tip") }
-        let database = database
-        try await blocking.run { try database.dismissTip(user, tip) }
+        try await reminders.dismissTip(user, tip)
     }
 
     /// Settings → Appearance: "Show tips again".
     public func resetTips(_ user: UserID) async throws {
-        let database = database
-        try await blocking.run { try database.resetTips(user) }
+        try await reminders.resetTips(user)
     }
 
     /// Settings → Members: the owner removes a member; their sessions end at once.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import ServiceLifecycle
 
 /// Tidies the data folder beside the server: at start, and every `interval` after, it removes stored files
@@ -10,6 +11,8 @@ import ServiceLifecycle
 /// responses kept for idempotency keys once they are older than their window.
 public struct Housekeeping: Service {
     let database: AppDatabase
+    /// Where the idempotency keys' answers are kept (the bootstrap's store; the same database's by default).
+    let idempotency: any IdempotencyStore
     let interval: Duration
     /// How long responses to requests with an `Idempotency-Key` are kept.
     let idempotencyWindow: TimeInterval
@@ -18,10 +21,12 @@ public struct Housekeeping: Service {
     /// Files in tmp/web/ still wanted: uploads waiting for the person's choice.
     let pendingUploads: @Sendable () -> Set<String>
 
-    public init(database: AppDatabase, interval: Duration = .seconds(600), idempotencyWindow: TimeInterval = 86_400,
+    public init(database: AppDatabase, idempotency: (any IdempotencyStore)? = nil, interval: Duration = .seconds(600),
+                idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.housekeeping"),
                 pendingUploads: @escaping @Sendable () -> Set<String>, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.idempotency = idempotency ?? SQLiteIdempotencyStore(database)
         self.interval = interval
         self.idempotencyWindow = idempotencyWindow
         self.logger = logger
@@ -43,13 +48,13 @@ public struct Housekeeping: Service {
     /// One pass. At start every file in tmp/web/ that no unfinished job or recent backup names is an
     /// orphan; later, uploads and archives live for `BackupService.lifetime`.
     public func sweep(atStart: Bool) async {
-        let (database, at, pending, window) = (database, now(), pendingUploads(), idempotencyWindow)
+        let (database, idempotency, at, pending, window) = (database, idempotency, now(), pendingUploads(), idempotencyWindow)
         await Task.detached(priority: .background) {
             do {
                 let keep = try Self.wanted(database, now: at).union(pending)
                 let swept = database.blobs.sweepTemporaryFiles(olderThan: BackupService.lifetime, now: at, keep: keep, orphans: atStart)
                 let removed = try database.collectGarbage(now: at)
-                let expired = try database.deleteStoredResponses(before: at.addingTimeInterval(-window))
+                let expired = try await idempotency.deleteStoredResponses(before: at.addingTimeInterval(-window))
                 if swept.entries + removed + expired > 0 {
                     logger.info("tidied the data folder", metadata: [
                         "temporary_entries": .stringConvertible(swept.entries), "temporary_bytes": .stringConvertible(swept.bytes),

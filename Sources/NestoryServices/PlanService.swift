@@ -2,6 +2,7 @@ import Foundation
 import NestoryDomain
 import NestoryLicences
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Free and Pro: which plan a household is on (the operator's setting, else an installed, unexpired licence for
 /// the household or the whole server), and installing licence keys. The items, data and reports services ask

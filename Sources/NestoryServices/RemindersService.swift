@@ -5,6 +5,7 @@ import NestoryDomain
 import NestoryJobs
 import NestoryReminders
 import NestoryStore
+import NestoryStoreInterfaces
 import ServiceLifecycle
 
 /// Reminders: warranty expiries (30, 7 and 0 days ahead) and the weekly documentation nudge, shown in the
@@ -12,7 +13,8 @@ import ServiceLifecycle
 /// and the household's optional webhook, which receives the same events as signed JSON, through the job
 /// system (retried with backoff, once per event).
 public struct RemindersService: Sendable {
-    let database: AppDatabase
+    let store: any ReminderStore
+    /// Where the webhook's address is checked (resolving its host name blocks).
     let blocking: BlockingPool
     let queue: JobQueue
     /// Where webhooks may go (public addresses only, unless the operator allows private ones).
@@ -20,9 +22,9 @@ public struct RemindersService: Sendable {
     let timeZone: TimeZone
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, queue: JobQueue, addressGuard: WebhookAddressGuard,
+    public init(store: any ReminderStore, blocking: BlockingPool, queue: JobQueue, addressGuard: WebhookAddressGuard,
                 timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
+        self.store = store
         self.blocking = blocking
         self.queue = queue
         self.addressGuard = addressGuard
@@ -41,53 +43,57 @@ public struct RemindersService: Sendable {
         public var count: Int { warranties.count + (nudge == nil ? 0 : 1) }
     }
 
+    /// The user's choices (Settings → Notifications).
+    public func preferences(_ user: UserID) async throws -> ReminderPreferences { try await store.reminderPreferences(user) }
+
+    /// The user's choices and the tips they dismissed, in one read (every page asks).
+    public func pagePreferences(_ user: UserID) async throws -> (reminders: ReminderPreferences, dismissedTips: Set<Tip>) {
+        try await store.pagePreferences(user)
+    }
+
     /// The user's reminders: only the kinds they keep on.
-    public func overview(user: UserID, household: HouseholdID) throws -> Overview {
-        try overview(preferences: try database.reminderPreferences(user), household: household)
+    public func overview(user: UserID, household: HouseholdID) async throws -> Overview {
+        try await overview(preferences: try await store.reminderPreferences(user), household: household)
     }
 
     /// The reminders for choices already read (the page middleware reads them with the dismissed tips).
-    public func overview(preferences: ReminderPreferences, household: HouseholdID) throws -> Overview {
-        let warranties = preferences.warranties ? try database.warrantyReminders(household, today: today) : []
-        let needsPhoto = preferences.weeklyNudge ? try database.itemsNeedingPhoto(household) : 0
+    public func overview(preferences: ReminderPreferences, household: HouseholdID) async throws -> Overview {
+        let warranties = preferences.warranties ? try await store.warrantyReminders(household, today: today) : []
+        let needsPhoto = preferences.weeklyNudge ? try await store.itemsNeedingPhoto(household) : 0
         return Overview(preferences: preferences, warranties: warranties, nudge: needsPhoto > 0 ? DocumentationNudge(needsPhoto: needsPhoto) : nil)
     }
 
     /// Settings → Notifications.
     public func setPreferences(_ user: UserID, _ preferences: ReminderPreferences) async throws {
-        let database = database
-        try await blocking.run { try database.setReminderPreferences(user, preferences) }
+        try await store.setReminderPreferences(user, preferences)
     }
 
     // MARK: Calendar feed
 
-    public func calendarToken(_ user: UserID) throws -> String? { try database.calendarFeedToken(user) }
+    public func calendarToken(_ user: UserID) async throws -> String? { try await store.calendarFeedToken(user) }
 
     /// A new secret address for the user's feed; the old one stops working.
     public func resetCalendarFeed(_ user: UserID) async throws -> String {
         let token = SessionToken.generate()
-        let (database, at) = (database, now())
-        try await blocking.run { try database.setCalendarFeed(user, token: token, tokenHash: SessionToken.hash(token), now: at) }
+        try await store.setCalendarFeed(user, token: token, tokenHash: SessionToken.hash(token), now: now())
         return token
     }
 
     public func removeCalendarFeed(_ user: UserID) async throws {
-        let database = database
-        try await blocking.run { try database.deleteCalendarFeed(user) }
+        try await store.deleteCalendarFeed(user)
     }
 
     /// The feed's iCalendar text for a token, or nil when no feed has it. `origin` makes the events' links.
     public func calendar(token: String, origin: String?) async throws -> String? {
         guard token.count >= 16, token.count <= 128 else { return nil }
-        let database = database
-        guard let content = try await blocking.run({ try database.calendarFeed(tokenHash: SessionToken.hash(token)) }) else { return nil }
+        guard let content = try await store.calendarFeed(tokenHash: SessionToken.hash(token)) else { return nil }
         let entries = content.warranties.map { CalendarFeed.Entry(itemID: $0.itemID, itemName: $0.name, expiry: $0.expiry, updatedAt: $0.updatedAt) }
         return CalendarFeed(name: "\(content.householdName): warranties", entries: entries, origin: origin).render()
     }
 
     // MARK: Webhook
 
-    public func webhook(_ household: HouseholdID) throws -> WebhookRecord? { try database.webhook(household) }
+    public func webhook(_ household: HouseholdID) async throws -> WebhookRecord? { try await store.webhook(household) }
 
     /// The owner sets where events go; the address is checked now (and again before each delivery).
     /// A secret is made the first time, or when `newSecret` asks.
@@ -100,23 +106,20 @@ public struct RemindersService: Sendable {
         } catch let error as WebhookAddressError {
             throw DomainError.invalid(field: "url", message: error.message)
         }
-        let (database, at, secret) = (database, now(), "whsec_" + SessionToken.generate())
-        try await blocking.run {
-            try database.setWebhook(household, url: checked.absoluteString, newSecret: secret, replaceSecret: newSecret, now: at)
-        }
+        try await store.setWebhook(household, url: checked.absoluteString, newSecret: "whsec_" + SessionToken.generate(), replaceSecret: newSecret,
+                                   now: now())
     }
 
     public func removeWebhook(_ household: HouseholdID, by role: MemberRole) async throws {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can remove the webhook.") }
-        let database = database
-        try await blocking.run { try database.deleteWebhook(household) }
+        try await store.deleteWebhook(household)
     }
 
     /// Sends a `webhook.test` event now (through the job system, like any other).
     @discardableResult
-    public func sendTest(_ household: HouseholdID, by role: MemberRole) throws -> Job {
+    public func sendTest(_ household: HouseholdID, by role: MemberRole) async throws -> Job {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can test the webhook.") }
-        guard try database.webhook(household) != nil else { throw DomainError.invalid(field: "url", message: "Set the webhook’s address first.") }
+        guard try await store.webhook(household) != nil else { throw DomainError.invalid(field: "url", message: "Set the webhook’s address first.") }
         let at = now()
         let event = WebhookEvent(type: "webhook.test", id: "test-\(UUID().uuidString.lowercased())", createdAt: at,
                                  household: household.description, data: ["message": "A test from Nestory. Webhooks work."])
@@ -127,25 +130,26 @@ public struct RemindersService: Sendable {
     /// reminder each expiring item is at, and once per ISO week the documentation nudge. Returns how many
     /// were queued.
     @discardableResult
-    public func dispatchDue() throws -> Int {
+    public func dispatchDue() async throws -> Int {
         let (day, at) = (today, now())
         var queued = 0
-        for household in try database.householdsWithWebhooks() {
-            var events = try database.warrantyReminders(household, today: day).map { WebhookEvent.warranty($0, household: household, now: at) }
-            let needsPhoto = try database.itemsNeedingPhoto(household)
+        for household in try await store.householdsWithWebhooks() {
+            var events = try await store.warrantyReminders(household, today: day).map { WebhookEvent.warranty($0, household: household, now: at) }
+            let needsPhoto = try await store.itemsNeedingPhoto(household)
             if needsPhoto > 0 {
                 events.append(.nudge(DocumentationNudge(needsPhoto: needsPhoto), week: ReminderRules.isoWeek(day), household: household, now: at))
             }
-            let unsent = try database.unsentEvents(household, among: events.map(\.id))
+            let unsent = try await store.unsentEvents(household, among: events.map(\.id))
             for event in events where unsent.contains(event.id) {
                 // Queued before it is marked: a crash between the two sends it twice (receivers drop a repeated id),
                 // never not at all.
-                try queue.enqueue(household, kind: JobKind.webhook, subject: "webhook", payload: event)
-                try database.markEventSent(household, eventID: event.id, now: at)
+                let queue = queue
+                _ = try await blocking.run { try queue.enqueue(household, kind: JobKind.webhook, subject: "webhook", payload: event) }
+                try await store.markEventSent(household, eventID: event.id, now: at)
                 queued += 1
             }
         }
-        try database.deleteSentEvents(before: at.addingTimeInterval(-400 * 86_400))
+        try await store.deleteSentEvents(before: at.addingTimeInterval(-400 * 86_400))
         return queued
     }
 }
@@ -153,7 +157,7 @@ public struct RemindersService: Sendable {
 /// Delivers one webhook event: checks the address again, signs the body, POSTs it, and records the answer.
 /// 2xx is done; 408, 429 and 5xx and no answer are retried with backoff; other answers fail for good.
 public struct WebhookJobHandler: JobHandler {
-    let database: AppDatabase
+    let store: any ReminderStore
     let sender: any WebhookSending
     let addressGuard: WebhookAddressGuard
     let now: @Sendable () -> Date
@@ -161,10 +165,10 @@ public struct WebhookJobHandler: JobHandler {
     public let concurrency = 2
     public let retry: RetryPolicy
 
-    public init(database: AppDatabase, sender: any WebhookSending, addressGuard: WebhookAddressGuard, retryDelay: TimeInterval = 30,
+    public init(store: any ReminderStore, sender: any WebhookSending, addressGuard: WebhookAddressGuard, retryDelay: TimeInterval = 30,
                 now: @escaping @Sendable () -> Date = Date.init) {
         retry = RetryPolicy(maxAttempts: 6, baseDelay: retryDelay, maxDelay: 3600, resumesAfterStop: true)
-        self.database = database
+        self.store = store
         self.sender = sender
         self.addressGuard = addressGuard
         self.now = now
@@ -176,12 +180,12 @@ public struct WebhookJobHandler: JobHandler {
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let event = try job.decodedPayload(as: WebhookEvent.self)
-        guard let webhook = try database.webhook(job.householdID) else {
+        guard let webhook = try await store.webhook(job.householdID) else {
             throw JobFailure(code: "no_webhook", message: "The household no longer has a webhook.")
         }
         let url: URL
         do { url = try addressGuard.check(webhook.url) } catch {
-            try? database.recordWebhookAttempt(job.householdID, status: nil, error: error.message, at: now())
+            try? await store.recordWebhookAttempt(job.householdID, status: nil, error: error.message, at: now())
             throw JobFailure(code: "webhook_refused", message: error.message)
         }
         let body = try event.body()
@@ -192,10 +196,10 @@ public struct WebhookJobHandler: JobHandler {
             status = try await sender.post(url, body: body, headers: headers)
         } catch {
             let message = "No answer from \(url.host ?? "the address"): \(error.localizedDescription)"
-            try? database.recordWebhookAttempt(job.householdID, status: nil, error: message, at: now())
+            try? await store.recordWebhookAttempt(job.householdID, status: nil, error: message, at: now())
             throw JobFailure(code: "webhook_unreachable", message: message, retryable: true)
         }
-        try? database.recordWebhookAttempt(job.householdID, status: status, error: (200..<300).contains(status) ? nil : "HTTP \(status)", at: now())
+        try? await store.recordWebhookAttempt(job.householdID, status: status, error: (200..<300).contains(status) ? nil : "HTTP \(status)", at: now())
         guard (200..<300).contains(status) else {
             throw JobFailure(code: "webhook_status", message: "The webhook answered HTTP \(status).",
                              retryable: status == 408 || status == 429 || status >= 500)
@@ -220,7 +224,7 @@ public struct ReminderDispatcher: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    let queued = try await reminders.blocking.run { try reminders.dispatchDue() }
+                    let queued = try await reminders.dispatchDue()
                     if queued > 0 { logger.info("queued reminder webhooks", metadata: ["events": .stringConvertible(queued)]) }
                 } catch {
                     logger.warning("looking for due reminders failed", metadata: ["error": .string(String(describing: error))])

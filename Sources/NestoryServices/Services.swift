@@ -89,7 +89,8 @@ public struct Services: Sendable {
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
-        handlers.append(WebhookJobHandler(database: database, sender: webhooks.sender, addressGuard: addressGuard,
+        let reminderStore = SQLiteReminderStore(database)
+        handlers.append(WebhookJobHandler(store: reminderStore, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))
         runner = JobRunner(jobs: SQLiteJobStore(database), handlers: handlers, lease: jobLease, logger: logger, drainTimeout: drainTimeout, now: now)
         let queue = runner.queue(database)
@@ -103,12 +104,12 @@ public struct Services: Sendable {
         backups = BackupService(queue: queue)
         data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
-        idempotency = IdempotencyService(database: database, blocking: blocking, window: idempotencyWindow, now: now)
-        captureCounters = CaptureCountersService(database: database, blocking: blocking, now: now)
+        idempotency = IdempotencyService(store: SQLiteIdempotencyStore(database), window: idempotencyWindow, now: now)
+        captureCounters = CaptureCountersService(store: SQLiteCaptureCounterStore(database), now: now)
         self.valuations = valuations
-        reminders = RemindersService(database: database, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
+        reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
-        tokens = TokenService(database: database, blocking: blocking, requestsPerMinute: tokenRequestsPerMinute, now: now)
+        tokens = TokenService(store: SQLiteAPITokenStore(database), accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }
 

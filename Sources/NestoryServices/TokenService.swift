@@ -2,6 +2,7 @@ import Foundation
 import NestoryAuth
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Personal API tokens: made in Settings or with `nestory token create`, shown once, sent as `Authorization: Bearer`.
 ///
@@ -14,8 +15,8 @@ import NestoryStore
 /// HEAD only; write: everything the user may do) is enforced by the web layer in one place (`TokenScopePolicy`).
 /// Each token has its own request budget (a sliding window, the same limiter as failed sign-ins).
 public struct TokenService: Sendable {
-    let database: AppDatabase
-    let blocking: BlockingPool
+    let store: any APITokenStore
+    let accounts: any AccountStore
     let now: @Sendable () -> Date
     /// Requests per token per window (`api.tokenRequestsPerMinute`).
     public let limiter: RateLimiter
@@ -23,11 +24,17 @@ public struct TokenService: Sendable {
     /// How stale `last used` may be before a use writes it again.
     static let touchInterval: TimeInterval = 60
 
-    public init(database: AppDatabase, blocking: BlockingPool, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
-        self.blocking = blocking
+    /// The tokens and accounts in the store the bootstrap chose (any engine).
+    public init(store: any APITokenStore, accounts: any AccountStore, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.accounts = accounts
         self.now = now
         self.limiter = RateLimiter(limit: max(1, requestsPerMinute), window: 60)
+    }
+
+    /// On the embedded SQLite store (the command line's).
+    public init(database: AppDatabase, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(store: SQLiteAPITokenStore(database), accounts: SQLiteAccountStore(database), requestsPerMinute: requestsPerMinute, now: now)
     }
 
     /// A new token (returned once, in clear) and what the list will show of it.
@@ -39,18 +46,15 @@ public struct TokenService: Sendable {
         let hash = SessionToken.hash(token)
         // A token dated to expire works through that day (UTC).
         let expiresAt = expires.map { Date(timeIntervalSince1970: TimeInterval($0.daysSinceEpoch + 1) * 86_400) }
-        let database = database
-        let summary = try await blocking.run {
-            try database.createAPIToken(tokenHash: hash, userID: user, householdID: household, name: valid.name, scope: valid.scope,
-                                        now: at, expiresAt: expiresAt)
-        }
+        let summary = try await store.createAPIToken(tokenHash: hash, userID: user, householdID: household, name: valid.name, scope: valid.scope,
+                                                     now: at, expiresAt: expiresAt)
         return (token, summary)
     }
 
     /// `nestory token create EMAIL`: the token acts in the account's first household.
     public func create(email: String, name: String, scope: String, expires: CalendarDate?) async throws -> (token: String, summary: APITokenSummary, household: Household) {
-        let user = try account(email)
-        guard let membership = try database.memberships(of: user.id).first else {
+        let user = try await account(email)
+        guard let membership = try await accounts.memberships(of: user.id).first else {
             throw DomainError.conflict("\(user.email) is not a member of any household.")
         }
         let made = try await create(user: user.id, household: membership.household.id, name: name, scope: scope, expires: expires)
@@ -58,31 +62,29 @@ public struct TokenService: Sendable {
     }
 
     public func tokens(of user: UserID) async throws -> [APITokenSummary] {
-        let database = database
-        return try await blocking.run { try database.apiTokens(of: user) }
+        try await store.apiTokens(of: user)
     }
 
     public func tokens(email: String) async throws -> [APITokenSummary] {
-        try await tokens(of: try account(email).id)
+        try await tokens(of: try await account(email).id)
     }
 
     /// Revokes one of the user's tokens at once; not found when the user has no such token.
     public func revoke(_ user: UserID, id: String) async throws {
-        let database = database
-        guard try await blocking.run({ try database.deleteAPIToken(of: user, id: id) }) else { throw DomainError.notFound("That token") }
+        guard try await store.deleteAPIToken(of: user, id: id) else { throw DomainError.notFound("That token") }
     }
 
     public func revoke(email: String, id: String) async throws {
-        try await revoke(try account(email).id, id: id)
+        try await revoke(try await account(email).id, id: id)
     }
 
     /// What a bearer token may act as, or nil when it is unknown, revoked, expired, or its user left the household.
     public func authenticate(_ token: String) async throws -> APITokenAccess? {
         guard token.hasPrefix(Self.prefix), token.count < 200 else { return nil }
-        let (database, at, hash) = (database, now(), SessionToken.hash(token))
-        guard let access = try await blocking.run({ try database.apiToken(hash: hash, now: at) }) else { return nil }
+        let (at, hash) = (now(), SessionToken.hash(token))
+        guard let access = try await store.apiToken(hash: hash, now: at) else { return nil }
         if access.lastUsedAt.map({ at.timeIntervalSince($0) >= Self.touchInterval }) ?? true {
-            try await blocking.run { try database.touchAPIToken(id: access.id, now: at) }
+            try await store.touchAPIToken(id: access.id, now: at)
         }
         return access
     }
@@ -95,8 +97,8 @@ public struct TokenService: Sendable {
         return nil
     }
 
-    private func account(_ email: String) throws -> User {
-        guard let (user, _) = try database.userCredentials(email: email) else { throw DomainError.notFound("The account \(email)") }
+    private func account(_ email: String) async throws -> User {
+        guard let (user, _) = try await accounts.userCredentials(email: email) else { throw DomainError.notFound("The account \(email)") }
         return user
     }
 }

@@ -91,8 +91,8 @@ extension ValuationService {
         get throws { try SecretBox.forFolder(database.folder) }
     }
 
-    public func providerSettings(_ household: HouseholdID) throws -> ValuationProviderSettings {
-        let stored = try database.valuationSettings(household)
+    public func providerSettings(_ household: HouseholdID) async throws -> ValuationProviderSettings {
+        let stored = try await store.valuationSettings(household)
         var settings = ValuationProviderSettings(analysisBaseURL: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL,
                                                  analysisModel: stored.analysisModel ?? ValuationProviderSettings.defaultModel,
                                                  analysisKeyHint: stored.analysisKey == nil ? nil : stored.analysisKeyHint,
@@ -107,7 +107,6 @@ extension ValuationService {
     /// browser. A base URL must be http(s) (a local server such as Ollama or vLLM is allowed).
     public func saveProviders(_ household: HouseholdID, by role: MemberRole, _ form: ValuationProviderForm) async throws {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can set the valuation providers.") }
-        let (database, at) = (database, now())
         var errors = FieldErrors()
         let base = form.analysisBaseURL.trimmingCharacters(in: .whitespaces)
         let model = form.analysisModel.trimmingCharacters(in: .whitespaces)
@@ -129,23 +128,21 @@ extension ValuationService {
         let rates = errors.collect { try ExchangeRates.parse(form.exchangeRates, base: householdCurrency) }
         try errors.throwIfAny()
         let box = try secrets
-        try await blocking.run {
-            var stored = try database.valuationSettings(household)
-            stored.analysisBaseURL = base.isEmpty ? nil : base
-            stored.analysisModel = model.isEmpty ? nil : model
-            stored.searchCountry = country.isEmpty ? nil : country
-            stored.exchangeRates = rates.flatMap { $0.perUnit.isEmpty ? nil : $0.text }
-            func apply(_ key: String, remove: Bool, field: String, sealed: inout String?, hint: inout String?) throws {
-                if remove { sealed = nil; hint = nil }
-                if !key.isEmpty {
-                    sealed = try box.seal(key, context: "\(household)/\(field)")
-                    hint = String(key.suffix(4))
-                }
+        var stored = try await store.valuationSettings(household)
+        stored.analysisBaseURL = base.isEmpty ? nil : base
+        stored.analysisModel = model.isEmpty ? nil : model
+        stored.searchCountry = country.isEmpty ? nil : country
+        stored.exchangeRates = rates.flatMap { $0.perUnit.isEmpty ? nil : $0.text }
+        func apply(_ key: String, remove: Bool, field: String, sealed: inout String?, hint: inout String?) throws {
+            if remove { sealed = nil; hint = nil }
+            if !key.isEmpty {
+                sealed = try box.seal(key, context: "\(household)/\(field)")
+                hint = String(key.suffix(4))
             }
-            try apply(form.analysisKey, remove: form.removeAnalysisKey, field: "analysis", sealed: &stored.analysisKey, hint: &stored.analysisKeyHint)
-            try apply(form.searchKey, remove: form.removeSearchKey, field: "search", sealed: &stored.searchKey, hint: &stored.searchKeyHint)
-            try database.saveValuationSettings(household, stored, now: at)
         }
+        try apply(form.analysisKey, remove: form.removeAnalysisKey, field: "analysis", sealed: &stored.analysisKey, hint: &stored.analysisKeyHint)
+        try apply(form.searchKey, remove: form.removeSearchKey, field: "search", sealed: &stored.searchKey, hint: &stored.searchKeyHint)
+        try await store.saveValuationSettings(household, stored, now: now())
     }
 
     /// The owner's exchange rates (none set: other currencies' prices are left out).

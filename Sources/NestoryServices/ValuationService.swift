@@ -1,12 +1,15 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryValuation
 
 /// What items are worth: the offline estimate (always there, no key), values entered by hand, and each
 /// item's and the household's valuation history. A valuation never changes the item's purchase price.
 public struct ValuationService: Sendable {
     let database: AppDatabase
+    /// Valuations and their settings (the parts of this service moved onto the store's interface so far).
+    let store: any ValuationStore
     let blocking: BlockingPool
     let timeZone: TimeZone
     /// Makes the live (or a test's) photo analyser and market search from a household's settings.
@@ -15,11 +18,12 @@ public struct ValuationService: Sendable {
     let defaults: ValuationDefaults
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, timeZone: TimeZone = .current,
+    public init(database: AppDatabase, store: (any ValuationStore)? = nil, blocking: BlockingPool, timeZone: TimeZone = .current,
                 providers: any ValuationProviderMaking = UnavailableValuationProviders(), defaults: ValuationDefaults = ValuationDefaults(),
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.defaults = defaults
         self.database = database
+        self.store = store ?? SQLiteValuationStore(database)
         self.blocking = blocking
         self.timeZone = timeZone
         self.providers = providers
@@ -149,13 +153,10 @@ public struct ValuationService: Sendable {
             try errors.throwIfAny()
             table = adjusted
         }
-        let (database, at) = (database, now())
         let json = try table.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try await blocking.run {
-            var stored = try database.valuationSettings(household)
-            stored.depreciationTable = json
-            try database.saveValuationSettings(household, stored, now: at)
-        }
+        var stored = try await store.valuationSettings(household)
+        stored.depreciationTable = json
+        try await store.saveValuationSettings(household, stored, now: now())
     }
 
     /// A value typed by a person: empty is none; otherwise an amount of zero or more in the item's currency, refused
@@ -170,17 +171,17 @@ public struct ValuationService: Sendable {
     }
 
     /// An item's valuations, newest first.
-    public func history(_ household: HouseholdID, item id: ItemID) throws -> [Valuation] {
-        try database.valuations(household, item: id)
+    public func history(_ household: HouseholdID, item id: ItemID) async throws -> [Valuation] {
+        try await store.valuations(household, item: id)
     }
 
     /// The household's history by day, with daily totals.
-    public func householdHistory(_ household: HouseholdID) throws -> [ValuationDay] {
-        try database.valuationHistory(household)
+    public func householdHistory(_ household: HouseholdID) async throws -> [ValuationDay] {
+        try await store.valuationHistory(household)
     }
 
     /// One day of the history: the values made for it, with their items' names.
-    public func day(_ household: HouseholdID, _ day: CalendarDate) throws -> [(valuation: Valuation, itemName: String)] {
-        try database.valuations(household, on: day)
+    public func day(_ household: HouseholdID, _ day: CalendarDate) async throws -> [(valuation: Valuation, itemName: String)] {
+        try await store.valuations(household, on: day)
     }
 }

@@ -1,15 +1,28 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
-/// A live token found by its hash: the user, the household it acts in (the user must still be a member), the role.
-public struct APITokenAccess: Sendable {
-    public let id: String
-    public let scope: TokenScope
-    public let user: User
-    public let household: Household
-    public let role: MemberRole
-    public let lastUsedAt: Date?
+/// API tokens on SQLite, as the async interface the services call: each call runs the store's own method off the
+/// caller's thread (`AppDatabase.offload`).
+public struct SQLiteAPITokenStore: APITokenStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    public func createAPIToken(tokenHash: String, userID: UserID, householdID: HouseholdID, name: String, scope: TokenScope,
+                               now: Date, expiresAt: Date?) async throws -> APITokenSummary {
+        try await database.offload {
+            try $0.createAPIToken(tokenHash: tokenHash, userID: userID, householdID: householdID, name: name, scope: scope, now: now,
+                                  expiresAt: expiresAt)
+        }
+    }
+    public func apiTokens(of userID: UserID) async throws -> [APITokenSummary] { try await database.offload { try $0.apiTokens(of: userID) } }
+    public func deleteAPIToken(of userID: UserID, id: String) async throws -> Bool {
+        try await database.offload { try $0.deleteAPIToken(of: userID, id: id) }
+    }
+    public func apiToken(hash: String, now: Date) async throws -> APITokenAccess? { try await database.offload { try $0.apiToken(hash: hash, now: now) } }
+    public func touchAPIToken(id: String, now: Date) async throws { try await database.offload { try $0.touchAPIToken(id: id, now: now) } }
 }
 
 extension AppDatabase {

@@ -1,6 +1,22 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
+
+/// The capture counters on SQLite, as the async interface the services call: each call runs the store's own method
+/// off the caller's thread (`AppDatabase.offload`).
+public struct SQLiteCaptureCounterStore: CaptureCounterStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    public func countCaptureEvent(_ householdID: HouseholdID, _ event: CaptureEvent, day: CalendarDate, cap: Int) async throws -> Bool {
+        try await database.offload { try $0.countCaptureEvent(householdID, event, day: day, cap: cap) }
+    }
+    public func captureCounts(_ householdID: HouseholdID, since: CalendarDate) async throws -> [CaptureCount] {
+        try await database.offload { try $0.captureCounts(householdID, since: since) }
+    }
+}
 
 extension AppDatabase {
     /// Adds one to the household's counter for `event` on `day`, unless it already reached `cap`.

@@ -1,13 +1,23 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
-/// A licence key as installed: its text (verified each time it is read) and the household it was installed for
-/// (nil: the whole server).
-public struct InstalledLicence: Hashable, Sendable {
-    public let key: String
-    public let householdID: HouseholdID?
-    public let installedAt: Date
+/// This server's id and its licences on SQLite, as the async interface the services call: each call runs the store's
+/// own method off the caller's thread (`AppDatabase.offload`).
+public struct SQLiteLicenceStore: LicenceStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    public func instanceID() async throws -> String { try await database.offload { try $0.instanceID() } }
+    public func installLicence(key: String, keyID: String, household: HouseholdID?, now: Date) async throws {
+        try await database.offload { try $0.installLicence(key: key, keyID: keyID, household: household, now: now) }
+    }
+    public func licences(for household: HouseholdID?) async throws -> [InstalledLicence] {
+        try await database.offload { try $0.licences(for: household) }
+    }
+    public func itemCount(_ householdID: HouseholdID) async throws -> Int { try await database.offload { try $0.itemCount(householdID) } }
 }
 
 extension AppDatabase {

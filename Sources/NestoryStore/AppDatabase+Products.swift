@@ -1,32 +1,37 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
-/// A product as a catalogue or an online provider describes it.
-public struct ProductRecord: Hashable, Sendable, Codable {
-    /// Where it came from: `catalog`, or a provider's id (`openfoodfacts`, `upcitemdb`).
-    public var source: String
-    /// The code as the source spells it.
-    public var code: String
-    public var name: String?
-    public var brand: String?
-    public var category: String?
-    public var imageURL: String?
+/// The product catalogue, providers' cached answers and the household's switches on SQLite, as the async interface the
+/// services call: each call runs the store's own method off the caller's thread (`AppDatabase.offload`).
+public struct SQLiteProductStore: ProductStore {
+    public let database: AppDatabase
 
-    public init(source: String, code: String, name: String?, brand: String? = nil, category: String? = nil, imageURL: String? = nil) {
-        self.source = source
-        self.code = code
-        self.name = name
-        self.brand = brand
-        self.category = category
-        self.imageURL = imageURL
+    public init(_ database: AppDatabase) { self.database = database }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (AppDatabase) throws -> T) async throws -> T {
+        try await database.offload(body)
     }
-}
 
-/// A provider's cached answer: a product, or "it does not know this code".
-public enum CachedAnswer: Hashable, Sendable {
-    case found(ProductRecord)
-    case notFound
+    @discardableResult
+    public func importCatalog(_ products: [ProductRecord], now: Date) async throws -> Int { try await run { try $0.importCatalog(products, now: now) } }
+    public func catalogProduct(codes: [String]) async throws -> ProductRecord? { try await run { try $0.catalogProduct(codes: codes) } }
+    public func catalogCount() async throws -> Int { try await run { try $0.catalogCount() } }
+    public func cachedAnswer(provider: String, key: String, foundSince: Date, missSince: Date) async throws -> CachedAnswer? {
+        try await run { try $0.cachedAnswer(provider: provider, key: key, foundSince: foundSince, missSince: missSince) }
+    }
+    public func storeAnswer(provider: String, key: String, _ answer: CachedAnswer, now: Date) async throws {
+        try await run { try $0.storeAnswer(provider: provider, key: key, answer, now: now) }
+    }
+    public func onlineProductLookup(_ householdID: HouseholdID) async throws -> Bool { try await run { try $0.onlineProductLookup(householdID) } }
+    public func setOnlineProductLookup(_ householdID: HouseholdID, _ enabled: Bool) async throws {
+        try await run { try $0.setOnlineProductLookup(householdID, enabled) }
+    }
+    public func scanningEnabled(_ householdID: HouseholdID) async throws -> Bool { try await run { try $0.scanningEnabled(householdID) } }
+    public func setScanningEnabled(_ householdID: HouseholdID, _ enabled: Bool) async throws {
+        try await run { try $0.setScanningEnabled(householdID, enabled) }
+    }
 }
 
 extension AppDatabase {

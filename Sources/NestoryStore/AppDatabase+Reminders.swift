@@ -1,24 +1,56 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
-/// A household's webhook as stored: where events go, the secret that signs them, and how the last
-/// delivery went.
-public struct WebhookRecord: Hashable, Sendable {
-    public let url: String
-    public let secret: String
-    public let createdAt: Date
-    public let lastAttemptAt: Date?
-    /// The HTTP status the receiver answered last time (nil: never tried, or no answer).
-    public let lastStatus: Int?
-    public let lastError: String?
-}
+/// Reminders on SQLite, as the async interface the services call: each call runs the store's own method off the
+/// caller's thread (`AppDatabase.offload`).
+public struct SQLiteReminderStore: ReminderStore {
+    public let database: AppDatabase
 
-/// What a calendar feed shows: whose it is and the warranties of their households.
-public struct CalendarFeedContent: Sendable {
-    public let userID: UserID
-    public let householdName: String
-    public let warranties: [(itemID: ItemID, name: String, expiry: CalendarDate, updatedAt: Date)]
+    public init(_ database: AppDatabase) { self.database = database }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (AppDatabase) throws -> T) async throws -> T {
+        try await database.offload(body)
+    }
+
+    public func reminderPreferences(_ userID: UserID) async throws -> ReminderPreferences { try await run { try $0.reminderPreferences(userID) } }
+    public func pagePreferences(_ userID: UserID) async throws -> (reminders: ReminderPreferences, dismissedTips: Set<Tip>) {
+        try await run { try $0.pagePreferences(userID) }
+    }
+    public func dismissTip(_ userID: UserID, _ tip: Tip) async throws { try await run { try $0.dismissTip(userID, tip) } }
+    public func resetTips(_ userID: UserID) async throws { try await run { try $0.resetTips(userID) } }
+    public func setReminderPreferences(_ userID: UserID, _ preferences: ReminderPreferences) async throws {
+        try await run { try $0.setReminderPreferences(userID, preferences) }
+    }
+    public func warrantyReminders(_ householdID: HouseholdID, today: CalendarDate, limit: Int) async throws -> [WarrantyReminder] {
+        try await run { try $0.warrantyReminders(householdID, today: today, limit: limit) }
+    }
+    public func itemsNeedingPhoto(_ householdID: HouseholdID) async throws -> Int { try await run { try $0.itemsNeedingPhoto(householdID) } }
+    public func calendarFeedToken(_ userID: UserID) async throws -> String? { try await run { try $0.calendarFeedToken(userID) } }
+    public func setCalendarFeed(_ userID: UserID, token: String, tokenHash: String, now: Date) async throws {
+        try await run { try $0.setCalendarFeed(userID, token: token, tokenHash: tokenHash, now: now) }
+    }
+    public func deleteCalendarFeed(_ userID: UserID) async throws { try await run { try $0.deleteCalendarFeed(userID) } }
+    public func calendarFeed(tokenHash: String, limit: Int) async throws -> CalendarFeedContent? {
+        try await run { try $0.calendarFeed(tokenHash: tokenHash, limit: limit) }
+    }
+    public func webhook(_ householdID: HouseholdID) async throws -> WebhookRecord? { try await run { try $0.webhook(householdID) } }
+    public func setWebhook(_ householdID: HouseholdID, url: String, newSecret secret: String, replaceSecret: Bool, now: Date) async throws {
+        try await run { try $0.setWebhook(householdID, url: url, newSecret: secret, replaceSecret: replaceSecret, now: now) }
+    }
+    public func deleteWebhook(_ householdID: HouseholdID) async throws { try await run { try $0.deleteWebhook(householdID) } }
+    public func recordWebhookAttempt(_ householdID: HouseholdID, status: Int?, error: String?, at: Date) async throws {
+        try await run { try $0.recordWebhookAttempt(householdID, status: status, error: error, at: at) }
+    }
+    public func householdsWithWebhooks() async throws -> [HouseholdID] { try await run { try $0.householdsWithWebhooks() } }
+    public func unsentEvents(_ householdID: HouseholdID, among ids: [String]) async throws -> Set<String> {
+        try await run { try $0.unsentEvents(householdID, among: ids) }
+    }
+    public func markEventSent(_ householdID: HouseholdID, eventID: String, now: Date) async throws {
+        try await run { try $0.markEventSent(householdID, eventID: eventID, now: now) }
+    }
+    public func deleteSentEvents(before date: Date) async throws { try await run { try $0.deleteSentEvents(before: date) } }
 }
 
 extension AppDatabase {

@@ -1,35 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// A household's valuation settings as stored: the providers (keys sealed by SecretBox, with their last four
-/// characters for display) and its own depreciation table (JSON), if any.
-public struct StoredValuationSettings: Hashable, Sendable {
-    public var analysisBaseURL: String?
-    public var analysisModel: String?
-    public var analysisKey: String?
-    public var analysisKeyHint: String?
-    public var searchKey: String?
-    public var searchKeyHint: String?
-    public var searchCountry: String?
-    /// `CODE RATE` lines: one unit of each currency in the household's currency.
-    public var exchangeRates: String?
-    public var depreciationTable: String?
-
-    public init(analysisBaseURL: String? = nil, analysisModel: String? = nil, analysisKey: String? = nil, analysisKeyHint: String? = nil,
-                searchKey: String? = nil, searchKeyHint: String? = nil, searchCountry: String? = nil, exchangeRates: String? = nil,
-                depreciationTable: String? = nil) {
-        self.exchangeRates = exchangeRates
-        self.analysisBaseURL = analysisBaseURL
-        self.analysisModel = analysisModel
-        self.analysisKey = analysisKey
-        self.analysisKeyHint = analysisKeyHint
-        self.searchKey = searchKey
-        self.searchKeyHint = searchKeyHint
-        self.searchCountry = searchCountry
-        self.depreciationTable = depreciationTable
-    }
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     /// The settings as a backup keeps them: the keys opened (in clear) only when `withKeys`.

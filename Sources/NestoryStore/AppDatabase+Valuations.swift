@@ -1,6 +1,42 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
+
+/// Valuations and their settings on SQLite, as the async interface the services call: each call runs the store's own
+/// method off the caller's thread (`AppDatabase.offload`).
+public struct SQLiteValuationStore: ValuationStore {
+    public let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (AppDatabase) throws -> T) async throws -> T {
+        try await database.offload(body)
+    }
+
+    public func addValuation(_ householdID: HouseholdID, _ valuation: Valuation) async throws { try await run { try $0.addValuation(householdID, valuation) } }
+    public func valuations(_ householdID: HouseholdID, item itemID: ItemID, limit: Int) async throws -> [Valuation] {
+        try await run { try $0.valuations(householdID, item: itemID, limit: limit) }
+    }
+    public func valuationHistory(_ householdID: HouseholdID, maxDays: Int) async throws -> [ValuationDay] {
+        try await run { try $0.valuationHistory(householdID, maxDays: maxDays) }
+    }
+    public func valuations(_ householdID: HouseholdID, on day: CalendarDate, limit: Int) async throws -> [(valuation: Valuation, itemName: String)] {
+        try await run { try $0.valuations(householdID, on: day, limit: limit) }
+    }
+    public func itemsWithoutValuation(_ householdID: HouseholdID, limit: Int) async throws -> [ItemID] {
+        try await run { try $0.itemsWithoutValuation(householdID, limit: limit) }
+    }
+    public func latestValuations(_ householdID: HouseholdID, items: [ItemID]) async throws -> [ItemID: Valuation] {
+        try await run { try $0.latestValuations(householdID, items: items) }
+    }
+    public func valuationSettings(_ householdID: HouseholdID) async throws -> StoredValuationSettings {
+        try await run { try $0.valuationSettings(householdID) }
+    }
+    public func saveValuationSettings(_ householdID: HouseholdID, _ settings: StoredValuationSettings, now: Date) async throws {
+        try await run { try $0.saveValuationSettings(householdID, settings, now: now) }
+    }
+}
 
 extension AppDatabase {
     /// Adds a valuation to the item's history (the item must be the household's).
@@ -40,21 +76,10 @@ extension AppDatabase {
                 FROM valuation WHERE household_id = ?
                 GROUP BY valued_on, currency ORDER BY valued_on DESC, currency
                 """, arguments: [householdID.description])
-            var days: [ValuationDay] = []
-            for row in rows {
-                guard let day = row.calendarDate("valued_on") else { continue }
-                let currency = row.currency("currency")
-                let rcv = (row["rcv"] as Int64?).map { Money(uncheckedMinorUnits: $0, currency: currency) }
-                let acv = (row["acv"] as Int64?).map { Money(uncheckedMinorUnits: $0, currency: currency) }
-                if let last = days.last, last.day == day {
-                    days[days.count - 1] = ValuationDay(day: day, count: last.count + row["count"],
-                                                        replacementCost: last.replacementCost + (rcv.map { [$0] } ?? []),
-                                                        actualCashValue: last.actualCashValue + (acv.map { [$0] } ?? []))
-                } else {
-                    days.append(ValuationDay(day: day, count: row["count"], replacementCost: rcv.map { [$0] } ?? [], actualCashValue: acv.map { [$0] } ?? []))
-                }
-            }
-            return Array(days.prefix(maxDays))
+            return ValuationDay.days(rows.compactMap { row in
+                guard let day = row.calendarDate("valued_on") else { return nil }
+                return (day, row.currency("currency"), row["count"], row["rcv"], row["acv"])
+            }, maxDays: maxDays)
         }
     }
 
@@ -115,22 +140,5 @@ extension AppDatabase {
                               confidence: Valuation.Confidence(rawValue: row["confidence"]) ?? .low,
                               valuedOn: row.calendarDate("valued_on") ?? CalendarDate(Date(), in: .current), sources: sources,
                               explanation: row["explanation"], createdAt: row.date("created_at"))
-    }
-}
-
-extension JSONEncoder {
-    static var valuationSources: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-}
-
-extension JSONDecoder {
-    static var valuationSources: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        return decoder
     }
 }

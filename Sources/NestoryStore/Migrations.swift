@@ -37,7 +37,22 @@ enum Migrations {
         migrator.registerMigration("2026-11-29-sign-in-failures", foreignKeyChecks: .immediate, migrate: signInFailures)
         migrator.registerMigration("2026-11-29-job-leases", foreignKeyChecks: .immediate, migrate: jobLeases)
         migrator.registerMigration("2026-11-30-account-version", foreignKeyChecks: .immediate, migrate: accountVersion)
+        migrator.registerMigration("2026-11-30-idempotency-claims", foreignKeyChecks: .immediate, migrate: idempotencyClaims)
         return migrator
+    }
+
+    /// The idempotency keys whose first request is still running, in the store rather than one process's memory, so
+    /// that two requests with one key on two servers run once. A claim holds until `claimed_until` (ms), so a server
+    /// that died mid-request does not hold the key for ever; the answer's row ends it.
+    private static func idempotencyClaims(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE idempotency_claim (
+                household_id TEXT NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                key TEXT NOT NULL,
+                claimed_until INTEGER NOT NULL,
+                PRIMARY KEY (household_id, key)
+            ) WITHOUT ROWID;
+            """)
     }
 
     /// Leases, so several server processes can share one queue: who claimed a job (`claimed_by`, the runner's

@@ -160,6 +160,169 @@ enum PostgresMigrations {
             "CREATE INDEX item_search_by_created ON item_search(household_id, created_at, seq)",
         ]),
         Change(id: "2026-11-30-attachments", sql: PostgresAttachmentSchema.statements),
+        // Personal API tokens, as SQLite's 2026-11-27-api-tokens: only the token's SHA-256 (hex) is kept.
+        Change(id: "2026-11-30-api-tokens", sql: [
+            """
+            CREATE TABLE api_token (
+                id uuid PRIMARY KEY,
+                token_hash text NOT NULL UNIQUE,
+                user_id uuid NOT NULL REFERENCES app_user(id) ON DELETE CASCADE,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                scope text NOT NULL CHECK (scope IN ('read', 'write')),
+                created_at bigint NOT NULL,
+                expires_at bigint,
+                last_used_at bigint
+            )
+            """,
+            "CREATE INDEX api_token_by_user ON api_token(user_id, created_at)",
+        ]),
+        // The API's idempotency keys, as SQLite's 2026-11-25-idempotency-keys and 2026-11-30-idempotency-claims: the
+        // answers kept for replays, and the keys whose first request is running (until `claimed_until`).
+        Change(id: "2026-11-30-idempotency", sql: [
+            """
+            CREATE TABLE idempotency_key (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                key text NOT NULL,
+                fingerprint text NOT NULL CHECK (length(fingerprint) = 64),
+                status integer NOT NULL,
+                headers text NOT NULL,
+                body bytea NOT NULL,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (household_id, key)
+            )
+            """,
+            "CREATE INDEX idempotency_key_by_age ON idempotency_key(created_at)",
+            """
+            CREATE TABLE idempotency_claim (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                key text NOT NULL,
+                claimed_until bigint NOT NULL,
+                PRIMARY KEY (household_id, key)
+            )
+            """,
+        ]),
+        // Reminders, as SQLite's 2026-11-25-reminders and 2026-11-25-tips: each user's choices and dismissed tips (bits),
+        // the calendar feed (its token to show, and its hash to find it by), the household's webhook, the events sent,
+        // and the index that finds warranties ending soon.
+        Change(id: "2026-11-30-reminders", sql: [
+            """
+            ALTER TABLE app_user ADD COLUMN warranty_reminders boolean NOT NULL DEFAULT true,
+                ADD COLUMN weekly_nudge boolean NOT NULL DEFAULT true, ADD COLUMN tips_dismissed bigint NOT NULL DEFAULT 0
+            """,
+            """
+            CREATE TABLE calendar_feed (
+                user_id uuid PRIMARY KEY REFERENCES app_user(id) ON DELETE CASCADE,
+                token text NOT NULL,
+                token_hash text NOT NULL UNIQUE,
+                created_at bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE household_webhook (
+                household_id uuid PRIMARY KEY REFERENCES household(id) ON DELETE CASCADE,
+                url text NOT NULL,
+                secret text NOT NULL,
+                created_at bigint NOT NULL,
+                last_attempt_at bigint,
+                last_status integer,
+                last_error text
+            )
+            """,
+            """
+            CREATE TABLE reminder_sent (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                event_id text NOT NULL,
+                sent_at bigint NOT NULL,
+                PRIMARY KEY (household_id, event_id)
+            )
+            """,
+            "CREATE INDEX reminder_sent_by_time ON reminder_sent(sent_at)",
+            "CREATE INDEX item_by_warranty ON item(household_id, warranty_expiry) WHERE warranty_expiry IS NOT NULL",
+        ]),
+        // Valuations and their settings, as SQLite's 2026-11-25-valuations and 2026-11-26-valuation-providers: each item's
+        // history (money in minor units, sources as JSON, `seq` the order they were added, SQLite's rowid), and each
+        // household's providers (keys sealed, as SQLite keeps them) and depreciation table.
+        Change(id: "2026-11-30-valuations", sql: [
+            """
+            CREATE TABLE valuation (
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id uuid NOT NULL UNIQUE,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                item_seq bigint NOT NULL REFERENCES item(seq) ON DELETE CASCADE,
+                currency text NOT NULL CHECK (length(currency) = 3),
+                rcv_minor bigint, rcv_low_minor bigint, rcv_high_minor bigint,
+                acv_minor bigint, acv_low_minor bigint, acv_high_minor bigint,
+                method text NOT NULL CHECK (method IN ('market', 'offline', 'manual')),
+                confidence text NOT NULL CHECK (confidence IN ('low', 'medium', 'high')),
+                valued_on text COLLATE "C" NOT NULL,
+                sources text NOT NULL DEFAULT '[]',
+                explanation text,
+                created_at bigint NOT NULL,
+                CHECK (rcv_minor IS NOT NULL OR acv_minor IS NOT NULL)
+            )
+            """,
+            "CREATE INDEX valuation_by_item ON valuation(item_seq, created_at, seq)",
+            "CREATE INDEX valuation_by_household ON valuation(household_id, valued_on)",
+            """
+            CREATE TABLE valuation_settings (
+                household_id uuid PRIMARY KEY REFERENCES household(id) ON DELETE CASCADE,
+                analysis_base_url text, analysis_model text, analysis_key text, analysis_key_hint text,
+                search_key text, search_key_hint text, search_country text,
+                exchange_rates text,
+                depreciation_table text,
+                updated_at bigint NOT NULL
+            )
+            """,
+        ]),
+        // The capture screen's counters, as SQLite's 2026-11-25-capture-counters: per household, UTC day and event.
+        Change(id: "2026-11-30-capture-counters", sql: [
+            """
+            CREATE TABLE capture_counter (
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                day text COLLATE "C" NOT NULL,
+                event text COLLATE "C" NOT NULL,
+                count integer NOT NULL,
+                PRIMARY KEY (household_id, day, event)
+            )
+            """,
+        ]),
+        // This store's id and the licences installed, as SQLite's 2026-11-26-licences: the id (32 lower-case hex digits,
+        // as SQLite makes it) is made here, once, so every server on the store has the same one.
+        Change(id: "2026-11-30-licences", sql: [
+            "CREATE TABLE instance (id text PRIMARY KEY, created_at bigint NOT NULL)",
+            """
+            INSERT INTO instance (id, created_at)
+            VALUES (replace(gen_random_uuid()::text, '-', ''), (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+            """,
+            """
+            CREATE TABLE licence (
+                key text PRIMARY KEY,
+                household_id uuid,
+                key_id text NOT NULL,
+                installed_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX licence_by_household ON licence(household_id)",
+        ]),
+        // Product lookups, as SQLite's 2026-11-23-products and 2026-11-25-household-scanning: the catalogue and
+        // providers' answers (shared: they describe products, not anyone's belongings), and the household's switches.
+        Change(id: "2026-11-30-products", sql: [
+            """
+            CREATE TABLE product (
+                code text NOT NULL,
+                source text NOT NULL,
+                found boolean NOT NULL,
+                name text, brand text, category text, image_url text,
+                fetched_at bigint NOT NULL,
+                PRIMARY KEY (code, source)
+            )
+            """,
+            """
+            ALTER TABLE household ADD COLUMN online_product_lookup boolean NOT NULL DEFAULT false,
+                ADD COLUMN scanning_enabled boolean NOT NULL DEFAULT true
+            """,
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -132,6 +132,7 @@ public final class PostgresStore: Sendable {
 
     /// Runs `body`, turning the database's own refusals into the domain's errors where they mean one (a unique key
     /// taken is a conflict, a missing referenced row a not-found) and a lost server into a clear error.
+    @discardableResult
     func withStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -137,7 +137,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     // The app lock: a locked session reaches only unlocking and signing out (see AppLockMiddleware).
     router.add(middleware: AppLockMiddleware(security: dependencies.services.security, secondsPerMinute: dependencies.security.secondsPerMinute,
                                              now: dependencies.now))
-    router.add(middleware: ViewerPreferencesMiddleware(database: dependencies.database, reminders: dependencies.services.reminders,
+    router.add(middleware: ViewerPreferencesMiddleware(reminders: dependencies.services.reminders,
                                                        secure: dependencies.cookies.secure))
     AccountController(dependencies: dependencies).addRoutes(to: router)
     RemindersController(dependencies: dependencies).addRoutes(to: router)

@@ -4,6 +4,7 @@ import Testing
 import ZIPFoundation
 @testable import NestoryBackup
 @testable import NestoryStore
+import NestoryStoreInterfaces
 
 @Suite("Backup and restore")
 struct BackupRoundTripTests {

@@ -1,5 +1,6 @@
 import Foundation
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryProducts
 

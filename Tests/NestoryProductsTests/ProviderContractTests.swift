@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryProducts
 

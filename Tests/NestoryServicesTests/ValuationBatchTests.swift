@@ -100,7 +100,7 @@ struct ValuationBatchTests {
         #expect(outcomes[vase.id]??.status == .failed && outcomes[vase.id]??.error?.contains("purchase price") == true)
         #expect(f.providers.queries.isEmpty)
         // Nothing is kept before review.
-        #expect(try f.valuations.history(f.household.id, item: lamp.id).isEmpty)
+        #expect(try await f.valuations.history(f.household.id, item: lamp.id).isEmpty)
     }
 
     @Test("with providers: identified, priced from used and new listings (an outlier dropped), reviewed, recalculated, saved; a refusal is that item's")
@@ -178,7 +178,7 @@ struct ValuationBatchTests {
         #expect(try f.valuations.batch(f.household.id, job.id).items.allSatisfy { $0.outcome == nil })
         let settings = try f.database.valuationSettings(f.household.id)
         #expect(settings.analysisKey?.hasPrefix("v1:") == true && settings.analysisKey?.contains("9876") == false && settings.analysisKeyHint == "9876")
-        #expect(try f.valuations.providerSettings(f.household.id).analysisKeyHint == "9876")
+        #expect(try await f.valuations.providerSettings(f.household.id).analysisKeyHint == "9876")
         // A member may not set them.
         await #expect(throws: DomainError.self) {
             try await f.valuations.saveProviders(f.household.id, by: .member, ValuationProviderForm(analysisKey: "x"))
@@ -210,7 +210,7 @@ struct ValuationBatchTests {
         let details = try f.database.item(f.household.id, item.id)
         #expect(details.item.name == "Copper kettle" && details.item.brand == "Acme" && details.item.condition == .likeNew)
         #expect(details.photos.map(\.attachment.sha256) == [first.attachment.sha256] && details.photos.first?.isPrimary == true)
-        #expect(try f.valuations.history(f.household.id, item: item.id).first?.method == .market)
+        #expect(try await f.valuations.history(f.household.id, item: item.id).first?.method == .market)
         #expect(try f.valuations.photoEntries(try f.database.job(f.household.id, job.id)).first?.outcome?.createdItem == item.id.description)
         // Saved once only; the photo to value is gone, its file now the item's.
         await #expect(throws: DomainError.self) { try await f.valuations.savePhoto(f.household.id, batch: job.id, photo: first.id, review, items: f.items) }
@@ -253,12 +253,12 @@ struct ValuationBatchTests {
         let f = try Fixture()
         let service = ValuationService(database: f.database, blocking: BlockingPool(width: 1), providers: f.providers,
                                        defaults: ValuationDefaults(analysisKey: "sk-operator", searchKey: "tvly-operator"))
-        let settings = try service.providerSettings(f.household.id)
+        let settings = try await service.providerSettings(f.household.id)
         #expect(settings.operatorAnalysis && settings.operatorSearch && settings.analysisConfigured && settings.analysisKeyHint == nil)
         let (analyzer, searcher) = try service.configuredProviders(f.household.id)
         #expect(analyzer != nil && searcher != nil)
         try await service.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-own-4321"))
-        let own = try service.providerSettings(f.household.id)
+        let own = try await service.providerSettings(f.household.id)
         #expect(!own.operatorAnalysis && own.analysisKeyHint == "4321" && own.operatorSearch)
         // Without the operator's keys, nothing is configured for a household that set none.
         let other = try f.database.createHousehold(name: "Joneses", currency: .usd, now: Date())

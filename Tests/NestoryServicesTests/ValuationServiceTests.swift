@@ -45,7 +45,7 @@ struct ValuationServiceTests {
         #expect(try valuation.replacementCost?.value == (try Money.parse("2000", currency: .usd)))
         #expect(try valuation.actualCashValue?.value == (try Money.parse("850", currency: .usd)))  // 2000 × 50% × 85%
         #expect(valuation.explanation?.contains("Source of the life") == true)
-        let history = try f.service.history(f.household.id, item: tv.id)
+        let history = try await f.service.history(f.household.id, item: tv.id)
         #expect(history.count == 1 && history[0] == valuation)
         #expect(try f.database.item(f.household.id, tv.id).item.purchasePrice == tv.purchasePrice)
     }
@@ -59,7 +59,7 @@ struct ValuationServiceTests {
         #expect(try appraisal.method == .manual && appraisal.replacementCost?.value == (try Money.parse("3200", currency: .usd)))
         let estimate = try await f.service.estimateOffline(f.household.id, item: ring.id)
         #expect(try estimate.actualCashValue?.value == (try Money.parse("2720", currency: .usd)))  // no depreciation, good 85%
-        #expect(try f.service.history(f.household.id, item: ring.id).map(\.method) == [.offline, .manual])
+        #expect(try await f.service.history(f.household.id, item: ring.id).map(\.method) == [.offline, .manual])
     }
 
     @Test("values entered by hand: bad amounts and days are refused by field; nothing is saved")
@@ -75,7 +75,7 @@ struct ValuationServiceTests {
                 #expect(FieldErrors.fields(of: error).contains { $0.field == field }, "\(rcv) \(acv) \(day): \(error)")
             }
         }
-        #expect(try f.service.history(f.household.id, item: lamp.id).isEmpty)
+        #expect(try await f.service.history(f.household.id, item: lamp.id).isEmpty)
         let other = try f.database.createHousehold(name: "Others", currency: .usd, now: Date())
         await #expect(throws: DomainError.self) { try await f.service.enter(other.id, item: lamp.id, replacementCost: "1", actualCashValue: "") }
     }
@@ -88,7 +88,7 @@ struct ValuationServiceTests {
         try await f.service.estimateOffline(f.household.id, item: a.id)
         try await f.service.estimateOffline(f.household.id, item: b.id)
         try await f.service.enter(f.household.id, item: a.id, replacementCost: "120", actualCashValue: "90", on: "2026-11-20")
-        let days = try f.service.householdHistory(f.household.id)
+        let days = try await f.service.householdHistory(f.household.id)
         #expect(days.map(\.day.iso) == ["2026-11-25", "2026-11-20"])
         #expect(try days[0].count == 2 && days[0].actualCashValue == [try Money.parse("150", currency: .usd)])
         #expect(try days[1].replacementCost == [try Money.parse("120", currency: .usd)] && days[1].actualCashValue == [try Money.parse("90", currency: .usd)])

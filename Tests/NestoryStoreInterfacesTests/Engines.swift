@@ -30,6 +30,13 @@ struct Stores: Sendable {
     /// Where this store keeps stored files' bytes (a data folder of the test's own); nil for stores opened without
     /// files (the two servers of the job tests).
     let blobs: (any BlobFiles)?
+    let tokens: any APITokenStore
+    let idempotency: any IdempotencyStore
+    let reminders: any ReminderStore
+    let valuations: any ValuationStore
+    let captureCounters: any CaptureCounterStore
+    let licences: any LicenceStore
+    let products: any ProductStore
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -49,14 +56,20 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
             try? FileManager.default.removeItem(at: folder.url)
         }
         return try await body(Stores(accounts: SQLiteAccountStore(database), jobs: SQLiteJobStore(database), items: SQLiteItemStore(database),
-                                     attachments: SQLiteAttachmentStore(database), blobs: database.blobs))
+                                     attachments: SQLiteAttachmentStore(database), blobs: database.blobs,
+                                     tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
+                                     reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database),
+                                     captureCounters: SQLiteCaptureCounterStore(database), licences: SQLiteLicenceStore(database),
+                                     products: SQLiteProductStore(database)))
     case .postgres:
         let folder = try blobFolder()
         defer { try? FileManager.default.removeItem(at: folder.url) }
         let blobs = BlobStore(folder: folder)
         let store = try await openPostgres(blobs: blobs)
         do {
-            let result = try await body(Stores(accounts: store, jobs: store, items: store, attachments: store, blobs: blobs))
+            let result = try await body(Stores(accounts: store, jobs: store, items: store, attachments: store, blobs: blobs, tokens: store,
+                                               idempotency: store, reminders: store, valuations: store, captureCounters: store,
+                                               licences: store, products: store))
             await store.close()
             return result
         } catch {

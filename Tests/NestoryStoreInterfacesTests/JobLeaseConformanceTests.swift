@@ -14,7 +14,9 @@ func withTwoServers<T>(_ engine: Engine, _ body: (Stores, any JobStore) async th
         return try await withStores(.sqlite) { stores in try await body(stores, stores.jobs) }
     case .postgres:
         return try await withTwoPostgresStores { first, second in
-            try await body(Stores(accounts: first, jobs: first, items: first, attachments: first, blobs: nil), second)
+            try await body(Stores(accounts: first, jobs: first, items: first, attachments: first, blobs: nil, tokens: first,
+                                  idempotency: first, reminders: first, valuations: first, captureCounters: first, licences: first,
+                                  products: first), second)
         }
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import NestoryDemo
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryWeb
 

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import Synchronization
 import Testing
 @testable import NestoryWeb
@@ -107,11 +108,46 @@ import Testing
             var ann = Browser(client)
             _ = try await ann.signIn("ann@example.com")
             let scope = IdempotencyService.Scope(household: household.id, key: "busy")
-            #expect(app.dependencies.services.idempotency.begin(scope))  // as if its first request were still running
+            #expect(try await app.dependencies.services.idempotency.begin(scope) == .claimed)  // as if its first request were still running
             let reply = try await ann.request(.post, "/api/v1/items", json: #"{"name": "Lamp"}"#, headers: Self.withKey("busy"))
             #expect(reply.status == .conflict && reply.errorCode == "idempotency_key_in_use")
-            app.dependencies.services.idempotency.end(scope)
+            try await app.dependencies.services.idempotency.end(scope)
             #expect(try await ann.request(.post, "/api/v1/items", json: #"{"name": "Lamp"}"#, headers: Self.withKey("busy")).status == .created)
+            #expect(try app.database.summary(household.id).itemCount == 1)
+        }
+    }
+
+    /// The claim is in the store: a key another server (another service on the same store) is running is refused here too.
+    @Test func aKeyRunningOnAnotherServerIsAConflict() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let otherServer = IdempotencyService(store: SQLiteIdempotencyStore(app.database))
+            let scope = IdempotencyService.Scope(household: household.id, key: "elsewhere")
+            #expect(try await otherServer.begin(scope) == .claimed)
+            let reply = try await ann.request(.post, "/api/v1/items", json: #"{"name": "Lamp"}"#, headers: Self.withKey("elsewhere"))
+            #expect(reply.status == .conflict && reply.errorCode == "idempotency_key_in_use")
+            try await otherServer.store(scope, fingerprint: String(repeating: "0", count: 64), status: 201, headers: [:], body: Data())
+            // Its answer is this server's answer too (here to a different request, so refused as one).
+            let after = try await ann.request(.post, "/api/v1/items", json: #"{"name": "Lamp"}"#, headers: Self.withKey("elsewhere"))
+            #expect(after.status == .unprocessableContent && after.errorCode == "idempotency_key_reused")
+            #expect(try app.database.summary(household.id).itemCount == 0)
+        }
+    }
+
+    /// A request that failed (a thrown error changes nothing) gives its key back at once: the retry runs.
+    @Test func aFailedRequestGivesItsKeyBack() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let failed = try await ann.request(.post, "/api/v1/items", json: #"{"name": ""}"#, headers: Self.withKey("retry-me"))
+            #expect((400..<500).contains(failed.status.code) && failed.status != .conflict)
+            let retry = try await ann.request(.post, "/api/v1/items", json: #"{"name": "Lamp"}"#, headers: Self.withKey("retry-me"))
+            #expect(retry.status == .created && retry.headers[Self.replayed] == nil)
             #expect(try app.database.summary(household.id).itemCount == 1)
         }
     }

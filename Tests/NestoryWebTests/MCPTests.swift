@@ -77,7 +77,7 @@ import Testing
             // Valued offline: from the purchase price, added to the item's history.
             let valued = try await writer.callTool(name: "value_item", arguments: ["id": .string(tv.id.description)])
             #expect(valued.isError == false && Self.text(valued.content).contains("\"method\":\"offline\""), "\(Self.text(valued.content))")
-            #expect(try app.dependencies.services.valuations.history(smiths.id, item: tv.id).count == 1)
+            #expect(try await app.dependencies.services.valuations.history(smiths.id, item: tv.id).count == 1)
             #expect(try await writer.callTool(name: "value_item", arguments: ["id": .string(theirs.id.description)]).isError == true)
             // A report: started, its links answered, and it is made.
             let report = try await writer.callTool(name: "start_report", arguments: ["includePhotos": false])

@@ -162,7 +162,7 @@ struct RemindersTests {
         }
         // Even a webhook stored before (or whose name now resolves inside) is checked again at delivery.
         try app.database.setWebhook(household.id, url: "http://127.0.0.1:9/hook", newSecret: "whsec_x", replaceSecret: true, now: Date())
-        let job = try app.dependencies.services.reminders.sendTest(household.id, by: .owner)
+        let job = try await app.dependencies.services.reminders.sendTest(household.id, by: .owner)
         let done = try await app.waitForJob(job.id)
         #expect(done.state == .failed)
         #expect(try app.database.webhook(household.id)?.lastError?.contains("inside this server") == true)
@@ -184,8 +184,8 @@ struct RemindersTests {
         let secret = try #require(try app.database.webhook(household.id)?.secret)
         #expect(secret.hasPrefix("whsec_") && secret.count > 30)
         let reminders = app.dependencies.services.reminders
-        #expect(try reminders.dispatchDue() == 2, "the kettle's 7-day reminder and the nudge")
-        #expect(try reminders.dispatchDue() == 0, "each event once")
+        #expect(try await reminders.dispatchDue() == 2, "the kettle's 7-day reminder and the nudge")
+        #expect(try await reminders.dispatchDue() == 0, "each event once")
         // The first delivery is answered 503 and tried again (after at most 50 ms here).
         let got = try await receiver.wait(for: 3)
         #expect(got.count == 3)
@@ -203,7 +203,7 @@ struct RemindersTests {
         let data = try #require((try JSONSerialization.jsonObject(with: warranty.body) as? [String: Any])?["data"] as? [String: String])
         #expect(data["item_name"] == "Kettle" && data["days_left"] == "3" && data["message"] == "Warranty ends in 3 days: Kettle")
 
-        let test = try reminders.sendTest(household.id, by: .owner)
+        let test = try await reminders.sendTest(household.id, by: .owner)
         #expect(try await app.waitForJob(test.id).state == .succeeded)
         #expect(try await receiver.wait(for: 4).last?.headers["nestory-event"] == "webhook.test")
         #expect(try app.database.webhook(household.id)?.lastStatus == 200)

@@ -97,7 +97,7 @@ struct AccountController {
     // MARK: - Settings: members and password
 
     @Sendable func settingsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try settings(try context.requireViewer(), notice: request.query["notice"])
+        try await settings(try context.requireViewer(), notice: request.query["notice"])
     }
 
     /// The Settings page, whole, with one form's values and errors when it comes back (422).
@@ -107,30 +107,30 @@ struct AccountController {
                   licenceForm: [String: String] = [:], licenceErrors: [FieldError] = [],
                   valuationForm: [String: String] = [:], valuationErrors: [FieldError] = [],
                   tokenForm: [String: String] = [:], tokenErrors: [FieldError] = [],
-                  newToken: (token: String, summary: APITokenSummary)? = nil) throws -> Response {
+                  newToken: (token: String, summary: APITokenSummary)? = nil) async throws -> Response {
         let household = viewer.household.id
         let failed = !(memberErrors.isEmpty && passwordErrors.isEmpty && householdErrors.isEmpty && webhookErrors.isEmpty && licenceErrors.isEmpty
                        && valuationErrors.isEmpty && tokenErrors.isEmpty)
-        let providers = try dependencies.services.valuations.providerSettings(household)
+        let providers = try await dependencies.services.valuations.providerSettings(household)
         let valuation = ValuationViews.settingsSection(viewer: viewer, settings: providers,
                                                        form: valuationForm, errors: valuationErrors)
         let pro = PlanViews.section(viewer: viewer, overview: try dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
         let reminders = dependencies.services.reminders
         let notifications = ReminderViews.settingsSection(
-            viewer: viewer, preferences: try database.reminderPreferences(viewer.user.id), calendarToken: try reminders.calendarToken(viewer.user.id),
-            webhook: viewer.role == .owner ? try reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
-        let onlineLookup = try database.onlineProductLookup(household)
-        let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try reminders.webhook(household) != nil,
+            viewer: viewer, preferences: try await reminders.preferences(viewer.user.id), calendarToken: try await reminders.calendarToken(viewer.user.id),
+            webhook: viewer.role == .owner ? try await reminders.webhook(household) : nil, webhookForm: webhookForm, webhookErrors: webhookErrors)
+        let onlineLookup = try await dependencies.products.store.onlineProductLookup(household)
+        let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try await reminders.webhook(household) != nil,
                                        photoAnalysis: providers.analysisConfigured, marketSearch: providers.searchConfigured)
         let security = AccountViews.securitySection(viewer: viewer, sessions: try database.sessions(of: viewer.user.id, now: dependencies.now()),
                                                     passkeys: try database.passkeys(of: viewer.user.id))
-        let tokens = TokenViews.section(viewer: viewer, tokens: try database.apiTokens(of: viewer.user.id), now: dependencies.now(),
+        let tokens = TokenViews.section(viewer: viewer, tokens: try await dependencies.services.tokens.tokens(of: viewer.user.id), now: dependencies.now(),
                                         form: tokenForm, errors: tokenErrors, newToken: newToken)
         return HTMLResponse.page(AccountViews.settings(
             viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
             passwordErrors: passwordErrors, notice: notice, onlineLookup: onlineLookup,
             scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
-            captureCounts: viewer.role == .owner ? try dependencies.services.captureCounters.recent(household) : [],
+            captureCounts: viewer.role == .owner ? try await dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
             leading: pro, trailing: "\(valuation)\(security)\(tokens)\(notifications)\(about)"),
@@ -154,7 +154,7 @@ struct AccountController {
             let licence = try dependencies.services.plan.install(key, by: .owner(viewer.household.id))
             return .redirect(to: "/settings#pro", notice: "Nestory Pro is active, licensed to \(licence.licensee).")
         } catch let error as DomainError {
-            return try settings(viewer, licenceForm: ["licence": key], licenceErrors: FieldErrors.fields(of: error))
+            return try await settings(viewer, licenceForm: ["licence": key], licenceErrors: FieldErrors.fields(of: error))
         }
     }
 
@@ -171,7 +171,7 @@ struct AccountController {
             return .redirect(to: "/settings", notice: "Household saved.\(converted)")
         } catch let error as DomainError {
             if case .forbidden = error { throw error }
-            return try settings(viewer, householdForm: values, householdErrors: FieldErrors.fields(of: error))
+            return try await settings(viewer, householdForm: values, householdErrors: FieldErrors.fields(of: error))
         }
     }
 
@@ -187,7 +187,7 @@ struct AccountController {
         } catch let error as DomainError {
             var fields = FieldErrors.fields(of: error)
             if case .conflict = error { fields = [FieldError(field: "email", message: error.message)] }
-            return try settings(viewer, memberForm: values, memberErrors: fields)
+            return try await settings(viewer, memberForm: values, memberErrors: fields)
         }
     }
 
@@ -204,7 +204,7 @@ struct AccountController {
         do {
             try await accounts.changePassword(viewer.user, current: form["current"] ?? "", new: form["password"] ?? "")  // ends every session
         } catch let error as DomainError {
-            return try settings(viewer, passwordErrors: FieldErrors.fields(of: error))
+            return try await settings(viewer, passwordErrors: FieldErrors.fields(of: error))
         }
         return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed", request: request)
     }

@@ -93,8 +93,7 @@ struct CaptureController {
         guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
         let form = try await Form.read(request, context: context)
         let enabled = form["online"] == "on"
-        let (database, household) = (database, viewer.household.id)
-        try await dependencies.blocking.run { try database.setOnlineProductLookup(household, enabled) }
+        try await dependencies.products.store.setOnlineProductLookup(viewer.household.id, enabled)
         return .redirect(to: "/settings", notice: enabled ? "Online product lookups are on." : "Online product lookups are off.")
     }
 

@@ -70,17 +70,17 @@ struct InventoryController {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try detailPage(try context.requireViewer(), try context.itemID(), notice: request.query["notice"])
+        try await detailPage(try context.requireViewer(), try context.itemID(), notice: request.query["notice"])
     }
 
     /// The item's page; `valueForm` and `valueErrors` are its Value card's when a valuation came back refused (422).
     func detailPage(_ viewer: Viewer, _ id: ItemID, notice: String? = nil, valueForm: [String: String] = [:],
-                    valueErrors: [FieldError] = []) throws -> Response {
+                    valueErrors: [FieldError] = []) async throws -> Response {
         let details = try database.item(viewer.household.id, id)
         let rooms = try database.rooms(viewer.household.id)
         let categories = try database.categories(viewer.household.id)
         let value = ValuationViews.itemSection(viewer: viewer, item: details.item,
-                                               valuations: try dependencies.services.valuations.history(viewer.household.id, item: id),
+                                               valuations: try await dependencies.services.valuations.history(viewer.household.id, item: id),
                                                form: valueForm, errors: valueErrors)
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },

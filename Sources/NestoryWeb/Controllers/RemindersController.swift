@@ -24,7 +24,7 @@ struct RemindersController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let overview = try reminders.overview(user: viewer.user.id, household: viewer.household.id)
+        let overview = try await reminders.overview(user: viewer.user.id, household: viewer.household.id)
         return HTMLResponse.page(ReminderViews.list(viewer: viewer, overview: overview, notice: request.query["notice"]))
     }
 
@@ -43,7 +43,7 @@ struct RemindersController {
             try await reminders.removeCalendarFeed(viewer.user.id)
             return .redirect(to: "/settings#notifications", notice: "The calendar address was removed; calendars subscribed to it stop updating.")
         }
-        let had = try reminders.calendarToken(viewer.user.id) != nil
+        let had = try await reminders.calendarToken(viewer.user.id) != nil
         _ = try await reminders.resetCalendarFeed(viewer.user.id)
         return .redirect(to: "/settings#notifications", notice: had
             ? "A new calendar address was made; the old one no longer works." : "Your calendar address is ready: add it to your calendar app.")
@@ -71,7 +71,7 @@ struct RemindersController {
             try await reminders.setWebhook(viewer.household.id, by: viewer.role, url: url, newSecret: form["newSecret"] != nil)
         } catch let error as DomainError {
             if case .forbidden = error { throw error }
-            return try AccountController(dependencies: dependencies).settings(viewer, webhookForm: ["url": url],
+            return try await AccountController(dependencies: dependencies).settings(viewer, webhookForm: ["url": url],
                                                                               webhookErrors: FieldErrors.fields(of: error))
         }
         return .redirect(to: "/settings#notifications", notice: "Webhook saved.")
@@ -85,7 +85,7 @@ struct RemindersController {
 
     @Sendable func testWebhook(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        try reminders.sendTest(viewer.household.id, by: viewer.role)
+        try await reminders.sendTest(viewer.household.id, by: viewer.role)
         return .redirect(to: "/settings#notifications", notice: "A test event is on its way; reload to see how it was answered.")
     }
 
@@ -102,7 +102,6 @@ struct RemindersController {
 /// reached it.
 struct ViewerPreferencesMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let database: AppDatabase
     let reminders: RemindersService
     let secure: Bool
 
@@ -112,9 +111,9 @@ struct ViewerPreferencesMiddleware: RouterMiddleware {
         context.viewer?.origin = RemindersController.origin(request, secure: secure)
         let path = request.uri.path
         if request.method == .get, !path.hasPrefix("/api/"), !path.hasPrefix("/assets/"), !path.hasPrefix("/files/"),
-           let (preferences, tips) = try? database.pagePreferences(viewer.user.id) {
+           let (preferences, tips) = try? await reminders.pagePreferences(viewer.user.id) {
             context.viewer?.dismissedTips = tips
-            context.viewer?.reminders = (try? reminders.overview(preferences: preferences, household: viewer.household.id).count) ?? 0
+            context.viewer?.reminders = (try? await reminders.overview(preferences: preferences, household: viewer.household.id).count) ?? 0
         }
         return try await next(request, context)
     }

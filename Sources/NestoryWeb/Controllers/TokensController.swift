@@ -16,9 +16,9 @@ struct TokensController {
             let form = try await Form.read(request, context: context)
             do {
                 let made = try await create(viewer, name: form["name"] ?? "", scope: form["scope"] ?? "", expires: form["expires"])
-                return try settings.settings(viewer, notice: "Token made. Copy it now.", newToken: made)
+                return try await settings.settings(viewer, notice: "Token made. Copy it now.", newToken: made)
             } catch DomainError.validation(let errors) {
-                return try settings.settings(viewer, tokenForm: form.first, tokenErrors: errors)
+                return try await settings.settings(viewer, tokenForm: form.first, tokenErrors: errors)
             }
         }
         router.post("settings/tokens/:id/revoke") { _, context in

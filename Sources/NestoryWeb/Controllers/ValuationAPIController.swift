@@ -30,7 +30,7 @@ struct ValuationAPIController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ValuationJSON> {
         let viewer = try context.requireViewer()
-        return ListJSON(items: try valuations.history(viewer.household.id, item: try context.itemID()).map(ValuationJSON.init))
+        return ListJSON(items: try await valuations.history(viewer.household.id, item: try context.itemID()).map(ValuationJSON.init))
     }
 
     @Sendable func enter(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ValuationJSON> {
@@ -59,7 +59,7 @@ struct ValuationAPIController {
 
     @Sendable func history(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ValuationDayJSON> {
         let viewer = try context.requireViewer()
-        return ListJSON(items: try valuations.householdHistory(viewer.household.id).map(ValuationDayJSON.init))
+        return ListJSON(items: try await valuations.householdHistory(viewer.household.id).map(ValuationDayJSON.init))
     }
 
 }

@@ -87,13 +87,13 @@ struct ValuationController {
         let viewer = try context.requireViewer()
         let query = request.query.first
         return HTMLResponse.page(ValuationViews.newBatch(viewer: viewer, query: query, items: try selection(viewer, query),
-                                                         providers: try valuations.providerSettings(viewer.household.id)))
+                                                         providers: try await valuations.providerSettings(viewer.household.id)))
     }
 
     /// Value new things from photos: the photos go up one by one (script), then one batch values them all.
     @Sendable func photosPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ValuationViews.photos(viewer: viewer, providers: try valuations.providerSettings(viewer.household.id)))
+        return HTMLResponse.page(ValuationViews.photos(viewer: viewer, providers: try await valuations.providerSettings(viewer.household.id)))
     }
 
     @Sendable func startBatch(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -217,7 +217,7 @@ struct ValuationController {
             guard case .validation = error else { throw error }
             let kept = ["analysisBaseURL": provider.analysisBaseURL, "analysisModel": provider.analysisModel, "searchCountry": provider.searchCountry,
                         "exchangeRates": provider.exchangeRates]
-            return try AccountController(dependencies: dependencies).settings(viewer, valuationForm: kept, valuationErrors: FieldErrors.fields(of: error))
+            return try await AccountController(dependencies: dependencies).settings(viewer, valuationForm: kept, valuationErrors: FieldErrors.fields(of: error))
         }
     }
 
@@ -230,7 +230,7 @@ struct ValuationController {
             return .redirect(to: "/items/\(id)#value", notice: "Estimated offline.\(figure)")
         } catch let error as DomainError {
             guard case .validation = error else { throw error }
-            return try InventoryController(dependencies: dependencies)
+            return try await InventoryController(dependencies: dependencies)
                 .detailPage(viewer, id, valueErrors: [FieldError(field: "estimate", message: error.message)])
         }
     }
@@ -247,7 +247,7 @@ struct ValuationController {
             return .redirect(to: "/items/\(id)#value", notice: "Value saved. The purchase price is unchanged.")
         } catch let error as DomainError {
             guard case .validation = error else { throw error }
-            return try InventoryController(dependencies: dependencies).detailPage(viewer, id, valueForm: values, valueErrors: FieldErrors.fields(of: error))
+            return try await InventoryController(dependencies: dependencies).detailPage(viewer, id, valueForm: values, valueErrors: FieldErrors.fields(of: error))
         }
     }
 
@@ -255,9 +255,9 @@ struct ValuationController {
         let viewer = try context.requireViewer()
         if let text = request.query["day"] {
             guard let day = try? CalendarDate(iso: text) else { throw DomainError.invalid(field: "day", message: "Choose a day as YYYY-MM-DD.") }
-            return HTMLResponse.page(ValuationViews.day(viewer: viewer, day: day, entries: try valuations.day(viewer.household.id, day)))
+            return HTMLResponse.page(ValuationViews.day(viewer: viewer, day: day, entries: try await valuations.day(viewer.household.id, day)))
         }
-        return HTMLResponse.page(ValuationViews.history(viewer: viewer, days: try valuations.householdHistory(viewer.household.id),
+        return HTMLResponse.page(ValuationViews.history(viewer: viewer, days: try await valuations.householdHistory(viewer.household.id),
                                                         notice: request.query["notice"]))
     }
 

@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// `Idempotency-Key` on every POST of the API (the IETF draft's header, as payment APIs use it): the offline
 /// queue sends each request with a key, and a replay after a lost response gets the stored answer instead of
@@ -40,35 +41,55 @@ struct IdempotencyMiddleware: RouterMiddleware {
         guard !keys.isEmpty, let viewer = context.viewer else { return try await next(request, context) }
         guard keys.count == 1, IdempotencyService.isValid(keys[0]) else { throw WebError.idempotencyKeyInvalid }
         let scope = IdempotencyService.Scope(household: viewer.household.id, key: keys[0])
-        guard idempotency.begin(scope) else { throw WebError.idempotencyKeyInUse }
-        defer { idempotency.end(scope) }
 
         let fingerprint = Fingerprint(method: request.method, target: request.uri.path + (request.uri.query.map { "?" + $0 } ?? ""),
                                       limit: maxBodyBytes)
         var request = request
         request.body = RequestBody(asyncSequence: HashingBody(base: request.body, fingerprint: fingerprint))
-        if let stored = try idempotency.stored(scope) {
+        switch try await idempotency.begin(scope) {
+        case .running:
+            throw WebError.idempotencyKeyInUse
+        case .answered(let stored):
             try await Self.drain(request.body, fingerprint)
             guard fingerprint.digest == stored.fingerprint else { throw WebError.idempotencyKeyReused }
             return Self.replay(stored)
+        case .claimed:
+            break
         }
 
+        // The key is this request's until its answer is stored; any other way out gives it up (before answering, so
+        // an immediate retry runs again), and when the store cannot be reached then, the claim lapses by itself.
+        do {
+            let (response, stored) = try await answer(request, context: context, scope: scope, fingerprint: fingerprint, next: next)
+            if !stored { try? await idempotency.end(scope) }
+            return response
+        } catch {
+            try? await idempotency.end(scope)
+            throw error
+        }
+    }
+
+    /// Runs the handler and stores its answer when it may be replayed; returns the response and whether it was stored.
+    private func answer(_ request: Request, context: Context, scope: IdempotencyService.Scope, fingerprint: Fingerprint,
+                        next: (Request, Context) async throws -> Response) async throws -> (Response, stored: Bool) {
         let response = try await next(request, context)
-        guard response.status.code < 500 else { return response }
+        guard response.status.code < 500 else { return (response, false) }
         if !fingerprint.started { try await Self.drain(request.body, fingerprint) }  // a handler that had no use for the body
         let collector = Collector()
         try await response.body.write(collector)
         var body = ByteBuffer()
         body.reserveCapacity(collector.box.byteCount)
         for var buffer in collector.box.buffers { body.writeBuffer(&buffer) }
+        var stored = false
         if let digest = fingerprint.digest, body.readableBytes <= Self.maxStoredBytes {
             var headers: [String: String] = [:]
             if let type = response.headers[.contentType] { headers["Content-Type"] = type }
             if let location = response.headers[.location] { headers["Location"] = location }
             try await idempotency.store(scope, fingerprint: digest, status: Int(response.status.code), headers: headers,
                                         body: Data(buffer: body))
+            stored = true
         }
-        return Response(status: response.status, headers: response.headers, body: .init(byteBuffer: body))
+        return (Response(status: response.status, headers: response.headers, body: .init(byteBuffer: body)), stored)
     }
 
     /// The stored answer, as it was sent the first time.

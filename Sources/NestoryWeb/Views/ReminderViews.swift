@@ -2,6 +2,7 @@ import Foundation
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// The reminders list, and Settings → Notifications.
 enum ReminderViews {
