@@ -457,7 +457,7 @@ let package = Package(
         // END Reports tests
 
         .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
-                                                           "NestoryObjectStorage", "NestoryHTTP",
+                                                           "NestoryObjectStorage", "NestoryHTTP", .product(name: "GRDB", package: "GRDB.swift"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),

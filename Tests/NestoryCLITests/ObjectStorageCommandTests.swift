@@ -102,7 +102,7 @@ struct ObjectStorageCommandTests {
         defer { try? FileManager.default.removeItem(at: errors) }
         let process = Process()
         process.executableURL = CLI.binary
-        let port = Int.random(in: 20_000..<40_000)
+        let port = CLI.freePort()
         process.arguments = ["serve", "--data", path, "--port", String(port)]
         process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(server, bucket: bucket)) { $1 }
         process.standardOutput = FileHandle.nullDevice

@@ -28,18 +28,44 @@ struct CLI {
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// `nestory serve` on a random port of 127.0.0.1, over `folder`, until `stop()`.
+    /// A port of 127.0.0.1 the kernel just gave out and nothing listens on. A random one from a range could be a port
+    /// another test's server holds (the kernel gives ports from 32768 up): then `serve` cannot bind and exits.
+    static func freePort() -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `nestory serve` on a free port of 127.0.0.1, over `folder`, until `stop()`. What it writes to stderr is kept, for
+    /// a test to show when the server does not answer (`story`).
     final class Server {
         let process = Process()
-        let port = Int.random(in: 20_000..<40_000)
+        let port = CLI.freePort()
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-serve-\(UUID()).log")
 
         init(folder: Folder, environment: [String: String] = [:]) throws {
             process.executableURL = CLI.binary
             process.arguments = ["serve", "--data", folder.path, "--port", String(port)]
             if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
+        }
+
+        deinit { try? FileManager.default.removeItem(at: errors) }
+
+        /// Whether the server still runs (or how it ended) and the last of what it wrote to stderr.
+        var story: String {
+            let written = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            let state = process.isRunning ? "still running" : "exited with status \(process.terminationStatus)"
+            return "port \(port), \(state); stderr ends: \(written.suffix(1500))"
         }
 
         /// The body of `/health` once it answers 200, polling every 100 ms; nil if it has not within 30 s (a loaded
