@@ -47,7 +47,8 @@ extension PostgresStore {
             }
             // The documents as `reindex` writes them (a new item has no receipts); tokens hold no spaces.
             let documents = items.map { item in
-                Self.searchDocument([item.name, item.brand, item.modelNumber, item.serialNumber, item.notes, item.tags.joined(separator: " "), ""])
+                Self.itemDocument(name: item.name, brand: item.brand, modelNumber: item.modelNumber, serialNumber: item.serialNumber,
+                                  notes: item.notes, tags: item.tags, receipts: [])
             }
             try await connection.query("""
                 INSERT INTO item_search (seq, household_id, document, name_key, value_minor, created_at)

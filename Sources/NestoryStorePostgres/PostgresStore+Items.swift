@@ -159,14 +159,21 @@ extension PostgresStore: ItemStore {
                 receipts.append(text)
             }
         }
-        let (tokens, positions) = searchDocument([draft.name, draft.brand, draft.modelNumber, draft.serialNumber, draft.notes,
-                                                  draft.tags.joined(separator: " "), receipts.joined(separator: " ")])
+        let (tokens, positions) = itemDocument(name: draft.name, brand: draft.brand, modelNumber: draft.modelNumber,
+                                               serialNumber: draft.serialNumber, notes: draft.notes, tags: draft.tags, receipts: receipts)
         try await connection.query("""
             INSERT INTO item_search (seq, household_id, document, name_key, value_minor, created_at)
             SELECT seq, household_id, nestory_document(\(tokens)::text[], \(positions)::integer[]), name_key, value_minor, created_at
             FROM item WHERE seq = \(seq) AND household_id = \(householdID.rawValue)
             ON CONFLICT (seq) DO UPDATE SET document = excluded.document
             """, logger: logger)
+    }
+
+    /// An item's search document: its fields in the order SQLite's index has them (name, brand, model, serial, notes,
+    /// tags, linked receipts' vendor and text), as `searchDocument` cuts them.
+    static func itemDocument(name: String, brand: String?, modelNumber: String?, serialNumber: String?, notes: String?,
+                             tags: [String], receipts: [String]) -> (tokens: [String], positions: [Int32]) {
+        searchDocument([name, brand, modelNumber, serialNumber, notes, tags.joined(separator: " "), receipts.joined(separator: " ")])
     }
 
     /// The tokens of an item's fields (`Text.searchTokens`) and their positions, counted from 1, with one position
