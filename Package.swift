@@ -388,7 +388,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryServicesTests",
-            dependencies: ["NestoryServices", "NestoryStore", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
+            dependencies: ["NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
                            "NestoryLicences", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),

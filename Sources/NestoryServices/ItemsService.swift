@@ -2,21 +2,26 @@ import Foundation
 import NestoryDomain
 import NestoryImaging
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Items: create, change and delete them, and add photos. The web form, the JSON API, the offline
 /// queue's replay and the command line share these; every write runs on the blocking pool, never on an
 /// event loop (a commit waits for its fsync).
 public struct ItemsService: Sendable {
     let database: AppDatabase
+    /// Where items are created, changed and deleted (the same database's SQLite store unless given); photos still go
+    /// through `database`.
+    let items: any ItemStore
     let imaging: any ImageProcessing
     let blocking: BlockingPool
     let maxBytes: Int64
     let plan: PlanService
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64, plan: PlanService,
-                now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, items: (any ItemStore)? = nil, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
+                plan: PlanService, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.items = items ?? SQLiteItemStore(database)
         self.imaging = imaging
         self.blocking = blocking
         self.maxBytes = maxBytes
@@ -27,25 +32,22 @@ public struct ItemsService: Sendable {
     /// Creates an item (the draft is checked against the domain's rules, dates against today, the count against
     /// the household's plan).
     public func create(_ household: HouseholdID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
-        let (database, plan, at) = (database, plan, now())
-        return try await blocking.run { try database.createItem(household, draft, now: at, today: today, plan: try plan.entitlement(household)) }
+        let (plan, at) = (plan, now())
+        let entitlement = try await blocking.run { try plan.entitlement(household) }
+        return try await items.createItem(household, draft, now: at, today: today, plan: entitlement)
     }
 
     /// Replaces an item's fields.
     public func update(_ household: HouseholdID, _ item: ItemID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
-        let (database, at) = (database, now())
-        return try await blocking.run { try database.updateItem(household, item, draft, now: at, today: today) }
+        try await items.updateItem(household, item, draft, now: now(), today: today)
     }
 
     /// Deletes an item (its photos' files go when no other row uses them); returns what it was.
     @discardableResult
     public func delete(_ household: HouseholdID, _ item: ItemID) async throws -> Item {
-        let database = database
-        return try await blocking.run {
-            let deleted = try database.item(household, item).item
-            try database.deleteItem(household, item)
-            return deleted
-        }
+        let deleted = try await items.item(household, item)
+        try await items.deleteItem(household, item)
+        return deleted
     }
 
     // MARK: - Photos

@@ -4,6 +4,7 @@ import NestoryImaging
 import NestoryImagingLive
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 
 @Suite struct ItemsServiceTests {
@@ -89,6 +90,57 @@ import Testing
         }
         #expect(try fixture.database.item(fixture.household.id, fixture.item.id).photos.isEmpty)
         #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+    }
+
+    /// Records the item writes it is asked for and hands them to the SQLite store; any other call fails the test.
+    final class RecordingItems: ItemStore, @unchecked Sendable {
+        let store: SQLiteItemStore
+        var calls: [String] = []
+        var plans: [Entitlement?] = []
+        init(_ database: AppDatabase) { store = SQLiteItemStore(database) }
+
+        func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate?, plan: Entitlement?) async throws -> Item {
+            calls.append("create")
+            plans.append(plan)
+            return try await store.createItem(householdID, draft, now: now, today: today, plan: plan)
+        }
+        func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item {
+            calls.append("update")
+            return try await store.updateItem(householdID, id, draft, now: now, today: today)
+        }
+        func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws {
+            calls.append("delete")
+            try await store.deleteItem(householdID, id)
+        }
+        func item(_ householdID: HouseholdID, _ id: ItemID) async throws -> Item {
+            calls.append("item")
+            return try await store.item(householdID, id)
+        }
+        func unexpected(_ call: String = #function) -> Never { fatalError("ItemsService called ItemStore.\(call), which this double does not expect") }
+        func rooms(_ householdID: HouseholdID) async throws -> [Room] { unexpected() }
+        func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category] { unexpected() }
+        func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> { unexpected() }
+        func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) async throws -> (count: Int, exact: Bool) { unexpected() }
+        func summary(_ householdID: HouseholdID) async throws -> InventorySummary { unexpected() }
+        func valueByCategory(_ householdID: HouseholdID) async throws -> [CategoryValue] { unexpected() }
+        func itemsByRoom(_ householdID: HouseholdID) async throws -> [RoomCount] { unexpected() }
+        func tags(_ householdID: HouseholdID) async throws -> [(tag: String, count: Int)] { unexpected() }
+    }
+
+    @Test func itemsAreCreatedChangedAndDeletedThroughTheItemStore() async throws {
+        let fixture = try Fixture()
+        let recorder = RecordingItems(fixture.database)
+        let service = ItemsService(database: fixture.database, items: recorder, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2),
+                                   maxBytes: 1_000_000, plan: PlanService(database: fixture.database, instancePro: false))
+        let today = try CalendarDate(year: 2026, month: 1, day: 1)
+        let made = try await service.create(fixture.household.id, ItemDraft(name: "Desk", currency: .usd), today: today)
+        _ = try await service.update(fixture.household.id, made.id, ItemDraft(name: "Oak desk", currency: .usd), today: today)
+        let deleted = try await service.delete(fixture.household.id, made.id)
+        #expect(deleted.name == "Oak desk")
+        #expect(recorder.calls == ["create", "update", "item", "delete"])
+        // The household's plan goes with the creation (Free here: the store checks its item limit in the same transaction).
+        #expect(recorder.plans.count == 1 && recorder.plans[0] != nil)
+        #expect(throws: DomainError.self) { try fixture.database.item(fixture.household.id, made.id) }
     }
 }
 
