@@ -393,11 +393,12 @@ extension PostgresStore: ItemStore {
     }
 
     /// The sort's key as the walk selects it, and its ORDER BY over the walk's rows.
-    static func walkKey(_ sort: ItemSort) -> (column: String, order: String) {
+    /// `alias`: the table the key is read from (`i`: item; `s`: item_search, which holds the keys too).
+    static func walkKey(_ sort: ItemSort, alias: String = "i") -> (column: String, order: String) {
         switch sort {
-        case .name: return ("i.name_key", "w.k, w.seq")
-        case .value: return ("i.value_minor", "w.k DESC, w.seq DESC")
-        case .newest: return ("i.created_at", "w.k DESC, w.seq DESC")
+        case .name: return ("\(alias).name_key", "w.k, w.seq")
+        case .value: return ("\(alias).value_minor", "w.k DESC, w.seq DESC")
+        case .newest: return ("\(alias).created_at", "w.k DESC, w.seq DESC")
         }
     }
 
@@ -422,10 +423,10 @@ extension PostgresStore: ItemStore {
             let filters = walk.conditions
             walk.conditions = ["s.household_id = \(walk.household)"]
             if let cursor = query.after { try walk.after(cursor, sort: query.sort, alias: "s") }
-            let key = walkKey(query.sort)
+            let key = walkKey(query.sort, alias: "s")
             return PostgresQuery(unsafeSQL: """
                 SELECT \(itemColumns) FROM (
-                    SELECT s.seq, s.document, \(key.column.replacingOccurrences(of: "i.", with: "s.")) AS k FROM item_search s
+                    SELECT s.seq, s.document, \(key.column) AS k FROM item_search s
                     WHERE \(walk.filterClause) ORDER BY \(order(query.sort, alias: "s")) LIMIT \(budget)) AS w
                 CROSS JOIN LATERAL (SELECT * FROM item i WHERE i.seq = w.seq AND \(filters.joined(separator: " AND ")) LIMIT 1) AS i
                 WHERE w.document @@ \(walk.tsquery ?? tsquery)
@@ -453,13 +454,13 @@ extension PostgresStore: ItemStore {
             var matches = try ListConditions(householdID, search: query.search, filter: ItemFilter())
             matches.conditions = ["s.household_id = \(matches.household)", "s.document @@ \(matches.tsquery ?? tsquery)"]
             if let cursor = query.after { try matches.after(cursor, sort: query.sort, alias: "s") }
-            let key = walkKey(query.sort)
+            let key = walkKey(query.sort, alias: "s")
             // The matches are gathered unordered (MATERIALIZED), then sorted: asked for them in a sort's order, the planner
             // walked the index's rows in that order (`item_search_by_*`, for the walk) testing every document, 50 ms for
             // a word nothing has at 100,000 items, since it takes any search to match one item in 200.
             return PostgresQuery(unsafeSQL: """
                 WITH m AS MATERIALIZED (
-                    SELECT s.seq, \(key.column.replacingOccurrences(of: "i.", with: "s.")) AS k FROM item_search s
+                    SELECT s.seq, \(key.column) AS k FROM item_search s
                     WHERE \(matches.filterClause))
                 SELECT \(itemColumns) FROM (SELECT w.seq, w.k FROM m AS w ORDER BY \(key.order) LIMIT \(limit)) AS w
                 JOIN item i ON i.seq = w.seq ORDER BY \(key.order)
@@ -471,10 +472,10 @@ extension PostgresStore: ItemStore {
         let filters = matches.conditions
         matches.conditions = ["s.household_id = \(matches.household)", "s.document @@ \(matches.tsquery ?? tsquery)"]
         if let cursor = query.after { try matches.after(cursor, sort: query.sort, alias: "s") }
-        let key = walkKey(query.sort)
+        let key = walkKey(query.sort, alias: "s")
         return PostgresQuery(unsafeSQL: """
             WITH m AS MATERIALIZED (
-                SELECT s.seq, \(key.column.replacingOccurrences(of: "i.", with: "s.")) AS k FROM item_search s
+                SELECT s.seq, \(key.column) AS k FROM item_search s
                 WHERE \(matches.filterClause))
             SELECT \(itemColumns) FROM (SELECT w.seq, w.k FROM m AS w ORDER BY \(key.order) OFFSET 0) AS w
             CROSS JOIN LATERAL (SELECT * FROM item i WHERE i.seq = w.seq AND \(filters.joined(separator: " AND ")) LIMIT 1) AS i
