@@ -14,15 +14,46 @@ extension PostgresStore {
     /// The statements `items` runs for this query, in order (it runs them to find out which).
     package func rawPage(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> [RawStatement] {
         let rowLimit = query.limit + 1
-        guard Self.searchQuery(query.search) != nil else { return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)] }
+        guard let (tokens, _) = Self.searchQuery(query.search) else {
+            return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)]
+        }
+        var statements: [RawStatement] = []
+        if query.sort == .name {
+            // As `wordSearch` and `wordPage` run them.
+            let words = try await withStoreErrors {
+                try await client.withConnection { try await Self.wordSearch($0, householdID, query.search, logger: logger) }
+            }
+            let stems = try await withStoreErrors {
+                try await client.withConnection { try await Self.strings($0, Self.stemsQuery(tokens), logger: logger) }
+            }
+            statements.append(RawStatement(query: Self.stemsQuery(tokens), rowLimit: .max))
+            if let last = stems.last, last.utf8.count <= Self.longestIndexedWord {
+                statements.append(RawStatement(query: Self.expansionsQuery(householdID, last), rowLimit: .max))
+            }
+            if let words {
+                if words.groups.count > 1 {
+                    statements += words.groups.map { RawStatement(query: Self.postingsQuery(householdID, $0), rowLimit: 1) }
+                }
+                let page = RawStatement(query: try Self.wordQuery(householdID, query, words, budget: Self.wordBudget), rowLimit: rowLimit)
+                statements.append(page)
+                guard try await run([page]) <= query.limit else { return statements }
+                let count = RawStatement(query: try Self.wordQuery(householdID, query, words, budget: Self.wordBudget, count: true), rowLimit: 1)
+                statements.append(count)
+                var read = 0
+                for try await value in try await client.query(count.query, logger: logger).decode(Int.self) { read = value }
+                guard read >= Self.wordBudget else { return statements }
+            }
+        }
         let budget = Self.walkBudget(query)
         let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: budget)), rowLimit: rowLimit)
-        guard try await run([walk]) <= query.limit else { return [walk] }
+        statements.append(walk)
+        guard try await run([walk]) <= query.limit else { return statements }
         let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: budget), rowLimit: 1)
+        statements.append(candidates)
         var count = 0
         for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
-        guard count >= budget else { return [walk, candidates] }
-        return [walk, candidates, RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
+        guard count >= budget else { return statements }
+        return statements + [RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
     }
 
     /// The statements `summary` runs, in order.

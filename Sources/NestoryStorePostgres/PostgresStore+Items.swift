@@ -523,13 +523,21 @@ extension PostgresStore: ItemStore {
         try await items(householdID, query, walkBudget: Self.walkBudget(query))
     }
 
-    /// `walkBudget`: a test hook (a small one makes searches list the index's matches after a short walk).
-    package func items(_ householdID: HouseholdID, _ query: ItemQuery, walkBudget: Int) async throws -> Page<ItemListing> {
+    /// `walkBudget`, `wordBudget`: test hooks (a small one makes searches list the index's matches after a short walk;
+    /// a word budget of 0 leaves `item_word` out).
+    package func items(_ householdID: HouseholdID, _ query: ItemQuery, walkBudget: Int,
+                       wordBudget: Int = PostgresStore.wordBudget) async throws -> Page<ItemListing> {
         guard Self.searchQuery(query.search) != nil else { return try await items(householdID, query, plan: .sortOrder) }
-        // A search walks the sort order a little first: if that finds a page, or passes every item the filters
+        // Sorted by name, a search reads its rarest word's items in name order first (`item_word`). Else, or when that
+        // runs out of budget, it walks the sort order a little: if that finds a page, or passes every item the filters
         // leave, it is the answer; else the index's matches are listed.
         return try await withStoreErrors {
             try await client.withConnection { connection in
+                if query.sort == .name, wordBudget > 0,
+                   let words = try await Self.wordSearch(connection, householdID, query.search, logger: logger),
+                   let rows = try await Self.wordPage(connection, householdID, query, words, budget: wordBudget, logger: logger) {
+                    return Self.page(rows, query)
+                }
                 let walked = try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .walk(budget: walkBudget)),
                                                                                logger: logger), householdID)
                 var rows = walked
@@ -575,6 +583,22 @@ extension PostgresStore: ItemStore {
                                           binds: try Self.binds(householdID.rawValue))
                 for try await count in try await client.query(query, logger: logger).decode(Int.self) { return (count, true) }
                 return (0, true)
+            }
+            if searching, filter.tag.flatMap(Text.clean) == nil, filter == ItemFilter(tag: filter.tag),
+               let count = try await client.withConnection({ connection -> Int? in
+                   // A search of one word and nothing else: its items in `item_word`, each once.
+                   guard let words = try await Self.wordSearch(connection, householdID, search, logger: logger), !words.phrase,
+                         words.groups.count == 1, words.groups[0].count <= 1 else { return nil }
+                   guard let token = words.groups[0].first else { return 0 }
+                   for try await count in try await connection.query("""
+                       SELECT count(*) FROM (SELECT 1 FROM item_word WHERE household_id = \(householdID.rawValue) AND token = \(token)
+                       LIMIT \(cap + 1)) AS c
+                       """, logger: logger).decode(Int.self) {
+                       return count
+                   }
+                   return 0
+               }) {
+                return (min(count, cap), count <= cap)
             }
             // Others are counted up to the cap, so they stay cheap at any size.
             let conditions = try ListConditions(householdID, search: search, filter: filter)

@@ -72,8 +72,11 @@ import Testing
         var listers: [(String, Lister)] = [("items", { try await items.items($0, $1) })]
         if let store = items as? PostgresStore {
             listers += [
-                ("walk of 1, then the matches", { try await store.items($0, $1, walkBudget: 1) }),
-                ("walk of 3, then the matches", { try await store.items($0, $1, walkBudget: 3) }),
+                ("the words' items, then the walk", { try await store.items($0, $1, walkBudget: 4_000, wordBudget: 1_000) }),
+                ("1 word's item, then a walk of 1", { try await store.items($0, $1, walkBudget: 1, wordBudget: 1) }),
+                ("2 words' items, then a walk of 3", { try await store.items($0, $1, walkBudget: 3, wordBudget: 2) }),
+                ("no words, a walk of 1, then the matches", { try await store.items($0, $1, walkBudget: 1, wordBudget: 0) }),
+                ("no words, a walk of 3, then the matches", { try await store.items($0, $1, walkBudget: 3, wordBudget: 0) }),
                 ("the matches first", { try await store.items($0, $1, plan: .searchFirst) }),
                 ("the sort order first", { try await store.items($0, $1, plan: .sortOrder) }),
             ]
@@ -289,8 +292,24 @@ import Testing
                 let count = try await f.items.countItems(f.home.id, search: "", filter: filter, cap: 1000)
                 #expect(count == (expected.count, true), "count of \(filter)")
             }
-            // Filters and search compose.
-            #expect(try await all(f, ItemQuery(search: "lamp", filter: ItemFilter(roomID: f.rooms[0].id))) == ["Reading light"])
+            // Filters and search compose, in every plan (on PostgreSQL a room or category steps between the word's items and
+            // the place's), a page of one at a time and whole.
+            let searches: [(String, ItemFilter, [String])] = [
+                ("lamp", ItemFilter(roomID: f.rooms[0].id), ["Reading light"]),
+                ("living", ItemFilter(roomID: f.rooms[0].id), ["Samsung TV", "Zebra rug"]),
+                ("living", ItemFilter(categoryID: f.categories[1].id), ["Zebra rug"]),
+                ("a", ItemFilter(categoryID: f.categories[2].id), ["Äpfel basket", "apple crate"]),
+                ("samsung", ItemFilter(roomID: f.rooms[1].id), []),
+                ("living", ItemFilter(needsValue: true, roomID: f.rooms[2].id), ["Straße sign"]),
+            ]
+            for (search, filter, expected) in searches {
+                for (plan, lister) in listers(f.items) {
+                    for limit in [1, 50] {
+                        #expect(try await all(f, ItemQuery(search: search, filter: filter, sort: .name, limit: limit), lister: lister) == expected,
+                                "\(search), \(filter), \(plan), pages of \(limit)")
+                    }
+                }
+            }
         }
     }
 
@@ -383,6 +402,12 @@ import Testing
             #expect(try await f.items.countItems(f.home.id, search: "li", filter: ItemFilter(), cap: 3) == (3, false))
             #expect(try await f.items.countItems(f.home.id, search: "li", filter: ItemFilter(), cap: 5) == (5, true))
             #expect(try await f.items.countItems(f.home.id, search: "", filter: ItemFilter(tag: "living"), cap: 2) == (2, false))
+            // One word (on PostgreSQL, counted from its items in `item_word`), two, none.
+            #expect(try await f.items.countItems(f.home.id, search: "lamp", filter: ItemFilter(), cap: 1000) == (2, true))
+            #expect(try await f.items.countItems(f.home.id, search: "lamp", filter: ItemFilter(), cap: 1) == (1, false))
+            #expect(try await f.items.countItems(f.home.id, search: "acme lamp", filter: ItemFilter(), cap: 1000) == (2, true))
+            #expect(try await f.items.countItems(f.home.id, search: "zzyzx", filter: ItemFilter(), cap: 1000) == (0, true))
+            #expect(try await f.items.countItems(f.other.id, search: "lamp", filter: ItemFilter(), cap: 1000) == (0, true))
             #expect(try await f.items.countItems(f.home.id, search: "", filter: ItemFilter(), cap: 1000) == (10, true))
             #expect(try await f.items.countItems(f.other.id, search: "", filter: ItemFilter(), cap: 1000) == (1, true))
         }
@@ -506,5 +531,64 @@ struct BulkItemLoadTests {
         #expect(summary == (try await store.summary(one.id)))
         #expect(summary.itemCount == ItemStoreConformanceTests.rows.count)
         #expect(try await store.tags(bulk.id).map(\.tag) == (try await store.tags(one.id)).map(\.tag))
+    }
+}
+
+/// A search sorted by name on PostgreSQL answered from `item_word` (the words' items in name order): the page it gives is
+/// the one the search index gives, and the table follows every write (a new item, a rename, new notes, a bulk load,
+/// a removal), so a stale word never lists an item nor misses one.
+@Suite(.enabled(if: Engine.available.contains(.postgres)))
+struct ItemWordTests {
+    @Test func searchesSortedByNameAreAnsweredFromTheWordsAndFollowEveryWrite() async throws {
+        try await withStores(.postgres) { stores in
+            let store = try #require(stores.items as? PostgresStore)
+            let home = try await store.createHousehold(name: "Home", currency: .usd, now: ItemStoreConformanceTests.start)
+            let other = try await store.createHousehold(name: "Other", currency: .usd, now: ItemStoreConformanceTests.start)
+            let at = ItemStoreConformanceTests.start
+            func make(_ household: Household, _ name: String, notes: String? = nil) async throws -> Item {
+                try await store.createItem(household.id, ItemDraft(name: name, currency: .usd, notes: notes), now: at, today: nil, plan: nil)
+            }
+            let desk = try await make(home, "Walnut desk")
+            _ = try await make(home, "Armchair", notes: "walnut legs")
+            _ = try await make(home, "Walnuts in a jar")
+            _ = try await make(home, "Oak table", notes: "wi-fi lamp")
+            _ = try await make(home, "Lamp", notes: "wifi")
+            _ = try await make(other, "Walnut box")
+
+            // What the words' read alone gives (nil: it gave up), against the search index's own answer.
+            func fromWords(_ search: String, budget: Int = 100) async throws -> [String]? {
+                try await store.itemsFromWords(home.id, ItemQuery(search: search, sort: .name), budget: budget)?.map(\.item.name)
+            }
+            func fromIndex(_ search: String) async throws -> [String] {
+                try await store.items(home.id, ItemQuery(search: search, sort: .name), plan: .searchFirst).elements.map(\.item.name)
+            }
+            #expect(try await fromWords("walnut") == ["Armchair", "Walnut desk", "Walnuts in a jar"])
+            #expect(try await fromWords("walnut") == (try await fromIndex("walnut")))
+            #expect(try await fromWords("walnut desk") == ["Walnut desk"])
+            #expect(try await fromWords("wi-fi") == ["Oak table"])     // a phrase: "wi" then "fi"
+            #expect(try await fromWords("wi") == (try await fromIndex("wi")))
+            #expect(try await fromWords("zzyzx") == [])
+            // A budget too small for the page hands the search on.
+            #expect(try await fromWords("walnut", budget: 1) == nil)
+
+            // A rename moves the item in the words' order; new notes give it new words and take the old ones away.
+            var draft = desk.draft
+            draft.name = "Burr walnut desk"
+            draft.notes = "teak inlay"
+            _ = try await store.updateItem(home.id, desk.id, draft, now: at, today: nil)
+            #expect(try await fromWords("walnut") == ["Armchair", "Burr walnut desk", "Walnuts in a jar"])
+            #expect(try await fromWords("teak") == ["Burr walnut desk"])
+            #expect(try await fromWords("desk") == ["Burr walnut desk"])
+            draft.notes = nil
+            _ = try await store.updateItem(home.id, desk.id, draft, now: at, today: nil)
+            #expect(try await fromWords("teak") == [])
+
+            // Items loaded in bulk have their words; a removed item's words go with it.
+            try await store.insertItems(home.id, [Item(householdID: home.id, draft: ItemDraft(name: "Walnut shelf", currency: .usd), createdAt: at)])
+            #expect(try await fromWords("walnut") == ["Armchair", "Burr walnut desk", "Walnut shelf", "Walnuts in a jar"])
+            try await store.deleteItem(home.id, desk.id)
+            #expect(try await fromWords("walnut") == ["Armchair", "Walnut shelf", "Walnuts in a jar"])
+            #expect(try await fromWords("walnut") == (try await fromIndex("walnut")))
+        }
     }
 }

@@ -1,0 +1,202 @@
+import Foundation
+import Logging
+import NestoryDomain
+import NestoryStoreInterfaces
+import PostgresNIO
+
+/// A search sorted by name, read from `item_word`: each word of the household's documents with its items in name order,
+/// so the items of a search's rarest word come in the order asked, index-only, and only they are tested for the rest.
+/// The search index (`item_search`, GIN) answers "which items match" but not in any order: for a word 77,000 items share
+/// at a million, sorting its matches took 126 ms, and the walk of the name order (`ListPlan.walk`) cannot find them when
+/// they sit together late in it ("Walnut …").
+extension PostgresStore {
+    /// The longest word `item_word` keeps, in bytes: an index entry holds the word and a name key (up to 800 bytes) and
+    /// must stay under about 2,700. A search with a longer word is answered without the table.
+    static let longestIndexedWord = 256
+    /// How many of the household's words a search's last word (a prefix) may stand for: more (a first keystroke), and the
+    /// search is answered the other ways, whose walk of the name order finds such a page at once.
+    static let mostPrefixWords = 16
+    /// How many items of its rarest word a search reads before it is answered the other ways: each is tested for the
+    /// search's other words (index probes) and the filters (its row), about 10–20 µs.
+    static let wordBudget = 2_000
+
+    /// A search as `item_word` serves it: for each of its words the household's words it stands for (the stemmed token;
+    /// for the last word, a prefix, every word that starts with it), the rarest first. `phrase`: a word of several
+    /// tokens in a row ("wi-fi"), which only the documents can tell, so each candidate's document is tested too.
+    struct WordSearch: Equatable {
+        var groups: [[String]]
+        var phrase: Bool
+    }
+
+    /// Nil when the table cannot serve the search: no words, a word too long to be kept, or a last word that stands for
+    /// more than `mostPrefixWords` words. A search whose words no item has gives an empty group (no item matches).
+    static func wordSearch(_ connection: PostgresConnection, _ householdID: HouseholdID, _ search: String,
+                           logger: Logger) async throws -> WordSearch? {
+        guard let (tokens, operators) = searchQuery(search) else { return nil }
+        let stems = try await strings(connection, stemsQuery(tokens), logger: logger)
+        guard stems.count == tokens.count, let last = stems.last,
+              stems.allSatisfy({ !$0.isEmpty && $0.utf8.count <= longestIndexedWord }) else { return nil }
+        var groups: [[String]] = []
+        for stem in stems.dropLast() where !groups.contains([stem]) { groups.append([stem]) }
+        let expansions = try await strings(connection, expansionsQuery(householdID, last), logger: logger)
+        guard expansions.count <= mostPrefixWords else { return nil }
+        groups.append(expansions)
+        if groups.count > 1 {
+            // The rarest word leads; its items are the candidates.
+            var counts: [Int] = []
+            for group in groups {
+                for try await count in try await connection.query(postingsQuery(householdID, group), logger: logger).decode(Int.self) {
+                    counts.append(count)
+                }
+            }
+            groups = zip(groups, counts).enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
+        }
+        return WordSearch(groups: groups, phrase: operators.contains(" <->"))
+    }
+
+    static func strings(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> [String] {
+        var values: [String] = []
+        for try await value in try await connection.query(query, logger: logger).decode(String.self) { values.append(value) }
+        return values
+    }
+
+    /// The search's tokens as the documents hold them (stemmed), in order.
+    static func stemsQuery(_ tokens: [String]) -> PostgresQuery {
+        "SELECT nestory_stem(u.t) FROM unnest(\(tokens)::text[]) WITH ORDINALITY AS u(t, n) ORDER BY u.n"
+    }
+
+    /// The household's words that start with `prefix`, in order, one more than `mostPrefixWords` at most: each the least
+    /// one after the one before (a probe of the index, not a read of every posting).
+    static func expansionsQuery(_ householdID: HouseholdID, _ prefix: String) -> PostgresQuery {
+        """
+        WITH RECURSIVE e(token) AS (
+            SELECT min(token) FROM item_word WHERE household_id = \(householdID.rawValue) AND token >= \(prefix)
+            UNION ALL
+            SELECT (SELECT min(w.token) FROM item_word w WHERE w.household_id = \(householdID.rawValue) AND w.token > e.token)
+            FROM e WHERE starts_with(e.token, \(prefix)))
+        SELECT token FROM e WHERE starts_with(token, \(prefix)) LIMIT \(mostPrefixWords + 1)
+        """
+    }
+
+    /// How many items have any of the words, counted up to the budget (the leader only matters below it).
+    static func postingsQuery(_ householdID: HouseholdID, _ group: [String]) -> PostgresQuery {
+        """
+        SELECT count(*) FROM (SELECT 1 FROM item_word WHERE household_id = \(householdID.rawValue) AND token = ANY(\(group)::text[])
+        LIMIT \(wordBudget)) AS c
+        """
+    }
+
+    /// A page sorted by name from the leading word's items (at most `budget` of them, after the cursor), each kept when
+    /// the other words have it too, its document matches (only for a phrase) and it passes the filters; the rows keep
+    /// the name order, so reading stops after a page and one. `count`: the statement that counts the candidates read
+    /// instead (up to `budget`), to tell a short page that is the whole answer from one that ran out of budget.
+    static func wordQuery(_ householdID: HouseholdID, _ query: ItemQuery, _ words: WordSearch, budget: Int,
+                          count: Bool = false) throws -> PostgresQuery {
+        // Only what the statement uses is bound: the search's tsquery for a phrase, the filters for the page.
+        var conditions = try ListConditions(householdID, search: words.phrase && !count ? query.search : "",
+                                            filter: count ? ItemFilter() : query.filter)
+        let filters = conditions.conditions
+        conditions.conditions = []
+        if let cursor = query.after { try conditions.after(cursor, sort: .name, alias: "d") }
+        let after = conditions.conditions.first.map { " AND \($0)" } ?? ""
+        guard let lead = words.groups.first, !lead.isEmpty else {
+            // A word no item has: nothing matches.
+            return PostgresQuery(unsafeSQL: count ? "SELECT 0::bigint" : "SELECT \(itemColumns) FROM item i WHERE false", binds: conditions.binds)
+        }
+        // One ordered read per word the lead stands for, merged in name order (an item with two of them comes twice,
+        // together: DISTINCT keeps one).
+        let reads = try lead.map { token in
+            """
+            (SELECT d.name_key, d.seq FROM item_word d WHERE d.household_id = \(conditions.household) AND d.token = \(try conditions.bind(token))\(after)
+             ORDER BY d.name_key, d.seq LIMIT \(budget))
+            """
+        }
+        var candidates = reads.count == 1 ? reads[0] : """
+            (SELECT DISTINCT u.name_key, u.seq FROM (\(reads.joined(separator: " UNION ALL "))) AS u ORDER BY u.name_key, u.seq LIMIT \(budget))
+            """
+        let place = query.filter.roomID.map { ("room_id", $0.rawValue) } ?? query.filter.categoryID.map { ("category_id", $0.rawValue) }
+        if leapfrogs(query, words), let (column, value) = place {
+            // With a room or a category, the word's items and the place's (`item_by_room_name`, `item_by_category_name`)
+            // are two lists in name order: each step seeks one list to where the other stands (a leapfrog), so a place's
+            // items far from the word's (at a million items "walnut" in the Office, 93,000 of its items before the first)
+            // are stepped over, not read. A step is two index probes, about 10 µs; `budget / 4` steps at most, all of
+            // them taken (the outer sort reads the whole recursion), then the search is answered the other ways.
+            let token = try conditions.bind(lead[0])
+            let place = try conditions.bind(value)
+            let h = conditions.household
+            let steps = """
+                WITH RECURSIVE j(k, s, hk, hs) AS (
+                    (SELECT d.name_key, d.seq, NULL::text COLLATE "C", NULL::bigint FROM item_word d
+                     WHERE d.household_id = \(h) AND d.token = \(token)\(after) ORDER BY d.name_key, d.seq LIMIT 1)
+                    UNION ALL
+                    SELECT n.name_key, n.seq, CASE WHEN p.hit THEN j.k END, CASE WHEN p.hit THEN j.s END
+                    FROM j CROSS JOIN LATERAL (
+                        SELECT f.seq = j.s AS hit, f.name_key AS pk, f.seq AS ps FROM item f
+                        WHERE f.household_id = \(h) AND f.\(column) = \(place) AND (f.name_key, f.seq) >= (j.k, j.s)
+                        ORDER BY f.name_key, f.seq LIMIT 1) AS p
+                    LEFT JOIN LATERAL (
+                        SELECT d.name_key, d.seq FROM item_word d WHERE d.household_id = \(h) AND d.token = \(token)
+                        AND (d.name_key, d.seq) >= (p.pk, p.ps + CASE WHEN p.hit THEN 1 ELSE 0 END) ORDER BY d.name_key, d.seq LIMIT 1) AS n ON true
+                    WHERE j.k IS NOT NULL)
+                """
+            if count {
+                return PostgresQuery(unsafeSQL: "\(steps) SELECT count(*) FROM (SELECT 1 FROM j LIMIT \(budget / 4)) AS c", binds: conditions.binds)
+            }
+            candidates = """
+                (\(steps) SELECT j.hk AS name_key, j.hs AS seq FROM (SELECT * FROM j LIMIT \(budget / 4)) AS j WHERE j.hk IS NOT NULL)
+                """
+        } else if count {
+            return PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(candidates) AS w", binds: conditions.binds)
+        }
+        var tests: [String] = []
+        for group in words.groups.dropFirst() {
+            tests.append("""
+                EXISTS (SELECT 1 FROM item_word x WHERE x.household_id = \(conditions.household) AND x.token = ANY(\(try conditions.bind(group))::text[]) \
+                AND x.name_key = w.name_key AND x.seq = w.seq)
+                """)
+        }
+        if words.phrase, let tsquery = conditions.tsquery {
+            tests.append("EXISTS (SELECT 1 FROM item_search s WHERE s.seq = w.seq AND s.document @@ \(tsquery))")
+        }
+        return PostgresQuery(unsafeSQL: """
+            SELECT \(itemColumns) FROM \(candidates) AS w
+            CROSS JOIN LATERAL (SELECT * FROM item i WHERE i.seq = w.seq AND \(filters.joined(separator: " AND ")) LIMIT 1) AS i
+            \(tests.isEmpty ? "" : "WHERE " + tests.joined(separator: " AND "))
+            ORDER BY w.name_key, w.seq LIMIT \(query.limit + 1)
+            """, binds: conditions.binds)
+    }
+
+    /// A page sorted by name from `item_word`, or nil when its budget ran out before a page and one passed (the caller
+    /// then answers the other ways).
+    static func wordPage(_ connection: PostgresConnection, _ householdID: HouseholdID, _ query: ItemQuery, _ words: WordSearch,
+                         budget: Int, logger: Logger) async throws -> [ItemRow]? {
+        let rows = try await itemRows(try await connection.query(try wordQuery(householdID, query, words, budget: budget), logger: logger),
+                                      householdID)
+        guard rows.count <= query.limit else { return rows }
+        var read = 0
+        for try await count in try await connection.query(try wordQuery(householdID, query, words, budget: budget, count: true),
+                                                          logger: logger).decode(Int.self) {
+            read = count
+        }
+        return read < (leapfrogs(query, words) ? budget / 4 : budget) ? rows : nil
+    }
+
+    /// Whether the search steps between its word's items and a room's or category's (one word, one place).
+    static func leapfrogs(_ query: ItemQuery, _ words: WordSearch) -> Bool {
+        words.groups.first?.count == 1 && (query.filter.roomID != nil || query.filter.categoryID != nil)
+    }
+}
+
+extension PostgresStore {
+    /// What `item_word` alone answers for a search sorted by name (nil: it cannot serve the search, or its budget ran
+    /// out): tests hold it to the search index's answer.
+    package func itemsFromWords(_ householdID: HouseholdID, _ query: ItemQuery, budget: Int) async throws -> [ItemListing]? {
+        try await withStoreErrors {
+            try await client.withConnection { connection in
+                guard let words = try await Self.wordSearch(connection, householdID, query.search, logger: logger),
+                      let rows = try await Self.wordPage(connection, householdID, query, words, budget: budget, logger: logger) else { return nil }
+                return Self.page(rows, query).elements
+            }
+        }
+    }
+}
