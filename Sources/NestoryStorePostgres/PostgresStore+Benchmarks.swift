@@ -18,7 +18,7 @@ extension PostgresStore {
             return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)]
         }
         var statements: [RawStatement] = []
-        if query.sort == .name {
+        if query.sort == .name, !Self.isFirstKeystroke(tokens) {
             // As `wordSearch` and `wordPage` run them.
             let words = try await withStoreErrors {
                 try await client.withConnection { try await Self.wordSearch($0, householdID, query.search, logger: logger) }

@@ -33,6 +33,9 @@ extension PostgresStore {
     static func wordSearch(_ connection: PostgresConnection, _ householdID: HouseholdID, _ search: String,
                            logger: Logger) async throws -> WordSearch? {
         guard let (tokens, operators) = searchQuery(search) else { return nil }
+        // A first keystroke stands for more words than a prefix may in any household this table is for (and the walk of
+        // the name order finds its page at once): no statement is spent on it.
+        guard !isFirstKeystroke(tokens) else { return nil }
         let stems = try await strings(connection, stemsQuery(tokens), logger: logger)
         guard stems.count == tokens.count, let last = stems.last,
               stems.allSatisfy({ !$0.isEmpty && $0.utf8.count <= longestIndexedWord }) else { return nil }
@@ -53,6 +56,8 @@ extension PostgresStore {
         }
         return WordSearch(groups: groups, phrase: operators.contains(" <->"))
     }
+
+    static func isFirstKeystroke(_ tokens: [String]) -> Bool { tokens.count == 1 && tokens[0].utf8.count <= 1 }
 
     static func strings(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> [String] {
         var values: [String] = []
@@ -103,41 +108,52 @@ extension PostgresStore {
             // A word no item has: nothing matches.
             return PostgresQuery(unsafeSQL: count ? "SELECT 0::bigint" : "SELECT \(itemColumns) FROM item i WHERE false", binds: conditions.binds)
         }
-        // One ordered read per word the lead stands for, merged in name order (an item with two of them comes twice,
-        // together: DISTINCT keeps one).
-        let reads = try lead.map { token in
-            """
-            (SELECT d.name_key, d.seq FROM item_word d WHERE d.household_id = \(conditions.household) AND d.token = \(try conditions.bind(token))\(after)
-             ORDER BY d.name_key, d.seq LIMIT \(budget))
-            """
+        let h = conditions.household
+        // An item at (key, seq) has one of each group's words (an index probe per group).
+        func has(_ groups: ArraySlice<[String]>, key: String, seq: String) throws -> [String] {
+            try groups.map { group in
+                """
+                EXISTS (SELECT 1 FROM item_word x WHERE x.household_id = \(h) AND x.token = ANY(\(try conditions.bind(group))::text[]) \
+                AND x.name_key = \(key) AND x.seq = \(seq))
+                """
+            }
         }
-        var candidates = reads.count == 1 ? reads[0] : """
-            (SELECT DISTINCT u.name_key, u.seq FROM (\(reads.joined(separator: " UNION ALL "))) AS u ORDER BY u.name_key, u.seq LIMIT \(budget))
-            """
-        let place = query.filter.roomID.map { ("room_id", $0.rawValue) } ?? query.filter.categoryID.map { ("category_id", $0.rawValue) }
-        if leapfrogs(query, words), let (column, value) = place {
-            // With a room or a category, the word's items and the place's (`item_by_room_name`, `item_by_category_name`)
-            // are two lists in name order: each step seeks one list to where the other stands (a leapfrog), so a place's
-            // items far from the word's (at a million items "walnut" in the Office, 93,000 of its items before the first)
-            // are stepped over, not read. A step is two index probes, about 10 µs; `budget / 4` steps at most, all of
-            // them taken (the outer sort reads the whole recursion), then the search is answered the other ways.
+        var candidates: String
+        var tests: [String] = []
+        if let partner = partner(query, words) {
+            // The lead word's items and its partner's (a room's or category's items, `item_by_room_name`,
+            // `item_by_category_name`, or the next rarest word's) are two lists in name order: each step seeks one list to
+            // where the other stands (a leapfrog), so items of one far from the other's (at a million items "walnut" in
+            // the Office: 93,000 of its items before the first) are stepped over, not read. A step is two index probes
+            // (and one per other word, where the two meet), about 10 µs; `budget / 4` steps at most. When nothing else is
+            // to be tested, the steps stop at a page and one; else all are taken (the outer sort reads the whole
+            // recursion). Then the search is answered the other ways.
             let token = try conditions.bind(lead[0])
-            let place = try conditions.bind(value)
-            let h = conditions.household
+            let seek: String
+            var rest = query.filter
+            rest.tag = rest.tag.flatMap(Text.clean)
+            switch partner {
+            case .place(let column, let value):
+                seek = "FROM item f WHERE f.household_id = \(h) AND f.\(column) = \(try conditions.bind(value))"
+                if column == "room_id" { rest.roomID = nil } else { rest.categoryID = nil }
+            case .word(let word):
+                seek = "FROM item_word f WHERE f.household_id = \(h) AND f.token = \(try conditions.bind(word))"
+            }
+            let others = try has(words.groups.dropFirst(partner.isWord ? 2 : 1), key: "j.k", seq: "j.s")
+            let stop = !words.phrase && rest == ItemFilter() ? query.limit + 1 : budget
             let steps = """
-                WITH RECURSIVE j(k, s, hk, hs) AS (
-                    (SELECT d.name_key, d.seq, NULL::text COLLATE "C", NULL::bigint FROM item_word d
+                WITH RECURSIVE j(k, s, hk, hs, n) AS (
+                    (SELECT d.name_key, d.seq, NULL::text COLLATE "C", NULL::bigint, 0 FROM item_word d
                      WHERE d.household_id = \(h) AND d.token = \(token)\(after) ORDER BY d.name_key, d.seq LIMIT 1)
                     UNION ALL
-                    SELECT n.name_key, n.seq, CASE WHEN p.hit THEN j.k END, CASE WHEN p.hit THEN j.s END
+                    SELECT n.name_key, n.seq, CASE WHEN p.hit THEN j.k END, CASE WHEN p.hit THEN j.s END, j.n + CASE WHEN p.hit THEN 1 ELSE 0 END
                     FROM j CROSS JOIN LATERAL (
-                        SELECT f.seq = j.s AS hit, f.name_key AS pk, f.seq AS ps FROM item f
-                        WHERE f.household_id = \(h) AND f.\(column) = \(place) AND (f.name_key, f.seq) >= (j.k, j.s)
-                        ORDER BY f.name_key, f.seq LIMIT 1) AS p
+                        SELECT \((["f.seq = j.s"] + others).joined(separator: " AND ")) AS hit, f.seq = j.s AS met, f.name_key AS pk, f.seq AS ps \(seek)
+                        AND (f.name_key, f.seq) >= (j.k, j.s) ORDER BY f.name_key, f.seq LIMIT 1) AS p
                     LEFT JOIN LATERAL (
                         SELECT d.name_key, d.seq FROM item_word d WHERE d.household_id = \(h) AND d.token = \(token)
-                        AND (d.name_key, d.seq) >= (p.pk, p.ps + CASE WHEN p.hit THEN 1 ELSE 0 END) ORDER BY d.name_key, d.seq LIMIT 1) AS n ON true
-                    WHERE j.k IS NOT NULL)
+                        AND (d.name_key, d.seq) >= (p.pk, p.ps + CASE WHEN p.met THEN 1 ELSE 0 END) ORDER BY d.name_key, d.seq LIMIT 1) AS n ON true
+                    WHERE j.k IS NOT NULL AND j.n < \(stop))
                 """
             if count {
                 return PostgresQuery(unsafeSQL: "\(steps) SELECT count(*) FROM (SELECT 1 FROM j LIMIT \(budget / 4)) AS c", binds: conditions.binds)
@@ -145,15 +161,22 @@ extension PostgresStore {
             candidates = """
                 (\(steps) SELECT j.hk AS name_key, j.hs AS seq FROM (SELECT * FROM j LIMIT \(budget / 4)) AS j WHERE j.hk IS NOT NULL)
                 """
-        } else if count {
-            return PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(candidates) AS w", binds: conditions.binds)
-        }
-        var tests: [String] = []
-        for group in words.groups.dropFirst() {
-            tests.append("""
-                EXISTS (SELECT 1 FROM item_word x WHERE x.household_id = \(conditions.household) AND x.token = ANY(\(try conditions.bind(group))::text[]) \
-                AND x.name_key = w.name_key AND x.seq = w.seq)
-                """)
+        } else {
+            // One ordered read per word the lead stands for, merged in name order (an item with two of them comes twice,
+            // together: DISTINCT keeps one).
+            let reads = try lead.map { token in
+                """
+                (SELECT d.name_key, d.seq FROM item_word d WHERE d.household_id = \(h) AND d.token = \(try conditions.bind(token))\(after)
+                 ORDER BY d.name_key, d.seq LIMIT \(budget))
+                """
+            }
+            candidates = reads.count == 1 ? reads[0] : """
+                (SELECT DISTINCT u.name_key, u.seq FROM (\(reads.joined(separator: " UNION ALL "))) AS u ORDER BY u.name_key, u.seq LIMIT \(budget))
+                """
+            if count {
+                return PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(candidates) AS w", binds: conditions.binds)
+            }
+            tests = try has(words.groups.dropFirst(), key: "w.name_key", seq: "w.seq")
         }
         if words.phrase, let tsquery = conditions.tsquery {
             tests.append("EXISTS (SELECT 1 FROM item_search s WHERE s.seq = w.seq AND s.document @@ \(tsquery))")
@@ -178,12 +201,24 @@ extension PostgresStore {
                                                           logger: logger).decode(Int.self) {
             read = count
         }
-        return read < (leapfrogs(query, words) ? budget / 4 : budget) ? rows : nil
+        return read < (partner(query, words) != nil ? budget / 4 : budget) ? rows : nil
     }
 
-    /// Whether the search steps between its word's items and a room's or category's (one word, one place).
-    static func leapfrogs(_ query: ItemQuery, _ words: WordSearch) -> Bool {
-        words.groups.first?.count == 1 && (query.filter.roomID != nil || query.filter.categoryID != nil)
+    /// What a search's lead word steps along with (`wordQuery`): a room's or category's items, else the next rarest word's.
+    enum Partner {
+        case place(column: String, id: UUID)
+        case word(String)
+
+        var isWord: Bool { if case .word = self { true } else { false } }
+    }
+
+    /// The partner of a lead word that stands for one word only (a prefix of several is read merged, not stepped along).
+    static func partner(_ query: ItemQuery, _ words: WordSearch) -> Partner? {
+        guard words.groups.first?.count == 1 else { return nil }
+        if let room = query.filter.roomID { return .place(column: "room_id", id: room.rawValue) }
+        if let category = query.filter.categoryID { return .place(column: "category_id", id: category.rawValue) }
+        if words.groups.count > 1, words.groups[1].count == 1 { return .word(words.groups[1][0]) }
+        return nil
     }
 }
 

@@ -565,6 +565,11 @@ struct ItemWordTests {
             #expect(try await fromWords("walnut") == ["Armchair", "Walnut desk", "Walnuts in a jar"])
             #expect(try await fromWords("walnut") == (try await fromIndex("walnut")))
             #expect(try await fromWords("walnut desk") == ["Walnut desk"])
+            // Two words step along each other's items; a third is tested on what they share.
+            #expect(try await fromWords("walnut jar") == ["Walnuts in a jar"])
+            #expect(try await fromWords("legs walnut") == ["Armchair"])
+            #expect(try await fromWords("walnut legs armchair") == ["Armchair"])
+            #expect(try await fromWords("walnut oak") == [])
             #expect(try await fromWords("wi-fi") == ["Oak table"])     // a phrase: "wi" then "fi"
             #expect(try await fromWords("wi") == (try await fromIndex("wi")))
             #expect(try await fromWords("zzyzx") == [])
@@ -579,6 +584,7 @@ struct ItemWordTests {
             #expect(try await fromWords("walnut") == ["Armchair", "Burr walnut desk", "Walnuts in a jar"])
             #expect(try await fromWords("teak") == ["Burr walnut desk"])
             #expect(try await fromWords("desk") == ["Burr walnut desk"])
+            #expect(try await fromWords("burr walnut") == ["Burr walnut desk"])
             draft.notes = nil
             _ = try await store.updateItem(home.id, desk.id, draft, now: at, today: nil)
             #expect(try await fromWords("teak") == [])
