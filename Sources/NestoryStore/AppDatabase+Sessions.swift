@@ -76,6 +76,11 @@ public struct SQLiteAccountStore: AccountStore {
     public func clearSignInFailures(_ key: String) async throws { try await run { try $0.clearSignInFailures(key) } }
 }
 
+/// SQLite can say for free whether anything was committed since an earlier look (`PRAGMA data_version`).
+extension SQLiteAccountStore: CommitCounter {
+    public func commitCount() throws -> Int64 { try database.dataVersion() }
+}
+
 extension AppDatabase {
     /// Records a new session. `tokenHash` is a hash of the cookie's token, never the token itself.
     /// `userAgent` is the browser's, kept (at most 300 characters) for the sessions list.

@@ -132,7 +132,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     router.add(middleware: ErrorMiddleware())
     HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
-    router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
+    router.add(middleware: SessionMiddleware(accounts: dependencies.accounts.store, cookies: dependencies.cookies, now: dependencies.now,
                                              photos: PhotoHints(dependencies.limits), tokens: dependencies.services.tokens))
     // The app lock: a locked session reaches only unlocking and signing out (see AppLockMiddleware).
     router.add(middleware: AppLockMiddleware(security: dependencies.services.security, secondsPerMinute: dependencies.security.secondsPerMinute,
