@@ -36,8 +36,7 @@ struct DataController {
 
     @Sendable func page(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        let recent = try database.jobs(viewer.household.id, kind: JobKind.backup,
-                                       since: dependencies.now().addingTimeInterval(-BackupService.lifetime))
+        let recent = try await dependencies.services.jobs.recent(viewer.household.id, kind: JobKind.backup, within: BackupService.lifetime)
         let storage = try await dependencies.services.data.storage(viewer.household.id)
         return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: request.query["notice"]))
     }
@@ -53,11 +52,12 @@ struct DataController {
 
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
-              let job = try? database.job(viewer.household.id, id), job.kind == JobKind.backup, job.state == .succeeded,
-              let made = job.decodedResult(as: BackupService.Made.self),
+        let gone = "The export (backups can be downloaded for an hour; make a new one)"
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)) else { throw DomainError.notFound(gone) }
+        let job = try await dependencies.services.jobs.job(viewer.household.id, id, kinds: [JobKind.backup], notFound: gone)
+        guard job.state == .succeeded, let made = job.decodedResult(as: BackupService.Made.self),
               dependencies.now().timeIntervalSince(job.createdAt) < BackupService.lifetime else {
-            throw DomainError.notFound("The export (backups can be downloaded for an hour; make a new one)")
+            throw DomainError.notFound(gone)
         }
         let file = try BackupService.folder(database).appendingPathComponent(made.file)
         let body = try await FileIO().loadFile(path: file.path, context: context)
@@ -205,10 +205,9 @@ struct DataController {
     /// A restore or import: its progress while it runs, then what it did.
     @Sendable func jobPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
-              let job = try? database.job(viewer.household.id, id), [JobKind.restore, JobKind.import].contains(job.kind) else {
-            throw DomainError.notFound("The restore or import")
-        }
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)) else { throw DomainError.notFound("The restore or import") }
+        let job = try await dependencies.services.jobs.job(viewer.household.id, id, kinds: [JobKind.restore, JobKind.import],
+                                                           notFound: "The restore or import")
         switch job.state {
         case .succeeded:
             if job.kind == JobKind.restore, let restored = job.decodedResult(as: DataService.Restored.self) {
