@@ -323,6 +323,21 @@ enum PostgresMigrations {
                 ADD COLUMN scanning_enabled boolean NOT NULL DEFAULT true
             """,
         ]),
+        // Passkey challenges, as SQLite's 2026-11-26-app-lock (the passkey table came with the accounts): each issued challenge until it is
+        // used once or expires, bound to what asked for it (a session, or a sign-in attempt).
+        Change(id: "2026-11-30-passkey-challenges", sql: [
+            """
+            CREATE TABLE passkey_challenge (
+                challenge text PRIMARY KEY,
+                purpose text NOT NULL CHECK (purpose IN ('register', 'unlock', 'signin')),
+                binding text NOT NULL,
+                user_id uuid REFERENCES app_user(id) ON DELETE CASCADE,
+                expires_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX passkey_challenge_by_binding ON passkey_challenge(binding, purpose, expires_at)",
+            "CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge(expires_at)",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.
