@@ -33,6 +33,11 @@ public struct AccountService: Sendable {
         dummyHash = DummyHash(passwordHasher)
     }
 
+    /// The members of a household, owners first, then by e-mail.
+    public func members(of household: HouseholdID) async throws -> [(user: User, role: MemberRole)] {
+        try await accounts.members(of: household)
+    }
+
     // MARK: - Set-up and adding people
 
     /// What the first-run form asks for.

@@ -112,7 +112,7 @@ public struct Services: Sendable {
         captureCounters = CaptureCountersService(store: SQLiteCaptureCounterStore(database), now: now)
         self.valuations = valuations
         reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
-        security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
+        security = SecurityService(accounts: accounts, now: now)
         tokens = TokenService(store: SQLiteAPITokenStore(database), accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }

@@ -100,8 +100,9 @@ public struct WebDependencies: Sendable {
 
     /// Whether this household's Capture tab scans barcodes: the operator's switch and the owner's, both on.
     /// Asked on every scan request, so turning it off takes effect at a scanner's next frame.
-    func scanningEnabled(_ household: HouseholdID) throws -> Bool {
-        try scanning && database.scanningEnabled(household)
+    func scanningEnabled(_ household: HouseholdID) async throws -> Bool {
+        guard scanning else { return false }
+        return try await products.store.scanningEnabled(household)
     }
 
     /// The calendar day now, where the server runs: the bound for "not in the future" checks.
