@@ -338,6 +338,22 @@ enum PostgresMigrations {
             "CREATE INDEX passkey_challenge_by_binding ON passkey_challenge(binding, purpose, expires_at)",
             "CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge(expires_at)",
         ]),
+        // The export history, as SQLite's 2026-11-23-reports: one row per generated report, its file named in the
+        // reports folder, written only once the file is there.
+        Change(id: "2026-11-30-reports", sql: [
+            """
+            CREATE TABLE report (
+                id uuid PRIMARY KEY,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                kind text NOT NULL,
+                created_at bigint NOT NULL,
+                byte_count bigint NOT NULL,
+                options text NOT NULL,
+                file_name text NOT NULL
+            )
+            """,
+            "CREATE INDEX report_by_household ON report(household_id, created_at)",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.
