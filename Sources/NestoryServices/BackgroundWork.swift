@@ -26,22 +26,36 @@ public enum JobKind {
 
 /// The inventory and loss-list PDFs, made in the background with progress.
 public struct ReportsService: Sendable {
+    /// The household's generated reports, newest first (the Reports tab's history).
+    public func history(_ household: HouseholdID, limit: Int = 200) async throws -> [StoredReport] {
+        try await store.reports(household, limit: limit)
+    }
+
+    /// One report of the household and where its file is (for its download).
+    public func report(_ household: HouseholdID, _ id: UUID) async throws -> (report: StoredReport, file: URL) {
+        try await store.report(household, id)
+    }
+
     /// Removes a report from the history (its file goes with it).
     public func delete(_ household: HouseholdID, _ report: UUID) async throws {
-        let database = database
-        try await blocking.run { try database.deleteReport(household, report) }
+        try await store.deleteReport(household, report)
     }
 
     let queue: JobQueue
     let maker: any ReportMaking
     let database: AppDatabase
+    /// The export history, on whichever engine the bootstrap chose.
+    let store: any ReportStore
     let blocking: BlockingPool
     let plan: PlanService
 
-    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, blocking: BlockingPool, plan: PlanService) {
+    /// `store` defaults to the same SQLite database.
+    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, store: (any ReportStore)? = nil, blocking: BlockingPool,
+                plan: PlanService) {
         self.queue = queue
         self.maker = maker
         self.database = database
+        self.store = store ?? SQLiteReportStore(database)
         self.blocking = blocking
         self.plan = plan
     }
@@ -79,7 +93,8 @@ public struct ReportsService: Sendable {
 
 public struct ReportJobHandler: JobHandler {
     let reports: any ReportMaking
-    let database: AppDatabase
+    /// The export history the made report must be in.
+    let store: any ReportStore
     let blocking: BlockingPool
     let now: @Sendable () -> Date
     public let kind = JobKind.report
@@ -87,10 +102,11 @@ public struct ReportJobHandler: JobHandler {
     /// A report interrupted by a stop is made again from the start at the next start.
     public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
 
-    public init(reports: any ReportMaking, database: AppDatabase, blocking: BlockingPool, concurrency: Int = 1,
+    /// `store` defaults to the same SQLite database.
+    public init(reports: any ReportMaking, database: AppDatabase, store: (any ReportStore)? = nil, blocking: BlockingPool, concurrency: Int = 1,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.reports = reports
-        self.database = database
+        self.store = store ?? SQLiteReportStore(database)
         self.blocking = blocking
         self.concurrency = concurrency
         self.now = now
@@ -115,9 +131,9 @@ public struct ReportJobHandler: JobHandler {
     }
 
     /// The report is in the history and its file is a whole PDF.
-    public func verify(_ job: Job, result: String) throws {
+    public func verify(_ job: Job, result: String) async throws {
         guard let made = try? JSONDecoder().decode(ReportsService.Made.self, from: Data(result.utf8)),
-              let (_, url) = try? database.report(job.householdID, made.reportID) else {
+              let (_, url) = try? await store.report(job.householdID, made.reportID) else {
             throw JobFailure(code: "report_missing", message: "The report was not kept. Try again.")
         }
         do { try PDFFileCheck.check(url) } catch {

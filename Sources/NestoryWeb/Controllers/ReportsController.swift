@@ -30,7 +30,7 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
         return HTMLResponse.page(ReportViews.index(viewer: viewer, plan: try dependencies.services.plan.entitlement(id),
-                                                   summary: try database.summary(id), history: try database.reports(id),
+                                                   summary: try database.summary(id), history: try await dependencies.services.reports.history(id),
                                                    running: try await dependencies.services.jobs.recent(id, kind: JobKind.report, within: 86_400)
                                                        .filter { !$0.state.isFinished }.reversed(),
                                                    notice: request.query["notice"]))
@@ -144,7 +144,7 @@ struct ReportsController {
 
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let (report, url) = try database.report(viewer.household.id, try reportID(context))
+        let (report, url) = try await dependencies.services.reports.report(viewer.household.id, try reportID(context))
         let kind = ReportKind(rawValue: report.kind) == .lossList ? "loss-list" : "inventory"
         let day = CalendarDate(report.createdAt, in: .current).iso
         // Streamed from disk in chunks: a report with thousands of photos is hundreds of megabytes.
