@@ -93,8 +93,10 @@ public struct ReportsService: Sendable {
 
 public struct ReportJobHandler: JobHandler {
     let reports: any ReportMaking
-    /// The export history the made report must be in.
+    /// The export history the made report is kept in.
     let store: any ReportStore
+    /// Where reports are rendered before they are kept (on the same disk as the reports folder).
+    let tmp: URL
     let blocking: BlockingPool
     let now: @Sendable () -> Date
     public let kind = JobKind.report
@@ -107,6 +109,7 @@ public struct ReportJobHandler: JobHandler {
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.reports = reports
         self.store = store ?? SQLiteReportStore(database)
+        tmp = database.folder.tmpURL
         self.blocking = blocking
         self.concurrency = concurrency
         self.now = now
@@ -115,12 +118,15 @@ public struct ReportJobHandler: JobHandler {
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: ReportRequest.self)
         let (reports, at) = (reports, now())
+        let file = tmp.appendingPathComponent("report-\(UUID().uuidString.lowercased()).pdf")
+        defer { try? FileManager.default.removeItem(at: file) }  // gone already once kept
         do {
-            let report = try await blocking.run {
-                try reports.generateAndRecord(job.householdID, request: request, now: at) { done, total in
+            let options = try await blocking.run {
+                try reports.generate(job.householdID, request: request, to: file, now: at) { done, total in
                     try? context.progress(done: Int64(done), total: Int64(total))
                 }
             }
+            let report = try await store.recordReport(job.householdID, kind: request.kind.rawValue, options: options, file: file, now: at)
             return try JSONEncoder.jobText(ReportsService.Made(reportID: report.id))
         } catch let error as DomainError {
             throw JobFailure(code: "invalid_request", message: error.message)
