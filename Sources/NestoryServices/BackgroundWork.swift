@@ -155,8 +155,18 @@ public struct ReportJobHandler: JobHandler {
 /// removed by the temporary-file sweep after `BackupService.lifetime`.
 public struct BackupService: Sendable {
     let queue: JobQueue
+    /// This server's temporary folder (the data folder's `tmp/`).
+    let tmp: URL
 
-    public init(queue: JobQueue) { self.queue = queue }
+    public init(queue: JobQueue, tmp: URL) {
+        self.queue = queue
+        self.tmp = tmp
+    }
+
+    /// A file of this name in the folder archives are written to and uploads kept in (`tmp/web/`).
+    public func file(_ name: String) throws -> URL {
+        try Self.folder(tmp: tmp).appendingPathComponent(name)
+    }
 
     /// How long a finished archive is kept for download.
     public static let lifetime: TimeInterval = 3600
@@ -189,7 +199,11 @@ public struct BackupService: Sendable {
 
     /// The folder backups and uploads wait in (inside the data folder's tmp/).
     public static func folder(_ database: AppDatabase) throws -> URL {
-        let url = database.folder.tmpURL.appendingPathComponent("web", isDirectory: true)
+        try folder(tmp: database.folder.tmpURL)
+    }
+
+    static func folder(tmp: URL) throws -> URL {
+        let url = tmp.appendingPathComponent("web", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

@@ -105,7 +105,7 @@ public struct Services: Sendable {
         self.items = items
         places = PlacesService(database: database, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking, plan: plan)
-        backups = BackupService(queue: queue)
+        backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
         data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: SQLiteIdempotencyStore(database), window: idempotencyWindow, now: now)

@@ -12,7 +12,6 @@ import NestoryStore
 /// (upload, preview with column mapping, import, summary). Owners only: a backup holds everything.
 struct DataController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
     var transfers: DataTransfers { dependencies.transfers }
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -59,7 +58,7 @@ struct DataController {
               dependencies.now().timeIntervalSince(job.createdAt) < BackupService.lifetime else {
             throw DomainError.notFound(gone)
         }
-        let file = try BackupService.folder(database).appendingPathComponent(made.file)
+        let file = try dependencies.services.backups.file(made.file)
         let body = try await FileIO().loadFile(path: file.path, context: context)
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
@@ -77,7 +76,7 @@ struct DataController {
             throw StoreError.tooLarge(limit: limit)
         }
         let token = DataTransfers.token()
-        let file = try BackupService.folder(database).appendingPathComponent("upload-\(token).\(ext)")
+        let file = try dependencies.services.backups.file("upload-\(token).\(ext)")
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
             throw StoreError.io("cannot create \(file.path)")
         }
