@@ -88,7 +88,7 @@ extension UserCommand {
         func run() async throws {
             let database = try await data.open(.readCurrent)
             let accounts = accountService(database)
-            let security = SecurityService(database: database, accounts: accounts, blocking: BlockingPool(label: "nestory.cli", width: 1))
+            let security = SecurityService(accounts: accounts)
             let done = try await reportingErrors { try await security.signOutEverywhere(email: email, passkeys: passkeys) }
             print("Signed \(done.user.email) out of \(done.sessions) session\(done.sessions == 1 ? "" : "s")"
                   + (passkeys ? " and removed \(done.passkeys) passkey\(done.passkeys == 1 ? "" : "s")." : "."))

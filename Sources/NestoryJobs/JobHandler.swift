@@ -18,11 +18,11 @@ public protocol JobHandler: Sendable {
 
     /// Checks what `run` made before the job is called done (a report's PDF is a real PDF, say); throws a
     /// ``JobFailure`` if not.
-    func verify(_ job: Job, result: String) throws
+    func verify(_ job: Job, result: String) async throws
 }
 
 extension JobHandler {
-    public func verify(_ job: Job, result: String) throws {}
+    public func verify(_ job: Job, result: String) async throws {}
 }
 
 /// Retries with exponential backoff and full jitter: attempt n waits a random time up to

@@ -251,7 +251,7 @@ public final class JobRunner: Service, @unchecked Sendable {
             let result: String
             do {
                 result = try await writer.run { try await handler.run(job, context: context) }
-                try handler.verify(job, result: result)
+                try await handler.verify(job, result: result)
             } catch let error as DomainError {
                 // A rule the work ran into (a Free limit, a conflict): the person's to act on, said as it is, not retried.
                 throw JobFailure(error)

@@ -142,11 +142,9 @@ public struct ReportGenerator: Sendable, ReportMaking {
         return RenderedReport(pages: renderer.pageCount, images: renderer.imageCount, items: items, byteCount: Self.size(url))
     }
 
-    /// Renders a report into the data folder's temporary folder, then keeps it in the export history.
-    public func generateAndRecord(_ householdID: HouseholdID, request: ReportRequest, now: Date,
-                                  progress: @escaping Progress = { _, _ in }) throws -> StoredReport {
-        let tmp = database.folder.tmpURL.appendingPathComponent("report-\(UUID().uuidString.lowercased()).pdf")
-        defer { try? FileManager.default.removeItem(at: tmp) }
+    /// Renders a report into `tmp` and checks it is a whole PDF; returns its options' JSON (for the export history).
+    public func generate(_ householdID: HouseholdID, request: ReportRequest, to tmp: URL, now: Date,
+                         progress: @escaping Progress = { _, _ in }) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let optionsJSON: Data
@@ -160,8 +158,7 @@ public struct ReportGenerator: Sendable, ReportMaking {
         }
         // Only a whole PDF is kept: a full disk once left a 0-byte "finished" report.
         try PDFFileCheck.check(tmp)
-        return try database.recordReport(householdID, kind: request.kind.rawValue, options: String(decoding: optionsJSON, as: UTF8.self),
-                                         file: tmp, now: now)
+        return String(decoding: optionsJSON, as: UTF8.self)
     }
 
     /// Writes the CSV export of every item; returns the item count.

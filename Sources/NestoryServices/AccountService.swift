@@ -10,6 +10,8 @@ import NestoryStoreInterfaces
 public struct AccountService: Sendable {
     /// Households, members and sessions, on whichever engine the bootstrap chose.
     let accounts: any AccountStore
+    /// The same store, for the web's session lookup (SessionMiddleware and its cache).
+    public var store: any AccountStore { accounts }
     /// The tips each person dismissed (kept with their reminder choices).
     let reminders: any ReminderStore
     let passwordHasher: any PasswordHasher
@@ -29,6 +31,11 @@ public struct AccountService: Sendable {
         self.limits = limits
         self.now = now
         dummyHash = DummyHash(passwordHasher)
+    }
+
+    /// The members of a household, owners first, then by e-mail.
+    public func members(of household: HouseholdID) async throws -> [(user: User, role: MemberRole)] {
+        try await accounts.members(of: household)
     }
 
     // MARK: - Set-up and adding people

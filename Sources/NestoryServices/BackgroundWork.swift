@@ -26,22 +26,36 @@ public enum JobKind {
 
 /// The inventory and loss-list PDFs, made in the background with progress.
 public struct ReportsService: Sendable {
+    /// The household's generated reports, newest first (the Reports tab's history).
+    public func history(_ household: HouseholdID, limit: Int = 200) async throws -> [StoredReport] {
+        try await store.reports(household, limit: limit)
+    }
+
+    /// One report of the household and where its file is (for its download).
+    public func report(_ household: HouseholdID, _ id: UUID) async throws -> (report: StoredReport, file: URL) {
+        try await store.report(household, id)
+    }
+
     /// Removes a report from the history (its file goes with it).
     public func delete(_ household: HouseholdID, _ report: UUID) async throws {
-        let database = database
-        try await blocking.run { try database.deleteReport(household, report) }
+        try await store.deleteReport(household, report)
     }
 
     let queue: JobQueue
     let maker: any ReportMaking
     let database: AppDatabase
+    /// The export history, on whichever engine the bootstrap chose.
+    let store: any ReportStore
     let blocking: BlockingPool
     let plan: PlanService
 
-    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, blocking: BlockingPool, plan: PlanService) {
+    /// `store` defaults to the same SQLite database.
+    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, store: (any ReportStore)? = nil, blocking: BlockingPool,
+                plan: PlanService) {
         self.queue = queue
         self.maker = maker
         self.database = database
+        self.store = store ?? SQLiteReportStore(database)
         self.blocking = blocking
         self.plan = plan
     }
@@ -79,7 +93,10 @@ public struct ReportsService: Sendable {
 
 public struct ReportJobHandler: JobHandler {
     let reports: any ReportMaking
-    let database: AppDatabase
+    /// The export history the made report is kept in.
+    let store: any ReportStore
+    /// Where reports are rendered before they are kept (on the same disk as the reports folder).
+    let tmp: URL
     let blocking: BlockingPool
     let now: @Sendable () -> Date
     public let kind = JobKind.report
@@ -87,10 +104,12 @@ public struct ReportJobHandler: JobHandler {
     /// A report interrupted by a stop is made again from the start at the next start.
     public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
 
-    public init(reports: any ReportMaking, database: AppDatabase, blocking: BlockingPool, concurrency: Int = 1,
+    /// `store` defaults to the same SQLite database.
+    public init(reports: any ReportMaking, database: AppDatabase, store: (any ReportStore)? = nil, blocking: BlockingPool, concurrency: Int = 1,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.reports = reports
-        self.database = database
+        self.store = store ?? SQLiteReportStore(database)
+        tmp = database.folder.tmpURL
         self.blocking = blocking
         self.concurrency = concurrency
         self.now = now
@@ -99,12 +118,15 @@ public struct ReportJobHandler: JobHandler {
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: ReportRequest.self)
         let (reports, at) = (reports, now())
+        let file = tmp.appendingPathComponent("report-\(UUID().uuidString.lowercased()).pdf")
+        defer { try? FileManager.default.removeItem(at: file) }  // gone already once kept
         do {
-            let report = try await blocking.run {
-                try reports.generateAndRecord(job.householdID, request: request, now: at) { done, total in
+            let options = try await blocking.run {
+                try reports.generate(job.householdID, request: request, to: file, now: at) { done, total in
                     try? context.progress(done: Int64(done), total: Int64(total))
                 }
             }
+            let report = try await store.recordReport(job.householdID, kind: request.kind.rawValue, options: options, file: file, now: at)
             return try JSONEncoder.jobText(ReportsService.Made(reportID: report.id))
         } catch let error as DomainError {
             throw JobFailure(code: "invalid_request", message: error.message)
@@ -115,9 +137,9 @@ public struct ReportJobHandler: JobHandler {
     }
 
     /// The report is in the history and its file is a whole PDF.
-    public func verify(_ job: Job, result: String) throws {
+    public func verify(_ job: Job, result: String) async throws {
         guard let made = try? JSONDecoder().decode(ReportsService.Made.self, from: Data(result.utf8)),
-              let (_, url) = try? database.report(job.householdID, made.reportID) else {
+              let (_, url) = try? await store.report(job.householdID, made.reportID) else {
             throw JobFailure(code: "report_missing", message: "The report was not kept. Try again.")
         }
         do { try PDFFileCheck.check(url) } catch {
@@ -133,8 +155,18 @@ public struct ReportJobHandler: JobHandler {
 /// removed by the temporary-file sweep after `BackupService.lifetime`.
 public struct BackupService: Sendable {
     let queue: JobQueue
+    /// This server's temporary folder (the data folder's `tmp/`).
+    let tmp: URL
 
-    public init(queue: JobQueue) { self.queue = queue }
+    public init(queue: JobQueue, tmp: URL) {
+        self.queue = queue
+        self.tmp = tmp
+    }
+
+    /// A file of this name in the folder archives are written to and uploads kept in (`tmp/web/`).
+    public func file(_ name: String) throws -> URL {
+        try Self.folder(tmp: tmp).appendingPathComponent(name)
+    }
 
     /// How long a finished archive is kept for download.
     public static let lifetime: TimeInterval = 3600
@@ -167,7 +199,11 @@ public struct BackupService: Sendable {
 
     /// The folder backups and uploads wait in (inside the data folder's tmp/).
     public static func folder(_ database: AppDatabase) throws -> URL {
-        let url = database.folder.tmpURL.appendingPathComponent("web", isDirectory: true)
+        try folder(tmp: database.folder.tmpURL)
+    }
+
+    static func folder(tmp: URL) throws -> URL {
+        let url = tmp.appendingPathComponent("web", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

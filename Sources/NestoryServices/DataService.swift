@@ -5,20 +5,26 @@ import NestoryDomain
 import NestoryImport
 import NestoryJobs
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Moving data in: checking and restoring backups, importing spreadsheets (and Homebox exports). The web
 /// app's Settings → Your data and `nestory restore` / `nestory import csv` share these rules; the work runs
 /// on the blocking pool.
 public struct DataService: Sendable {
     let database: AppDatabase
+    /// Photos, receipts and their files: for the storage figures.
+    let attachments: any AttachmentStore
     let blocking: BlockingPool
     /// Nil where no job runner is there (the command line works in the foreground).
     let queue: JobQueue?
     let plan: PlanService
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, queue: JobQueue? = nil, plan: PlanService, now: @escaping @Sendable () -> Date = Date.init) {
+    /// `attachments` defaults to the same SQLite database.
+    public init(database: AppDatabase, attachments: (any AttachmentStore)? = nil, blocking: BlockingPool, queue: JobQueue? = nil, plan: PlanService,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.attachments = attachments ?? SQLiteAttachmentStore(database)
         self.blocking = blocking
         self.queue = queue
         self.plan = plan
@@ -27,8 +33,7 @@ public struct DataService: Sendable {
 
     /// Settings → Your data: what the household keeps, the database's size and the free space.
     public func storage(_ household: HouseholdID) async throws -> StorageSummary {
-        let database = database
-        return try await blocking.run { try database.storageSummary(household) }
+        try await attachments.storageSummary(household)
     }
 
     // MARK: - In the background (the web app)

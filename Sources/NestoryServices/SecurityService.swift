@@ -1,7 +1,7 @@
 import Foundation
 import NestoryAuth
 import NestoryDomain
-import NestoryStore
+import NestoryStoreInterfaces
 
 /// Settings → Security & Privacy and what stands behind it: the app lock (each person's timeout, locking and
 /// unlocking a session with the password or a passkey), the list of a person's signed-in sessions (signing one out,
@@ -14,17 +14,15 @@ import NestoryStore
 /// Passkeys are not part of a backup: a passkey is tied to this server's address and to the person's device, and a
 /// restored household signs in with passwords (each person can register their passkeys again).
 public struct SecurityService: Sendable {
-    let database: AppDatabase
     let accounts: AccountService
-    let blocking: BlockingPool
+    /// Sessions, the app lock and passkeys: the accounts' store, on whichever engine the bootstrap chose.
+    var store: any AccountStore { accounts.store }
     let now: @Sendable () -> Date
     /// How long a challenge may wait for its answer.
     public static let challengeLifetime: TimeInterval = 300
 
-    public init(database: AppDatabase, accounts: AccountService, blocking: BlockingPool, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
+    public init(accounts: AccountService, now: @escaping @Sendable () -> Date = Date.init) {
         self.accounts = accounts
-        self.blocking = blocking
         self.now = now
     }
 
@@ -33,20 +31,17 @@ public struct SecurityService: Sendable {
     /// Settings: lock after this many minutes without use (0: never).
     public func setLockMinutes(_ user: UserID, _ raw: String) async throws -> Int {
         let minutes = try AppLock.validated(minutes: raw)
-        let database = database
-        try await blocking.run { try database.setLockMinutes(user, minutes) }
+        try await store.setLockMinutes(user, minutes)
         return minutes
     }
 
     public func lock(session tokenHash: String) async throws {
-        let database = database
-        try await blocking.run { try database.lockSession(tokenHash: tokenHash) }
+        try await store.lockSession(tokenHash: tokenHash)
     }
 
     /// A person used the app (see AppLockMiddleware for what counts).
     public func recordActivity(session tokenHash: String) async throws {
-        let (database, at) = (database, now())
-        try await blocking.run { try database.recordActivity(tokenHash: tokenHash, now: at) }
+        try await store.recordActivity(tokenHash: tokenHash, now: now())
     }
 
     /// Unlocks with the account's password (a wrong one leaves the session locked and counts as a failed sign-in).
@@ -57,40 +52,33 @@ public struct SecurityService: Sendable {
     }
 
     private func unlocked(_ tokenHash: String) async throws {
-        let (database, at) = (database, now())
-        try await blocking.run { try database.unlockSession(tokenHash: tokenHash, now: at) }
+        try await store.unlockSession(tokenHash: tokenHash, now: now())
     }
 
     // MARK: - Sessions
 
     public func sessions(of user: UserID) async throws -> [SessionSummary] {
-        let (database, at) = (database, now())
-        return try await blocking.run { try database.sessions(of: user, now: at) }
+        try await store.sessions(of: user, now: now())
     }
 
     /// Signs one of the person's sessions out (another device); not found when it is not theirs.
     public func signOut(_ user: UserID, session id: String) async throws {
-        let database = database
-        guard try await blocking.run({ try database.deleteSession(of: user, id: id) }) else { throw DomainError.notFound("That session") }
+        guard try await store.deleteSession(of: user, id: id) else { throw DomainError.notFound("That session") }
     }
 
     /// "Sign out everywhere else": every session of the person but this one ends; returns how many.
     public func signOutOthers(_ user: UserID, keeping tokenHash: String) async throws -> Int {
-        let database = database
-        return try await blocking.run { try database.deleteSessions(of: user, except: tokenHash) }
+        try await store.deleteSessions(of: user, except: tokenHash)
     }
 
     /// `nestory user signout`: a lost or stolen device. Every session of the account ends, and with `passkeys` its
     /// passkeys go too; returns how many of each.
     public func signOutEverywhere(email: String, passkeys: Bool) async throws -> (user: User, sessions: Int, passkeys: Int) {
-        let database = database
-        return try await blocking.run {
-            guard let user = try database.userCredentials(email: try User.normalizedEmail(email))?.user else {
-                throw DomainError.notFound("The account \(email)")
-            }
-            let sessions = try database.deleteSessions(of: user.id, except: "")
-            return (user, sessions, passkeys ? try database.removePasskeys(of: user.id) : 0)
+        guard let user = try await store.userCredentials(email: try User.normalizedEmail(email))?.user else {
+            throw DomainError.notFound("The account \(email)")
         }
+        let sessions = try await store.deleteSessions(of: user.id, except: "")
+        return (user, sessions, passkeys ? try await store.removePasskeys(of: user.id) : 0)
     }
 
     // MARK: - Passkeys
@@ -104,8 +92,7 @@ public struct SecurityService: Sendable {
     }
 
     public func passkeys(of user: UserID) async throws -> [PasskeyRecord] {
-        let database = database
-        return try await blocking.run { try database.passkeys(of: user) }
+        try await store.passkeys(of: user)
     }
 
     /// A challenge to register a passkey from this session.
@@ -138,16 +125,12 @@ public struct SecurityService: Sendable {
             credential = try relyingParty.verifyRegistration(clientDataJSON: clientDataJSON, attestationObject: attestationObject,
                                                              expectedChallenge: challenge)
         } catch { throw DomainError.invalid(field: "passkey", message: error.message) }
-        let (database, at) = (database, now())
-        return try await blocking.run {
-            try database.addPasskey(userID: user, credentialID: credential.id, name: name, publicKey: credential.publicKey,
-                                    signCount: credential.signCount, backupEligible: credential.backupEligible, now: at)
-        }
+        return try await store.addPasskey(userID: user, credentialID: credential.id, name: name, publicKey: credential.publicKey,
+                                          signCount: credential.signCount, backupEligible: credential.backupEligible, now: now())
     }
 
     public func removePasskey(_ user: UserID, id: String) async throws {
-        let database = database
-        guard try await blocking.run({ try database.removePasskey(of: user, id: id) }) else { throw DomainError.notFound("That passkey") }
+        guard try await store.removePasskey(of: user, id: id) else { throw DomainError.notFound("That passkey") }
     }
 
     /// A passkey's answer (`navigator.credentials.get`), as the browser sends it.
@@ -191,8 +174,8 @@ public struct SecurityService: Sendable {
     /// its user handle, when sent, is its user's id), then the relying party's checks and the counter.
     private func prove(_ assertion: Assertion, purpose: PasskeyPurpose, binding: String, expectedUser: UserID?,
                        relyingParty: RelyingParty, client: String) async throws -> PasskeyOutcome {
-        let database = database
-        let passkey = try await blocking.run { try database.passkey(credentialID: assertion.credentialID) }
+        let store = store
+        let passkey = try await store.passkey(credentialID: assertion.credentialID)
         let owner = expectedUser ?? passkey?.userID
         var reason = "That passkey is not registered here. Sign in with your password, then add it in Settings."
         let outcome = await accounts.withinSignInLimits(accountKey: owner.map { "user:\($0)" }, client: client) { () async -> User? in
@@ -206,9 +189,8 @@ public struct SecurityService: Sendable {
                 let count = try relyingParty.verifyAssertion(
                     clientDataJSON: assertion.clientDataJSON, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
                     expectedChallenge: challenge, publicKey: passkey.publicKey, storedSignCount: passkey.signCount)
-                let at = now()
-                try await blocking.run { try database.passkeyUsed(id: passkey.id, signCount: count, now: at) }
-                return try await blocking.run { try database.user(passkey.userID) }
+                try await store.passkeyUsed(id: passkey.id, signCount: count, now: now())
+                return try await store.user(passkey.userID)
             } catch let error as WebAuthnError {
                 reason = error.message
                 return nil
@@ -231,11 +213,9 @@ public struct SecurityService: Sendable {
     private func issue(_ purpose: PasskeyPurpose, binding: String, user: UserID?) async throws -> String {
         var generator = SystemRandomNumberGenerator()
         let challenge = Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        let (database, at) = (database, now())
-        try await blocking.run {
-            try database.addPasskeyChallenge(challenge, purpose: purpose, binding: binding, userID: user, now: at,
-                                             expiresAt: at.addingTimeInterval(Self.challengeLifetime))
-        }
+        let at = now()
+        try await store.addPasskeyChallenge(challenge, purpose: purpose, binding: binding, userID: user, now: at,
+                                            expiresAt: at.addingTimeInterval(Self.challengeLifetime))
         return challenge
     }
 
@@ -245,10 +225,9 @@ public struct SecurityService: Sendable {
         guard let challenge = RelyingParty.challenge(in: clientDataJSON) else {
             throw DomainError.invalid(field: "passkey", message: WebAuthnError.malformed("client data").message)
         }
-        let (database, at) = (database, now())
-        guard try await blocking.run({
-            try database.consumePasskeyChallenge(Base64URL.encode(challenge), purpose: purpose, binding: binding, now: at)
-        }) else { throw DomainError.invalid(field: "passkey", message: WebAuthnError.challengeMismatch.message) }
+        guard try await store.consumePasskeyChallenge(Base64URL.encode(challenge), purpose: purpose, binding: binding, now: now()) else {
+            throw DomainError.invalid(field: "passkey", message: WebAuthnError.challengeMismatch.message)
+        }
         return challenge
     }
 }

@@ -36,6 +36,8 @@ public struct Services: Sendable {
     public let tokens: TokenService
     /// Runs the jobs; a service beside the HTTP server (`ServiceGroup`).
     public let runner: JobRunner
+    /// A household's jobs as its pages ask about them: one, the recent ones of a kind, cancelling.
+    public let jobs: JobsService
     /// Where services put jobs (on SQLite, in their own transactions); it wakes the runner.
     public let queue: JobQueue
     public let blocking: BlockingPool
@@ -92,7 +94,9 @@ public struct Services: Sendable {
         let reminderStore = SQLiteReminderStore(database)
         handlers.append(WebhookJobHandler(store: reminderStore, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))
-        runner = JobRunner(jobs: SQLiteJobStore(database), handlers: handlers, lease: jobLease, logger: logger, drainTimeout: drainTimeout, now: now)
+        let jobStore = SQLiteJobStore(database)
+        jobs = JobsService(store: jobStore, now: now)
+        runner = JobRunner(jobs: jobStore, handlers: handlers, lease: jobLease, logger: logger, drainTimeout: drainTimeout, now: now)
         let queue = runner.queue(database)
         self.queue = queue
         self.blocking = blocking
@@ -101,14 +105,14 @@ public struct Services: Sendable {
         self.items = items
         places = PlacesService(database: database, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking, plan: plan)
-        backups = BackupService(queue: queue)
+        backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
         data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: SQLiteIdempotencyStore(database), window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(store: SQLiteCaptureCounterStore(database), now: now)
         self.valuations = valuations
         reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
-        security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: now)
+        security = SecurityService(accounts: accounts, now: now)
         tokens = TokenService(store: SQLiteAPITokenStore(database), accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }

@@ -1,36 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// A signed-in session as the sessions list shows it. `id` is the first 16 hex digits of the token's hash: enough
-/// to name it, of no use to sign in with.
-public struct SessionSummary: Hashable, Sendable {
-    public let id: String
-    public let tokenHash: String
-    public let createdAt: Date
-    public let lastSeenAt: Date
-    public let userAgent: String?
-    public let locked: Bool
-}
-
-/// A passkey (a WebAuthn credential) of a user.
-public struct PasskeyRecord: Hashable, Sendable {
-    public let id: String
-    public let credentialID: [UInt8]
-    public let userID: UserID
-    public let name: String
-    /// The P-256 public key, uncompressed (X9.63).
-    public let publicKey: [UInt8]
-    public let signCount: UInt32
-    public let backupEligible: Bool
-    public let createdAt: Date
-    public let lastUsedAt: Date?
-}
-
-/// What a passkey challenge is for.
-public enum PasskeyPurpose: String, Sendable {
-    case register, unlock, signin
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     // MARK: - The app lock

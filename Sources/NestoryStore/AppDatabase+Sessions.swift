@@ -74,6 +74,49 @@ public struct SQLiteAccountStore: AccountStore {
         try await run { try $0.recordSignInFailure(key, at: at, forgetBefore: forgetBefore) }
     }
     public func clearSignInFailures(_ key: String) async throws { try await run { try $0.clearSignInFailures(key) } }
+
+    public func user(_ id: UserID) async throws -> User? { try await run { try $0.user(id) } }
+    public func setLockMinutes(_ userID: UserID, _ minutes: Int) async throws { try await run { try $0.setLockMinutes(userID, minutes) } }
+    public func lockSession(tokenHash: String) async throws { try await run { try $0.lockSession(tokenHash: tokenHash) } }
+    public func unlockSession(tokenHash: String, now: Date) async throws { try await run { try $0.unlockSession(tokenHash: tokenHash, now: now) } }
+    public func recordActivity(tokenHash: String, now: Date) async throws { try await run { try $0.recordActivity(tokenHash: tokenHash, now: now) } }
+    public func sessions(of userID: UserID, now: Date) async throws -> [SessionSummary] { try await run { try $0.sessions(of: userID, now: now) } }
+    @discardableResult
+    public func deleteSession(of userID: UserID, id: String) async throws -> Bool { try await run { try $0.deleteSession(of: userID, id: id) } }
+    @discardableResult
+    public func deleteSessions(of userID: UserID, except tokenHash: String) async throws -> Int {
+        try await run { try $0.deleteSessions(of: userID, except: tokenHash) }
+    }
+    public func passkeys(of userID: UserID) async throws -> [PasskeyRecord] { try await run { try $0.passkeys(of: userID) } }
+    public func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord? { try await run { try $0.passkey(credentialID: credentialID) } }
+    public func addPasskey(userID: UserID, credentialID: [UInt8], name: String, publicKey: [UInt8], signCount: UInt32,
+                           backupEligible: Bool, now: Date) async throws -> PasskeyRecord {
+        try await run {
+            try $0.addPasskey(userID: userID, credentialID: credentialID, name: name, publicKey: publicKey, signCount: signCount,
+                              backupEligible: backupEligible, now: now)
+        }
+    }
+    @discardableResult
+    public func removePasskey(of userID: UserID, id: String) async throws -> Bool { try await run { try $0.removePasskey(of: userID, id: id) } }
+    @discardableResult
+    public func removePasskeys(of userID: UserID) async throws -> Int { try await run { try $0.removePasskeys(of: userID) } }
+    public func passkeyUsed(id: String, signCount: UInt32, now: Date) async throws {
+        try await run { try $0.passkeyUsed(id: id, signCount: signCount, now: now) }
+    }
+    public func addPasskeyChallenge(_ challenge: String, purpose: PasskeyPurpose, binding: String, userID: UserID?, now: Date,
+                                    expiresAt: Date) async throws {
+        try await run {
+            try $0.addPasskeyChallenge(challenge, purpose: purpose, binding: binding, userID: userID, now: now, expiresAt: expiresAt)
+        }
+    }
+    public func consumePasskeyChallenge(_ challenge: String, purpose: PasskeyPurpose, binding: String, now: Date) async throws -> Bool {
+        try await run { try $0.consumePasskeyChallenge(challenge, purpose: purpose, binding: binding, now: now) }
+    }
+}
+
+/// SQLite can say for free whether anything was committed since an earlier look (`PRAGMA data_version`).
+extension SQLiteAccountStore: CommitCounter {
+    public func commitCount() throws -> Int64 { try database.dataVersion() }
 }
 
 extension AppDatabase {

@@ -104,4 +104,98 @@ public protocol AccountStore: Sendable {
     func recordSignInFailure(_ key: String, at: Date, forgetBefore: Date) async throws
     /// Forgets the failures under `key` (after a success).
     func clearSignInFailures(_ key: String) async throws
+
+    // MARK: Settings → Security & Privacy: the app lock, a person's sessions, passkeys
+
+    /// An account by id (a passkey names its user).
+    func user(_ id: UserID) async throws -> User?
+    /// A user's lock timeout in minutes (0: never). Not found when there is no such account.
+    func setLockMinutes(_ userID: UserID, _ minutes: Int) async throws
+    /// Locks a session (its inactivity passed the timeout, or the page asked).
+    func lockSession(tokenHash: String) async throws
+    /// Unlocks a session; unlocking counts as activity.
+    func unlockSession(tokenHash: String, now: Date) async throws
+    /// Records a person's activity on an unlocked session; a locked session, or an earlier time, changes nothing.
+    func recordActivity(tokenHash: String, now: Date) async throws
+    /// A user's live sessions, the most recently seen first.
+    func sessions(of userID: UserID, now: Date) async throws -> [SessionSummary]
+    /// Ends one of a user's sessions by its id (`SessionSummary.id`); false when they have none by that id.
+    @discardableResult
+    func deleteSession(of userID: UserID, id: String) async throws -> Bool
+    /// Ends every session of a user but the one with `tokenHash` (signing out everywhere else); returns how many ended.
+    @discardableResult
+    func deleteSessions(of userID: UserID, except tokenHash: String) async throws -> Int
+
+    /// A user's passkeys, oldest first.
+    func passkeys(of userID: UserID) async throws -> [PasskeyRecord]
+    /// The passkey with this credential id, whoever's it is.
+    func passkey(credentialID: [UInt8]) async throws -> PasskeyRecord?
+    /// Stores a new passkey; a credential id already registered (by anyone) is a conflict.
+    func addPasskey(userID: UserID, credentialID: [UInt8], name: String, publicKey: [UInt8], signCount: UInt32,
+                    backupEligible: Bool, now: Date) async throws -> PasskeyRecord
+    /// Removes one of a user's passkeys; false when they have none by that id.
+    @discardableResult
+    func removePasskey(of userID: UserID, id: String) async throws -> Bool
+    /// Removes every passkey of a user; returns how many.
+    @discardableResult
+    func removePasskeys(of userID: UserID) async throws -> Int
+    /// After a successful use: the new counter and when.
+    func passkeyUsed(id: String, signCount: UInt32, now: Date) async throws
+    /// Keeps an issued challenge (base64url) until it is used or expires. Expired challenges are dropped here, and so
+    /// are all but the newest few of the same binding and purpose, so asking again and again cannot fill the store.
+    func addPasskeyChallenge(_ challenge: String, purpose: PasskeyPurpose, binding: String, userID: UserID?, now: Date,
+                             expiresAt: Date) async throws
+    /// Uses a challenge up: true when it was issued for this purpose and binding and has not expired. Used or not, it
+    /// is gone afterwards: of two servers consuming one challenge at once, one at most gets true.
+    func consumePasskeyChallenge(_ challenge: String, purpose: PasskeyPurpose, binding: String, now: Date) async throws -> Bool
+}
+
+/// A signed-in session as the sessions list shows it. `id` is the first 16 hex digits of the token's hash: enough
+/// to name it, of no use to sign in with.
+public struct SessionSummary: Hashable, Sendable {
+    public let id: String
+    public let tokenHash: String
+    public let createdAt: Date
+    public let lastSeenAt: Date
+    public let userAgent: String?
+    public let locked: Bool
+
+    public init(id: String, tokenHash: String, createdAt: Date, lastSeenAt: Date, userAgent: String?, locked: Bool) {
+        (self.id, self.tokenHash, self.createdAt, self.lastSeenAt, self.userAgent, self.locked) =
+            (id, tokenHash, createdAt, lastSeenAt, userAgent, locked)
+    }
+}
+
+/// A passkey (a WebAuthn credential) of a user.
+public struct PasskeyRecord: Hashable, Sendable {
+    public let id: String
+    public let credentialID: [UInt8]
+    public let userID: UserID
+    public let name: String
+    /// The P-256 public key, uncompressed (X9.63).
+    public let publicKey: [UInt8]
+    public let signCount: UInt32
+    public let backupEligible: Bool
+    public let createdAt: Date
+    public let lastUsedAt: Date?
+
+    public init(id: String, credentialID: [UInt8], userID: UserID, name: String, publicKey: [UInt8], signCount: UInt32,
+                backupEligible: Bool, createdAt: Date, lastUsedAt: Date?) {
+        (self.id, self.credentialID, self.userID, self.name, self.publicKey, self.signCount, self.backupEligible, self.createdAt,
+         self.lastUsedAt) = (id, credentialID, userID, name, publicKey, signCount, backupEligible, createdAt, lastUsedAt)
+    }
+}
+
+/// What a passkey challenge is for.
+public enum PasskeyPurpose: String, Sendable {
+    case register, unlock, signin
+}
+
+/// What a store may offer beside its interfaces: a number, read without a query or a wait, that changes whenever
+/// anything at all is committed, by any connection or process (SQLite's `PRAGMA data_version`). While it holds, nothing
+/// read before can have changed, so a cache (the session cache) need not even read `AccountStore.accountVersion`.
+/// PostgreSQL offers none: there the cache reads the account version, one row by its key, each time.
+public protocol CommitCounter: Sendable {
+    /// The same number twice means nothing was committed in between.
+    func commitCount() throws -> Int64
 }

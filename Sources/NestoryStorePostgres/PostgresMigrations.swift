@@ -323,6 +323,36 @@ enum PostgresMigrations {
                 ADD COLUMN scanning_enabled boolean NOT NULL DEFAULT true
             """,
         ]),
+        // Passkey challenges, as SQLite's 2026-11-26-app-lock (the passkey table came with the accounts): each issued challenge until it is
+        // used once or expires, bound to what asked for it (a session, or a sign-in attempt).
+        Change(id: "2026-11-30-passkey-challenges", sql: [
+            """
+            CREATE TABLE passkey_challenge (
+                challenge text PRIMARY KEY,
+                purpose text NOT NULL CHECK (purpose IN ('register', 'unlock', 'signin')),
+                binding text NOT NULL,
+                user_id uuid REFERENCES app_user(id) ON DELETE CASCADE,
+                expires_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX passkey_challenge_by_binding ON passkey_challenge(binding, purpose, expires_at)",
+            "CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge(expires_at)",
+        ]),
+        // The export history, as SQLite's 2026-11-23-reports: one row per generated report, its file named in the
+        // reports folder, written only once the file is there.
+        Change(id: "2026-11-30-reports", sql: [
+            """
+            CREATE TABLE report (
+                id uuid PRIMARY KEY,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                kind text NOT NULL,
+                created_at bigint NOT NULL,
+                byte_count bigint NOT NULL,
+                options text NOT NULL,
+                file_name text NOT NULL
+            )
+            """,
+            "CREATE INDEX report_by_household ON report(household_id, created_at)",
         // Each word of an item's search document with the item's name key, in name order per word (`item_word_by_name`):
         // a search sorted by name reads its words' items in that order (an index-only walk that meets only matches)
         // instead of gathering every match of a common word and sorting them (at a million items "walnut", 77,000

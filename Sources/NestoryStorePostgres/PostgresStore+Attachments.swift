@@ -275,10 +275,12 @@ extension PostgresStore: AttachmentStore {
                     (SELECT count(*) FROM receipt WHERE household_id = \(householdID.rawValue)),
                     (SELECT COALESCE(sum(b.byte_count), 0)::bigint FROM blob b
                      WHERE b.sha256 IN (SELECT sha256 FROM receipt WHERE household_id = \(householdID.rawValue))),
-                    pg_database_size(current_database())
-                """, logger: logger).decode((Int, Int, Int64, Int, Int64, Int64).self) {
+                    pg_database_size(current_database()),
+                    (SELECT count(*) FROM report WHERE household_id = \(householdID.rawValue)),
+                    (SELECT COALESCE(sum(byte_count), 0)::bigint FROM report WHERE household_id = \(householdID.rawValue))
+                """, logger: logger).decode((Int, Int, Int64, Int, Int64, Int64, Int, Int64).self) {
                 return StorageSummary(items: row.0, photos: .init(count: row.1, bytes: row.2), receipts: .init(count: row.3, bytes: row.4),
-                                      reports: .init(count: 0, bytes: 0), databaseBytes: row.5, freeBytes: nil)
+                                      reports: .init(count: row.6, bytes: row.7), databaseBytes: row.5, freeBytes: nil)
             }
             return StorageSummary(items: 0, photos: .init(count: 0, bytes: 0), receipts: .init(count: 0, bytes: 0),
                                   reports: .init(count: 0, bytes: 0), databaseBytes: 0, freeBytes: nil)

@@ -100,8 +100,9 @@ public struct WebDependencies: Sendable {
 
     /// Whether this household's Capture tab scans barcodes: the operator's switch and the owner's, both on.
     /// Asked on every scan request, so turning it off takes effect at a scanner's next frame.
-    func scanningEnabled(_ household: HouseholdID) throws -> Bool {
-        try scanning && database.scanningEnabled(household)
+    func scanningEnabled(_ household: HouseholdID) async throws -> Bool {
+        guard scanning else { return false }
+        return try await products.store.scanningEnabled(household)
     }
 
     /// The calendar day now, where the server runs: the bound for "not in the future" checks.
@@ -132,7 +133,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     router.add(middleware: ErrorMiddleware())
     HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
-    router.add(middleware: SessionMiddleware(database: dependencies.database, cookies: dependencies.cookies, now: dependencies.now,
+    router.add(middleware: SessionMiddleware(accounts: dependencies.accounts.store, cookies: dependencies.cookies, now: dependencies.now,
                                              photos: PhotoHints(dependencies.limits), tokens: dependencies.services.tokens))
     // The app lock: a locked session reaches only unlocking and signing out (see AppLockMiddleware).
     router.add(middleware: AppLockMiddleware(security: dependencies.services.security, secondsPerMinute: dependencies.security.secondsPerMinute,

@@ -94,7 +94,10 @@ func reportHeader(_ household: Household) -> ReportHeader {
         let store = try DemoStore(items: 30)
         let other = try store.database.createHousehold(name: "Neighbours", currency: .eur, now: store.now)
         let generator = ReportGenerator(database: store.database)
-        let report = try generator.generateAndRecord(store.household.id, request: .inventory(InventoryReportOptions(includePhotos: false)), now: store.now)
+        let rendered = store.folder.tmpURL.appendingPathComponent("report-\(UUID().uuidString.lowercased()).pdf")
+        let options = try generator.generate(store.household.id, request: .inventory(InventoryReportOptions(includePhotos: false)), to: rendered,
+                                             now: store.now)
+        let report = try store.database.recordReport(store.household.id, kind: "inventory", options: options, file: rendered, now: store.now)
         let (listed, url) = try store.database.report(store.household.id, report.id)
         #expect(listed.kind == "inventory" && listed.fileName == report.fileName)
         #expect(url.path.hasPrefix(store.folder.reportsURL.path))

@@ -38,7 +38,7 @@ import Testing
             let (blocking, clock) = (BlockingPool(width: 2), clock)
             let accounts = AccountService(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), blocking: blocking,
                                           limits: SignInLimits(perAccount: 3, perClient: 50, window: 900))
-            security = SecurityService(database: database, accounts: accounts, blocking: blocking, now: { clock.now })
+            security = SecurityService(accounts: accounts, now: { clock.now })
             _ = try database.addPasskey(userID: ann.id, credentialID: [1, 2, 3], name: "Ann’s phone", publicKey: Array(key.publicKey.x963Representation),
                                         signCount: 0, backupEligible: true, now: Date())
             for (token, user) in [("ann-session", ann), ("ann-laptop", ann), ("bob-session", bob)] {

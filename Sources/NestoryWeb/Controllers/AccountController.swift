@@ -4,13 +4,11 @@ import Hummingbird
 import NestoryAuth
 import NestoryDomain
 import NestoryServices
-import NestoryStore
 
 /// First-run set-up, sign in and out, and the household's members.
 struct AccountController {
     let dependencies: WebDependencies
 
-    var database: AppDatabase { dependencies.database }
     var accounts: AccountService { dependencies.accounts }
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -122,17 +120,17 @@ struct AccountController {
         let onlineLookup = try await dependencies.products.store.onlineProductLookup(household)
         let about = AboutViews.section(viewer: viewer, onlineLookup: onlineLookup, webhookSet: try await reminders.webhook(household) != nil,
                                        photoAnalysis: providers.analysisConfigured, marketSearch: providers.searchConfigured)
-        let security = AccountViews.securitySection(viewer: viewer, sessions: try database.sessions(of: viewer.user.id, now: dependencies.now()),
-                                                    passkeys: try database.passkeys(of: viewer.user.id))
+        let security = AccountViews.securitySection(viewer: viewer, sessions: try await dependencies.services.security.sessions(of: viewer.user.id),
+                                                    passkeys: try await dependencies.services.security.passkeys(of: viewer.user.id))
         let tokens = TokenViews.section(viewer: viewer, tokens: try await dependencies.services.tokens.tokens(of: viewer.user.id), now: dependencies.now(),
                                         form: tokenForm, errors: tokenErrors, newToken: newToken)
         return HTMLResponse.page(AccountViews.settings(
-            viewer: viewer, members: try database.members(of: household), form: memberForm, errors: memberErrors,
+            viewer: viewer, members: try await accounts.members(of: household), form: memberForm, errors: memberErrors,
             passwordErrors: passwordErrors, notice: notice, onlineLookup: onlineLookup,
-            scanning: (operator: dependencies.scanning, household: try database.scanningEnabled(household)),
+            scanning: (operator: dependencies.scanning, household: try await dependencies.products.store.scanningEnabled(household)),
             captureCounts: viewer.role == .owner ? try await dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
-            storage: viewer.role == .owner ? DataViews.storageLine(try database.storageSummary(household)) : nil,
+            storage: viewer.role == .owner ? DataViews.storageLine(try await dependencies.services.data.storage(household)) : nil,
             leading: pro, trailing: "\(valuation)\(security)\(tokens)\(notifications)\(about)"),
                                  status: failed ? .unprocessableContent : .ok)
     }

@@ -26,7 +26,7 @@ struct CaptureController {
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"],
-                                                   scanning: try dependencies.scanningEnabled(viewer.household.id),
+                                                   scanning: try await dependencies.scanningEnabled(viewer.household.id),
                                                    recent: try await Self.recentCaptures(dependencies, viewer)))
     }
 
@@ -83,8 +83,7 @@ struct CaptureController {
         let viewer = try context.requireViewer()
         guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
         let enabled = try await Form.read(request, context: context)["scanning"] == "on"
-        let (database, household) = (database, viewer.household.id)
-        try await dependencies.blocking.run { try database.setScanningEnabled(household, enabled) }
+        try await dependencies.products.store.setScanningEnabled(viewer.household.id, enabled)
         return .redirect(to: "/settings", notice: enabled ? "Barcode scanning is on." : "Barcode scanning is off.")
     }
 
@@ -106,7 +105,7 @@ struct CaptureController {
     /// The body is a picture (a camera frame or a photo); `region=x,y,w,h` (fractions) limits the search.
     @Sendable func decode(_ request: Request, context: AppRequestContext) async throws -> CodesJSON {
         let viewer = try context.requireViewer()
-        guard try dependencies.scanningEnabled(viewer.household.id) else { throw WebError.scanningDisabled }
+        guard try await dependencies.scanningEnabled(viewer.household.id) else { throw WebError.scanningDisabled }
         guard let decoder = dependencies.barcodes else { throw WebError.badRequest("Barcode scanning is not available on this server.") }
         let limit = dependencies.limits.maxScanBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }

@@ -12,7 +12,6 @@ import NestoryStore
 /// (upload, preview with column mapping, import, summary). Owners only: a backup holds everything.
 struct DataController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
     var transfers: DataTransfers { dependencies.transfers }
 
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -36,8 +35,7 @@ struct DataController {
 
     @Sendable func page(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        let recent = try database.jobs(viewer.household.id, kind: JobKind.backup,
-                                       since: dependencies.now().addingTimeInterval(-BackupService.lifetime))
+        let recent = try await dependencies.services.jobs.recent(viewer.household.id, kind: JobKind.backup, within: BackupService.lifetime)
         let storage = try await dependencies.services.data.storage(viewer.household.id)
         return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: request.query["notice"]))
     }
@@ -53,13 +51,14 @@ struct DataController {
 
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
-              let job = try? database.job(viewer.household.id, id), job.kind == JobKind.backup, job.state == .succeeded,
-              let made = job.decodedResult(as: BackupService.Made.self),
+        let gone = "The export (backups can be downloaded for an hour; make a new one)"
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)) else { throw DomainError.notFound(gone) }
+        let job = try await dependencies.services.jobs.job(viewer.household.id, id, kinds: [JobKind.backup], notFound: gone)
+        guard job.state == .succeeded, let made = job.decodedResult(as: BackupService.Made.self),
               dependencies.now().timeIntervalSince(job.createdAt) < BackupService.lifetime else {
-            throw DomainError.notFound("The export (backups can be downloaded for an hour; make a new one)")
+            throw DomainError.notFound(gone)
         }
-        let file = try BackupService.folder(database).appendingPathComponent(made.file)
+        let file = try dependencies.services.backups.file(made.file)
         let body = try await FileIO().loadFile(path: file.path, context: context)
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
@@ -77,7 +76,7 @@ struct DataController {
             throw StoreError.tooLarge(limit: limit)
         }
         let token = DataTransfers.token()
-        let file = try BackupService.folder(database).appendingPathComponent("upload-\(token).\(ext)")
+        let file = try dependencies.services.backups.file("upload-\(token).\(ext)")
         guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
             throw StoreError.io("cannot create \(file.path)")
         }
@@ -205,10 +204,9 @@ struct DataController {
     /// A restore or import: its progress while it runs, then what it did.
     @Sendable func jobPage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
-        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
-              let job = try? database.job(viewer.household.id, id), [JobKind.restore, JobKind.import].contains(job.kind) else {
-            throw DomainError.notFound("The restore or import")
-        }
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)) else { throw DomainError.notFound("The restore or import") }
+        let job = try await dependencies.services.jobs.job(viewer.household.id, id, kinds: [JobKind.restore, JobKind.import],
+                                                           notFound: "The restore or import")
         switch job.state {
         case .succeeded:
             if job.kind == JobKind.restore, let restored = job.decodedResult(as: DataService.Restored.self) {

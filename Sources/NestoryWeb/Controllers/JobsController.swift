@@ -2,13 +2,12 @@ import Foundation
 import Hummingbird
 import NestoryDomain
 import NestoryServices
-import NestoryStore
 
 /// Every background job's status in one shape (`GET /api/v1/jobs/:id`), and cancelling one. The pages'
 /// one poller reads this for reports, backups and receipts alike.
 struct JobsController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
+    var jobs: JobsService { dependencies.services.jobs }
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.get("jobs/:id", use: status)
@@ -17,12 +16,12 @@ struct JobsController {
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> JobJSON {
         let viewer = try context.requireViewer()
-        return JobJSON(try database.job(viewer.household.id, try Self.jobID(context)))
+        return JobJSON(try await jobs.job(viewer.household.id, try Self.jobID(context)))
     }
 
     @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> JobJSON {
         let viewer = try context.requireViewer()
-        return JobJSON(try database.cancelJob(viewer.household.id, try Self.jobID(context), now: dependencies.now()))
+        return JobJSON(try await jobs.cancel(viewer.household.id, try Self.jobID(context)))
     }
 
     static func jobID(_ context: AppRequestContext) throws -> JobID {

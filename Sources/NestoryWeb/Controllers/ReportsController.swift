@@ -30,8 +30,8 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
         return HTMLResponse.page(ReportViews.index(viewer: viewer, plan: try dependencies.services.plan.entitlement(id),
-                                                   summary: try database.summary(id), history: try database.reports(id),
-                                                   running: try database.jobs(id, kind: JobKind.report, since: dependencies.now().addingTimeInterval(-86_400))
+                                                   summary: try database.summary(id), history: try await dependencies.services.reports.history(id),
+                                                   running: try await dependencies.services.jobs.recent(id, kind: JobKind.report, within: 86_400)
                                                        .filter { !$0.state.isFinished }.reversed(),
                                                    notice: request.query["notice"]))
     }
@@ -135,22 +135,16 @@ struct ReportsController {
 
     @Sendable func job(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ReportViews.job(viewer: viewer, job: try job(context, viewer)))
-    }
-
-    private func job(_ context: AppRequestContext, _ viewer: Viewer) throws -> Job {
-        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)),
-              let job = try? database.job(viewer.household.id, id), job.kind == JobKind.report else {
-            throw DomainError.notFound("The report")
-        }
-        return job
+        guard let id = context.parameters.get("id").flatMap(JobID.init(string:)) else { throw DomainError.notFound("The report") }
+        let job = try await dependencies.services.jobs.job(viewer.household.id, id, kinds: [JobKind.report], notFound: "The report")
+        return HTMLResponse.page(ReportViews.job(viewer: viewer, job: job))
     }
 
     // MARK: - History
 
     @Sendable func download(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let (report, url) = try database.report(viewer.household.id, try reportID(context))
+        let (report, url) = try await dependencies.services.reports.report(viewer.household.id, try reportID(context))
         let kind = ReportKind(rawValue: report.kind) == .lossList ? "loss-list" : "inventory"
         let day = CalendarDate(report.createdAt, in: .current).iso
         // Streamed from disk in chunks: a report with thousands of photos is hundreds of megabytes.

@@ -192,8 +192,7 @@ struct ValuationController {
     @Sendable func cancel(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try jobID(context)
-        _ = try valuations.batch(viewer.household.id, id)
-        _ = try dependencies.database.cancelJob(viewer.household.id, id, now: dependencies.now())
+        _ = try await dependencies.services.jobs.cancel(viewer.household.id, id, kinds: [JobKind.valuation], notFound: "The batch")
         return .redirect(to: "/valuations/batches/\(id)", notice: "Cancelling: items already valued stay on this page.")
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import NestoryDomain
-import NestoryStore
 import NestoryStoreInterfaces
 
 /// Recent sessions' lookups (user, household, role), so a busy client does not cost a database

@@ -4,7 +4,7 @@ import HTTPTypes
 import NestoryAuth
 import NestoryDomain
 import NestoryServices
-import NestoryStore
+import NestoryStoreInterfaces
 
 /// Cookie settings shared by sign-in, sign-out and the middleware.
 public struct CookiePolicy: Sendable {
@@ -39,7 +39,11 @@ public struct CookiePolicy: Sendable {
 /// session's (or, before sign-in, the CSRF cookie's), and a cross-origin `Origin` is refused.
 struct SessionMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let database: AppDatabase
+    /// Sessions, their users and households, on whichever engine the bootstrap chose.
+    let accounts: any AccountStore
+    /// The store's free "anything committed?" counter, where it has one (SQLite): while it holds, the cache answers
+    /// without reading even the account version.
+    let commits: (any CommitCounter)?
     let cookies: CookiePolicy
     let now: @Sendable () -> Date
     /// How signed-in pages' scripts prepare photos (from the settings).
@@ -48,6 +52,16 @@ struct SessionMiddleware: RouterMiddleware {
 
     /// Personal API tokens (`Authorization: Bearer`), for the API and MCP only.
     var tokens: TokenService?
+
+    init(accounts: any AccountStore, cookies: CookiePolicy, now: @escaping @Sendable () -> Date, photos: PhotoHints = PhotoHints(Limits()),
+         tokens: TokenService? = nil) {
+        self.accounts = accounts
+        commits = accounts as? any CommitCounter
+        self.cookies = cookies
+        self.now = now
+        self.photos = photos
+        self.tokens = tokens
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -64,8 +78,8 @@ struct SessionMiddleware: RouterMiddleware {
             let hash = SessionToken.hash(token)
             let at = now()
             if let (session, household, role) = try await sessions.session(
-                tokenHash: hash, now: at, committed: try? database.dataVersion(), accountVersion: { try database.accountVersion() },
-                lookup: { try database.sessionWithMembership(tokenHash: hash, now: at) }) {
+                tokenHash: hash, now: at, committed: try? commits?.commitCount(), accountVersion: { try await accounts.accountVersion() },
+                lookup: { try await accounts.sessionWithMembership(tokenHash: hash, now: at) }) {
                 context.viewer = Viewer(user: session.user, household: household, role: role,
                                         csrfToken: session.csrfToken, sessionTokenHash: hash, theme: session.theme, photos: photos)
                 context.viewer?.lock = SessionLock(session)
@@ -75,7 +89,7 @@ struct SessionMiddleware: RouterMiddleware {
                     context.viewer?.locale = Locale(identifier: language)
                 }
                 if at.timeIntervalSince(session.lastSeenAt) > 60 {
-                    try database.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
+                    try await accounts.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
                 }
             }
         }

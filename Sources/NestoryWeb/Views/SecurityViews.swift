@@ -1,6 +1,7 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// The lock screen: the page a locked session gets, and the same card in a template on every signed-in page with a
 /// lock, which the script lays over the page when the lock comes (so nothing typed there is lost).
