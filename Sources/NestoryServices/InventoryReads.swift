@@ -55,11 +55,13 @@ extension ItemsService {
     }
 
     /// An item with its photos (the main one first) and receipts (oldest first); not found for another household's id.
+    /// The three are read side by side (each read checks the household).
     public func details(_ household: HouseholdID, _ item: ItemID) async throws -> ItemDetails {
-        let found = try await items.item(household, item)
+        let (items, attachments) = (items, attachments)
+        async let found = items.item(household, item)
         async let photos = attachments.photos(household, of: item)
         async let receipts = attachments.receipts(household, of: item)
-        return ItemDetails(item: found, photos: try await photos, receipts: try await receipts)
+        return ItemDetails(item: try await found, photos: try await photos, receipts: try await receipts)
     }
 
     /// The items with these ids of the household, in name order (others' ids left out).

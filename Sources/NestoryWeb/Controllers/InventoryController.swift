@@ -75,10 +75,12 @@ struct InventoryController {
     /// The item's page; `valueForm` and `valueErrors` are its Value card's when a valuation came back refused (422).
     func detailPage(_ viewer: Viewer, _ id: ItemID, notice: String? = nil, valueForm: [String: String] = [:],
                     valueErrors: [FieldError] = []) async throws -> Response {
-        let details = try await items.details(viewer.household.id, id)
-        let (rooms, categories) = try await items.places(viewer.household.id)
-        let value = ValuationViews.itemSection(viewer: viewer, item: details.item,
-                                               valuations: try await dependencies.services.valuations.history(viewer.household.id, item: id),
+        let (items, valuations, household) = (items, dependencies.services.valuations, viewer.household.id)
+        async let read = items.details(household, id)
+        async let places = items.places(household)
+        async let history = valuations.history(household, item: id)
+        let (details, (rooms, categories)) = (try await read, try await places)
+        let value = ValuationViews.itemSection(viewer: viewer, item: details.item, valuations: try await history,
                                                form: valueForm, errors: valueErrors)
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },
