@@ -12,16 +12,19 @@ public struct ItemsService: Sendable {
     /// Where items are created, changed and deleted (the same database's SQLite store unless given); photos still go
     /// through `database`.
     let items: any ItemStore
+    /// Where photos, stored files and receipts are read (the same database's SQLite store unless given).
+    let attachments: any AttachmentStore
     let imaging: any ImageProcessing
     let blocking: BlockingPool
     let maxBytes: Int64
     let plan: PlanService
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, items: (any ItemStore)? = nil, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
+    public init(database: AppDatabase, items: (any ItemStore)? = nil, attachments: (any AttachmentStore)? = nil, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
                 plan: PlanService, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.items = items ?? SQLiteItemStore(database)
+        self.attachments = attachments ?? SQLiteAttachmentStore(database)
         self.imaging = imaging
         self.blocking = blocking
         self.maxBytes = maxBytes

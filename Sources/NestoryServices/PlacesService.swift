@@ -1,16 +1,20 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Rooms and categories: add, rename (and recolour), move up or down, delete. Deleting keeps the items
 /// and says how many lost their room or category. Writes run on the blocking pool.
 public struct PlacesService: Sendable {
     let database: AppDatabase
+    /// Where rooms and categories and their item counts are read (the same database's SQLite store unless given).
+    let items: any ItemStore
     let blocking: BlockingPool
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, blocking: BlockingPool, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, items: (any ItemStore)? = nil, blocking: BlockingPool, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.items = items ?? SQLiteItemStore(database)
         self.blocking = blocking
         self.now = now
     }

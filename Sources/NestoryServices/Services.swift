@@ -86,7 +86,9 @@ public struct Services: Sendable {
         }
         let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
-        let items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
+        let itemStore = SQLiteItemStore(database)
+        let items = ItemsService(database: database, items: itemStore, attachments: SQLiteAttachmentStore(database), imaging: imaging,
+                                 blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
         let valuations = ValuationService(database: database, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
@@ -103,7 +105,7 @@ public struct Services: Sendable {
         accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
         self.items = items
-        places = PlacesService(database: database, blocking: blocking, now: now)
+        places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
         data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)

@@ -2,6 +2,7 @@ import Foundation
 import NestoryDomain
 import NestoryJobs
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryValuation
 
 // Valuing many items at once (the PRD's batch): one durable job with progress per item ("valuing 3 of 12"),
@@ -108,6 +109,29 @@ extension ValuationService {
         for photo in photos { _ = try database.intakePhoto(household, photo) }
         return try queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(
             items: items.map(\.description), photos: photos.isEmpty ? nil : photos.map { $0.uuidString.lowercased() }))
+    }
+
+    /// The items a batch would value (at most one more than `batchLimit`, so a caller can say there are too many): those
+    /// without a valuation (`missing`), else those of an inventory search and its filters, in its order.
+    public func batchSelection(_ household: HouseholdID, missing: Bool, query: ItemQuery, items: ItemsService) async throws -> [ItemListing] {
+        if missing {
+            return try await items.listings(household, ids: try await store.itemsWithoutValuation(household, limit: Self.batchLimit + 1))
+        }
+        var query = query
+        query.limit = ItemQuery.maxLimit
+        var found: [ItemListing] = []
+        repeat {
+            let page = try await items.search(household, query)
+            found += page.elements
+            query.after = page.nextCursor
+        } while query.after != nil && found.count <= Self.batchLimit
+        return found
+    }
+
+    /// A photo to value of this household (another household's is not found).
+    public func intakePhoto(_ household: HouseholdID, _ id: UUID) async throws -> IntakePhoto {
+        let database = database
+        return try await blocking.run { try database.intakePhoto(household, id) }
     }
 
     /// The photos of a batch's page (to value new things from) and what became of each, in the order given.

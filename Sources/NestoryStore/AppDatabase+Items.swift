@@ -95,16 +95,33 @@ extension AppDatabase {
         try read { db in
             let seq = try Self.itemSeq(db, householdID, id)
             let item = try Self.fetchItem(db, householdID, seq: seq)
-            let photos = try Row.fetchAll(db, sql: """
-                SELECT p.*, b.content_type, b.byte_count FROM item_photo p JOIN blob b ON b.sha256 = p.sha256
-                WHERE p.item_seq = ? ORDER BY p.is_primary DESC, p.position, p.created_at
-                """, arguments: [seq]).map { Self.photoFrom($0, householdID: householdID, itemID: id) }
-            let receipts = try Row.fetchAll(db, sql: """
-                SELECT r.*, b.content_type, b.byte_count FROM receipt r JOIN blob b ON b.sha256 = r.sha256
-                WHERE r.item_seq = ? ORDER BY r.created_at
-                """, arguments: [seq]).map { Self.receiptFrom($0, householdID: householdID, itemID: id) }
-            return ItemDetails(item: item, photos: photos, receipts: receipts)
+            return ItemDetails(item: item, photos: try Self.photos(db, householdID, id, seq: seq),
+                               receipts: try Self.receipts(db, householdID, id, seq: seq))
         }
+    }
+
+    /// An item's photos, the main one first, then by position and time added (another household's item is not found).
+    public func photos(_ householdID: HouseholdID, of id: ItemID) throws -> [ItemPhoto] {
+        try read { db in try Self.photos(db, householdID, id, seq: try Self.itemSeq(db, householdID, id)) }
+    }
+
+    /// An item's receipts, oldest first (another household's item is not found).
+    public func receipts(_ householdID: HouseholdID, of id: ItemID) throws -> [Receipt] {
+        try read { db in try Self.receipts(db, householdID, id, seq: try Self.itemSeq(db, householdID, id)) }
+    }
+
+    static func photos(_ db: Database, _ householdID: HouseholdID, _ id: ItemID, seq: Int64) throws -> [ItemPhoto] {
+        try Row.fetchAll(db, sql: """
+            SELECT p.*, b.content_type, b.byte_count FROM item_photo p JOIN blob b ON b.sha256 = p.sha256
+            WHERE p.item_seq = ? ORDER BY p.is_primary DESC, p.position, p.created_at
+            """, arguments: [seq]).map { Self.photoFrom($0, householdID: householdID, itemID: id) }
+    }
+
+    static func receipts(_ db: Database, _ householdID: HouseholdID, _ id: ItemID, seq: Int64) throws -> [Receipt] {
+        try Row.fetchAll(db, sql: """
+            SELECT r.*, b.content_type, b.byte_count FROM receipt r JOIN blob b ON b.sha256 = r.sha256
+            WHERE r.item_seq = ? ORDER BY r.created_at
+            """, arguments: [seq]).map { Self.receiptFrom($0, householdID: householdID, itemID: id) }
     }
 
     /// Inserts many items in one transaction (demo data, imports): all or nothing.

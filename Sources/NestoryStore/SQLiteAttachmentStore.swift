@@ -27,7 +27,7 @@ public struct SQLiteAttachmentStore: AttachmentStore {
         try await run { try $0.setPrimaryPhoto(householdID, photoID) }
     }
     public func photos(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [ItemPhoto] {
-        try await run { try $0.item(householdID, itemID).photos }
+        try await run { try $0.photos(householdID, of: itemID) }
     }
 
     public func attachment(_ householdID: HouseholdID, sha256: String) async throws -> Attachment {
@@ -50,7 +50,7 @@ public struct SQLiteAttachmentStore: AttachmentStore {
         try await run { try $0.receipts(householdID, limit: limit) }
     }
     public func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt] {
-        try await run { try $0.item(householdID, itemID).receipts }
+        try await run { try $0.receipts(householdID, of: itemID) }
     }
     public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws {
         try await run { try $0.updateReceipt(householdID, id, fields) }

@@ -36,4 +36,23 @@ public struct SQLiteItemStore: ItemStore {
     public func valueByCategory(_ householdID: HouseholdID) async throws -> [CategoryValue] { try await run { try $0.valueByCategory(householdID) } }
     public func itemsByRoom(_ householdID: HouseholdID) async throws -> [RoomCount] { try await run { try $0.itemsByRoom(householdID) } }
     public func tags(_ householdID: HouseholdID) async throws -> [(tag: String, count: Int)] { try await run { try $0.tags(householdID) } }
+
+    public func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int) async throws
+        -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) {
+        try await run { try $0.itemsAndCount(householdID, query, cap: cap) }
+    }
+    public func itemCountsByCategory(_ householdID: HouseholdID) async throws -> [CategoryID: Int] {
+        try await run { try $0.itemCountsByCategory(householdID) }
+    }
+    public func items(_ householdID: HouseholdID, ids: [ItemID]) async throws -> [ItemListing] {
+        try await run { try $0.reportItems(householdID, ids: ids, allPhotos: false).map(\.listing) }
+    }
+    public func itemContentVersion(_ householdID: HouseholdID) async throws -> Int64 {
+        try await run { try $0.itemContentVersion(householdID) }
+    }
+    public func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64) {
+        try await run { try $0.itemsVersioned(householdID, query) }
+    }
+    /// `PRAGMA data_version` on the store's own reading connection: a few microseconds, on the caller's thread.
+    public func dataVersion() -> Int64? { try? database.dataVersion() }
 }

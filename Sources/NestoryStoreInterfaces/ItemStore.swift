@@ -39,6 +39,27 @@ public protocol ItemStore: Sendable {
     func itemsByRoom(_ householdID: HouseholdID) async throws -> [RoomCount]
     /// Tags in use, most used first, then by folded tag.
     func tags(_ householdID: HouseholdID) async throws -> [(tag: String, count: Int)]
+
+    /// One page and how many items match in all (for "124 items"), at most `cap`, read together.
+    func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int) async throws
+        -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool))
+    /// How many items each category holds (categories without items left out).
+    func itemCountsByCategory(_ householdID: HouseholdID) async throws -> [CategoryID: Int]
+    /// The items with these ids that belong to the household, in name order (ties in the order they were added); ids
+    /// of other households' items, or of none, are left out. Any number of ids.
+    func items(_ householdID: HouseholdID, ids: [ItemID]) async throws -> [ItemListing]
+
+    /// A number per household that moves on with every change to anything its inventory list shows (an item, its
+    /// tags, its photos, its receipts' count), by any writer; it only grows, and is 0 before the household's first
+    /// item. A list answer kept while it holds is still what the store would answer.
+    func itemContentVersion(_ householdID: HouseholdID) async throws -> Int64
+    /// A page with its household's `itemContentVersion` as it was at the latest when the page was read: the page is
+    /// at least as new as that number (a change made meanwhile moves the number past it, so it is not trusted too long).
+    func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64)
+    /// A number that changes whenever anything at all is committed, by any writer, read at no cost and without
+    /// waiting (SQLite's `data_version`); nil when the engine has none (PostgreSQL), and then caches read
+    /// `itemContentVersion` instead. The same number twice means nothing was committed in between.
+    func dataVersion() -> Int64?
 }
 
 /// The list's page cursor, the same on every engine: the sort, the last row's sort key and its sequence number (the

@@ -353,6 +353,35 @@ enum PostgresMigrations {
             )
             """,
             "CREATE INDEX report_by_household ON report(household_id, created_at)",
+        // The household's item content version, as SQLite's `item_list_version.content` (2026-11-26): one number per
+        // household moved on by every row written to item, item_tag or item_photo (receipts through the item's
+        // receipt_count), in the writer's transaction, by any server. A list answer kept in memory is sent again only
+        // while it holds (`ItemStore.itemContentVersion`). Counted out only by updates, as item_stats: an item deleted
+        // with its household must not make the row again.
+        Change(id: "2026-12-01-item-content-version", sql: [
+            """
+            CREATE TABLE item_content_version (
+                household_id uuid PRIMARY KEY REFERENCES household(id) ON DELETE CASCADE,
+                content bigint NOT NULL
+            )
+            """,
+            "INSERT INTO item_content_version (household_id, content) SELECT DISTINCT household_id, 1 FROM item",
+            """
+            CREATE FUNCTION nestory_item_content_version() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO item_content_version AS v (household_id, content) VALUES (NEW.household_id, 1)
+                    ON CONFLICT (household_id) DO UPDATE SET content = v.content + 1;
+                ELSE
+                    UPDATE item_content_version SET content = content + 1 WHERE household_id = OLD.household_id;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+        ] + ["item", "item_tag", "item_photo"].map { table in
+            "CREATE TRIGGER \(table)_content_version AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION nestory_item_content_version()"
+        }),
         // Each word of an item's search document with the item's name key, in name order per word (`item_word_by_name`):
         // a search sorted by name reads its words' items in that order (an index-only walk that meets only matches)
         // instead of gathering every match of a common word and sorting them (at a million items "walnut", 77,000

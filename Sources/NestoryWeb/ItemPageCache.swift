@@ -3,14 +3,15 @@ import NIOCore
 import NestoryDomain
 
 /// The JSON item list's recent answers as their bytes, per household and query, each with the household's item
-/// content version read in the transaction that listed it (`AppDatabase.itemsVersioned`). An answer is sent again
-/// only while `itemContentVersion` still gives that number: any change to an item, its tags or its photos, by this
-/// server or another process on the same file, moves it on, and the next request lists afresh. A phone opening
+/// content version the page is at least as new as (`ItemStore.itemsVersioned`). An answer is sent again only while
+/// `itemContentVersion` still gives that number: any change to an item, its tags or its photos, by this server or
+/// another (or another process on the same file), moves it on, and the next request lists afresh. A phone opening
 /// its inventory again, or polling it, then costs a lookup instead of a page read and written out again.
 ///
-/// Each answer also carries the database's `dataVersion` read before it was listed (or before its content version
-/// was last confirmed): while that is still the current one nothing at all was committed since, and the answer is
-/// sent without reading its household's content version.
+/// Each answer also carries the store's `dataVersion` read before it was listed (or before its content version
+/// was last confirmed), when the store has one (SQLite): while that is still the current one nothing at all was
+/// committed since, and the answer is sent without reading its household's content version. A store without one
+/// (PostgreSQL) has the content version read for every answer sent again.
 ///
 /// Bounded by bytes: an answer larger than `largest` is not kept, and the oldest kept go first.
 final class ItemPageCache: @unchecked Sendable {
@@ -21,7 +22,7 @@ final class ItemPageCache: @unchecked Sendable {
 
     private struct Entry {
         let version: Int64
-        var confirmed: Int64
+        var confirmed: Int64?
         let bytes: ByteBuffer
         let serial: Int
     }
@@ -42,21 +43,24 @@ final class ItemPageCache: @unchecked Sendable {
         self.largest = largest
     }
 
-    /// The kept answer for `key` while it is current: `dataVersion` is the database's, read now; `contentVersion`
-    /// reads the household's item content version (only when something was committed since the answer's last check).
-    func answer(_ key: Key, dataVersion: Int64, contentVersion: () throws -> Int64) rethrows -> ByteBuffer? {
+    /// The kept answer for `key` while it is current: `dataVersion` is the store's, read now (nil without one);
+    /// `contentVersion` reads the household's item content version (only when something may have been committed since
+    /// the answer's last check).
+    func answer(_ key: Key, dataVersion: Int64?, contentVersion: () async throws -> Int64) async rethrows -> ByteBuffer? {
         guard let entry = lock.withLock({ entries[key] }) else { return nil }
-        if entry.confirmed == dataVersion { return entry.bytes }
-        guard try contentVersion() == entry.version else { return nil }
-        lock.withLock {
-            if entries[key]?.serial == entry.serial, entries[key]!.confirmed < dataVersion { entries[key]!.confirmed = dataVersion }
+        if let dataVersion, entry.confirmed == dataVersion { return entry.bytes }
+        guard try await contentVersion() == entry.version else { return nil }
+        if let dataVersion {
+            lock.withLock {
+                if entries[key]?.serial == entry.serial, entries[key]!.confirmed ?? .min < dataVersion { entries[key]!.confirmed = dataVersion }
+            }
         }
         return entry.bytes
     }
 
-    /// Keeps `bytes`, listed at the household's item content `version` in a transaction begun after the database's
-    /// `dataVersion` was read.
-    func keep(_ bytes: ByteBuffer, for key: Key, version: Int64, dataVersion: Int64) {
+    /// Keeps `bytes`, listed at least as new as the household's item content `version`, after the store's
+    /// `dataVersion` was read (nil without one).
+    func keep(_ bytes: ByteBuffer, for key: Key, version: Int64, dataVersion: Int64?) {
         guard bytes.readableBytes <= largest else { return }
         lock.withLock {
             if let old = entries[key] {

@@ -125,6 +125,13 @@ import Testing
         func valueByCategory(_ householdID: HouseholdID) async throws -> [CategoryValue] { unexpected() }
         func itemsByRoom(_ householdID: HouseholdID) async throws -> [RoomCount] { unexpected() }
         func tags(_ householdID: HouseholdID) async throws -> [(tag: String, count: Int)] { unexpected() }
+        func itemsAndCount(_ householdID: HouseholdID, _ query: ItemQuery, cap: Int) async throws
+            -> (page: Page<ItemListing>, matching: (count: Int, exact: Bool)) { unexpected() }
+        func itemCountsByCategory(_ householdID: HouseholdID) async throws -> [CategoryID: Int] { unexpected() }
+        func items(_ householdID: HouseholdID, ids: [ItemID]) async throws -> [ItemListing] { unexpected() }
+        func itemContentVersion(_ householdID: HouseholdID) async throws -> Int64 { unexpected() }
+        func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64) { unexpected() }
+        func dataVersion() -> Int64? { unexpected() }
     }
 
     @Test func itemsAreCreatedChangedAndDeletedThroughTheItemStore() async throws {

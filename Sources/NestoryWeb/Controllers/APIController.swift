@@ -9,7 +9,7 @@ import NestoryStore
 /// The JSON API under `/api/v1`: everything the pages do. Described by `openapi.json`.
 struct APIController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
+    var items: ItemsService { dependencies.items }
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.get("openapi.json") { _, _ in
@@ -39,33 +39,34 @@ struct APIController {
 
     @Sendable func summary(_ request: Request, context: AppRequestContext) async throws -> SummaryJSON {
         let viewer = try context.requireViewer()
-        return SummaryJSON(try database.summary(viewer.household.id))
+        return SummaryJSON(try await items.summary(viewer.household.id))
     }
 
     @Sendable func charts(_ request: Request, context: AppRequestContext) async throws -> ChartsJSON {
         let viewer = try context.requireViewer()
-        return ChartsJSON(valueByCategory: try database.valueByCategory(viewer.household.id).map(ChartsJSON.Slice.init),
-                          itemsByRoom: try database.itemsByRoom(viewer.household.id).map(ChartsJSON.Bar.init))
+        let charts = try await items.charts(viewer.household.id)
+        return ChartsJSON(valueByCategory: charts.valueByCategory.map(ChartsJSON.Slice.init), itemsByRoom: charts.itemsByRoom.map(ChartsJSON.Bar.init))
     }
 
     @Sendable func rooms(_ request: Request, context: AppRequestContext) async throws -> ListJSON<Room> {
-        ListJSON(items: try database.rooms(try context.requireViewer().household.id))
+        ListJSON(items: try await dependencies.places.rooms(try context.requireViewer().household.id))
     }
 
     @Sendable func categories(_ request: Request, context: AppRequestContext) async throws -> ListJSON<NestoryDomain.Category> {
-        ListJSON(items: try database.categories(try context.requireViewer().household.id))
+        ListJSON(items: try await dependencies.places.categories(try context.requireViewer().household.id))
     }
 
     /// Answered from the answers kept (ItemPageCache) while the household's items are unchanged.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let key = ItemPageCache.Key(household: viewer.household.id, query: try Self.itemQuery(request.query.first))
-        let dataVersion = try database.dataVersion()
-        if let kept = try dependencies.itemPages.answer(key, dataVersion: dataVersion,
-                                                        contentVersion: { try database.itemContentVersion(key.household) }) {
+        let items = items
+        let dataVersion = items.dataVersion()
+        if let kept = try await dependencies.itemPages.answer(key, dataVersion: dataVersion,
+                                                              contentVersion: { try await items.contentVersion(key.household) }) {
             return JSONWriter.response(kept)
         }
-        let (page, version) = try database.itemsVersioned(key.household, key.query)
+        let (page, version) = try await items.versionedPage(key.household, key.query)
         let answer = PageJSON(items: page.elements.map(ItemJSON.init), nextCursor: page.nextCursor?.rawValue)
         var json = JSONWriter(capacity: answer.jsonCapacity)
         answer.write(to: &json)
@@ -84,12 +85,12 @@ struct APIController {
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
         let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
         return EditedResponse(status: .created, headers: [.location: "/api/v1/items/\(item.id)"],
-                              response: ItemJSON(try database.item(viewer.household.id, item.id)))
+                              response: ItemJSON(try await items.details(viewer.household.id, item.id)))
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
         let viewer = try context.requireViewer()
-        return ItemJSON(try database.item(viewer.household.id, try context.itemID()))
+        return ItemJSON(try await items.details(viewer.household.id, try context.itemID()))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
@@ -97,7 +98,7 @@ struct APIController {
         let id = try context.itemID()
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
         _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
-        return ItemJSON(try database.item(viewer.household.id, id))
+        return ItemJSON(try await items.details(viewer.household.id, id))
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -128,7 +129,7 @@ struct APIController {
         let viewer = try context.requireViewer()
         let id = try context.itemID()
         try await dependencies.items.makeMainPhoto(viewer.household.id, id, try InventoryController.photoID(context))
-        return ItemJSON(try database.item(viewer.household.id, id))
+        return ItemJSON(try await items.details(viewer.household.id, id))
     }
 
     /// The body names every photo of the item once, in the new order: `{"photoIDs": [...]}`.
@@ -145,7 +146,7 @@ struct APIController {
             return photo
         }
         try await dependencies.items.reorderPhotos(viewer.household.id, id, ids)
-        return ItemJSON(try database.item(viewer.household.id, id))
+        return ItemJSON(try await items.details(viewer.household.id, id))
     }
 
     private func decodeDraft(_ request: Request, context: AppRequestContext, viewer: Viewer) async throws -> ItemDraft {

@@ -33,15 +33,15 @@ struct CaptureController {
     /// Photo item mode: the camera, then the quick form.
     @Sendable func photoItem(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: try database.rooms(viewer.household.id),
-                                                        categories: try database.categories(viewer.household.id), today: dependencies.today(),
+        let places = try await dependencies.items.places(viewer.household.id)
+        return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: places.rooms, categories: places.categories, today: dependencies.today(),
                                                         recent: try await Self.recentCaptures(dependencies, viewer)))
     }
 
     /// The last items and receipts added, newest first (items made from a scan carry their barcode).
     static func recentCaptures(_ dependencies: WebDependencies, _ viewer: Viewer, limit: Int = 8) async throws -> [RecentCapture] {
         let household = viewer.household.id
-        let items = try dependencies.database.items(household, ItemQuery(sort: .newest, limit: limit)).elements.map { listing in
+        let items = try await dependencies.items.search(household, ItemQuery(sort: .newest, limit: limit)).elements.map { listing in
             RecentCapture(title: listing.item.name, detail: listing.item.barcode == nil ? "Item" : "Scanned item",
                           href: "/items/\(listing.item.id)", thumbnail: listing.primaryPhoto?.sha256, at: listing.item.createdAt)
         }
@@ -73,8 +73,8 @@ struct CaptureController {
             throw DomainError.notFound("The code")
         }
         let result = try await dependencies.products.lookup(code, household: viewer.household.id, now: dependencies.now())
-        return HTMLResponse.page(CaptureViews.result(viewer: viewer, result: result, rooms: try database.rooms(viewer.household.id),
-                                                     categories: try database.categories(viewer.household.id),
+        let places = try await dependencies.items.places(viewer.household.id)
+        return HTMLResponse.page(CaptureViews.result(viewer: viewer, result: result, rooms: places.rooms, categories: places.categories,
                                                      check: request.query["check"] == "1"))
     }
 

@@ -8,7 +8,7 @@ import NestoryStore
 /// The Inventory tab: the list with summary and charts, item detail, add/edit/delete, files.
 struct InventoryController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
+    var items: ItemsService { dependencies.items }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/", use: inventory)
@@ -27,18 +27,17 @@ struct InventoryController {
 
     @Sendable func inventory(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let viewer = context.viewer else {
-            return .redirect(to: try database.hasUsers() ? "/signin" : "/setup")
+            return .redirect(to: try await dependencies.accounts.needsSetup() ? "/setup" : "/signin")
         }
         let query = request.query.first
         let state = InventoryState(query: query)
-        let householdID = viewer.household.id
-        let listing = try database.itemsAndCount(householdID, state.itemQuery)
+        let overview = try await items.overview(viewer.household.id, state.itemQuery)
         let model = InventoryPage(
-            viewer: viewer, state: state, summary: try database.summary(householdID),
-            valueByCategory: try database.valueByCategory(householdID), itemsByRoom: try database.itemsByRoom(householdID),
-            page: listing.page, matching: listing.matching,
-            rooms: Dictionary(uniqueKeysWithValues: try database.rooms(householdID).map { ($0.id, $0) }),
-            categories: Dictionary(uniqueKeysWithValues: try database.categories(householdID).map { ($0.id, $0) }),
+            viewer: viewer, state: state, summary: overview.summary,
+            valueByCategory: overview.valueByCategory, itemsByRoom: overview.itemsByRoom,
+            page: overview.page, matching: overview.matching,
+            rooms: Dictionary(uniqueKeysWithValues: overview.rooms.map { ($0.id, $0) }),
+            categories: Dictionary(uniqueKeysWithValues: overview.categories.map { ($0.id, $0) }),
             notice: query["notice"])
         if query["fragment"] == "1" { return HTMLResponse.page(InventoryViews.items(model)) }
         return HTMLResponse.page(InventoryViews.page(model))
@@ -48,13 +47,13 @@ struct InventoryController {
         let viewer = try context.requireViewer()
         var values = ItemFormValues(["currency": viewer.household.currency.code, "quantity": "1", "condition": "good"])
         values.values["roomID"] = request.query["room"] ?? ""
-        return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: []))
+        return HTMLResponse.page(try await form(viewer, values: values, item: nil, errors: []))
     }
 
     @Sendable func quickAdd(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ItemViews.quickAdd(viewer: viewer, rooms: try database.rooms(viewer.household.id),
-                                                    categories: try database.categories(viewer.household.id), today: dependencies.today()))
+        let places = try await items.places(viewer.household.id)
+        return HTMLResponse.page(ItemViews.quickAdd(viewer: viewer, rooms: places.rooms, categories: places.categories, today: dependencies.today()))
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -65,7 +64,7 @@ struct InventoryController {
             let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
             return .redirect(to: "/items/\(item.id)", notice: "Item added.")
         } catch let error as DomainError {
-            return HTMLResponse.page(try form(viewer, values: values, item: nil, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
+            return HTMLResponse.page(try await form(viewer, values: values, item: nil, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
         }
     }
 
@@ -76,11 +75,12 @@ struct InventoryController {
     /// The item's page; `valueForm` and `valueErrors` are its Value card's when a valuation came back refused (422).
     func detailPage(_ viewer: Viewer, _ id: ItemID, notice: String? = nil, valueForm: [String: String] = [:],
                     valueErrors: [FieldError] = []) async throws -> Response {
-        let details = try database.item(viewer.household.id, id)
-        let rooms = try database.rooms(viewer.household.id)
-        let categories = try database.categories(viewer.household.id)
-        let value = ValuationViews.itemSection(viewer: viewer, item: details.item,
-                                               valuations: try await dependencies.services.valuations.history(viewer.household.id, item: id),
+        let (items, valuations, household) = (items, dependencies.services.valuations, viewer.household.id)
+        async let read = items.details(household, id)
+        async let places = items.places(household)
+        async let history = valuations.history(household, item: id)
+        let (details, (rooms, categories)) = (try await read, try await places)
+        let value = ValuationViews.itemSection(viewer: viewer, item: details.item, valuations: try await history,
                                                form: valueForm, errors: valueErrors)
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },
@@ -91,21 +91,21 @@ struct InventoryController {
 
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let details = try database.item(viewer.household.id, try context.itemID())
-        return HTMLResponse.page(try form(viewer, values: ItemFormValues(item: details.item), item: details.item, errors: []))
+        let item = try await items.item(viewer.household.id, try context.itemID())
+        return HTMLResponse.page(try await form(viewer, values: ItemFormValues(item: item), item: item, errors: []))
     }
 
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try context.itemID()
-        let existing = try database.item(viewer.household.id, id).item
+        let existing = try await items.item(viewer.household.id, id)
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
             _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
             return .redirect(to: "/items/\(id)", notice: "Changes saved.")
         } catch let error as DomainError {
-            return HTMLResponse.page(try form(viewer, values: values, item: existing, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
+            return HTMLResponse.page(try await form(viewer, values: values, item: existing, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
         }
     }
 
@@ -152,38 +152,22 @@ struct InventoryController {
         guard let sha = context.parameters.get("sha"), sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
             throw DomainError.notFound("The file")
         }
-        let attachment = try database.attachment(viewer.household.id, sha256: sha)
         let size = request.query["size"] ?? "display"
-        let body: Data
-        var type = attachment.contentType
-        if size != "original", attachment.contentType.hasPrefix("image/") {
-            // A kept rendition is served without reading the original (which may be in an object store).
-            let kind: RenditionCache.Kind = size == "thumb" ? .thumbnail : .display
-            if let cached = database.renditions.read(sha, kind) {
-                body = cached
-                type = "image/jpeg"
-            } else {
-                let data = try await dependencies.items.storedFile(sha)
-                body = await dependencies.items.rendition(of: data, sha256: sha, kind) ?? data
-                if body != data { type = "image/jpeg" }
-            }
-        } else {
-            body = try await dependencies.items.storedFile(sha)
-        }
+        let file = try await items.file(viewer.household.id, sha256: sha, size: size)
         var headers = HTTPFields()
-        headers[.contentType] = type
+        headers[.contentType] = file.contentType
         headers[.cacheControl] = "private, max-age=31536000, immutable"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
         if size == "original" { headers[.contentDisposition] = "attachment" }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.data)))
     }
 
     // MARK: - Helpers
 
-    private func form(_ viewer: Viewer, values: ItemFormValues, item: Item?, errors: [FieldError]) throws -> HTML {
-        ItemViews.form(viewer: viewer, values: values, item: item, rooms: try database.rooms(viewer.household.id),
-                       categories: try database.categories(viewer.household.id), errors: errors)
+    private func form(_ viewer: Viewer, values: ItemFormValues, item: Item?, errors: [FieldError]) async throws -> HTML {
+        let places = try await items.places(viewer.household.id)
+        return ItemViews.form(viewer: viewer, values: values, item: item, rooms: places.rooms, categories: places.categories, errors: errors)
     }
 
 

@@ -8,7 +8,6 @@ import NestoryStore
 /// Rooms and categories: list, add, rename, reorder, delete (saying what happens to their items).
 struct PlacesController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
 
     typealias Kind = PlacesService.Kind
     var places: PlacesService { dependencies.places }
@@ -24,18 +23,8 @@ struct PlacesController {
     func list(_ kind: Kind, _ request: Request, _ context: AppRequestContext, errors: [FieldError] = [],
               status: HTTPResponse.Status = .ok) async throws -> Response {
         let viewer = try context.requireViewer()
-        let household = viewer.household.id
-        let entries: [PlacesViews.Entry]
-        switch kind {
-        case .rooms:
-            let counts = Dictionary(try database.itemsByRoom(household).compactMap { r in r.roomID.map { ($0, r.itemCount) } },
-                                    uniquingKeysWith: +)
-            entries = try database.rooms(household).map { PlacesViews.Entry(id: $0.id.description, name: $0.name, color: nil, items: counts[$0.id] ?? 0) }
-        case .categories:
-            let counts = try database.itemCountsByCategory(household)
-            entries = try database.categories(household).map {
-                PlacesViews.Entry(id: $0.id.description, name: $0.name, color: $0.colorHex, items: counts[$0.id] ?? 0)
-            }
+        let entries = try await places.counted(kind, in: viewer.household.id).map {
+            PlacesViews.Entry(id: $0.id, name: $0.name, color: $0.colorHex, items: $0.items)
         }
         return HTMLResponse.page(PlacesViews.page(kind: kind, viewer: viewer, entries: entries, errors: errors,
                                                   notice: request.query["notice"]), status: status)

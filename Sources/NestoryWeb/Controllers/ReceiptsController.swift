@@ -15,7 +15,6 @@ import NestoryStore
 /// (blank, not a receipt, damaged) is still kept, for typing its fields by hand.
 struct ReceiptsController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
 
     func addRoutes(to router: Router<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
         router.get("capture/receipt", use: capturePage)
@@ -35,8 +34,10 @@ struct ReceiptsController {
 
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let item = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
-            .map { try database.item(viewer.household.id, $0).item }
+        var item: Item?
+        if let id = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:)) {
+            item = try await dependencies.items.item(viewer.household.id, id)
+        }
         return HTMLResponse.page(ReceiptViews.capture(viewer: viewer, item: item,
                                                       recent: item == nil ? try await CaptureController.recentCaptures(dependencies, viewer) : []))
     }
@@ -51,11 +52,11 @@ struct ReceiptsController {
         let id = try receiptID(context)
         let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let search = request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        let matches = search.isEmpty ? [] : try database.items(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
+        let matches = search.isEmpty ? [] : try await dependencies.items.search(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(
             viewer: viewer, listing: listing, state: reading(try dependencies.services.receipts.reading(viewer.household.id, id)),
             search: search, matches: matches,
-            rooms: try database.rooms(viewer.household.id), notice: request.query["notice"],
+            rooms: try await dependencies.places.rooms(viewer.household.id), notice: request.query["notice"],
             error: request.query["error"]))
     }
 
@@ -71,8 +72,10 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let limit = dependencies.limits.maxPhotoBytes
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit { throw StoreError.tooLarge(limit: limit) }
-        let itemID = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:))
-            .map { try database.item(viewer.household.id, $0).item.id }
+        var itemID: ItemID?
+        if let id = try optionalID(request.query["item"], field: "item", what: "The item", ItemID.init(string:)) {
+            itemID = try await dependencies.items.item(viewer.household.id, id).id
+        }
         let body = try await request.body.collect(upTo: Int(limit))
         let data = Data(buffer: body)
         guard !data.isEmpty else { throw WebError.unprocessable("The file is empty: take or choose a photo of the receipt.") }
@@ -95,7 +98,7 @@ struct ReceiptsController {
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> StatusJSON {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        _ = try database.receipt(viewer.household.id, id)
+        _ = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let job = try dependencies.services.receipts.reading(viewer.household.id, id)
         switch reading(job) {
         case .reading: return StatusJSON(id: id.description, state: "reading", message: nil, job: job?.id.description)
@@ -128,7 +131,7 @@ struct ReceiptsController {
     @Sendable func saveFields(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        let listing = try database.receipt(viewer.household.id, id)
+        let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let form = try await Form.read(request, context: context)
         let currency = viewer.household.currency
         var errors: [FieldError] = []
@@ -165,7 +168,7 @@ struct ReceiptsController {
     @Sendable func createItem(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        _ = try database.receipt(viewer.household.id, id)
+        _ = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         let item: Item
         do {

@@ -66,27 +66,15 @@ struct ValuationController {
     // MARK: - Batches
 
     /// The items a batch would value: those without a value, or those of an inventory search and its filters.
-    private func selection(_ viewer: Viewer, _ query: [String: String]) throws -> [ItemListing] {
-        let household = viewer.household.id
-        if query["missing"] == "1" {
-            let ids = try dependencies.database.itemsWithoutValuation(household, limit: ValuationService.batchLimit + 1)
-            return try dependencies.database.reportItems(household, ids: ids, allPhotos: false).map(\.listing)
-        }
-        var itemQuery = InventoryState(query: query).itemQuery
-        itemQuery.limit = ItemQuery.maxLimit
-        var found: [ItemListing] = []
-        repeat {
-            let page = try dependencies.database.items(household, itemQuery)
-            found += page.elements
-            itemQuery.after = page.nextCursor
-        } while itemQuery.after != nil && found.count <= ValuationService.batchLimit
-        return found
+    private func selection(_ viewer: Viewer, _ query: [String: String]) async throws -> [ItemListing] {
+        try await valuations.batchSelection(viewer.household.id, missing: query["missing"] == "1", query: InventoryState(query: query).itemQuery,
+                                            items: dependencies.items)
     }
 
     @Sendable func newBatch(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let query = request.query.first
-        return HTMLResponse.page(ValuationViews.newBatch(viewer: viewer, query: query, items: try selection(viewer, query),
+        return HTMLResponse.page(ValuationViews.newBatch(viewer: viewer, query: query, items: try await selection(viewer, query),
                                                          providers: try await valuations.providerSettings(viewer.household.id)))
     }
 
@@ -106,24 +94,25 @@ struct ValuationController {
         }
         var query: [String: String] = [:]
         for key in ["missing", "q", "filter", "room", "category", "tag"] { if let value = form[key], !value.isEmpty { query[key] = value } }
-        let items = try selection(viewer, query)
+        let items = try await selection(viewer, query)
         let job = try valuations.startBatch(viewer.household.id, items: items.map(\.item.id), queue: dependencies.services.queue)
         return .redirect(to: "/valuations/batches/\(job.id)")
     }
 
     @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return try batchPage(viewer, try jobID(context), notice: request.query["notice"])
+        return try await batchPage(viewer, try jobID(context), notice: request.query["notice"])
     }
 
     /// `editing` is the entry whose review came back refused: an item's id, or `photo-` and a photo's id.
     func batchPage(_ viewer: Viewer, _ id: JobID, notice: String? = nil, editing: String? = nil, form: [String: String] = [:],
-                   errors: [FieldError] = []) throws -> Response {
+                   errors: [FieldError] = []) async throws -> Response {
         let (job, entries) = try valuations.batch(viewer.household.id, id)
-        let names = Dictionary(try dependencies.database.reportItems(viewer.household.id, ids: entries.map(\.id), allPhotos: false)
-            .map { ($0.listing.item.id, $0.listing) }, uniquingKeysWith: { a, _ in a })
-        let photos = try valuations.photoEntries(job).map { entry in
-            (id: entry.id, photo: try? dependencies.database.intakePhoto(viewer.household.id, entry.id), outcome: entry.outcome)
+        let names = Dictionary(try await dependencies.items.listings(viewer.household.id, ids: entries.map(\.id)).map { ($0.item.id, $0) },
+                               uniquingKeysWith: { a, _ in a })
+        var photos: [(id: UUID, photo: IntakePhoto?, outcome: ValuationBatchItem?)] = []
+        for entry in try valuations.photoEntries(job) {
+            photos.append((id: entry.id, photo: try? await valuations.intakePhoto(viewer.household.id, entry.id), outcome: entry.outcome))
         }
         return HTMLResponse.page(ValuationViews.batch(viewer: viewer, job: job, entries: entries, photos: photos, listings: names, notice: notice,
                                                       editing: editing, form: form, errors: errors),
@@ -147,9 +136,9 @@ struct ValuationController {
         } catch let error as DomainError {
             if case .forbidden = error { throw error }
             if case .notFound = error { throw error }
-            return try batchPage(viewer, job, editing: key, form: values, errors: FieldErrors.fields(of: error))
+            return try await batchPage(viewer, job, editing: key, form: values, errors: FieldErrors.fields(of: error))
         } catch let error as ProviderError {
-            return try batchPage(viewer, job, editing: key, form: values, errors: [FieldError(field: "form", message: error.description)])
+            return try await batchPage(viewer, job, editing: key, form: values, errors: [FieldError(field: "form", message: error.description)])
         }
     }
 
@@ -177,9 +166,9 @@ struct ValuationController {
             return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Saved to the item’s values.")
         } catch let error as DomainError {
             guard case .validation = error else { throw error }
-            return try batchPage(viewer, job, editing: id.description, form: values, errors: FieldErrors.fields(of: error))
+            return try await batchPage(viewer, job, editing: id.description, form: values, errors: FieldErrors.fields(of: error))
         } catch let error as ProviderError {
-            return try batchPage(viewer, job, editing: id.description, form: values, errors: [FieldError(field: "form", message: error.description)])
+            return try await batchPage(viewer, job, editing: id.description, form: values, errors: [FieldError(field: "form", message: error.description)])
         }
     }
 
