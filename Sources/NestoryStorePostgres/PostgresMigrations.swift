@@ -353,6 +353,7 @@ enum PostgresMigrations {
             )
             """,
             "CREATE INDEX report_by_household ON report(household_id, created_at)",
+        ]),
         // The household's item content version, as SQLite's `item_list_version.content` (2026-11-26): one number per
         // household moved on by every row written to item, item_tag or item_photo (receipts through the item's
         // receipt_count), in the writer's transaction, by any server. A list answer kept in memory is sent again only
