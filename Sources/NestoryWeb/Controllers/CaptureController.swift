@@ -10,7 +10,6 @@ import NestoryStore
 /// fallback, typing the code, and the result screen with the quick form that creates the item.
 struct CaptureController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
 
     func addRoutes(to router: Router<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
         router.get("capture", use: capturePage)

@@ -4,13 +4,12 @@ import Hummingbird
 import NestoryDomain
 import NestoryServices
 import NestoryReports
-import NestoryStore
 
 /// The Reports tab: the full inventory and loss-list PDFs (generated in the background with
 /// progress), the export history, and CSV/JSON exports.
 struct ReportsController {
     let dependencies: WebDependencies
-    var database: AppDatabase { dependencies.database }
+    var items: ItemsService { dependencies.services.items }
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("reports", use: index)
@@ -30,7 +29,7 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
         return HTMLResponse.page(ReportViews.index(viewer: viewer, plan: try dependencies.services.plan.entitlement(id),
-                                                   summary: try database.summary(id), history: try await dependencies.services.reports.history(id),
+                                                   summary: try await items.summary(id), history: try await dependencies.services.reports.history(id),
                                                    running: try await dependencies.services.jobs.recent(id, kind: JobKind.report, within: 86_400)
                                                        .filter { !$0.state.isFinished }.reversed(),
                                                    notice: request.query["notice"]))
@@ -39,7 +38,7 @@ struct ReportsController {
     @Sendable func inventoryOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(ReportViews.inventoryOptions(viewer: viewer, plan: try dependencies.services.plan.entitlement(viewer.household.id),
-                                                              summary: try database.summary(viewer.household.id)))
+                                                              summary: try await items.summary(viewer.household.id)))
     }
 
     @Sendable func startInventory(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -60,16 +59,16 @@ struct ReportsController {
         let params = request.query
         let query = params.first
         let state = InventoryState(query: query)
-        let page = try database.items(viewer.household.id, ItemQuery(search: state.search, filter: state.itemQuery.filter, sort: .name,
+        let page = try await items.search(viewer.household.id, ItemQuery(search: state.search, filter: state.itemQuery.filter, sort: .name,
                                                                      limit: ItemQuery.maxLimit))
         var selected = Self.ids(params.all("item"))
         if query["all"] == "1" {
             let known = Set(selected)
             selected += page.elements.map(\.item.id).filter { !known.contains($0) }
         }
+        let places = try await items.places(viewer.household.id)
         return HTMLResponse.page(ReportViews.lossSelect(viewer: viewer, state: state, selected: selected, page: page,
-                                                        rooms: try database.rooms(viewer.household.id),
-                                                        categories: try database.categories(viewer.household.id),
+                                                        rooms: places.rooms, categories: places.categories,
                                                         threshold: viewer.household.highValueThreshold))
     }
 
@@ -81,7 +80,7 @@ struct ReportsController {
         // Say Free's limit before the details are typed, not after.
         var errors = FieldErrors()
         errors.collect { try dependencies.services.plan.entitlement(viewer.household.id).checkLossList(count: ids.count) }
-        return try confirmPage(viewer, ids: ids, values: values, errors: errors.fields, status: .ok)
+        return try await confirmPage(viewer, ids: ids, values: values, errors: errors.fields, status: .ok)
     }
 
     @Sendable func startLossList(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -100,7 +99,7 @@ struct ReportsController {
             let incident = try Incident(date: date, type: values["type"].flatMap(IncidentType.init(rawValue:)) ?? .other,
                                         description: values["description"] ?? "", policyNumber: values["policyNumber"],
                                         claimNumber: values["claimNumber"]).validated(today: dependencies.today())
-            let owned = try database.reportItems(viewer.household.id, ids: ids, allPhotos: false).map(\.listing.item.id)
+            let owned = try await items.listings(viewer.household.id, ids: ids).map(\.item.id)
             guard !owned.isEmpty else { throw DomainError.notFound("The items") }
             let options = LossListOptions(incident: incident, itemIDs: owned, includePhotos: values["photos"] == "1",
                                           paper: values["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
@@ -108,21 +107,21 @@ struct ReportsController {
             return .redirect(to: "/reports/jobs/\(job.id)")
         } catch let error as DomainError {
             switch error {
-            case .validation(let fields): return try confirmPage(viewer, ids: ids, values: values, errors: fields, status: .unprocessableContent)
+            case .validation(let fields): return try await confirmPage(viewer, ids: ids, values: values, errors: fields, status: .unprocessableContent)
             // Over Free's loss-list size: the same page, with what was typed, saying the limit.
-            case .proRequired: return try confirmPage(viewer, ids: ids, values: values, errors: FieldErrors.fields(of: error), status: .paymentRequired)
+            case .proRequired: return try await confirmPage(viewer, ids: ids, values: values, errors: FieldErrors.fields(of: error), status: .paymentRequired)
             default: throw error
             }
         }
     }
 
     private func confirmPage(_ viewer: Viewer, ids: [ItemID], values: [String: String], errors: [FieldError],
-                             status: HTTPResponse.Status) throws -> Response {
-        let items = try database.reportItems(viewer.household.id, ids: ids, allPhotos: false).map(\.listing)
-        guard !items.isEmpty else { throw DomainError.notFound("The items") }
+                             status: HTTPResponse.Status) async throws -> Response {
+        let listed = try await items.listings(viewer.household.id, ids: ids)
+        guard !listed.isEmpty else { throw DomainError.notFound("The items") }
         var total = MoneyTotals()
-        for listing in items { if let value = listing.item.totalValue { try total.add(value) } }
-        return HTMLResponse.page(ReportViews.lossConfirm(viewer: viewer, items: items, total: total, values: values, errors: errors),
+        for listing in listed { if let value = listing.item.totalValue { try total.add(value) } }
+        return HTMLResponse.page(ReportViews.lossConfirm(viewer: viewer, items: listed, total: total, values: values, errors: errors),
                                  status: status)
     }
 
