@@ -101,8 +101,9 @@ extension ItemsService {
         try await items.itemContentVersion(household)
     }
 
-    /// The store's commit counter, free to read, or nil when it has none (`ItemStore.dataVersion`).
-    public func dataVersion() -> Int64? { items.dataVersion() }
+    /// The item store's commit counter, free to read, or nil when it has none (`CommitCounter`: SQLite has one,
+    /// PostgreSQL not; then caches read `contentVersion`).
+    public func dataVersion() -> Int64? { try? (items as? any CommitCounter)?.commitCount() }
 
     // MARK: - Stored files
 

@@ -53,6 +53,9 @@ public struct SQLiteItemStore: ItemStore {
     public func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64) {
         try await run { try $0.itemsVersioned(householdID, query) }
     }
-    /// `PRAGMA data_version` on the store's own reading connection: a few microseconds, on the caller's thread.
-    public func dataVersion() -> Int64? { try? database.dataVersion() }
+}
+
+/// `PRAGMA data_version` on the store's own reading connection: a few microseconds, on the caller's thread.
+extension SQLiteItemStore: CommitCounter {
+    public func commitCount() throws -> Int64 { try database.dataVersion() }
 }

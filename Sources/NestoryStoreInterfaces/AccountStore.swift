@@ -190,12 +190,3 @@ public struct PasskeyRecord: Hashable, Sendable {
 public enum PasskeyPurpose: String, Sendable {
     case register, unlock, signin
 }
-
-/// What a store may offer beside its interfaces: a number, read without a query or a wait, that changes whenever
-/// anything at all is committed, by any connection or process (SQLite's `PRAGMA data_version`). While it holds, nothing
-/// read before can have changed, so a cache (the session cache) need not even read `AccountStore.accountVersion`.
-/// PostgreSQL offers none: there the cache reads the account version, one row by its key, each time.
-public protocol CommitCounter: Sendable {
-    /// The same number twice means nothing was committed in between.
-    func commitCount() throws -> Int64
-}

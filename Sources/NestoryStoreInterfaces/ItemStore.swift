@@ -56,10 +56,6 @@ public protocol ItemStore: Sendable {
     /// A page with its household's `itemContentVersion` as it was at the latest when the page was read: the page is
     /// at least as new as that number (a change made meanwhile moves the number past it, so it is not trusted too long).
     func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64)
-    /// A number that changes whenever anything at all is committed, by any writer, read at no cost and without
-    /// waiting (SQLite's `data_version`); nil when the engine has none (PostgreSQL), and then caches read
-    /// `itemContentVersion` instead. The same number twice means nothing was committed in between.
-    func dataVersion() -> Int64?
 }
 
 /// The list's page cursor, the same on every engine: the sort, the last row's sort key and its sequence number (the

@@ -56,7 +56,4 @@ extension PostgresStore {
         let version = try await itemContentVersion(householdID)
         return (try await items(householdID, query), version)
     }
-
-    /// PostgreSQL has no counter of commits a server may read for free: caches read `itemContentVersion`.
-    public func dataVersion() -> Int64? { nil }
 }

@@ -131,7 +131,6 @@ import Testing
         func items(_ householdID: HouseholdID, ids: [ItemID]) async throws -> [ItemListing] { unexpected() }
         func itemContentVersion(_ householdID: HouseholdID) async throws -> Int64 { unexpected() }
         func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64) { unexpected() }
-        func dataVersion() -> Int64? { unexpected() }
     }
 
     @Test func itemsAreCreatedChangedAndDeletedThroughTheItemStore() async throws {
