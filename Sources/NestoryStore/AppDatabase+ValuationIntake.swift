@@ -1,17 +1,11 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// A photo taken to value a new thing from, before any item exists (the PRD's flow from photos alone).
-public struct IntakePhoto: Hashable, Sendable, Identifiable {
-    public let id: UUID
-    public let attachment: Attachment
-    public let createdAt: Date
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     /// How long a photo to value waits for its item to be made (then housekeeping removes it).
-    static let intakeLifetime: TimeInterval = 30 * 86_400
+    static let intakeLifetime: TimeInterval = IntakePhoto.lifetime
 
     /// Keeps a staged photo to value, in place and fsynced before its row commits.
     public func addIntakePhoto(_ householdID: HouseholdID, staged: BlobStore.Staged, contentType: String, now: Date) throws -> IntakePhoto {
