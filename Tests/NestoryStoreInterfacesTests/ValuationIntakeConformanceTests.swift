@@ -83,6 +83,29 @@ extension AttachmentStoreConformanceTests {
     }
 
     @Test(arguments: Engine.available)
+    func aPhotoToValueAttachedTwiceAtOnceBecomesOnePhoto(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let f = try await fixture(stores)
+            for round in 0..<10 {
+                let intake = try await f.files.addIntakePhoto(f.home.id, staged: try f.staged(UInt8(100 + round)), contentType: "image/jpeg",
+                                                              now: at(10 + round))
+                let attach: @Sendable (ItemID) async -> Result<ItemPhoto, any Error> = { [files = f.files, home = f.home.id, at = at(30)] item in
+                    do { return .success(try await files.attachIntakePhoto(home, intake.id, to: item, now: at)) } catch { return .failure(error) }
+                }
+                async let onDesk = attach(f.desk.id)
+                async let onLamp = attach(f.lamp.id)
+                let results = await [onDesk, onLamp]
+                // Exactly one attach made a photo; the other found the photo to value gone.
+                #expect(results.filter { (try? $0.get()) != nil }.count == 1, "round \(round)")
+                for case .failure(let error) in results { #expect(error as? DomainError == .notFound("The photo to value"), "round \(round)") }
+            }
+            let desk = try await f.files.photos(f.home.id, of: f.desk.id).count
+            let lamp = try await f.files.photos(f.home.id, of: f.lamp.id).count
+            #expect(desk + lamp == 10)
+        }
+    }
+
+    @Test(arguments: Engine.available)
     func anExpiredPhotoToValuesFileIsCollectedWhileOneStillInUseIsNot(engine: Engine) async throws {
         try await withStores(engine) { stores in
             let f = try await fixture(stores)
