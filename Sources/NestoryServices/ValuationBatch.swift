@@ -428,7 +428,7 @@ public struct ValuationJobHandler: JobHandler {
             var out: [Data] = []
             for photo in list {
                 // The household's own file (checked here), its bytes read off the job's thread (a GET from an object store).
-                guard (try? valuations.database.attachment(household, sha256: photo.sha256)) != nil,
+                guard (try? await valuations.attachments.attachment(household, sha256: photo.sha256)) != nil,
                       let data = try? await items.storedFile(photo.sha256),
                       let jpeg = await items.rendition(of: data, sha256: photo.sha256, .display) else { continue }
                 out.append(jpeg)
