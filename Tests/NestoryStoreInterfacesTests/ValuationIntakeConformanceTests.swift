@@ -167,3 +167,40 @@ extension AttachmentStoreConformanceTests {
         }
     }
 }
+
+/// Two PostgreSQL servers on one database and one place for files: one's housekeeping expires the last photo to value
+/// of some bytes (and so removes their file) while the other keeps a new photo to value of the same bytes. Whichever
+/// goes first, the new photo's file is there when its row is, and goes once it expires in turn.
+@Suite(.enabled(if: Engine.available.contains(.postgres)))
+struct ValuationIntakeAcrossServersTests {
+    @Test func keepingBytesWhileAnotherServerExpiresTheirLastUseNeverLosesTheFile() async throws {
+        let folder = try blobFolder()
+        defer { try? FileManager.default.removeItem(at: folder.url) }
+        let blobs = BlobStore(folder: folder)
+        let start = Date(millis: 1_763_800_000_000)
+        try await withTwoPostgresStores(blobs: blobs) { first, second in
+            let home = try await first.createHousehold(name: "Home", currency: .usd, now: start)
+            for round in 0..<30 {
+                // Each round a lifetime and a day after the last, so its first photo expires at the sweep.
+                let then = start.addingTimeInterval(Double(round) * 2 * (IntakePhoto.lifetime + 86_400))
+                let later = then.addingTimeInterval(IntakePhoto.lifetime + 86_400)
+                let bytes = Data(repeating: UInt8(round % 3), count: 80 + round % 2)
+                let old = try await first.addIntakePhoto(home.id, staged: try blobs.stage(bytes), contentType: "image/jpeg", now: then)
+                let sha = old.attachment.sha256
+                // Started in turns, so each goes first in some rounds.
+                async let swept = (round % 2 == 0 ? second : first).collectGarbage(now: later)
+                async let kept = (round % 2 == 0 ? first : second).addIntakePhoto(home.id, staged: try blobs.stage(bytes), contentType: "image/jpeg",
+                                                                                  now: later)
+                _ = try await swept
+                let fresh = try await kept
+                await #expect(throws: DomainError.notFound("The photo to value"), "round \(round)") { try await second.intakePhoto(home.id, old.id) }
+                #expect(try await second.intakePhoto(home.id, fresh.id) == fresh, "round \(round)")
+                #expect(try blobs.exists(sha), "round \(round)")
+                #expect(try await second.attachmentData(home.id, sha256: sha).0 == bytes, "round \(round)")
+                // Its own lifetime over: the row and the file go.
+                #expect(try await first.collectGarbage(now: later.addingTimeInterval(IntakePhoto.lifetime + 86_400)) == 1, "round \(round)")
+                #expect(try !blobs.exists(sha), "round \(round)")
+            }
+        }
+    }
+}
