@@ -108,8 +108,9 @@ public struct ItemsService: Sendable {
     public func addPhoto(_ household: HouseholdID, to item: ItemID, declaredLength: Int64? = nil,
                          receive: (Upload) async throws -> Void) async throws -> ItemPhoto {
         _ = try database.item(household, item)
-        return try await storePhoto(declaredLength: declaredLength, receive: receive) { database, staged, contentType, at in
-            try database.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at)
+        let (database, blocking) = (database, blocking)
+        return try await storePhoto(declaredLength: declaredLength, receive: receive) { staged, contentType, at in
+            try await blocking.run { try database.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at) }
         }
     }
 
@@ -117,16 +118,17 @@ public struct ItemsService: Sendable {
     public func addIntakePhoto(_ household: HouseholdID, declaredLength: Int64? = nil,
                                receive: (Upload) async throws -> Void) async throws -> IntakePhoto {
         _ = try database.household(household)
-        return try await storePhoto(declaredLength: declaredLength, receive: receive) { database, staged, contentType, at in
-            try database.addIntakePhoto(household, staged: staged, contentType: contentType, now: at)
+        let attachments = attachments
+        return try await storePhoto(declaredLength: declaredLength, receive: receive) { staged, contentType, at in
+            try await attachments.addIntakePhoto(household, staged: staged, contentType: contentType, now: at)
         }
     }
 
     /// The one path of an uploaded photo: spooled to a file within the size limit, decoded and checked by the imaging
-    /// service (a file that is not an image is refused and discarded), then recorded by `record` off the event loops,
-    /// its renditions kept.
+    /// service (a file that is not an image is refused and discarded), then recorded by `record` (which keeps the
+    /// file and writes its row off the event loops), its renditions kept.
     private func storePhoto<Stored: Sendable>(declaredLength: Int64?, receive: (Upload) async throws -> Void,
-                                              record: @escaping @Sendable (AppDatabase, BlobStore.Staged, String, Date) throws -> Stored)
+                                              record: @escaping @Sendable (BlobStore.Staged, String, Date) async throws -> Stored)
         async throws -> Stored {
         if let declaredLength, declaredLength > maxBytes { throw StoreError.tooLarge(limit: maxBytes) }
         let writer = try database.blobs.makeWriter(maxBytes: maxBytes)
@@ -141,14 +143,14 @@ public struct ItemsService: Sendable {
             throw error
         }
         let (at, sha) = (now(), staged.sha256)
-        // The file is renamed into place and fsynced, and the row written, off the event loops.
-        return try await blocking.run {
-            let stored = try record(database, staged, derived.original.format.mimeType, at)
-            // The renditions are a cache: made again on first view if they cannot be kept now.
+        // The file is renamed into place and fsynced, and the row written, off the event loops (by `record`).
+        let stored = try await record(staged, derived.original.format.mimeType, at)
+        // The renditions are a cache: made again on first view if they cannot be kept now.
+        try await blocking.run {
             try? database.renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
             try? database.renditions.write(derived.display.data, for: sha, .display)
-            return stored
         }
+        return stored
     }
 
     /// A stored file's bytes, read off the event loops (from an object store, a GET).

@@ -87,9 +87,10 @@ public struct Services: Sendable {
         let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let itemStore = SQLiteItemStore(database)
-        let items = ItemsService(database: database, items: itemStore, attachments: SQLiteAttachmentStore(database), imaging: imaging,
+        let attachmentStore = SQLiteAttachmentStore(database)
+        let items = ItemsService(database: database, items: itemStore, attachments: attachmentStore, imaging: imaging,
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
-        let valuations = ValuationService(database: database, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
+        let valuations = ValuationService(database: database, attachments: attachmentStore, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)

@@ -101,12 +101,12 @@ extension ValuationService {
     public static let batchLimit = 500
 
     /// Queues a batch for these items and photos to value new things from (the household's; at most `batchLimit`).
-    public func startBatch(_ household: HouseholdID, items: [ItemID], photos: [UUID] = [], queue: JobQueue) throws -> Job {
+    public func startBatch(_ household: HouseholdID, items: [ItemID], photos: [UUID] = [], queue: JobQueue) async throws -> Job {
         guard !items.isEmpty || !photos.isEmpty else { throw DomainError.invalid(field: "items", message: "Choose at least one item or photo to value.") }
         guard items.count + photos.count <= Self.batchLimit else {
             throw DomainError.invalid(field: "items", message: "A batch values at most \(Self.batchLimit) items; narrow the search.")
         }
-        for photo in photos { _ = try database.intakePhoto(household, photo) }
+        for photo in photos { _ = try await attachments.intakePhoto(household, photo) }
         return try queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(
             items: items.map(\.description), photos: photos.isEmpty ? nil : photos.map { $0.uuidString.lowercased() }))
     }
@@ -130,8 +130,7 @@ extension ValuationService {
 
     /// A photo to value of this household (another household's is not found).
     public func intakePhoto(_ household: HouseholdID, _ id: UUID) async throws -> IntakePhoto {
-        let database = database
-        return try await blocking.run { try database.intakePhoto(household, id) }
+        try await attachments.intakePhoto(household, id)
     }
 
     /// The photos of a batch's page (to value new things from) and what became of each, in the order given.
@@ -156,12 +155,12 @@ extension ValuationService {
     }
 
     /// A new batch of a batch's failed items.
-    public func retryFailed(_ household: HouseholdID, _ id: JobID, queue: JobQueue) throws -> Job {
+    public func retryFailed(_ household: HouseholdID, _ id: JobID, queue: JobQueue) async throws -> Job {
         let (job, items) = try batch(household, id)
         let failed = items.filter { $0.outcome?.status == .failed }.map(\.id)
         let failedPhotos = try photoEntries(job).filter { $0.outcome?.status == .failed }.map(\.id)
         guard !failed.isEmpty || !failedPhotos.isEmpty else { throw DomainError.invalid(field: "items", message: "No item of this batch failed.") }
-        return try startBatch(household, items: failed, photos: failedPhotos, queue: queue)
+        return try await startBatch(household, items: failed, photos: failedPhotos, queue: queue)
     }
 
     /// Values one item: identifies it from its photos when photo analysis is set (else from its own fields), and
@@ -244,7 +243,7 @@ extension ValuationService {
                       pacer: ProviderPacer, photos: @Sendable ([Attachment]) async -> [Data], identification known: Identification? = nil)
         async throws -> ValuationBatchItem {
         guard let id = UUID(uuidString: idText) else { throw DomainError.notFound("The photo to value") }
-        let intake = try database.intakePhoto(household, id)
+        let intake = try await attachments.intakePhoto(household, id)
         var identification = known ?? Identification(brand: "", productName: "")
         if known == nil, let analyzer {
             let bytes = await photos([intake.attachment])
@@ -290,7 +289,7 @@ extension ValuationService {
         if let code = identification.barcode, GTIN(code) != nil { draft.barcode = code }
         let (at, day) = (now(), today)
         let item = try await items.create(household, draft, today: day)
-        _ = try database.attachIntakePhoto(household, photo, to: item.id, now: at)
+        _ = try await attachments.attachIntakePhoto(household, photo, to: item.id, now: at)
         if rcv != nil || acv != nil {
             let proposal = outcome.proposal
             let unchanged = proposal != nil && rcv == proposal?.replacementCost?.value && acv == proposal?.actualCashValue?.value
@@ -429,7 +428,7 @@ public struct ValuationJobHandler: JobHandler {
             var out: [Data] = []
             for photo in list {
                 // The household's own file (checked here), its bytes read off the job's thread (a GET from an object store).
-                guard (try? valuations.database.attachment(household, sha256: photo.sha256)) != nil,
+                guard (try? await valuations.attachments.attachment(household, sha256: photo.sha256)) != nil,
                       let data = try? await items.storedFile(photo.sha256),
                       let jpeg = await items.rendition(of: data, sha256: photo.sha256, .display) else { continue }
                 out.append(jpeg)

@@ -10,6 +10,8 @@ public struct ValuationService: Sendable {
     let database: AppDatabase
     /// Valuations and their settings (the parts of this service moved onto the store's interface so far).
     let store: any ValuationStore
+    /// Photos to value new things from (and the item photo each becomes).
+    let attachments: any AttachmentStore
     let blocking: BlockingPool
     let timeZone: TimeZone
     /// Makes the live (or a test's) photo analyser and market search from a household's settings.
@@ -18,12 +20,13 @@ public struct ValuationService: Sendable {
     let defaults: ValuationDefaults
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, store: (any ValuationStore)? = nil, blocking: BlockingPool, timeZone: TimeZone = .current,
+    public init(database: AppDatabase, store: (any ValuationStore)? = nil, attachments: (any AttachmentStore)? = nil, blocking: BlockingPool, timeZone: TimeZone = .current,
                 providers: any ValuationProviderMaking = UnavailableValuationProviders(), defaults: ValuationDefaults = ValuationDefaults(),
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.defaults = defaults
         self.database = database
         self.store = store ?? SQLiteValuationStore(database)
+        self.attachments = attachments ?? SQLiteAttachmentStore(database)
         self.blocking = blocking
         self.timeZone = timeZone
         self.providers = providers

@@ -1,17 +1,11 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// A photo taken to value a new thing from, before any item exists (the PRD's flow from photos alone).
-public struct IntakePhoto: Hashable, Sendable, Identifiable {
-    public let id: UUID
-    public let attachment: Attachment
-    public let createdAt: Date
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     /// How long a photo to value waits for its item to be made (then housekeeping removes it).
-    static let intakeLifetime: TimeInterval = 30 * 86_400
+    static let intakeLifetime: TimeInterval = IntakePhoto.lifetime
 
     /// Keeps a staged photo to value, in place and fsynced before its row commits.
     public func addIntakePhoto(_ householdID: HouseholdID, staged: BlobStore.Staged, contentType: String, now: Date) throws -> IntakePhoto {
@@ -29,22 +23,26 @@ extension AppDatabase {
 
     /// A photo to value of this household (another household's is "not found").
     public func intakePhoto(_ householdID: HouseholdID, _ id: UUID) throws -> IntakePhoto {
-        try read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT i.id, i.created_at, b.sha256, b.content_type, b.byte_count FROM valuation_intake i JOIN blob b ON b.sha256 = i.sha256
-                WHERE i.household_id = ? AND i.id = ?
-                """, arguments: [householdID.description, id.uuidString.lowercased()]) else {
-                throw DomainError.notFound("The photo to value")
-            }
-            return IntakePhoto(id: id, attachment: Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"]),
-                               createdAt: row.date("created_at"))
+        try read { db in try Self.intakePhoto(db, householdID, id) }
+    }
+
+    /// Inside a read or write: a photo to value of this household.
+    static func intakePhoto(_ db: Database, _ householdID: HouseholdID, _ id: UUID) throws -> IntakePhoto {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT i.id, i.created_at, b.sha256, b.content_type, b.byte_count FROM valuation_intake i JOIN blob b ON b.sha256 = i.sha256
+            WHERE i.household_id = ? AND i.id = ?
+            """, arguments: [householdID.description, id.uuidString.lowercased()]) else {
+            throw DomainError.notFound("The photo to value")
         }
+        return IntakePhoto(id: id, attachment: Attachment(sha256: row["sha256"], contentType: row["content_type"], byteCount: row["byte_count"]),
+                           createdAt: row.date("created_at"))
     }
 
     /// Makes a photo to value the item's photo (the first becomes its main one): one transaction, the file shared.
+    /// The photo to value is read inside the write, so two attaches of it at once make one photo (the second finds it gone).
     public func attachIntakePhoto(_ householdID: HouseholdID, _ id: UUID, to itemID: ItemID, now: Date) throws -> ItemPhoto {
-        let intake = try intakePhoto(householdID, id)
-        return try write { db in
+        try write { db in
+            let intake = try Self.intakePhoto(db, householdID, id)
             let seq = try Self.itemSeq(db, householdID, itemID)
             let position = try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position) + 1, 0) FROM item_photo WHERE item_seq = ?", arguments: [seq]) ?? 0
             let isPrimary = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item_photo WHERE item_seq = ? AND is_primary = 1", arguments: [seq]) == 0

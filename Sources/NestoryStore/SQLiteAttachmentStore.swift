@@ -30,6 +30,16 @@ public struct SQLiteAttachmentStore: AttachmentStore {
         try await run { try $0.photos(householdID, of: itemID) }
     }
 
+    public func addIntakePhoto(_ householdID: HouseholdID, staged: StagedBlob, contentType: String, now: Date) async throws -> IntakePhoto {
+        try await run { try $0.addIntakePhoto(householdID, staged: staged, contentType: contentType, now: now) }
+    }
+    public func intakePhoto(_ householdID: HouseholdID, _ id: UUID) async throws -> IntakePhoto {
+        try await run { try $0.intakePhoto(householdID, id) }
+    }
+    public func attachIntakePhoto(_ householdID: HouseholdID, _ id: UUID, to itemID: ItemID, now: Date) async throws -> ItemPhoto {
+        try await run { try $0.attachIntakePhoto(householdID, id, to: itemID, now: now) }
+    }
+
     public func attachment(_ householdID: HouseholdID, sha256: String) async throws -> Attachment {
         try await run { try $0.attachment(householdID, sha256: sha256) }
     }

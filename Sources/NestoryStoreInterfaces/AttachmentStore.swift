@@ -50,6 +50,24 @@ public protocol BlobFiles: Sendable {
     func sweepableHashes(now: Date) throws -> [String]
 }
 
+/// A photo taken to value a new thing from, before any item exists (the PRD's flow from photos alone): a stored file
+/// kept for the household until a reviewed proposal makes an item of it (`attachIntakePhoto`) or it expires.
+public struct IntakePhoto: Hashable, Sendable, Identifiable {
+    /// How long a photo to value waits for its item to be made; `collectGarbage` removes older ones (and then their
+    /// files, when nothing else uses them).
+    public static let lifetime: TimeInterval = 30 * 86_400
+
+    public let id: UUID
+    public let attachment: Attachment
+    public let createdAt: Date
+
+    public init(id: UUID, attachment: Attachment, createdAt: Date) {
+        self.id = id
+        self.attachment = attachment
+        self.createdAt = createdAt
+    }
+}
+
 /// Item photos, the stored files they and receipts refer to, and receipts: one aggregate, because a photo's or a
 /// receipt's row, its `blob` row, the item's counts and its search document change together in one transaction.
 ///
@@ -57,7 +75,9 @@ public protocol BlobFiles: Sendable {
 /// - what a household asks about is found only in that household: another household's photo, receipt or file is not
 ///   found, and a receipt is linked only to an item of its household;
 /// - files are content-addressed (`blob`, by SHA-256, kept once however many rows use them); a file is kept while
-///   a photo or receipt uses it and removed once none does (at once, or by `collectGarbage`);
+///   a photo, a receipt or a photo to value uses it and removed once none does (at once, or by `collectGarbage`);
+/// - a photo to value is the household's alone; attaching it to an item moves it (the intake row goes, the item's
+///   photo comes, in one transaction, the file shared); it expires `IntakePhoto.lifetime` after it was added;
 /// - an item's first photo is its main one (the list's thumbnail); photos are listed main first, then in order;
 /// - a receipt's vendor and text are in its linked item's search document, and leave it when the receipt is
 ///   unlinked, moved or deleted; deleting an item unlinks its receipts (they are evidence in their own right);
@@ -75,13 +95,24 @@ public protocol AttachmentStore: Sendable {
     /// An item's photos, the main one first, then by position and time added.
     func photos(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [ItemPhoto]
 
+    // MARK: Photos to value
+
+    /// Keeps a staged photo to value (its temporary file is discarded): the file in place before the row commits.
+    func addIntakePhoto(_ householdID: HouseholdID, staged: StagedBlob, contentType: String, now: Date) async throws -> IntakePhoto
+    /// A photo to value of this household (another household's, or one gone, is "not found").
+    func intakePhoto(_ householdID: HouseholdID, _ id: UUID) async throws -> IntakePhoto
+    /// Makes a photo to value the item's photo (the first becomes its main one): the intake row goes and the photo row
+    /// comes in one transaction, the file shared. Both must be the household's.
+    func attachIntakePhoto(_ householdID: HouseholdID, _ id: UUID, to itemID: ItemID, now: Date) async throws -> ItemPhoto
+
     // MARK: Stored files
 
-    /// What is recorded of a stored file, only if a photo or receipt of this household uses it.
+    /// What is recorded of a stored file, only if a photo, a receipt or a photo to value of this household uses it.
     func attachment(_ householdID: HouseholdID, sha256: String) async throws -> Attachment
-    /// The bytes of a stored file, only if a photo or receipt of this household uses it.
+    /// The bytes of a stored file, only if a photo, a receipt or a photo to value of this household uses it.
     func attachmentData(_ householdID: HouseholdID, sha256: String) async throws -> (Data, Attachment)
-    /// Removes stored files no row uses (rows, and files without rows over an hour old). Returns how many went.
+    /// Removes photos to value older than `IntakePhoto.lifetime`, then stored files no row uses (rows, and files
+    /// without rows over an hour old). Returns how many files went.
     @discardableResult
     func collectGarbage(now: Date) async throws -> Int
 

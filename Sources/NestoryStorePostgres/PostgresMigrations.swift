@@ -436,6 +436,22 @@ enum PostgresMigrations {
             FOR EACH STATEMENT EXECUTE FUNCTION nestory_item_words_changed()
             """,
         ]),
+        // Photos to value new things from (SQLite's `valuation_intake`): a stored file the household keeps until an item
+        // is made of it or it expires (`IntakePhoto.lifetime`, by `created_at`); gone with its household. Garbage
+        // collection counts a row here as a use of its file (`item_photo`'s and `receipt`'s too).
+        Change(id: "2026-12-02-valuation-intake", sql: [
+            """
+            CREATE TABLE valuation_intake (
+                id uuid PRIMARY KEY,
+                household_id uuid NOT NULL REFERENCES household(id) ON DELETE CASCADE,
+                sha256 text NOT NULL REFERENCES blob(sha256),
+                created_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX valuation_intake_by_household ON valuation_intake(household_id, created_at)",
+            "CREATE INDEX valuation_intake_by_blob ON valuation_intake(sha256, household_id)",
+            "CREATE INDEX valuation_intake_by_age ON valuation_intake(created_at)",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -6,13 +6,14 @@ import PostgresNIO
 
 /// Item photos, stored files and receipts on PostgreSQL (the schema: `PostgresAttachmentSchema`). Every statement on
 /// photos and receipts names its household; `blob` rows are by content, shared by whoever has the same bytes (as on
-/// SQLite), and read for a household only through its own photos and receipts.
+/// SQLite), and read for a household only through its own photos, receipts and photos to value
+/// (`PostgresStore+ValuationIntake`).
 ///
 /// Stored files keep SQLite's guarantees with several servers writing at once:
 /// - a row never commits before its file: `upload` before the transaction; inside it the `blob` row is locked
 ///   (`FOR SHARE`) or found missing, then `ensurePresent`, under a shared advisory lock on the hash held to commit;
-/// - a row's file is removed only by a transaction that holds its `blob` row `FOR UPDATE` and then sees no photo or
-///   receipt use it (a writer of the same bytes waits for it, then finds no row and puts the file back);
+/// - a row's file is removed only by a transaction that holds its `blob` row `FOR UPDATE` and then sees no photo,
+///   receipt or photo to value use it (a writer of the same bytes waits for it, then finds no row and puts the file back);
 /// - a file without a row is swept only under the hash's exclusive advisory lock, checked by a statement after the
 ///   lock is taken: a writer between putting the file in place and committing its row holds the shared lock.
 extension PostgresStore: AttachmentStore {
@@ -117,7 +118,8 @@ extension PostgresStore: AttachmentStore {
             for try await (type, bytes) in try await client.query("""
                 SELECT b.content_type, b.byte_count FROM blob b WHERE b.sha256 = \(sha256) AND (
                     EXISTS (SELECT 1 FROM item_photo WHERE sha256 = b.sha256 AND household_id = \(householdID.rawValue))
-                    OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256 AND household_id = \(householdID.rawValue)))
+                    OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256 AND household_id = \(householdID.rawValue))
+                    OR EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = b.sha256 AND household_id = \(householdID.rawValue)))
                 """, logger: logger).decode((String, Int64).self) {
                 return Attachment(sha256: sha256, contentType: type, byteCount: bytes)
             }
@@ -134,11 +136,18 @@ extension PostgresStore: AttachmentStore {
     @discardableResult
     public func collectGarbage(now: Date) async throws -> Int {
         let files = try requireFiles()
+        // Photos to value expire when no item was made of them within their lifetime; their files go below unless
+        // another row uses them.
+        try await withStoreErrors {
+            try await client.query("DELETE FROM valuation_intake WHERE created_at < \(now.addingTimeInterval(-IntakePhoto.lifetime).millis)",
+                                   logger: logger)
+        }
         let unreferenced: [String] = try await withStoreErrors {
             var hashes: [String] = []
             for try await sha256 in try await client.query("""
                 SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = b.sha256)
                 AND NOT EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256)
+                AND NOT EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = b.sha256)
                 """, logger: logger).decode(String.self) {
                 hashes.append(sha256)
             }
@@ -328,7 +337,7 @@ extension PostgresStore: AttachmentStore {
         return Attachment(sha256: staged.sha256, contentType: contentType, byteCount: staged.byteCount)
     }
 
-    /// Removes stored files no photo or receipt uses any more: each `blob` row locked, then its uses looked up (a new
+    /// Removes stored files no photo, receipt or photo to value uses any more: each `blob` row locked, then its uses looked up (a new
     /// snapshot, after the lock), the row and file removed in that transaction. While a backup holds its pin, rows go
     /// and files stay (orphans for the next sweep).
     func removeUnreferencedBlobs(_ candidates: [String]) async throws {
@@ -344,6 +353,7 @@ extension PostgresStore: AttachmentStore {
                 guard held else { continue }
                 guard try await !Self.exists(connection, """
                     SELECT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = \(sha256)) OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = \(sha256))
+                        OR EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = \(sha256))
                     """, logger: logger) else { continue }
                 try await connection.query("DELETE FROM blob WHERE sha256 = \(sha256)", logger: logger)
                 guard pin != nil else { continue }

@@ -3,6 +3,7 @@ import Hummingbird
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryValuation
 
 /// Valuations in the web app: the offline estimate and a value entered by hand from an item's page, and the
@@ -89,13 +90,13 @@ struct ValuationController {
         let form = try await Form.read(request, context: context)
         let photos = form.all("photo").compactMap(UUID.init(uuidString:))
         if !photos.isEmpty {
-            let job = try valuations.startBatch(viewer.household.id, items: [], photos: photos, queue: dependencies.services.queue)
+            let job = try await valuations.startBatch(viewer.household.id, items: [], photos: photos, queue: dependencies.services.queue)
             return .redirect(to: "/valuations/batches/\(job.id)")
         }
         var query: [String: String] = [:]
         for key in ["missing", "q", "filter", "room", "category", "tag"] { if let value = form[key], !value.isEmpty { query[key] = value } }
         let items = try await selection(viewer, query)
-        let job = try valuations.startBatch(viewer.household.id, items: items.map(\.item.id), queue: dependencies.services.queue)
+        let job = try await valuations.startBatch(viewer.household.id, items: items.map(\.item.id), queue: dependencies.services.queue)
         return .redirect(to: "/valuations/batches/\(job.id)")
     }
 
@@ -174,7 +175,7 @@ struct ValuationController {
 
     @Sendable func retry(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let job = try valuations.retryFailed(viewer.household.id, try jobID(context), queue: dependencies.services.queue)
+        let job = try await valuations.retryFailed(viewer.household.id, try jobID(context), queue: dependencies.services.queue)
         return .redirect(to: "/valuations/batches/\(job.id)", notice: "Trying the failed items again.")
     }
 

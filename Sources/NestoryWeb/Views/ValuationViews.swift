@@ -2,6 +2,7 @@ import Foundation
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryValuation
 
 /// What items are worth: the item page's Value card (the latest valuation with how it was reached, the item's
