@@ -19,6 +19,11 @@ struct Options {
     var url: String?
     var items = 100_000
 
+    static let usage = """
+        usage: nestory-bench [store] --data DIR [--runs N] [--rounds R] [--only TEXT]
+               nestory-bench postgres --url postgres://… [--items N] [--runs N] [--rounds R] [--only TEXT]
+        """
+
     init(_ args: [String]) {
         var it = args.dropFirst().makeIterator()
         if let first = args.dropFirst().first, !first.hasPrefix("-") { command = first; _ = it.next() }
@@ -30,7 +35,12 @@ struct Options {
             case "--only": only = it.next()
             case "--url": url = it.next()
             case "--items": items = Int(it.next() ?? "") ?? items
-            default: fatalError("unknown argument \(arg)")
+            case "--help", "-h":
+                print(Self.usage)
+                exit(0)
+            default:
+                FileHandle.standardError.write(Data("nestory-bench: unknown argument \(arg)\n\(Self.usage)\n".utf8))
+                exit(2)
             }
         }
     }
