@@ -387,9 +387,15 @@ enum PostgresMigrations {
         // a search sorted by name reads its words' items in that order (an index-only walk that meets only matches)
         // instead of gathering every match of a common word and sorting them (at a million items "walnut", 77,000
         // matches, took 126 ms). Kept by statement triggers on `item_search`, so every writer and the bulk load keep it;
-        // words longer than 256 bytes are left out (an index entry must stay under about 2,700 bytes, and a name key
-        // can take 800), and a search with one of those is answered without this table.
+        // a word longer than 256 bytes is kept as its first 200 characters and a U+0001 (an index entry must stay under
+        // about 2,700 bytes, and a name key can take 800), so a shorter prefix still finds it and no whole word equals it.
         Change(id: "2026-12-01-item-words", sql: [
+            """
+            CREATE FUNCTION nestory_word_key(token text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+                SELECT CASE WHEN octet_length(token) <= \(PostgresStore.longestIndexedWord) THEN token
+                            ELSE left(token, \(PostgresStore.longWordPrefix)) || chr(1) END
+            $$
+            """,
             """
             CREATE TABLE item_word (
                 household_id uuid NOT NULL,
@@ -400,8 +406,7 @@ enum PostgresMigrations {
             """,
             """
             INSERT INTO item_word (household_id, token, name_key, seq)
-            SELECT s.household_id, t.token, s.name_key, s.seq FROM item_search s, unnest(tsvector_to_array(s.document)) AS t(token)
-            WHERE octet_length(t.token) <= \(PostgresStore.longestIndexedWord)
+            SELECT s.household_id, nestory_word_key(t.token), s.name_key, s.seq FROM item_search s, unnest(tsvector_to_array(s.document)) AS t(token)
             """,
             "CREATE UNIQUE INDEX item_word_by_name ON item_word(household_id, token, name_key, seq)",
             "CREATE INDEX item_word_by_seq ON item_word(seq)",
@@ -409,8 +414,7 @@ enum PostgresMigrations {
             CREATE FUNCTION nestory_item_words_added() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 INSERT INTO item_word (household_id, token, name_key, seq)
-                SELECT n.household_id, t.token, n.name_key, n.seq FROM added n, unnest(tsvector_to_array(n.document)) AS t(token)
-                WHERE octet_length(t.token) <= \(PostgresStore.longestIndexedWord);
+                SELECT n.household_id, nestory_word_key(t.token), n.name_key, n.seq FROM added n, unnest(tsvector_to_array(n.document)) AS t(token);
                 RETURN NULL;
             END $$
             """,
@@ -421,9 +425,9 @@ enum PostgresMigrations {
                 DELETE FROM item_word w USING before o JOIN after n ON n.seq = o.seq
                 WHERE w.seq = o.seq AND (o.document <> n.document OR o.name_key <> n.name_key);
                 INSERT INTO item_word (household_id, token, name_key, seq)
-                SELECT n.household_id, t.token, n.name_key, n.seq
+                SELECT n.household_id, nestory_word_key(t.token), n.name_key, n.seq
                 FROM before o JOIN after n ON n.seq = o.seq, unnest(tsvector_to_array(n.document)) AS t(token)
-                WHERE (o.document <> n.document OR o.name_key <> n.name_key) AND octet_length(t.token) <= \(PostgresStore.longestIndexedWord);
+                WHERE o.document <> n.document OR o.name_key <> n.name_key;
                 RETURN NULL;
             END $$
             """,

@@ -27,7 +27,7 @@ extension PostgresStore {
                 try await client.withConnection { try await Self.strings($0, Self.stemsQuery(tokens), logger: logger) }
             }
             statements.append(RawStatement(query: Self.stemsQuery(tokens), rowLimit: .max))
-            if let last = stems.last, last.utf8.count <= Self.longestIndexedWord {
+            if let last = stems.last, last.utf8.count <= Self.longestIndexedWord, last.unicodeScalars.count < Self.longWordPrefix {
                 statements.append(RawStatement(query: Self.expansionsQuery(householdID, last), rowLimit: .max))
             }
             if let words {

@@ -10,9 +10,12 @@ import PostgresNIO
 /// at a million, sorting its matches took 126 ms, and the walk of the name order (`ListPlan.walk`) cannot find them when
 /// they sit together late in it ("Walnut …").
 extension PostgresStore {
-    /// The longest word `item_word` keeps, in bytes: an index entry holds the word and a name key (up to 800 bytes) and
-    /// must stay under about 2,700. A search with a longer word is answered without the table.
+    /// The longest word `item_word` keeps whole, in bytes: an index entry holds the word and a name key (up to 800
+    /// bytes) and must stay under about 2,700. A longer one is kept as its first `longWordPrefix` characters and a
+    /// U+0001 (`nestory_word_key`), which no whole word equals and every shorter prefix of it starts. A search with a
+    /// longer word, or whose last word (a prefix) is that long in characters, is answered without the table.
     static let longestIndexedWord = 256
+    static let longWordPrefix = 200
     /// How many of the household's words a search's last word (a prefix) may stand for: more (a first keystroke), and the
     /// search is answered the other ways, whose walk of the name order finds such a page at once.
     static let mostPrefixWords = 16
@@ -38,7 +41,8 @@ extension PostgresStore {
         guard !isFirstKeystroke(tokens) else { return nil }
         let stems = try await strings(connection, stemsQuery(tokens), logger: logger)
         guard stems.count == tokens.count, let last = stems.last,
-              stems.allSatisfy({ !$0.isEmpty && $0.utf8.count <= longestIndexedWord }) else { return nil }
+              stems.allSatisfy({ !$0.isEmpty && $0.utf8.count <= longestIndexedWord }),
+              last.unicodeScalars.count < longWordPrefix else { return nil }
         var groups: [[String]] = []
         for stem in stems.dropLast() where !groups.contains([stem]) { groups.append([stem]) }
         let expansions = try await strings(connection, expansionsQuery(householdID, last), logger: logger)

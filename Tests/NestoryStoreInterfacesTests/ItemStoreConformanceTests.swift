@@ -573,6 +573,15 @@ struct ItemWordTests {
             #expect(try await fromWords("wi-fi") == ["Oak table"])     // a phrase: "wi" then "fi"
             #expect(try await fromWords("wi") == (try await fromIndex("wi")))
             #expect(try await fromWords("zzyzx") == [])
+            // A word too long to be kept whole is still found by a prefix of it, and never by a word it is not.
+            let long = String(repeating: "q", count: 300)
+            _ = try await make(home, "Scroll", notes: long)
+            #expect(try await fromWords("qqqqqq") == ["Scroll"])
+            #expect(try await fromWords("qqqqqq") == (try await fromIndex("qqqqqq")))
+            #expect(try await fromWords("scroll " + String(repeating: "q", count: 200) + " x") == [])
+            #expect(try await fromIndex(String(repeating: "q", count: 250)) == ["Scroll"])
+            #expect(try await store.items(home.id, ItemQuery(search: String(repeating: "q", count: 250), sort: .name)).elements.map(\.item.name)
+                    == ["Scroll"])
             // A budget too small for the page hands the search on.
             #expect(try await fromWords("walnut", budget: 1) == nil)
 
