@@ -14,26 +14,17 @@ extension PostgresStore {
     /// The statements `items` runs for this query, in order (it runs them to find out which).
     package func rawPage(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> [RawStatement] {
         let rowLimit = query.limit + 1
-        guard let (tokens, _) = Self.searchQuery(query.search) else {
+        guard Self.searchQuery(query.search) != nil else {
             return [RawStatement(query: try Self.pageQuery(householdID, query), rowLimit: rowLimit)]
         }
         var statements: [RawStatement] = []
-        if query.sort == .name, !Self.isFirstKeystroke(tokens) {
-            // As `wordSearch` and `wordPage` run them.
-            let words = try await withStoreErrors {
-                try await client.withConnection { try await Self.wordSearch($0, householdID, query.search, logger: logger) }
+        if query.sort == .name {
+            // The statements `wordSearch` ran, then as `wordPage` runs them.
+            let (words, ran) = try await withStoreErrors {
+                try await client.withConnection { try await Self.wordSearchRecorded($0, householdID, query.search, logger: logger) }
             }
-            let stems = try await withStoreErrors {
-                try await client.withConnection { try await Self.strings($0, Self.stemsQuery(tokens), logger: logger) }
-            }
-            statements.append(RawStatement(query: Self.stemsQuery(tokens), rowLimit: .max))
-            if let last = stems.last, last.utf8.count <= Self.longestIndexedWord, last.unicodeScalars.count < Self.longWordPrefix {
-                statements.append(RawStatement(query: Self.expansionsQuery(householdID, last), rowLimit: .max))
-            }
+            statements += ran.map { RawStatement(query: $0, rowLimit: .max) }
             if let words {
-                if words.groups.count > 1 {
-                    statements += words.groups.map { RawStatement(query: Self.postingsQuery(householdID, $0), rowLimit: 1) }
-                }
                 let page = RawStatement(query: try Self.wordQuery(householdID, query, words, budget: Self.wordBudget), rowLimit: rowLimit)
                 statements.append(page)
                 guard try await run([page]) <= query.limit else { return statements }

@@ -589,11 +589,8 @@ extension PostgresStore: ItemStore {
                    // A search of one word and nothing else: its items in `item_word`, each once.
                    guard let words = try await Self.wordSearch(connection, householdID, search, logger: logger), !words.phrase,
                          words.groups.count == 1, words.groups[0].count <= 1 else { return nil }
-                   guard let token = words.groups[0].first else { return 0 }
-                   for try await count in try await connection.query("""
-                       SELECT count(*) FROM (SELECT 1 FROM item_word WHERE household_id = \(householdID.rawValue) AND token = \(token)
-                       LIMIT \(cap + 1)) AS c
-                       """, logger: logger).decode(Int.self) {
+                   for try await count in try await connection.query(Self.postingsQuery(householdID, words.groups[0], upTo: cap + 1),
+                                                                     logger: logger).decode(Int.self) {
                        return count
                    }
                    return 0

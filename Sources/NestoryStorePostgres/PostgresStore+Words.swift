@@ -35,39 +35,46 @@ extension PostgresStore {
     /// more than `mostPrefixWords` words. A search whose words no item has gives an empty group (no item matches).
     static func wordSearch(_ connection: PostgresConnection, _ householdID: HouseholdID, _ search: String,
                            logger: Logger) async throws -> WordSearch? {
-        guard let (tokens, operators) = searchQuery(search) else { return nil }
+        try await wordSearchRecorded(connection, householdID, search, logger: logger).words
+    }
+
+    /// `wordSearch` with the statements it ran, in order (the benchmark runs them bare).
+    static func wordSearchRecorded(_ connection: PostgresConnection, _ householdID: HouseholdID, _ search: String,
+                                   logger: Logger) async throws -> (words: WordSearch?, ran: [PostgresQuery]) {
+        var ran: [PostgresQuery] = []
+        func strings(_ query: PostgresQuery) async throws -> [String] {
+            ran.append(query)
+            var values: [String] = []
+            for try await value in try await connection.query(query, logger: logger).decode(String.self) { values.append(value) }
+            return values
+        }
+        guard let (tokens, operators) = searchQuery(search) else { return (nil, ran) }
         // A first keystroke stands for more words than a prefix may in any household this table is for (and the walk of
         // the name order finds its page at once): no statement is spent on it.
-        guard !isFirstKeystroke(tokens) else { return nil }
-        let stems = try await strings(connection, stemsQuery(tokens), logger: logger)
+        guard !isFirstKeystroke(tokens) else { return (nil, ran) }
+        let stems = try await strings(stemsQuery(tokens))
         guard stems.count == tokens.count, let last = stems.last,
               stems.allSatisfy({ !$0.isEmpty && $0.utf8.count <= longestIndexedWord }),
-              last.unicodeScalars.count < longWordPrefix else { return nil }
+              last.unicodeScalars.count < longWordPrefix else { return (nil, ran) }
         var groups: [[String]] = []
         for stem in stems.dropLast() where !groups.contains([stem]) { groups.append([stem]) }
-        let expansions = try await strings(connection, expansionsQuery(householdID, last), logger: logger)
-        guard expansions.count <= mostPrefixWords else { return nil }
+        let expansions = try await strings(expansionsQuery(householdID, last))
+        guard expansions.count <= mostPrefixWords else { return (nil, ran) }
         groups.append(expansions)
         if groups.count > 1 {
             // The rarest word leads; its items are the candidates.
             var counts: [Int] = []
             for group in groups {
-                for try await count in try await connection.query(postingsQuery(householdID, group), logger: logger).decode(Int.self) {
-                    counts.append(count)
-                }
+                let query = postingsQuery(householdID, group, upTo: wordBudget)
+                ran.append(query)
+                for try await count in try await connection.query(query, logger: logger).decode(Int.self) { counts.append(count) }
             }
             groups = zip(groups, counts).enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
         }
-        return WordSearch(groups: groups, phrase: operators.contains(" <->"))
+        return (WordSearch(groups: groups, phrase: operators.contains(" <->")), ran)
     }
 
     static func isFirstKeystroke(_ tokens: [String]) -> Bool { tokens.count == 1 && tokens[0].utf8.count <= 1 }
-
-    static func strings(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> [String] {
-        var values: [String] = []
-        for try await value in try await connection.query(query, logger: logger).decode(String.self) { values.append(value) }
-        return values
-    }
 
     /// The search's tokens as the documents hold them (stemmed), in order.
     static func stemsQuery(_ tokens: [String]) -> PostgresQuery {
@@ -87,11 +94,12 @@ extension PostgresStore {
         """
     }
 
-    /// How many items have any of the words, counted up to the budget (the leader only matters below it).
-    static func postingsQuery(_ householdID: HouseholdID, _ group: [String]) -> PostgresQuery {
+    /// How many postings the words have, counted up to `limit` (to pick the leader, only counts under the budget
+    /// matter; for a one-word count, the cap and one). An item with two of the words is counted twice.
+    static func postingsQuery(_ householdID: HouseholdID, _ group: [String], upTo limit: Int) -> PostgresQuery {
         """
         SELECT count(*) FROM (SELECT 1 FROM item_word WHERE household_id = \(householdID.rawValue) AND token = ANY(\(group)::text[])
-        LIMIT \(wordBudget)) AS c
+        LIMIT \(limit)) AS c
         """
     }
 
