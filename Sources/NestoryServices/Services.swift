@@ -8,6 +8,7 @@ import NestoryReceipts
 import NestoryReminders
 import NestoryReports
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Every use-case service and the job runner that does their background work, built once from the live
 /// implementations the bootstrap chose (or a test's doubles). The web app and the command line take
@@ -70,7 +71,9 @@ public struct Services: Sendable {
         public static let unavailable = Webhooks(sender: UnavailableWebhookSender())
     }
 
-    public init(database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
+    /// `stores`: the engine the bootstrap picked. `database` is the SQLite database for what does not go through the
+    /// stores yet (issue 19 moves those services onto `stores`, then it goes).
+    public init(stores: Stores, database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
                 valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8, tokenRequestsPerMinute: Int = 600,
@@ -78,45 +81,45 @@ public struct Services: Sendable {
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         var handlers: [any JobHandler] = [
-            ReportJobHandler(reports: reportMaker, database: database, blocking: blocking, concurrency: concurrency.reports, now: now),
+            ReportJobHandler(reports: reportMaker, database: database, store: stores.reports, blocking: blocking, concurrency: concurrency.reports, now: now),
             BackupJobHandler(backups: backupMaker, database: database, blocking: blocking, now: now),
         ]
         if let receiptReader {
             handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, blocking: blocking, concurrency: concurrency.receipts))
         }
-        let foreground = DataService(database: database, blocking: blocking, plan: plan, now: now)
+        let foreground = DataService(database: database, attachments: stores.attachments, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
-        let itemStore = SQLiteItemStore(database)
-        let attachmentStore = SQLiteAttachmentStore(database)
+        let itemStore = stores.items
+        let attachmentStore = stores.attachments
         let items = ItemsService(database: database, items: itemStore, attachments: attachmentStore, imaging: imaging,
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
-        let valuations = ValuationService(database: database, attachments: attachmentStore, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
+        let valuations = ValuationService(database: database, store: stores.valuations, attachments: attachmentStore, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
-        let reminderStore = SQLiteReminderStore(database)
+        let reminderStore = stores.reminders
         handlers.append(WebhookJobHandler(store: reminderStore, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))
-        let jobStore = SQLiteJobStore(database)
+        let jobStore = stores.jobs
         jobs = JobsService(store: jobStore, now: now)
         runner = JobRunner(jobs: jobStore, handlers: handlers, lease: jobLease, logger: logger, drainTimeout: drainTimeout, now: now)
         let queue = runner.queue(database)
         self.queue = queue
         self.blocking = blocking
-        accounts = AccountService(database: database, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
+        accounts = AccountService(database: database, accounts: stores.accounts, reminders: stores.reminders, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
         self.items = items
         places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)
-        reports = ReportsService(queue: queue, maker: reportMaker, database: database, blocking: blocking, plan: plan)
+        reports = ReportsService(queue: queue, maker: reportMaker, database: database, store: stores.reports, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
-        data = DataService(database: database, blocking: blocking, queue: queue, plan: plan, now: now)
-        receipts = ReceiptsService(database: database, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
-        idempotency = IdempotencyService(store: SQLiteIdempotencyStore(database), window: idempotencyWindow, now: now)
-        captureCounters = CaptureCountersService(store: SQLiteCaptureCounterStore(database), now: now)
+        data = DataService(database: database, attachments: attachmentStore, blocking: blocking, queue: queue, plan: plan, now: now)
+        receipts = ReceiptsService(database: database, receipts: stores.attachments, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
+        idempotency = IdempotencyService(store: stores.idempotency, window: idempotencyWindow, now: now)
+        captureCounters = CaptureCountersService(store: stores.captureCounters, now: now)
         self.valuations = valuations
         reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(accounts: accounts, now: now)
-        tokens = TokenService(store: SQLiteAPITokenStore(database), accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
+        tokens = TokenService(store: stores.tokens, accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }
 

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Every store of one engine, as the bootstrap picked them: SQLite in the data folder (`Stores.sqlite`, NestoryStore)
+/// or PostgreSQL (`Stores.postgres`, NestoryStorePostgres). `Services` is built from one bundle, so no service
+/// chooses an engine or makes a store of its own.
+public struct Stores: Sendable {
+    public var items: any ItemStore
+    public var attachments: any AttachmentStore
+    public var accounts: any AccountStore
+    public var jobs: any JobStore
+    public var reports: any ReportStore
+    public var reminders: any ReminderStore
+    public var valuations: any ValuationStore
+    public var products: any ProductStore
+    public var licences: any LicenceStore
+    public var tokens: any APITokenStore
+    public var idempotency: any IdempotencyStore
+    public var captureCounters: any CaptureCounterStore
+
+    public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, jobs: any JobStore,
+                reports: any ReportStore, reminders: any ReminderStore, valuations: any ValuationStore, products: any ProductStore,
+                licences: any LicenceStore, tokens: any APITokenStore, idempotency: any IdempotencyStore,
+                captureCounters: any CaptureCounterStore) {
+        self.items = items
+        self.attachments = attachments
+        self.accounts = accounts
+        self.jobs = jobs
+        self.reports = reports
+        self.reminders = reminders
+        self.valuations = valuations
+        self.products = products
+        self.licences = licences
+        self.tokens = tokens
+        self.idempotency = idempotency
+        self.captureCounters = captureCounters
+    }
+}
