@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import NestoryDomain
-import NestoryStore
 import NestoryStoreInterfaces
 import ServiceLifecycle
 
@@ -10,9 +9,12 @@ import ServiceLifecycle
 /// use: a crash mid-upload leaves its file behind, and nothing else would ever remove it. It also removes
 /// responses kept for idempotency keys once they are older than their window.
 public struct Housekeeping: Service {
-    let database: AppDatabase
-    /// Where the idempotency keys' answers are kept (the bootstrap's store; the same database's by default).
+    let attachments: any AttachmentStore
+    let jobs: any JobStore
+    /// Where the idempotency keys' answers are kept.
     let idempotency: any IdempotencyStore
+    /// Stored files, and this server's temporary files.
+    let files: any BlobFiles
     let interval: Duration
     /// How long responses to requests with an `Idempotency-Key` are kept.
     let idempotencyWindow: TimeInterval
@@ -21,12 +23,14 @@ public struct Housekeeping: Service {
     /// Files in tmp/web/ still wanted: uploads waiting for the person's choice.
     let pendingUploads: @Sendable () -> Set<String>
 
-    public init(database: AppDatabase, idempotency: (any IdempotencyStore)? = nil, interval: Duration = .seconds(600),
+    public init(stores: Stores, interval: Duration = .seconds(600),
                 idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.housekeeping"),
                 pendingUploads: @escaping @Sendable () -> Set<String>, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
-        self.idempotency = idempotency ?? SQLiteIdempotencyStore(database)
+        attachments = stores.attachments
+        jobs = stores.jobs
+        idempotency = stores.idempotency
+        files = stores.files
         self.interval = interval
         self.idempotencyWindow = idempotencyWindow
         self.logger = logger
@@ -48,12 +52,13 @@ public struct Housekeeping: Service {
     /// One pass. At start every file in tmp/web/ that no unfinished job or recent backup names is an
     /// orphan; later, uploads and archives live for `BackupService.lifetime`.
     public func sweep(atStart: Bool) async {
-        let (database, idempotency, at, pending, window) = (database, idempotency, now(), pendingUploads(), idempotencyWindow)
+        let (attachments, jobs, idempotency, files) = (attachments, jobs, idempotency, files)
+        let (at, pending, window) = (now(), pendingUploads(), idempotencyWindow)
         await Task.detached(priority: .background) {
             do {
-                let keep = try Self.wanted(database, now: at).union(pending)
-                let swept = database.blobs.sweepTemporaryFiles(olderThan: BackupService.lifetime, now: at, keep: keep, orphans: atStart)
-                let removed = try database.collectGarbage(now: at)
+                let keep = try await Self.wanted(jobs, now: at).union(pending)
+                let swept = files.sweepTemporaryFiles(olderThan: BackupService.lifetime, now: at, keep: keep, orphans: atStart)
+                let removed = try await attachments.collectGarbage(now: at)
                 let expired = try await idempotency.deleteStoredResponses(before: at.addingTimeInterval(-window))
                 if swept.entries + removed + expired > 0 {
                     logger.info("tidied the data folder", metadata: [
@@ -68,9 +73,9 @@ public struct Housekeeping: Service {
 
     /// Names of tmp/web/ files that jobs still need: archives of backups made within their lifetime, and the
     /// uploads that queued restores and imports will read.
-    static func wanted(_ database: AppDatabase, now: Date) throws -> Set<String> {
+    static func wanted(_ jobs: any JobStore, now: Date) async throws -> Set<String> {
         struct NamesAFile: Decodable { let file: String }
-        let texts = try database.recentJobResults(since: now.addingTimeInterval(-BackupService.lifetime)) + database.unfinishedJobPayloads()
+        let texts = try await jobs.recentJobResults(since: now.addingTimeInterval(-BackupService.lifetime)) + jobs.unfinishedJobPayloads()
         return Set(texts.compactMap { (try? JSONDecoder().decode(NamesAFile.self, from: Data($0.utf8)))?.file })
     }
 }

@@ -42,6 +42,8 @@ public struct Services: Sendable {
     /// Where services put jobs (on SQLite, in their own transactions); it wakes the runner.
     public let queue: JobQueue
     public let blocking: BlockingPool
+    /// The engine's stores, for what runs beside the services (housekeeping, health).
+    public let stores: Stores
 
     /// How many jobs of each kind may run at once.
     public struct Concurrency: Sendable {
@@ -106,6 +108,7 @@ public struct Services: Sendable {
         let queue = runner.queue(database)
         self.queue = queue
         self.blocking = blocking
+        self.stores = stores
         accounts = AccountService(database: database, accounts: stores.accounts, reminders: stores.reminders, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
         self.items = items

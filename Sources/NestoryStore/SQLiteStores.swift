@@ -8,6 +8,23 @@ extension Stores {
                jobs: SQLiteJobStore(database), reports: SQLiteReportStore(database), reminders: SQLiteReminderStore(database),
                valuations: SQLiteValuationStore(database), products: SQLiteProductStore(database), licences: SQLiteLicenceStore(database),
                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
-               captureCounters: SQLiteCaptureCounterStore(database))
+               captureCounters: SQLiteCaptureCounterStore(database), status: SQLiteDatabaseStatus(database), files: database.blobs)
+    }
+}
+
+/// The SQLite file's status (`DatabaseStatus`).
+public struct SQLiteDatabaseStatus: DatabaseStatus {
+    let database: AppDatabase
+
+    public init(_ database: AppDatabase) { self.database = database }
+
+    public var displayLocation: String { database.folder.databaseURL.path }
+
+    public func appliedMigrations() async throws -> [String] {
+        try await database.offload { try $0.appliedMigrations() }
+    }
+
+    public func checkWritable() async throws {
+        try await database.offload { try $0.checkWritable() }
     }
 }

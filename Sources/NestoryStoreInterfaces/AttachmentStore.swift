@@ -48,6 +48,11 @@ public protocol BlobFiles: Sendable {
     /// Every stored hash that may have no row: files older than `now` less an hour (younger ones may be uploads
     /// whose rows are being written).
     func sweepableHashes(now: Date) throws -> [String]
+    /// Removes what crashes and abandoned work leave in this server's temporary folder (staged uploads, reports and
+    /// exports being written, backup and restore work, the web app's uploads and archives in `web/`) once older than
+    /// `age`, except what `keep` names; with `orphans`, whatever in `web/` `keep` does not name. Entries and bytes removed.
+    @discardableResult
+    func sweepTemporaryFiles(olderThan age: TimeInterval, now: Date, keep: Set<String>, orphans: Bool) -> (entries: Int, bytes: Int64)
 }
 
 /// A photo taken to value a new thing from, before any item exists (the PRD's flow from photos alone): a stored file

@@ -16,11 +16,15 @@ public struct Stores: Sendable {
     public var tokens: any APITokenStore
     public var idempotency: any IdempotencyStore
     public var captureCounters: any CaptureCounterStore
+    /// The database itself: where, which schema, writable now.
+    public var status: any DatabaseStatus
+    /// Stored files' bytes (the data folder or an object store) and this server's temporary files.
+    public var files: any BlobFiles
 
     public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, jobs: any JobStore,
                 reports: any ReportStore, reminders: any ReminderStore, valuations: any ValuationStore, products: any ProductStore,
                 licences: any LicenceStore, tokens: any APITokenStore, idempotency: any IdempotencyStore,
-                captureCounters: any CaptureCounterStore) {
+                captureCounters: any CaptureCounterStore, status: any DatabaseStatus, files: any BlobFiles) {
         self.items = items
         self.attachments = attachments
         self.accounts = accounts
@@ -33,5 +37,7 @@ public struct Stores: Sendable {
         self.tokens = tokens
         self.idempotency = idempotency
         self.captureCounters = captureCounters
+        self.status = status
+        self.files = files
     }
 }

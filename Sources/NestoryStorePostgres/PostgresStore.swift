@@ -120,11 +120,17 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// The migrations applied, in order.
+    /// Every change this version knows, in order.
+    public static var knownMigrations: [String] { PostgresMigrations.changes.map(\.id) }
+
+    /// The migrations applied, in this version's order (those applied together share a time), then any this version
+    /// does not know.
     public func appliedMigrations() async throws -> [String] {
-        try await withStoreErrors {
+        let applied = try await withStoreErrors {
             try await client.withConnection { connection in try await PostgresMigrations.applied(connection, logger: logger) }
         }
+        let known = Self.knownMigrations
+        return known.filter(applied.contains) + applied.filter { !known.contains($0) }
     }
 
     // MARK: - Running queries

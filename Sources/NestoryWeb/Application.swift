@@ -131,7 +131,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     router.add(middleware: RequestLogMiddleware(logger: dependencies.logger))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware())
-    HealthController(database: dependencies.database, operations: dependencies.operations).addRoutes(to: router)
+    HealthController(database: dependencies.services.stores.status, operations: dependencies.operations).addRoutes(to: router)
     AssetsController().addRoutes(to: router)
     router.add(middleware: SessionMiddleware(accounts: dependencies.accounts.store, cookies: dependencies.cookies, now: dependencies.now,
                                              photos: PhotoHints(dependencies.limits), tokens: dependencies.services.tokens))
@@ -174,7 +174,7 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
         server: .http1OnEventLoops(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
         services: [dependencies.services.runner,
-                   Housekeeping(database: dependencies.database, idempotencyWindow: dependencies.services.idempotency.window,
+                   Housekeeping(stores: dependencies.services.stores, idempotencyWindow: dependencies.services.idempotency.window,
                                 pendingUploads: { dependencies.transfers.pendingFiles() }),
                    ReminderDispatcher(reminders: dependencies.services.reminders, interval: dependencies.remindersInterval)],
         onServerRunning: { _ in dependencies.onServerRunning() },

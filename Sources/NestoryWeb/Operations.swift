@@ -5,6 +5,8 @@ import Logging
 import NIOCore
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
+import Synchronization
 
 /// What the operator's side of the server needs from the bootstrap: who may read /metrics and how its text
 /// is made, and the checks /health/ready runs.
@@ -93,15 +95,30 @@ extension UInt8 {
 /// `GET /health` (cheap: the process answers) and `GET /health/ready` (can it do its work: database
 /// writable, room on disk, native libraries, OCR), and `GET /metrics` for Prometheus.
 struct HealthController {
-    let database: AppDatabase
+    let database: any DatabaseStatus
     let operations: Operations
-    /// Read once: the schema does not change while the server runs.
-    let schema: String?
+    /// Read once, at the first ask: the schema does not change while the server runs.
+    let schema: SchemaVersion
 
-    init(database: AppDatabase, operations: Operations) {
+    init(database: any DatabaseStatus, operations: Operations) {
         self.database = database
         self.operations = operations
-        schema = (try? database.appliedMigrations())?.last
+        schema = SchemaVersion(database)
+    }
+
+    /// The schema's version, read from the database on the first `/health` and kept.
+    final class SchemaVersion: Sendable {
+        let database: any DatabaseStatus
+        let known = Mutex<String??>(nil)
+
+        init(_ database: any DatabaseStatus) { self.database = database }
+
+        func value() async -> String? {
+            if let known = known.withLock({ $0 }) { return known }
+            guard let applied = try? await database.appliedMigrations() else { return nil }
+            known.withLock { $0 = .some(applied.last) }
+            return applied.last
+        }
     }
 
     struct Health: ResponseEncodable {
@@ -122,12 +139,12 @@ struct HealthController {
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("health") { _, _ -> Health in
-            Health(status: "ok", version: NestoryVersion.current, schema: schema)
+            Health(status: "ok", version: NestoryVersion.current, schema: await schema.value())
         }
         router.get("health/ready") { _, _ -> EditedResponse<Readiness> in
             var checks: [Readiness.Check] = []
             let writable: String?
-            do { try database.checkWritable(); writable = nil } catch { writable = "the database cannot be written: \(error)" }
+            do { try await database.checkWritable(); writable = nil } catch { writable = "the database cannot be written: \(error)" }
             checks.append(.init(name: "database", ok: writable == nil, detail: writable))
             for check in operations.checks {
                 let problem = await check.run()

@@ -2,6 +2,7 @@ import Foundation
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 
 @Suite struct HousekeepingTests {
@@ -38,7 +39,7 @@ import Testing
         try file(web.appendingPathComponent("export-\(job.id).zip"))
         try file(web.appendingPathComponent("export-forgotten.zip"))
 
-        let housekeeping = Housekeeping(database: database, pendingUploads: { ["upload-waiting.csv"] })
+        let housekeeping = Housekeeping(stores: .sqlite(database), pendingUploads: { ["upload-waiting.csv"] })
         await housekeeping.sweep(atStart: true)
         let left = Set(try fm.contentsOfDirectory(atPath: tmp.path)).union(try fm.contentsOfDirectory(atPath: web.path))
         #expect(left == ["web", "stage-new", "restore-new", "upload-waiting.csv", "export-\(job.id).zip"], "\(left.sorted())")

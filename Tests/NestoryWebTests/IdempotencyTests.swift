@@ -227,7 +227,7 @@ import Testing
         try app.database.storeResponse(household.id, key: "new", StoredResponse(fingerprint: old.fingerprint, status: 201, headers: [:],
                                                                                 body: Data(), createdAt: Date()))
         #expect(try app.database.storedResponse(household.id, key: "old", notBefore: Date().addingTimeInterval(-86_400)) == nil)
-        await Housekeeping(database: app.database, pendingUploads: { [] }).sweep(atStart: false)
+        await Housekeeping(stores: .sqlite(app.database), pendingUploads: { [] }).sweep(atStart: false)
         #expect(try app.database.storedResponse(household.id, key: "old", notBefore: .distantPast) == nil)
         #expect(try app.database.storedResponse(household.id, key: "new", notBefore: .distantPast) != nil)
     }
