@@ -169,6 +169,8 @@ let package = Package(
                 "NestoryDomain",
                 "NestoryServices",
                 "NestoryStore",
+                "NestoryStoreInterfaces",
+                "NestoryStorePostgres",
                 "NestoryDemo",
                 "NestoryAuth",
                 "NestoryWeb",

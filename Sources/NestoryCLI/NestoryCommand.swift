@@ -3,6 +3,7 @@ import Foundation
 import NestoryBackup
 import NestoryDomain
 import NestoryStore
+import NestoryStorePostgres
 
 /// `nestory`: the server and the admin command line in one program.
 public struct NestoryCommand: AsyncParsableCommand {
@@ -32,6 +33,13 @@ struct DataOptions: ParsableArguments {
         let settings: Settings
         do { settings = try Settings.readWaiting(flags: ["data": dataPath]) } catch let error as Settings.Invalid { throw CLIError(error.description) }
         return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
+    }
+
+    /// The settings (the environment, the settings file) with this command's data folder and `flags` over them.
+    func settings(_ flags: [String: String] = [:]) async throws -> Settings {
+        do { return try await Settings.read(flags: flags.merging(["data": dataPath]) { _, data in data }) } catch let error as Settings.Invalid {
+            throw CLIError(error.description)
+        }
     }
 
     /// ``open(_:)`` for an asynchronous command (Swift picks this one there): the settings are read without waiting on a thread.
@@ -65,6 +73,7 @@ func cliError(_ error: any Error) -> any Error {
     case let error as StoreError: return CLIError(error.description)
     case let error as DomainError: return CLIError(error.message)
     case let error as BackupError: return CLIError(error.description)
+    case let error as PostgresStoreError: return CLIError(error.description)
     default: return error
     }
 }

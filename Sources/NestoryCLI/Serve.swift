@@ -46,6 +46,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical. Also NESTORY_LOG_LEVEL.")
     var logLevel: String?
 
+    @Option(name: .customLong("database"), help: "sqlite (the default, in the data folder) or a postgres:// URL. Also NESTORY_DATABASE_URL.")
+    var databaseURL: String?
+
     @Option(name: .customLong("config"), help: "A JSON settings file. Also NESTORY_CONFIG.")
     var configFile: String?
 
@@ -62,6 +65,7 @@ struct Serve: AsyncParsableCommand {
             flags[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
         if let dataPath { flags["data"] = dataPath }
+        if let databaseURL { flags["database.url"] = databaseURL }
         if let host { flags["host"] = host }
         if let port { flags["port"] = String(port) }
         if secureCookies { flags["secureCookies"] = "true" }
@@ -161,18 +165,26 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
-struct Migrate: ParsableCommand {
+struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create the database or bring it up to this version's schema.")
 
     @OptionGroup var data: DataOptions
 
-    func run() throws {
-        try reportingErrors {
-            let database = try data.open(.createAndMigrate)
-            try database.checkIntegrity()
-            let applied = try database.appliedMigrations()
-            print("Database \(data.folder.databaseURL.path) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")
+    @Option(name: .customLong("database"), help: "sqlite (the default, in the data folder) or a postgres:// URL. Also NESTORY_DATABASE_URL.")
+    var databaseURL: String?
+
+    func run() async throws {
+        let settings = try await data.settings(databaseURL.map { ["database.url": $0] } ?? [:])
+        let database = try await settings.openDatabase(.createAndMigrate)
+        do {
+            if case .sqlite(let sqlite) = database { try reportingErrors { try sqlite.checkIntegrity() } }
+            let applied = try await reportingErrors { try await database.stores.status.appliedMigrations() }
+            print("Database \(database.location) is at schema \(applied.last ?? "none") (\(applied.count) migrations).")
+        } catch {
+            await database.close()
+            throw error
         }
+        await database.close()
     }
 }
 

@@ -7,6 +7,7 @@ import NestoryLicences
 import NestoryObjectStorage
 import NestoryServices
 import NestoryStore
+import NestoryStorePostgres
 import NestoryWeb
 
 /// Everything an operator can set, read once in the bootstrap with swift-configuration and passed down:
@@ -84,6 +85,13 @@ struct Settings: Sendable, Equatable {
     /// Hosts and origins the MCP endpoint accepts beside this machine's (comma-separated in the settings).
     var mcpAllowedHosts: [String] = []
     var mcpAllowedOrigins: [String] = []
+    /// The database: nil for SQLite in the data folder (the default), else a PostgreSQL URL (secret: it may hold a
+    /// password).
+    var databaseURL: String?
+    /// The most connections to PostgreSQL this server opens.
+    var databaseMaxConnections = 20
+    /// A schema of its own inside the PostgreSQL database (nil: PostgreSQL's default, `public`).
+    var databaseSchema: String?
     /// Where photos and files are kept: `local` (the data folder's blobs/) or `s3://BUCKET[/PREFIX]`.
     var blobs = "local"
     /// The S3-compatible store's address (nil: AWS's for the region), region, addressing and credentials (secret).
@@ -98,7 +106,11 @@ struct Settings: Sendable, Equatable {
     /// Every key, its type, and what it sets (for `--help`, the README and the start-up log).
     static let keys: [(key: String, help: String)] = [
         ("host", "Address to listen on (0.0.0.0 for other machines, behind HTTPS)"), ("port", "Port to listen on"),
-        ("data", "The data folder"), ("secureCookies", "Mark cookies Secure (behind HTTPS)"),
+        ("data", "The data folder"),
+        ("database.url", "sqlite (the default: in the data folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=verify-full&sslrootcert=PATH] (secret)"),
+        ("database.maxConnections", "The most connections to PostgreSQL this server opens"),
+        ("database.schema", "A schema of its own in the PostgreSQL database, made when missing (default: public)"),
+        ("secureCookies", "Mark cookies Secure (behind HTTPS)"),
         ("logLevel", "trace, debug, info, notice, warning, error or critical"),
         ("limits.maxPhotoBytes", "Largest photo or receipt upload"), ("limits.maxArchiveBytes", "Largest backup to restore"),
         ("limits.maxCSVBytes", "Largest CSV to import"), ("limits.maxScanBytes", "Largest picture to search for a barcode"),
@@ -143,7 +155,7 @@ struct Settings: Sendable, Equatable {
     ]
 
     /// Keys whose values are secrets: never logged, redacted by the configuration reader.
-    static let secretKeys: Set<String> = ["metrics.token", "valuation.analysisKey", "valuation.searchKey", "storage.s3.secretKey"]
+    static let secretKeys: Set<String> = ["database.url", "metrics.token", "valuation.analysisKey", "valuation.searchKey", "storage.s3.secretKey"]
 
     enum Invalid: Error, CustomStringConvertible {
         case value(String, String)
@@ -159,7 +171,7 @@ struct Settings: Sendable, Equatable {
                 (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: Self.secretKeys.contains(key)))
             })),
             EnvironmentVariablesProvider(environmentVariables: environment,
-                                         secretsSpecifier: .specific(["NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY",
+                                         secretsSpecifier: .specific(["NESTORY_DATABASE_URL", "NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY",
                                                                                "NESTORY_STORAGE_S3_SECRET_KEY"]))
                 .prefixKeys(with: "nestory"),
         ]
@@ -193,6 +205,13 @@ struct Settings: Sendable, Equatable {
         if let host = text("host") { settings.host = host }
         try int("port", &settings.port, range: 1...65_535)
         if let data = text("data") { settings.data = data }
+        if let url = text("database.url", secret: true)?.trimmingCharacters(in: .whitespaces), !url.isEmpty, url.lowercased() != "sqlite" {
+            do { _ = try PostgresLocation(url: url) } catch {
+                guard case .invalidURL(let why) = error else { throw error }
+                throw Invalid.value("database.url", "must be sqlite or a postgres:// URL: \(why)")
+            }
+            settings.databaseURL = url
+        }
         func bool(_ key: String, _ target: inout Bool) throws {
             guard let raw = text(key) else { return }
             switch raw.lowercased() {
@@ -238,6 +257,13 @@ struct Settings: Sendable, Equatable {
         try int("jobs.receipts", &settings.receiptJobs, range: 1...64)
         try int("jobs.drainSeconds", &settings.drainSeconds, range: 0...3600)
         try int("jobs.leaseSeconds", &settings.jobLeaseSeconds, range: 3...3600)
+        try int("database.maxConnections", &settings.databaseMaxConnections, range: 1...1000)
+        if let schema = text("database.schema")?.trimmingCharacters(in: .whitespaces), !schema.isEmpty {
+            guard schema.range(of: "^[a-z_][a-z0-9_]{0,62}$", options: .regularExpression) != nil else {
+                throw Invalid.value("database.schema", "must be lower-case letters, digits and _, starting with a letter or _ (it is \(schema))")
+            }
+            settings.databaseSchema = schema
+        }
         try int("session.days", &settings.sessionDays, range: 1...365)
         try int("signIn.accountLimit", &settings.signInAccountLimit, range: 1...10_000)
         try int("signIn.clientLimit", &settings.signInClientLimit, range: 1...100_000)
@@ -333,7 +359,10 @@ struct Settings: Sendable, Equatable {
     /// The effective settings for the start-up log, secrets redacted.
     var logged: Logger.Metadata {
         [
-            "host": .string(host), "port": .stringConvertible(port), "data": .string(data), "secureCookies": .stringConvertible(secureCookies),
+            "host": .string(host), "port": .stringConvertible(port), "data": .string(data),
+            "database.url": .string(databaseURL.flatMap { try? PostgresLocation(url: $0).description } ?? "sqlite"),
+            "database.maxConnections": .stringConvertible(databaseMaxConnections), "database.schema": .string(databaseSchema ?? "public"),
+            "secureCookies": .stringConvertible(secureCookies),
             "logLevel": .string(logLevel.rawValue), "limits.maxPhotoBytes": .stringConvertible(maxPhotoBytes),
             "limits.maxArchiveBytes": .stringConvertible(maxArchiveBytes), "limits.maxCSVBytes": .stringConvertible(maxCSVBytes),
             "limits.maxScanBytes": .stringConvertible(maxScanBytes), "ocr.engine": .string(ocrEngine), "ocr.python": .string(ocrPython),

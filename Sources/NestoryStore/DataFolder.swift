@@ -30,7 +30,7 @@ public struct DataFolder: Sendable, Hashable {
     public var secretsKeyURL: URL { url.appendingPathComponent("secrets.key") }
 
     /// Creates the folder (and its parents) when `create` is true; checks it is a writable folder.
-    func prepare(create: Bool) throws {
+    public func prepare(create: Bool) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory) {

@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import NestoryStore
+import NestoryStoreInterfaces
+import NestoryStorePostgres
+
+/// The database the settings name, open: SQLite in the data folder (the default) or PostgreSQL (`database.url`).
+/// The one place a command or the server picks the engine.
+enum OpenDatabase {
+    case sqlite(AppDatabase)
+    /// With the files its stores keep photos and receipts in (the data folder's, or the object store's).
+    case postgres(PostgresStore, files: BlobStore)
+
+    var stores: Stores {
+        switch self {
+        case .sqlite(let database): .sqlite(database)
+        case .postgres(let store, let files): .postgres(store, files: files)
+        }
+    }
+
+    /// Stored files, as `storage.blobs` says.
+    var files: BlobStore {
+        switch self {
+        case .sqlite(let database): database.blobs
+        case .postgres(_, let files): files
+        }
+    }
+
+    /// For messages: the SQLite file's path, or the PostgreSQL URL without its password.
+    var location: String { stores.status.displayLocation }
+
+    func close() async {
+        switch self {
+        case .sqlite(let database): try? database.close()
+        case .postgres(let store, _): await store.close()
+        }
+    }
+}
+
+extension Settings {
+    /// Opens the database these settings name. The data folder is still this server's: temporary files, the
+    /// rendition cache, reports and (with `storage.blobs = local`) stored files. `mode` is SQLite's; on
+    /// PostgreSQL anything but `.readCurrent` brings the schema up to date.
+    func openDatabase(_ mode: AppDatabase.OpenMode, logger: Logger = Logger(label: "nestory.postgres")) async throws -> OpenDatabase {
+        let folder = DataFolder(path: data)
+        guard let url = databaseURL else {
+            return .sqlite(try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: blobBackend) })
+        }
+        do {
+            try folder.prepare(create: mode == .createAndMigrate)
+            let files = BlobStore(folder: folder, backend: blobBackend)
+            let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: databaseSchema, migrate: mode != .readCurrent,
+                                                           maximumConnections: databaseMaxConnections, blobs: files, reports: folder.reportsURL),
+                                                     logger: logger)
+            return .postgres(store, files: files)
+        } catch {
+            throw cliError(error)
+        }
+    }
+}

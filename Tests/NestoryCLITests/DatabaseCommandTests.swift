@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `--database` / `database.url` / `NESTORY_DATABASE_URL`: SQLite by default, PostgreSQL when a URL is given, and a
+/// clear message for every way the URL can be wrong. The PostgreSQL tests run when scripts/with-postgres.sh gave a
+/// test server (`NESTORY_TEST_POSTGRES_URL`).
+@Suite struct DatabaseCommandTests {
+    static let url = ProcessInfo.processInfo.environment["NESTORY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static var password: String? { url.flatMap { URLComponents(string: $0)?.password } }
+
+    /// A schema of its own for one test, in the test server's database.
+    static func schema() -> String { "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20) }
+
+    @Test func migrateBringsAPostgreSQLDatabaseUpToDateAndSaysWhere() throws {
+        guard let url = Self.url else { return }
+        let folder = CLI.Folder()
+        let schema = Self.schema()
+        let first = try CLI.run(["migrate", "--data", folder.path, "--database", url], environment: ["NESTORY_DATABASE_SCHEMA": schema])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("Database postgres://"), "\(first.stdout)")
+        #expect(first.stdout.contains("is at schema 2026-"), "\(first.stdout)")
+        #expect(first.stderr.contains("PostgreSQL schema change applied"))
+        // No SQLite file was made: the data folder only holds this server's files.
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/nestory.sqlite"))
+        // Again, through the environment: nothing left to apply, the same schema.
+        let second = try CLI.run(["migrate", "--data", folder.path], environment: ["NESTORY_DATABASE_URL": url, "NESTORY_DATABASE_SCHEMA": schema])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == first.stdout)
+        #expect(!second.stderr.contains("schema change applied"))
+        for output in [first.stdout, first.stderr, second.stdout, second.stderr] {
+            #expect(!output.contains(Self.password ?? "no password"), "the password was shown")
+        }
+    }
+
+    @Test func aWrongPasswordAndAMissingDatabaseAreSaidPlainly() throws {
+        guard let url = Self.url, let password = Self.password else { return }
+        let folder = CLI.Folder()
+        let wrong = try CLI.run(["migrate", "--data", folder.path, "--database", url.replacingOccurrences(of: ":\(password)@", with: ":not-it@")])
+        #expect(wrong.status != 0)
+        #expect(wrong.stderr.contains("refused the password for user nestory"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("not-it"))
+        var missing = URLComponents(string: url)!
+        missing.path = "/no_such_database"
+        let absent = try CLI.run(["migrate", "--data", folder.path], environment: ["NESTORY_DATABASE_URL": missing.string!])
+        #expect(absent.status != 0)
+        #expect(absent.stderr.contains("has no database named no_such_database"), "\(absent.stderr)")
+        #expect(!absent.stderr.contains(password))
+    }
+
+    @Test func aURLThatIsNotPostgreSQLsIsRefusedBeforeAnythingOpens() throws {
+        let folder = CLI.Folder()
+        let mysql = try CLI.run(["migrate", "--data", folder.path, "--database", "mysql://root@db/inventory"])
+        #expect(mysql.status != 0)
+        #expect(mysql.stderr.contains("The setting database.url must be sqlite or a postgres:// URL: it starts with mysql://, not postgres://."),
+                "\(mysql.stderr)")
+        let noDatabase = try CLI.run(["serve", "--data", folder.path, "--database", "postgres://ann@db.example"])
+        #expect(noDatabase.status != 0)
+        #expect(noDatabase.stderr.contains("it names no database"), "\(noDatabase.stderr)")
+        let schema = try CLI.run(["migrate", "--data", folder.path], environment: ["NESTORY_DATABASE_SCHEMA": "Robert'); DROP"])
+        #expect(schema.status != 0)
+        #expect(schema.stderr.contains("The setting database.schema must be lower-case letters"), "\(schema.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/nestory.sqlite"))
+        // `sqlite` is the default said aloud.
+        let sqlite = try CLI.run(["migrate", "--data", folder.path, "--database", "sqlite"])
+        #expect(sqlite.status == 0, "\(sqlite.stderr)")
+        #expect(sqlite.stdout.contains("nestory.sqlite is at schema"))
+    }
+}
