@@ -54,7 +54,7 @@ struct Demo: AsyncParsableCommand {
         }
         let given = ProcessInfo.processInfo.environment["NESTORY_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         let password = given ?? String(SessionToken.generate().prefix(16))
-        let accounts = AccountService(database: database, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
+        let accounts = AccountService(stores: .sqlite(database), passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
         let made = try await reportingErrors {
             try await accounts.addUser(email: owner, displayName: "Demo owner", password: password, household: .id(household.id), role: .owner)
         }

@@ -30,7 +30,7 @@ struct MCPCommand: AsyncParsableCommand {
         }
         let database = try await data.open(.readCurrent)
         let blocking = BlockingPool(label: "nestory.mcp", width: 2)
-        let tokens = TokenService(database: database)
+        let tokens = TokenService(stores: .sqlite(database))
         guard let access = try await tokens.authenticate(token) else {
             throw CLIError("That token is not valid: it was revoked, it expired, or its account left the household.")
         }

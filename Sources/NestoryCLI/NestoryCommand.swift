@@ -3,6 +3,7 @@ import Foundation
 import NestoryBackup
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryStorePostgres
 
 /// `nestory`: the server and the admin command line in one program.
@@ -24,6 +25,9 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data"), help: "The data folder (database and stored files). Also NESTORY_DATA.")
     var dataPath: String = ProcessInfo.processInfo.environment["NESTORY_DATA"] ?? DataFolder.defaultPath
 
+    @Option(name: .customLong("database"), help: "sqlite (the default, in the data folder) or a postgres:// URL. Also NESTORY_DATABASE_URL.")
+    var databaseURL: String?
+
     var folder: DataFolder { DataFolder(path: dataPath) }
 
     /// Opens the folder's database with photos and files kept where the settings say (`storage.blobs` and
@@ -31,21 +35,55 @@ struct DataOptions: ParsableArguments {
     /// reads, adds and removes them where the server does.
     func open(_ mode: AppDatabase.OpenMode) throws -> AppDatabase {
         let settings: Settings
-        do { settings = try Settings.readWaiting(flags: ["data": dataPath]) } catch let error as Settings.Invalid { throw CLIError(error.description) }
+        do { settings = try Settings.readWaiting(flags: flags) } catch let error as Settings.Invalid { throw CLIError(error.description) }
+        try Self.sqliteOnly(settings)
         return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
+    }
+
+    /// What this command's flags set, by settings key.
+    var flags: [String: String] {
+        var flags = ["data": dataPath]
+        if let databaseURL { flags["database.url"] = databaseURL }
+        return flags
+    }
+
+    /// The commands not yet on the store interfaces open SQLite only: with PostgreSQL named, they say so rather than
+    /// work on a SQLite file in the data folder that the server does not use.
+    static func sqliteOnly(_ settings: Settings) throws {
+        guard settings.databaseURL != nil else { return }
+        let command = CommandLine.arguments.dropFirst().prefix { !$0.hasPrefix("-") }.joined(separator: " ")
+        throw CLIError("`nestory \(command)` works on the SQLite database only for now, and database.url names PostgreSQL.")
+    }
+
+    /// Opens the database the settings name (either engine).
+    func openDatabase(_ mode: AppDatabase.OpenMode) async throws -> OpenDatabase {
+        try await settings().openDatabase(mode)
+    }
+
+    /// Runs `body` on the database the settings name, closed after; the store's and domain's errors said plainly.
+    func withDatabase<T>(_ mode: AppDatabase.OpenMode, _ body: (OpenDatabase) async throws -> T) async throws -> T {
+        let database = try await openDatabase(mode)
+        do {
+            let result = try await reportingErrors { try await body(database) }
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 
     /// The settings (the environment, the settings file) with this command's data folder and `flags` over them.
     func settings(_ flags: [String: String] = [:]) async throws -> Settings {
-        do { return try await Settings.read(flags: flags.merging(["data": dataPath]) { _, data in data }) } catch let error as Settings.Invalid {
+        do { return try await Settings.read(flags: flags.merging(self.flags) { _, own in own }) } catch let error as Settings.Invalid {
             throw CLIError(error.description)
         }
     }
 
     /// ``open(_:)`` for an asynchronous command (Swift picks this one there): the settings are read without waiting on a thread.
     func open(_ mode: AppDatabase.OpenMode) async throws -> AppDatabase {
-        let settings: Settings
-        do { settings = try await Settings.read(flags: ["data": dataPath]) } catch let error as Settings.Invalid { throw CLIError(error.description) }
+        let settings = try await settings()
+        try Self.sqliteOnly(settings)
         return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
     }
 }
@@ -82,14 +120,29 @@ func cliError(_ error: any Error) -> any Error {
 func resolveHousehold(_ database: AppDatabase, _ selector: String?) throws -> Household {
     if let selector {
         if let id = HouseholdID(string: selector), let household = try? database.household(id) { return household }
-        let named = try database.households(named: selector)
-        switch named.count {
-        case 1: return named[0]
-        case 0: throw CLIError("There is no household called \(selector).")
-        default: throw CLIError("Several households are called \(selector); pass its id instead: \(named.map(\.id.description).joined(separator: ", ")).")
-        }
+        return try pickHousehold(named: selector, try database.households(named: selector))
     }
-    let all = try database.allHouseholds()
+    return try onlyHousehold(try database.allHouseholds())
+}
+
+/// ``resolveHousehold(_:_:)`` on any engine's account store.
+func resolveHousehold(_ accounts: any AccountStore, _ selector: String?) async throws -> Household {
+    if let selector {
+        if let id = HouseholdID(string: selector), let household = try? await accounts.household(id) { return household }
+        return try pickHousehold(named: selector, try await accounts.households(named: selector))
+    }
+    return try onlyHousehold(try await accounts.allHouseholds())
+}
+
+private func pickHousehold(named selector: String, _ named: [Household]) throws -> Household {
+    switch named.count {
+    case 1: return named[0]
+    case 0: throw CLIError("There is no household called \(selector).")
+    default: throw CLIError("Several households are called \(selector); pass its id instead: \(named.map(\.id.description).joined(separator: ", ")).")
+    }
+}
+
+private func onlyHousehold(_ all: [Household]) throws -> Household {
     switch all.count {
     case 1: return all[0]
     case 0: throw CLIError("There is no household yet. Create one with `nestory user add` or `nestory demo`.")

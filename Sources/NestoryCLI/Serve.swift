@@ -170,12 +170,8 @@ struct Migrate: AsyncParsableCommand {
 
     @OptionGroup var data: DataOptions
 
-    @Option(name: .customLong("database"), help: "sqlite (the default, in the data folder) or a postgres:// URL. Also NESTORY_DATABASE_URL.")
-    var databaseURL: String?
-
     func run() async throws {
-        let settings = try await data.settings(databaseURL.map { ["database.url": $0] } ?? [:])
-        let database = try await settings.openDatabase(.createAndMigrate)
+        let database = try await data.openDatabase(.createAndMigrate)
         do {
             if case .sqlite(let sqlite) = database { try reportingErrors { try sqlite.checkIntegrity() } }
             let applied = try await reportingErrors { try await database.stores.status.appliedMigrations() }

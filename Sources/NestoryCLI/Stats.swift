@@ -4,7 +4,7 @@ import NestoryDomain
 import NestoryStore
 import NestoryWeb
 
-struct Stats: ParsableCommand {
+struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print a household's summary figures.")
 
     @OptionGroup var data: DataOptions
@@ -15,11 +15,12 @@ struct Stats: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
+        let (target, summary) = try await data.withDatabase(.readCurrent) { database in
+            let target = try await resolveHousehold(database.stores.accounts, household)
+            return (target, try await database.stores.items.summary(target.id))
+        }
         try reportingErrors {
-            let database = try data.open(.readCurrent)
-            let target = try resolveHousehold(database, household)
-            let summary = try database.summary(target.id)
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

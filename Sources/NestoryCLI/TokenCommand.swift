@@ -31,8 +31,7 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             let date = try reportingErrors { try expires.map { try CalendarDate(iso: $0) } }
-            let database = try await data.open(.readCurrent)
-            let made = try await reportingErrors {
+            let made = try await data.withDatabase(.readCurrent) { database in
                 try await tokenService(database).create(email: email, name: name, scope: scope, expires: date)
             }
             FileHandle.standardError.write(Data("Made token \(made.summary.id) (\(made.summary.scope.rawValue)) for \(email) in \(made.household.name). It is shown only now:\n".utf8))
@@ -49,8 +48,7 @@ struct TokenCommand: AsyncParsableCommand {
         var email: String
 
         func run() async throws {
-            let database = try await data.open(.readCurrent)
-            let tokens = try await reportingErrors { try await tokenService(database).tokens(email: email) }
+            let tokens = try await data.withDatabase(.readCurrent) { try await tokenService($0).tokens(email: email) }
             let iso = ISO8601DateFormatter()
             if tokens.isEmpty { print("No tokens.") }
             for token in tokens {
@@ -72,13 +70,12 @@ struct TokenCommand: AsyncParsableCommand {
         var id: String
 
         func run() async throws {
-            let database = try await data.open(.readCurrent)
-            try await reportingErrors { try await tokenService(database).revoke(email: email, id: id) }
+            try await data.withDatabase(.readCurrent) { try await tokenService($0).revoke(email: email, id: id) }
             print("Revoked token \(id).")
         }
     }
 }
 
-private func tokenService(_ database: AppDatabase) -> TokenService {
-    TokenService(database: database)
+private func tokenService(_ database: OpenDatabase) -> TokenService {
+    TokenService(stores: database.stores)
 }

@@ -39,9 +39,8 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let password = try readPassword()
             let currencyCode = try reportingErrors { try CurrencyCode(currency) }
-            let database = try await data.open(.createAndMigrate)
             let choice: AccountService.HouseholdChoice = HouseholdID(string: household).map { .id($0) } ?? .name(household, currency: currencyCode)
-            let made = try await reportingErrors {
+            let made = try await data.withDatabase(.createAndMigrate) { database in
                 try await accountService(database).addUser(email: email, displayName: name ?? "", password: password, household: choice,
                                                            role: role)
             }
@@ -63,8 +62,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try readPassword()
-            let database = try await data.open(.readCurrent)
-            let user = try await reportingErrors { try await accountService(database).setPassword(email: email, to: password) }
+            let user = try await data.withDatabase(.readCurrent) { try await accountService($0).setPassword(email: email, to: password) }
             print("Set a new password for \(user.email).")
         }
     }
@@ -86,10 +84,9 @@ extension UserCommand {
         var passkeys = false
 
         func run() async throws {
-            let database = try await data.open(.readCurrent)
-            let accounts = accountService(database)
-            let security = SecurityService(accounts: accounts)
-            let done = try await reportingErrors { try await security.signOutEverywhere(email: email, passkeys: passkeys) }
+            let done = try await data.withDatabase(.readCurrent) { database in
+                try await SecurityService(accounts: accountService(database)).signOutEverywhere(email: email, passkeys: passkeys)
+            }
             print("Signed \(done.user.email) out of \(done.sessions) session\(done.sessions == 1 ? "" : "s")"
                   + (passkeys ? " and removed \(done.passkeys) passkey\(done.passkeys == 1 ? "" : "s")." : "."))
         }
@@ -97,8 +94,8 @@ extension UserCommand {
 }
 
 /// The account service as the command line uses it: bcrypt on a pool of one thread.
-private func accountService(_ database: AppDatabase) -> AccountService {
-    AccountService(database: database, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
+private func accountService(_ database: OpenDatabase) -> AccountService {
+    AccountService(stores: database.stores, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
 }
 
 private func readPassword() throws -> String {

@@ -21,11 +21,10 @@ public struct AccountService: Sendable {
     /// Checked for unknown emails so they cost as much as wrong passwords; made on first use, not at start.
     private let dummyHash: DummyHash
 
-    /// `accounts` and `reminders` default to the same SQLite database.
-    public init(database: AppDatabase, accounts: (any AccountStore)? = nil, reminders: (any ReminderStore)? = nil, passwordHasher: any PasswordHasher, blocking: BlockingPool,
+    public init(stores: Stores, passwordHasher: any PasswordHasher, blocking: BlockingPool,
                 limits: SignInLimits = SignInLimits(), now: @escaping @Sendable () -> Date = Date.init) {
-        self.accounts = accounts ?? SQLiteAccountStore(database)
-        self.reminders = reminders ?? SQLiteReminderStore(database)
+        accounts = stores.accounts
+        reminders = stores.reminders
         self.passwordHasher = passwordHasher
         self.blocking = blocking
         self.limits = limits

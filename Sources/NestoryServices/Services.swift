@@ -109,7 +109,7 @@ public struct Services: Sendable {
         self.queue = queue
         self.blocking = blocking
         self.stores = stores
-        accounts = AccountService(database: database, accounts: stores.accounts, reminders: stores.reminders, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
+        accounts = AccountService(stores: stores, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
         self.items = items
         places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)

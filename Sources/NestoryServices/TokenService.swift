@@ -32,9 +32,9 @@ public struct TokenService: Sendable {
         self.limiter = RateLimiter(limit: max(1, requestsPerMinute), window: 60)
     }
 
-    /// On the embedded SQLite store (the command line's).
-    public init(database: AppDatabase, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
-        self.init(store: SQLiteAPITokenStore(database), accounts: SQLiteAccountStore(database), requestsPerMinute: requestsPerMinute, now: now)
+    /// On one engine's stores (the command line's).
+    public init(stores: Stores, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
+        self.init(store: stores.tokens, accounts: stores.accounts, requestsPerMinute: requestsPerMinute, now: now)
     }
 
     /// A new token (returned once, in clear) and what the list will show of it.

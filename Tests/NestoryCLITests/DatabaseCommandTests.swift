@@ -65,4 +65,32 @@ import Testing
         #expect(sqlite.status == 0, "\(sqlite.stderr)")
         #expect(sqlite.stdout.contains("nestory.sqlite is at schema"))
     }
+
+    @Test func accountsTokensAndStatsWorkOnPostgreSQL() throws {
+        guard let url = Self.url else { return }
+        let folder = CLI.Folder()
+        let environment = ["NESTORY_DATABASE_URL": url, "NESTORY_DATABASE_SCHEMA": Self.schema()]
+        let added = try CLI.run(["user", "add", "ann@example.com", "--name", "Ann", "--household", "Smiths", "--currency", "EUR", "--data", folder.path],
+                                stdin: "correct horse battery\n", environment: environment)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("Added ann@example.com as owner of Smiths"), "\(added.stdout)")
+        let stats = try CLI.run(["stats", "--json", "--data", folder.path], environment: environment)
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("\"name\" : \"Smiths\""), "\(stats.stdout)")
+        #expect(stats.stdout.contains("\"itemCount\" : 0"), "\(stats.stdout)")
+        let token = try CLI.run(["token", "create", "ann@example.com", "--name", "scripts", "--data", folder.path], environment: environment)
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(token.stdout.hasPrefix("nst_"))
+        let list = try CLI.run(["token", "list", "ann@example.com", "--data", folder.path], environment: environment)
+        #expect(list.stdout.contains("\tread\tscripts\t"), "\(list.stdout)")
+        // The same names on the default SQLite file in the folder find nothing: the commands used PostgreSQL.
+        let sqlite = try CLI.run(["stats", "--data", folder.path])
+        #expect(sqlite.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/nestory.sqlite"))
+        // A command not on the store interfaces yet says so instead of using a SQLite file the server does not read.
+        let backup = try CLI.run(["backup", "--data", folder.path, folder.path + "/b.zip"], environment: environment)
+        #expect(backup.status != 0)
+        #expect(backup.stderr.contains("`nestory backup` works on the SQLite database only for now, and database.url names PostgreSQL."),
+                "\(backup.stderr)")
+    }
 }

@@ -3,6 +3,7 @@ import NestoryAuth
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 
 @Suite struct AccountServiceTests {
@@ -13,7 +14,7 @@ import Testing
 
         init() throws {
             database = try AppDatabase.open(DataFolder(path: path))
-            service = AccountService(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), blocking: BlockingPool(width: 2))
+            service = AccountService(stores: .sqlite(database), passwordHasher: BcryptPasswordHasher(cost: 4), blocking: BlockingPool(width: 2))
         }
 
         deinit {

@@ -4,6 +4,7 @@ import NestoryAuth
 import NestoryDomain
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 
 /// Passkey challenges as SecurityService keeps them: issued by the server, used once, for five minutes, bound to the
@@ -36,7 +37,7 @@ import Testing
             ann = try database.createUser(email: "ann@example.com", displayName: "Ann", passwordHash: hash, now: Date())
             bob = try database.createUser(email: "bob@example.com", displayName: "Bob", passwordHash: hash, now: Date())
             let (blocking, clock) = (BlockingPool(width: 2), clock)
-            let accounts = AccountService(database: database, passwordHasher: BcryptPasswordHasher(cost: 4), blocking: blocking,
+            let accounts = AccountService(stores: .sqlite(database), passwordHasher: BcryptPasswordHasher(cost: 4), blocking: blocking,
                                           limits: SignInLimits(perAccount: 3, perClient: 50, window: 900))
             security = SecurityService(accounts: accounts, now: { clock.now })
             _ = try database.addPasskey(userID: ann.id, credentialID: [1, 2, 3], name: "Ann’s phone", publicKey: Array(key.publicKey.x963Representation),
