@@ -96,12 +96,16 @@ struct Serve: AsyncParsableCommand {
         }
 
         let folder = DataFolder(path: settings.data)
-        let database = try reportingErrors { try AppDatabase.open(folder, mode: .createAndMigrate, blobBackend: settings.blobBackend) }
+        let opened = try await settings.openDatabase(.createAndMigrate)
+        guard case .sqlite(let database) = opened else {
+            await opened.close()
+            throw CLIError("Serving from PostgreSQL is not finished yet: `nestory migrate`, `user`, `token` and `stats` work on it, `serve` does not.")
+        }
         // Switching an existing data folder to an object store does not move its files: say so once, at start.
-        if !(database.blobs.backend is LocalBlobBackend) {
+        if !(opened.files.backend is LocalBlobBackend) {
             let left = LocalBlobBackend(folder: folder).storedHashes(writtenBefore: .distantFuture).count
             if left > 0 {
-                logger.warning("\(left) stored file\(left == 1 ? " is" : "s are") in \(folder.blobsURL.path), which is not read with storage.blobs = \(settings.blobs): rows that name them find no file in \(database.blobs.backend.location)")
+                logger.warning("\(left) stored file\(left == 1 ? " is" : "s are") in \(folder.blobsURL.path), which is not read with storage.blobs = \(settings.blobs): rows that name them find no file in \(opened.files.backend.location)")
             }
         }
         let integrity = BackgroundIntegrityCheck()
@@ -117,7 +121,7 @@ struct Serve: AsyncParsableCommand {
         }
         // The one place live implementations are picked.
         let services = Services(
-            stores: .sqlite(database), database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
+            stores: opened.stores, database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
             reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
             plan: settings.plan(database),
@@ -147,7 +151,7 @@ struct Serve: AsyncParsableCommand {
             },
             checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
                                      recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython)
-                + [integrity.check] + Readiness.blobStorage(database.blobs.backend))
+                + [integrity.check] + Readiness.blobStorage(opened.files.backend))
         var dependencies = WebDependencies(
             database: database, services: services, imaging: imaging,
             cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),
@@ -160,7 +164,7 @@ struct Serve: AsyncParsableCommand {
         dependencies.onServerRunning = { integrity.start(database, logger: logger) }
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
-        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(folder.path), photos and files in \(database.blobs.backend.location)")
+        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(opened.location), this server's files in \(folder.path), photos and files in \(opened.files.backend.location)")
         try await app.runService()
     }
 }
