@@ -4,25 +4,53 @@ import NestoryDomain
 import NestoryStoreInterfaces
 import NestoryStorePostgres
 
-// nestory-bench postgres --url postgres://… [--items N] [--runs N] [--rounds R] [--only TEXT]
-// Loads N demo items into one household of a schema of their own (`bench_items_N`, kept for the next run), then
-// times the store's lists, searches and summary beside the same statements run bare on one connection (rows read,
-// not decoded), interleaved run by run, in R rounds; prints the median over the rounds of each round's p50 and p95.
+// nestory-bench postgres --url postgres://… [--items N] [--households H] [--runs N] [--rounds R] [--only TEXT]
+// Loads N demo items into each of H households (one by default) of a schema of their own (`bench_items_N`, or
+// `bench_hH_iN` for several households; kept for the next run), then times the store's lists, searches and summary in
+// the middle household beside the same statements run bare on one connection (rows read, not decoded), interleaved
+// run by run, in R rounds; prints the median over the rounds of each round's p50 and p95.
 // `--only TEXT` measures only the queries whose name contains TEXT and prints PostgreSQL's plan of each.
 
 func runPostgres(_ options: Options) async throws {
     guard let url = options.url else { fatalError("nestory-bench postgres needs --url postgres://…") }
-    let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: "bench_items_\(options.items)",
-                                                   maximumConnections: 4))
-    let household: Household
-    if let existing = try await store.allHouseholds().first {
-        household = existing
-    } else {
-        household = try await store.createHousehold(name: "Bench", currency: .usd, now: Date())
+    let schema = options.households == 1 ? "bench_items_\(options.items)" : "bench_h\(options.households)_i\(options.items)"
+    let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: schema, maximumConnections: 4))
+    var households = try await store.allHouseholds().sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+    let loading = ContinuousClock.now
+    var loaded = 0
+    while households.count < options.households {
+        households.append(try await store.createHousehold(name: "Bench \(households.count + 1)", currency: .usd, now: Date()))
     }
+    // Two households at a time (each one transaction per batch of 1,000), each from its own seed.
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        var next = households.startIndex
+        func start() {
+            guard next < households.endIndex else { return }
+            let (household, seed) = (households[next], 42 + UInt64(next))
+            next += 1
+            group.addTask { try await load(store, household, items: options.items, seed: seed) }
+        }
+        start()
+        start()
+        while let added = try await group.next() {
+            loaded += added
+            start()
+        }
+    }
+    if loaded > 0 {
+        print("loaded \(loaded) items in \(options.households) household\(options.households == 1 ? "" : "s") in \(ContinuousClock.now - loading)")
+        try await store.analyze()
+    }
+    let household = households[options.households / 2]
+    try await measure(store, household, options)
+    await store.close()
+}
+
+/// Fills a household with demo items up to `items`; how many it added.
+func load(_ store: PostgresStore, _ household: Household, items count: Int, seed: UInt64) async throws -> Int {
     let have = try await store.countItems(household.id, search: "", filter: ItemFilter(), cap: .max - 1).count
-    if have < options.items {
-        let generator = DemoGenerator(seed: 42, currency: .usd, today: CalendarDate(Date(), in: .current),
+    if have < count {
+        let generator = DemoGenerator(seed: seed, currency: .usd, today: CalendarDate(Date(), in: .current),
                                       rooms: try await store.rooms(household.id), categories: try await store.categories(household.id))
         let loading = ContinuousClock.now
         // In batches of 1,000 (`insertItems`: one transaction, one statement each for rows, tags and documents), two at
@@ -33,9 +61,9 @@ func runPostgres(_ options: Options) async throws {
             for worker in 0..<workers {
                 group.addTask {
                     var first = have + worker * batch
-                    while first < options.items {
+                    while first < count {
                         let today = CalendarDate(Date(), in: .current)
-                        let items = try (first..<min(first + batch, options.items)).map { index in
+                        let items = try (first..<min(first + batch, count)).map { index in
                             let demo = generator.item(index)
                             return Item(householdID: household.id, draft: try demo.draft.validated(today: today), createdAt: demo.createdAt)
                         }
@@ -46,9 +74,12 @@ func runPostgres(_ options: Options) async throws {
             }
             try await group.waitForAll()
         }
-        print("loaded \(options.items - have) items in \(ContinuousClock.now - loading) (batches of \(batch), \(workers) at a time)")
-        try await store.analyze()
+        if count >= 100_000 { print("loaded \(count - have) items in \(ContinuousClock.now - loading) (batches of \(batch), \(workers) at a time)") }
     }
+    return max(0, count - have)
+}
+
+func measure(_ store: PostgresStore, _ household: Household, _ options: Options) async throws {
     let id = household.id
     let summary = try await store.summary(id)
     let office = try await store.rooms(id).first { $0.name == "Office" }!.id
@@ -114,12 +145,12 @@ func runPostgres(_ options: Options) async throws {
         }
         return try await asyncMilliseconds { _ = try await cases[index].ours() }
     }
-    print("PostgreSQL \(try await store.serverVersion()): \(summary.itemCount) items in one household; \(options.rounds) rounds of \(max(1, options.runs / options.rounds))")
+    let where_ = options.households == 1 ? "in one household" : "in each of \(options.households) households (measured in \(household.name))"
+    print("PostgreSQL \(try await store.serverVersion()): \(summary.itemCount) items \(where_); \(options.rounds) rounds of \(max(1, options.runs / options.rounds))")
     print("runs each, ours and the same statements bare (rows read, not decoded) interleaved run by run; p50 and p95 are the")
     print("medians of the rounds' figures; page size 50")
     print("")
     printTable(results)
-    await store.close()
 }
 
 struct AsyncCase {

@@ -8,7 +8,7 @@ import NestoryStore
 // (the statements the facade ran, prepared once on a connection of their own), the two interleaved run by run,
 // in R rounds; prints the median over the rounds of each round's p50 and p95.
 // `--only TEXT` measures only the queries whose name contains TEXT and prints each statement they run with its time.
-// nestory-bench postgres --url postgres://… [--items N]: the same on PostgreSQL (PostgresBench.swift).
+// nestory-bench postgres --url postgres://… [--items N] [--households H]: the same on PostgreSQL (PostgresBench.swift).
 
 struct Options {
     var dataPath = "./bench-data"
@@ -18,10 +18,11 @@ struct Options {
     var only: String?
     var url: String?
     var items = 100_000
+    var households = 1
 
     static let usage = """
         usage: nestory-bench [store] --data DIR [--runs N] [--rounds R] [--only TEXT]
-               nestory-bench postgres --url postgres://… [--items N] [--runs N] [--rounds R] [--only TEXT]
+               nestory-bench postgres --url postgres://… [--items N] [--households H] [--runs N] [--rounds R] [--only TEXT]
         """
 
     init(_ args: [String]) {
@@ -35,6 +36,7 @@ struct Options {
             case "--only": only = it.next()
             case "--url": url = it.next()
             case "--items": items = Int(it.next() ?? "") ?? items
+            case "--households": households = max(1, Int(it.next() ?? "") ?? households)
             case "--help", "-h":
                 print(Self.usage)
                 exit(0)
