@@ -37,7 +37,7 @@ build: deps
 test: test-deps
 	$(SWIFT) build --build-tests
 	./scripts/with-postgres.sh $(SWIFT) test --skip-build
-	./scripts/browser-tests.sh
+	./scripts/with-postgres.sh ./scripts/browser-tests.sh
 	./scripts/api-contract.sh
 	./scripts/check-deploy.sh
 

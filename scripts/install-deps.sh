@@ -12,8 +12,8 @@ RUNTIME_PACKAGES=(libsqlite3-dev zlib1g-dev pkg-config libvips-dev libpng-dev li
 # Tests and benchmarks: the sqlite3 shell, the reference tools measured beside Nestory (zip and unzip for
 # bench-backup), poppler-utils (pdftotext, pdfimages, pdftoppm check the PDFs), python3-venv (browser
 # tests, WeasyPrint for bench-reports; also a runtime package), postgresql (the store conformance suite runs on a
-# throwaway cluster, scripts/with-postgres.sh).
-TEST_PACKAGES=(sqlite3 zip unzip libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl poppler-utils python3-venv postgresql)
+# throwaway cluster, scripts/with-postgres.sh), nginx-light (the proxy in front of two servers, test_two_servers.py).
+TEST_PACKAGES=(sqlite3 zip unzip libvips-tools zbar-tools qrencode time chromium fonts-dejavu-core wrk curl poppler-utils python3-venv postgresql nginx-light)
 
 want=("${RUNTIME_PACKAGES[@]}")
 if [ "${1:-}" = "--test" ]; then want+=("${TEST_PACKAGES[@]}"); fi
