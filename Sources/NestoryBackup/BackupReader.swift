@@ -12,7 +12,7 @@ import ZIPFoundation
 /// against the format, and every file a row refers to. Stored files are staged in the data folder's
 /// tmp/ while they are checked. Only then does one database transaction apply the rows, so a
 /// failure or a crash at any point leaves the data as it was (staged files are swept later).
-public struct BackupReader {
+public struct BackupReader: Sendable {
     public let database: AppDatabase
     public var limits: ArchiveLimits
 
@@ -43,7 +43,7 @@ public struct BackupReader {
     }
 
     /// A checked archive: its manifest, its rows (from files in tmp/), and its stored files, staged.
-    public final class Checked {
+    public final class Checked: @unchecked Sendable {
         public let manifest: BackupManifest
         let contents: ArchiveContents
         let staged: [String: BlobStore.Staged]

@@ -71,7 +71,7 @@ struct Restore: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
         let database = try await data.open(.createAndMigrate)
         let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
-                                  plan: try await Settings.read(flags: [:]).plan(database))
+                                  plan: try await Settings.read(flags: [:]).plan(SQLiteLicenceStore(database)))
         if check {
             let manifest = try await reportingErrors { try await service.checkArchive(url) }
             let c = manifest.counts
@@ -148,7 +148,7 @@ struct ImportCSV: AsyncParsableCommand {
         let url = URL(fileURLWithPath: file)
         let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
         let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
-                                  plan: try await Settings.read(flags: [:]).plan(database))
+                                  plan: try await Settings.read(flags: [:]).plan(SQLiteLicenceStore(database)))
         let spec = map
         let mapping: @Sendable ([String]) throws(ImportError) -> ColumnMapping = { header throws(ImportError) in
             if let spec { return try ColumnMapping.parse(spec, header: header) }

@@ -17,12 +17,12 @@ struct LicenceCommand: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() async throws {
-            let database = try await data.open(.createAndMigrate)
-            let plan = try await Settings.read(flags: [:]).plan(database)
-            try reportingErrors {
-                print("This server's id: \(try database.instanceID())")
-                for household in try database.allHouseholds() {
-                    let overview = try plan.overview(household.id)
+            let plan = try await data.settings()
+            try await data.withDatabase(.createAndMigrate) { database in
+                let plan = plan.plan(database.stores.licences)
+                print("This server's id: \(try await database.stores.licences.instanceID())")
+                for household in try await database.stores.accounts.allHouseholds() {
+                    let overview = try await plan.overview(household.id)
                     let source: String = switch overview.entitlement.source {
                     case .free: "Free (\(overview.itemCount) of \(PlanLimits.freeItems) items)"
                     case .instanceSetting: "Pro (licence.instancePro)"
@@ -50,9 +50,10 @@ struct LicenceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let text = key == "-" ? (Swift.readLine(strippingNewline: true) ?? "") : key
-            let database = try await data.open(.createAndMigrate)
-            let plan = try await Settings.read(flags: [:]).plan(database)
-            let licence = try reportingErrors { try plan.install(text, by: .operatorCLI) }
+            let settings = try await data.settings()
+            let licence = try await data.withDatabase(.createAndMigrate) { database in
+                try await settings.plan(database.stores.licences).install(text, by: .operatorCLI)
+            }
             let scope: String = switch licence.scope {
             case .household(let id): "household \(id)"
             case .instance: "every household on this server"

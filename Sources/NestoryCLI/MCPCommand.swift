@@ -38,7 +38,7 @@ struct MCPCommand: AsyncParsableCommand {
         let imagingLimits = ImagingLimits(maxFileBytes: Int(settings.limits.maxPhotoBytes))
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in try LibvipsImageProcessor(limits: imagingLimits) }
         let items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: settings.limits.maxPhotoBytes,
-                                 plan: settings.plan(database))
+                                 plan: settings.plan(SQLiteLicenceStore(database)))
         let valuations = ValuationService(database: database, blocking: blocking, providers: UnavailableValuationProviders(),
                                           defaults: ValuationDefaults())
         let mcp = NestoryMCP(items: items, places: PlacesService(database: database, blocking: blocking), valuations: valuations)

@@ -124,7 +124,7 @@ struct Serve: AsyncParsableCommand {
             stores: opened.stores, database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
             reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
-            plan: settings.plan(database),
+            plan: settings.plan(opened.stores.licences),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
             valuationProviders: LiveValuationProviders(searchURL: URL(string: settings.valuationSearchURL)!),
             valuationDefaults: ValuationDefaults(analysisBaseURL: settings.valuationAnalysisURL, analysisModel: settings.valuationAnalysisModel,

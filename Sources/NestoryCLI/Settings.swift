@@ -7,6 +7,7 @@ import NestoryLicences
 import NestoryObjectStorage
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryStorePostgres
 import NestoryWeb
 
@@ -401,9 +402,9 @@ struct Settings: Sendable, Equatable {
     }
 
     /// Free or Pro for a household, as this server's settings have it (the server and the commands that write items).
-    func plan(_ database: AppDatabase) -> PlanService {
+    func plan(_ licences: any LicenceStore) -> PlanService {
         let extra = (try? LicenceKeys.parse(licencePublicKeys)) ?? [:]
-        return PlanService(database: database, verifier: LicenceVerifier(trusted: LicenceKeys.builtIn.merging(extra) { builtIn, _ in builtIn }),
+        return PlanService(licences: licences, verifier: LicenceVerifier(trusted: LicenceKeys.builtIn.merging(extra) { builtIn, _ in builtIn }),
                            instancePro: instancePro)
     }
 

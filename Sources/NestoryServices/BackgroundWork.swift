@@ -64,7 +64,7 @@ public struct ReportsService: Sendable {
 
     /// The inventory as CSV or JSON (streamed to a temporary file off the event loop, then read whole).
     public func export(_ household: HouseholdID, as format: ExportFormat, now: Date) async throws -> Data {
-        if format == .csv { try plan.entitlement(household).checkCSVExport() }
+        if format == .csv { try await plan.entitlement(household).checkCSVExport() }
         let (maker, url) = (maker, database.folder.tmpURL.appendingPathComponent("export-\(UUID().uuidString.lowercased())"))
         return try await blocking.run {
             defer { try? FileManager.default.removeItem(at: url) }
@@ -77,8 +77,8 @@ public struct ReportsService: Sendable {
     }
 
     /// Queues a report (within the household's plan); its job's result names the report once it is in the history.
-    public func start(_ household: HouseholdID, _ request: ReportRequest) throws -> Job {
-        let entitlement = try plan.entitlement(household)
+    public func start(_ household: HouseholdID, _ request: ReportRequest) async throws -> Job {
+        let entitlement = try await plan.entitlement(household)
         switch request {
         case .inventory(let options): try entitlement.checkReportPhotos(options.includePhotos)
         case .lossList(let options): try entitlement.checkLossList(count: options.itemIDs.count)

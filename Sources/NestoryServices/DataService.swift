@@ -96,18 +96,18 @@ public struct DataService: Sendable {
     /// Restores an archive, all or nothing. Without a mode, restoring over a household that exists here is
     /// refused: the person must say whether to replace its data or merge into it.
     public func restore(_ url: URL, into target: HouseholdID?, mode: RestoreMode?) async throws -> (manifest: BackupManifest, summary: RestoreSummary) {
-        let (database, plan) = (database, plan)
+        let database = database
+        let reader = BackupReader(database: database)
+        let checked = try await blocking.run { try reader.validate(url) }
+        defer { checked.discard() }
+        // The plan of the household the rows go into (the archive's own when restoring it whole: a licence for
+        // it may be installed before it exists here).
+        let household = target ?? HouseholdID(string: checked.manifest.household.id)
+        let entitlement = if let household { try await plan.entitlement(household) } else { Entitlement.free }
         return try await blocking.run {
-            let reader = BackupReader(database: database)
-            let checked = try reader.validate(url)
-            defer { checked.discard() }
             if mode == nil, try target != nil || database.householdExists(checked.manifest.household.id) {
                 throw DomainError.conflict("This server already has the household \(checked.manifest.household.name): choose to replace its data with the archive's, or to merge the archive into it. Nothing was changed.")
             }
-            // The plan of the household the rows go into (the archive's own when restoring it whole: a licence for
-            // it may be installed before it exists here).
-            let household = target ?? HouseholdID(string: checked.manifest.household.id)
-            let entitlement = try household.map(plan.entitlement) ?? .free
             return (checked.manifest, try reader.apply(checked, into: target, mode: mode ?? .replace, plan: entitlement))
         }
     }
@@ -127,7 +127,8 @@ public struct DataService: Sendable {
     /// file's size. `mapping` makes the column mapping from the header (nil: guessed from it).
     public func importItems(_ household: HouseholdID, file: URL, mapping: (@Sendable ([String]) throws(ImportError) -> ColumnMapping)? = nil,
                             options: ImportOptions) async throws -> ImportSummary {
-        let (database, plan, at) = (database, plan, now())
+        let (database, at) = (database, now())
+        let entitlement = try await plan.entitlement(household)
         return try await blocking.run {
             var first = try ImportSource(file, mapping: mapping, options: options)
             let count = try ItemImport.check(&first)
@@ -138,7 +139,7 @@ public struct DataService: Sendable {
             }
             defer { batches.finish() }
             var read = 0
-            return try database.importItemsInBulk(household, count: count, now: at, today: options.today, plan: try plan.entitlement(household)) {
+            return try database.importItemsInBulk(household, count: count, now: at, today: options.today, plan: entitlement) {
                 guard let batch = try batches.next() else { return nil }
                 read += batch.count
                 guard read <= count else { throw DomainError.conflict("The file changed while it was being imported; nothing was imported.") }

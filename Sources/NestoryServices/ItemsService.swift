@@ -36,7 +36,7 @@ public struct ItemsService: Sendable {
     /// the household's plan).
     public func create(_ household: HouseholdID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
         let (plan, at) = (plan, now())
-        let entitlement = try await blocking.run { try plan.entitlement(household) }
+        let entitlement = try await plan.entitlement(household)
         return try await items.createItem(household, draft, now: at, today: today, plan: entitlement)
     }
 

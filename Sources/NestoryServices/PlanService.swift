@@ -1,7 +1,6 @@
 import Foundation
 import NestoryDomain
 import NestoryLicences
-import NestoryStore
 import NestoryStoreInterfaces
 
 /// Free and Pro: which plan a household is on (the operator's setting, else an installed, unexpired licence for
@@ -9,16 +8,16 @@ import NestoryStoreInterfaces
 /// it before anything that could cross a Free limit, so the web app, the API and the command line meet the
 /// same limits.
 public struct PlanService: Sendable {
-    let database: AppDatabase
+    let licences: any LicenceStore
     let verifier: LicenceVerifier
     /// The operator declared every household Pro (`licence.instancePro`).
     let instancePro: Bool
     let timeZone: TimeZone
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, verifier: LicenceVerifier = LicenceVerifier(), instancePro: Bool, timeZone: TimeZone = .current,
+    public init(licences: any LicenceStore, verifier: LicenceVerifier = LicenceVerifier(), instancePro: Bool, timeZone: TimeZone = .current,
                 now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
+        self.licences = licences
         self.verifier = verifier
         self.instancePro = instancePro
         self.timeZone = timeZone
@@ -29,10 +28,10 @@ public struct PlanService: Sendable {
 
     /// The household's plan today. Keys that no longer verify here (another server's, a retired signing key)
     /// or that expired are passed over: the household falls back to Free, and nothing is deleted.
-    public func entitlement(_ household: HouseholdID) throws -> Entitlement {
+    public func entitlement(_ household: HouseholdID) async throws -> Entitlement {
         if instancePro { return .everything }
-        let (instance, today) = (try database.instanceID(), today)
-        let valid = try database.licences(for: household).compactMap { installed in
+        let (instance, today) = (try await licences.instanceID(), today)
+        let valid = try await licences.licences(for: household).compactMap { installed in
             try? verifier.summary(installed.key, instance: instance, household: household)
         }.filter { !$0.isExpired(on: today) }
         guard let best = valid.max(by: { ($0.features.count, $0.expires ?? .distantFuture) < ($1.features.count, $1.expires ?? .distantFuture) })
@@ -50,9 +49,9 @@ public struct PlanService: Sendable {
         public let instanceID: String
     }
 
-    public func overview(_ household: HouseholdID) throws -> Overview {
-        let (instance, today) = (try database.instanceID(), today)
-        let licences = try database.licences(for: household).map { installed in
+    public func overview(_ household: HouseholdID) async throws -> Overview {
+        let (instance, today) = (try await licences.instanceID(), today)
+        let installed = try await licences.licences(for: household).map { installed in
             do {
                 let summary = try verifier.summary(installed.key, instance: instance, household: household)
                 return (installed, Optional(summary), summary.isExpired(on: today) ? LicenceError.expired(summary.expires!).description : nil)
@@ -60,7 +59,7 @@ public struct PlanService: Sendable {
                 return (installed, nil, String(describing: error))
             }
         }
-        return Overview(entitlement: try entitlement(household), licences: licences, itemCount: try database.itemCount(household),
+        return Overview(entitlement: try await entitlement(household), licences: installed, itemCount: try await licences.itemCount(household),
                         instanceID: instance)
     }
 
@@ -73,8 +72,8 @@ public struct PlanService: Sendable {
 
     /// Verifies and keeps a licence key; a refused key says why (under the field "licence").
     @discardableResult
-    public func install(_ text: String, by installer: Installer) throws -> LicenceSummary {
-        let instance = try database.instanceID()
+    public func install(_ text: String, by installer: Installer) async throws -> LicenceSummary {
+        let instance = try await licences.instanceID()
         let household: HouseholdID? = if case .owner(let id) = installer { id } else { nil }
         let summary: LicenceSummary
         do { summary = try verifier.check(text, instance: instance, household: household, today: today) } catch {
@@ -92,7 +91,7 @@ public struct PlanService: Sendable {
             scope = nil
         }
         let compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
-        try database.installLicence(key: compact, keyID: summary.keyID, household: scope, now: now())
+        try await licences.installLicence(key: compact, keyID: summary.keyID, household: scope, now: now())
         return summary
     }
 }

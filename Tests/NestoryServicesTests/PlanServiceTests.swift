@@ -25,7 +25,7 @@ struct PlanServiceTests {
 
         init(instancePro: Bool = false) throws {
             database = try AppDatabase.open(folder)
-            plan = PlanService(database: database, verifier: LicenceVerifier(trusted: ["test-1": vendor.publicKey.rawRepresentation]),
+            plan = PlanService(licences: SQLiteLicenceStore(database), verifier: LicenceVerifier(trusted: ["test-1": vendor.publicKey.rawRepresentation]),
                                instancePro: instancePro)
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
         }
@@ -51,35 +51,35 @@ struct PlanServiceTests {
     }
 
     @Test("no licence is Free; a household licence, an instance licence or the operator's setting is Pro; an expired one falls back")
-    func entitlement() throws {
+    func entitlement() async throws {
         let f = try Fixture()
-        #expect(try f.plan.entitlement(f.household.id) == .free)
+        #expect(try await f.plan.entitlement(f.household.id) == .free)
         let instance = try f.database.instanceID()
         #expect(instance.count == 32)
-        try f.plan.install(try f.licence(for: f.household.id, expires: f.today), by: .owner(f.household.id))
-        #expect(try f.plan.entitlement(f.household.id).plan == .pro)
+        try await f.plan.install(try f.licence(for: f.household.id, expires: f.today), by: .owner(f.household.id))
+        #expect(try await f.plan.entitlement(f.household.id).plan == .pro)
         // Another household on the server stays Free; an instance licence makes every household Pro.
         let other = try f.database.createHousehold(name: "Joneses", currency: .eur, now: Date())
-        #expect(try f.plan.entitlement(other.id).plan == .free)
-        try f.plan.install(try f.licence(instance: instance), by: .operatorCLI)
-        #expect(try f.plan.entitlement(other.id).plan == .pro)
+        #expect(try await f.plan.entitlement(other.id).plan == .free)
+        try await f.plan.install(try f.licence(instance: instance), by: .operatorCLI)
+        #expect(try await f.plan.entitlement(other.id).plan == .pro)
         // The owner of one household may not install a licence for the whole server, nor another household's.
-        #expect(throws: DomainError.self) { try f.plan.install(try f.licence(instance: instance), by: .owner(other.id)) }
-        #expect(throws: DomainError.self) { try f.plan.install(try f.licence(for: f.household.id), by: .owner(other.id)) }
-        #expect(try Fixture(instancePro: true).plan.entitlement(f.household.id) == .everything)
+        await #expect(throws: DomainError.self) { try await f.plan.install(try f.licence(instance: instance), by: .owner(other.id)) }
+        await #expect(throws: DomainError.self) { try await f.plan.install(try f.licence(for: f.household.id), by: .owner(other.id)) }
+        #expect(try await Fixture(instancePro: true).plan.entitlement(f.household.id) == .everything)
     }
 
     @Test("an expired licence: Free's limits again, nothing deleted, and Settings says why")
-    func expired() throws {
+    func expired() async throws {
         let f = try Fixture()
         try f.fill(150)
         // A key that expired yesterday cannot be installed; one installed while valid that has since expired is
         // shown with the reason and no longer applies.
         let yesterday = CalendarDate(Date().addingTimeInterval(-86_400 * 2), in: .current)
-        #expect(throws: DomainError.self) { try f.plan.install(try f.licence(for: f.household.id, expires: yesterday), by: .owner(f.household.id)) }
+        await #expect(throws: DomainError.self) { try await f.plan.install(try f.licence(for: f.household.id, expires: yesterday), by: .owner(f.household.id)) }
         let lapsed = try f.licence(for: f.household.id, expires: yesterday)
         try f.database.installLicence(key: lapsed, keyID: "test-1", household: f.household.id, now: Date())
-        let overview = try f.plan.overview(f.household.id)
+        let overview = try await f.plan.overview(f.household.id)
         #expect(overview.entitlement == .free && overview.itemCount == 150)
         #expect(overview.licences.count == 1 && overview.licences[0].problem?.contains("expired") == true)
         #expect(try f.database.itemCount(f.household.id) == 150)
@@ -102,7 +102,7 @@ struct PlanServiceTests {
         let first = try f.database.items(f.household.id, ItemQuery(limit: 1)).elements[0].item.id
         try await items.delete(f.household.id, first)
         _ = try await items.create(f.household.id, ItemDraft(name: "Room again", currency: .usd), today: f.today)
-        try f.plan.install(try f.licence(for: f.household.id), by: .owner(f.household.id))
+        try await f.plan.install(try f.licence(for: f.household.id), by: .owner(f.household.id))
         _ = try await items.create(f.household.id, ItemDraft(name: "Now with Pro", currency: .usd), today: f.today)
         #expect(try f.database.itemCount(f.household.id) == 101)
     }
@@ -144,7 +144,7 @@ struct PlanServiceTests {
         // The archive's own household, new here: Free unless a licence for it was installed first.
         await #expect(throws: DomainError.self) { try await data.restore(archive, into: nil, mode: nil) }
         #expect(try f.database.householdExists(source.household.id.description) == false)
-        try f.plan.install(try f.licence(for: source.household.id), by: .operatorCLI)
+        try await f.plan.install(try f.licence(for: source.household.id), by: .operatorCLI)
         _ = try await data.restore(archive, into: nil, mode: nil)
         #expect(try f.database.itemCount(source.household.id) == 120)
     }
@@ -154,16 +154,16 @@ struct PlanServiceTests {
         let f = try Fixture()
         let queue = JobQueue(database: f.database, policies: [JobKind.report: RetryPolicy(maxAttempts: 1, resumesAfterStop: false)], wake: {})
         let reports = ReportsService(queue: queue, maker: ScriptedReportMaker(), database: f.database, blocking: f.blocking, plan: f.plan)
-        #expect(throws: DomainError.self) { try reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true))) }
-        _ = try reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: false)))
+        await #expect(throws: DomainError.self) { try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true))) }
+        _ = try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: false)))
         let incident = Incident(date: f.today, type: .fire, description: "Kitchen fire")
-        #expect(throws: DomainError.self) {
-            try reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: (0..<21).map { _ in ItemID() })))
+        await #expect(throws: DomainError.self) {
+            try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: (0..<21).map { _ in ItemID() })))
         }
-        _ = try reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: (0..<20).map { _ in ItemID() })))
+        _ = try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: (0..<20).map { _ in ItemID() })))
         await #expect(throws: DomainError.self) { try await reports.export(f.household.id, as: .csv, now: Date()) }
-        try f.plan.install(try f.licence(for: f.household.id, features: [.reportPhotos]), by: .owner(f.household.id))
-        _ = try reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true)))
+        try await f.plan.install(try f.licence(for: f.household.id, features: [.reportPhotos]), by: .owner(f.household.id))
+        _ = try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true)))
         await #expect(throws: DomainError.self) { try await reports.export(f.household.id, as: .csv, now: Date()) }
     }
 }

@@ -59,7 +59,7 @@ struct ValuationBatchTests {
             let blocking = BlockingPool(width: 2)
             valuations = ValuationService(database: database, blocking: blocking, providers: providers)
             items = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 5_000_000,
-                                 plan: PlanService(database: database, instancePro: pro))
+                                 plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: pro))
             runner = JobRunner(jobs: SQLiteJobStore(database), handlers: [ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: 0), width: width)],
                                pollInterval: .milliseconds(20))
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())

@@ -85,7 +85,7 @@ struct LicenceWebTests {
             #expect(try await bob.request(.post, "/settings/licence", form: ["licence": valid]).status == .forbidden)
             #expect(try await bob.request(.get, "/settings").body.contains("The household’s owner installs a licence."))
         }
-        #expect(try app.dependencies.services.plan.entitlement(household.id) == .free)
+        #expect(try await app.dependencies.services.plan.entitlement(household.id) == .free)
     }
 
     @Test("reports on Free: photos off with a prompt, loss lists of 20, no CSV; all three open with Pro")

@@ -39,7 +39,7 @@ final class TestApp: @unchecked Sendable {
         let services = Services(stores: .sqlite(database), database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 // Pro unless a test is about Free's limits (LicenceWebTests).
-                                plan: PlanService(database: database, verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),
+                                plan: PlanService(licences: SQLiteLicenceStore(database), verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),
                                 webhooks: webhooks, tokenRequestsPerMinute: tokenRequestsPerMinute,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2),
                                 now: now)

@@ -33,7 +33,7 @@ struct APIController {
 
     @Sendable func plan(_ request: Request, context: AppRequestContext) async throws -> PlanJSON {
         let viewer = try context.requireViewer()
-        let overview = try dependencies.services.plan.overview(viewer.household.id)
+        let overview = try await dependencies.services.plan.overview(viewer.household.id)
         return PlanJSON(overview)
     }
 

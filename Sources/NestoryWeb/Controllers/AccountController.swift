@@ -112,7 +112,7 @@ struct AccountController {
         let providers = try await dependencies.services.valuations.providerSettings(household)
         let valuation = ValuationViews.settingsSection(viewer: viewer, settings: providers,
                                                        form: valuationForm, errors: valuationErrors)
-        let pro = PlanViews.section(viewer: viewer, overview: try dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
+        let pro = PlanViews.section(viewer: viewer, overview: try await dependencies.services.plan.overview(household), form: licenceForm, errors: licenceErrors)
         let reminders = dependencies.services.reminders
         let notifications = ReminderViews.settingsSection(
             viewer: viewer, preferences: try await reminders.preferences(viewer.user.id), calendarToken: try await reminders.calendarToken(viewer.user.id),
@@ -149,7 +149,7 @@ struct AccountController {
         guard viewer.role == .owner else { throw DomainError.forbidden("Only the household’s owner can install a licence.") }
         let key = try await Form.read(request, context: context)["licence"] ?? ""
         do {
-            let licence = try dependencies.services.plan.install(key, by: .owner(viewer.household.id))
+            let licence = try await dependencies.services.plan.install(key, by: .owner(viewer.household.id))
             return .redirect(to: "/settings#pro", notice: "Nestory Pro is active, licensed to \(licence.licensee).")
         } catch let error as DomainError {
             return try await settings(viewer, licenceForm: ["licence": key], licenceErrors: FieldErrors.fields(of: error))

@@ -28,7 +28,7 @@ struct ReportsController {
     @Sendable func index(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
-        return HTMLResponse.page(ReportViews.index(viewer: viewer, plan: try dependencies.services.plan.entitlement(id),
+        return HTMLResponse.page(ReportViews.index(viewer: viewer, plan: try await dependencies.services.plan.entitlement(id),
                                                    summary: try await items.summary(id), history: try await dependencies.services.reports.history(id),
                                                    running: try await dependencies.services.jobs.recent(id, kind: JobKind.report, within: 86_400)
                                                        .filter { !$0.state.isFinished }.reversed(),
@@ -37,7 +37,7 @@ struct ReportsController {
 
     @Sendable func inventoryOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ReportViews.inventoryOptions(viewer: viewer, plan: try dependencies.services.plan.entitlement(viewer.household.id),
+        return HTMLResponse.page(ReportViews.inventoryOptions(viewer: viewer, plan: try await dependencies.services.plan.entitlement(viewer.household.id),
                                                               summary: try await items.summary(viewer.household.id)))
     }
 
@@ -48,7 +48,7 @@ struct ReportsController {
             grouping: form["group"].flatMap(ReportGrouping.init(rawValue:)) ?? .room, includePhotos: form["photos"] == "1",
             includeUndocumented: form["undocumented"] == "1",
             paper: form["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
-        let job = try dependencies.services.reports.start(viewer.household.id, .inventory(options))
+        let job = try await dependencies.services.reports.start(viewer.household.id, .inventory(options))
         return .redirect(to: "/reports/jobs/\(job.id)")
     }
 
@@ -79,7 +79,8 @@ struct ReportsController {
         let values = ["incidentDate": dependencies.today().iso, "type": IncidentType.fire.rawValue]
         // Say Free's limit before the details are typed, not after.
         var errors = FieldErrors()
-        errors.collect { try dependencies.services.plan.entitlement(viewer.household.id).checkLossList(count: ids.count) }
+        let entitlement = try await dependencies.services.plan.entitlement(viewer.household.id)
+        errors.collect { try entitlement.checkLossList(count: ids.count) }
         return try await confirmPage(viewer, ids: ids, values: values, errors: errors.fields, status: .ok)
     }
 
@@ -103,7 +104,7 @@ struct ReportsController {
             guard !owned.isEmpty else { throw DomainError.notFound("The items") }
             let options = LossListOptions(incident: incident, itemIDs: owned, includePhotos: values["photos"] == "1",
                                           paper: values["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
-            let job = try dependencies.services.reports.start(viewer.household.id, .lossList(options))
+            let job = try await dependencies.services.reports.start(viewer.household.id, .lossList(options))
             return .redirect(to: "/reports/jobs/\(job.id)")
         } catch let error as DomainError {
             switch error {
