@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "NestoryJobs",
             dependencies: [
-                "NestoryDomain", "NestoryStore", "NestoryStoreInterfaces",
+                "NestoryDomain", "NestoryStoreInterfaces",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

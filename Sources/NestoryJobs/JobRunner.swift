@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Metrics
 import NestoryDomain
-import NestoryStore
 import NestoryStoreInterfaces
 import ServiceLifecycle
 
@@ -64,10 +63,9 @@ public final class JobRunner: Service, @unchecked Sendable {
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
     }
 
-    /// The queue services put jobs in (it wakes this runner). Services still enqueue on SQLite, inside their own
-    /// transactions.
-    public func queue(_ database: AppDatabase) -> JobQueue {
-        JobQueue(database: database, policies: handlers.mapValues(\.retry), now: now) { [weak self] in self?.wake() }
+    /// The queue services put jobs in (it wakes this runner), on the runner's own store.
+    public func queue() -> JobQueue {
+        JobQueue(store: jobs, policies: handlers.mapValues(\.retry), now: now) { [weak self] in self?.wake() }
     }
 
     /// Looks for due jobs now (called when one is queued).
@@ -295,16 +293,17 @@ public final class JobRunner: Service, @unchecked Sendable {
     }
 }
 
-/// Puts jobs in the queue, in their own transaction or inside a service's, and wakes the runner.
+/// Puts jobs in the queue (each in a transaction of its own) and wakes this server's runner; another server's runner
+/// finds them when it next looks.
 public struct JobQueue: Sendable {
-    let database: AppDatabase
+    let store: any JobStore
     let policies: [String: RetryPolicy]
     let now: @Sendable () -> Date
     let wake: @Sendable () -> Void
 
-    public init(database: AppDatabase, policies: [String: RetryPolicy], now: @escaping @Sendable () -> Date = Date.init,
+    public init(store: any JobStore, policies: [String: RetryPolicy], now: @escaping @Sendable () -> Date = Date.init,
                 wake: @escaping @Sendable () -> Void) {
-        self.database = database
+        self.store = store
         self.policies = policies
         self.now = now
         self.wake = wake
@@ -312,9 +311,9 @@ public struct JobQueue: Sendable {
 
     /// Queues a job of a kind some handler runs (else a programming error, reported loudly).
     @discardableResult
-    public func enqueue<Payload: Encodable>(_ household: HouseholdID, kind: String, subject: String? = nil, payload: Payload) throws -> Job {
+    public func enqueue<Payload: Encodable>(_ household: HouseholdID, kind: String, subject: String? = nil, payload: Payload) async throws -> Job {
         guard let policy = policies[kind] else { preconditionFailure("no handler runs jobs of kind \(kind)") }
-        let job = try database.enqueueJob(household, kind: kind, subject: subject, payload: try JSONEncoder.jobText(payload),
+        let job = try await store.enqueueJob(household, kind: kind, subject: subject, payload: try JSONEncoder.jobText(payload),
                                           maxAttempts: policy.maxAttempts, now: now())
         wake()
         return job

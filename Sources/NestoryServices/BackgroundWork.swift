@@ -83,7 +83,7 @@ public struct ReportsService: Sendable {
         case .inventory(let options): try entitlement.checkReportPhotos(options.includePhotos)
         case .lossList(let options): try entitlement.checkLossList(count: options.itemIDs.count)
         }
-        return try queue.enqueue(household, kind: JobKind.report, payload: request)
+        return try await queue.enqueue(household, kind: JobKind.report, payload: request)
     }
 
     public struct Made: Codable, Sendable {
@@ -190,10 +190,10 @@ public struct BackupService: Sendable {
         }
     }
 
-    public func startExport(_ household: Household, now: Date, includeProviderKeys: Bool = false) throws -> Job {
+    public func startExport(_ household: Household, now: Date, includeProviderKeys: Bool = false) async throws -> Job {
         let day = CalendarDate(now, in: .current).iso
         let safeName = household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
-        return try queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip",
+        return try await queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip",
                                                                                 includeProviderKeys: includeProviderKeys ? true : nil))
     }
 
@@ -301,7 +301,7 @@ public struct ReceiptsService: Sendable {
         let receipt = try await receipts.addReceipt(household.id, itemID: item, staged: staged, contentType: contentType,
                                                     fields: ReceiptFields(), now: at)
         if reads {
-            try queue.enqueue(household.id, kind: JobKind.receipt, subject: receipt.id.description,
+            try await queue.enqueue(household.id, kind: JobKind.receipt, subject: receipt.id.description,
                               payload: Request(receiptID: receipt.id, currency: household.currency.code, capturedOn: today.iso))
         }
         return receipt

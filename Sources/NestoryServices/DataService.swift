@@ -69,16 +69,16 @@ public struct DataService: Sendable {
     }
 
     /// Queues the restore of an uploaded archive (already checked once) into the household.
-    public func startRestore(_ household: HouseholdID, file: URL, mode: RestoreMode) throws -> Job {
+    public func startRestore(_ household: HouseholdID, file: URL, mode: RestoreMode) async throws -> Job {
         guard let queue else { preconditionFailure("restores run in the background only where a job runner is") }
-        return try queue.enqueue(household, kind: JobKind.restore, payload: RestoreRequest(file: file.lastPathComponent, mode: mode))
+        return try await queue.enqueue(household, kind: JobKind.restore, payload: RestoreRequest(file: file.lastPathComponent, mode: mode))
     }
 
     /// Queues the import of an uploaded table, once its rows have been checked (`checkImport`).
-    public func startImport(_ household: HouseholdID, file: URL, mapping: ColumnMapping, options: ImportOptions) throws -> Job {
+    public func startImport(_ household: HouseholdID, file: URL, mapping: ColumnMapping, options: ImportOptions) async throws -> Job {
         guard let queue else { preconditionFailure("imports run in the background only where a job runner is") }
         let columns = Dictionary(uniqueKeysWithValues: mapping.columns.map { ($0.key.rawValue, $0.value) })
-        return try queue.enqueue(household, kind: JobKind.import, payload: ImportRequest(
+        return try await queue.enqueue(household, kind: JobKind.import, payload: ImportRequest(
             file: file.lastPathComponent, columns: columns, dateOrder: options.dateOrder.rawValue, currency: options.currency.code,
             today: options.today.iso))
     }

@@ -123,7 +123,7 @@ public struct RemindersService: Sendable {
         let at = now()
         let event = WebhookEvent(type: "webhook.test", id: "test-\(UUID().uuidString.lowercased())", createdAt: at,
                                  household: household.description, data: ["message": "A test from Nestory. Webhooks work."])
-        return try queue.enqueue(household, kind: JobKind.webhook, subject: "webhook", payload: event)
+        return try await queue.enqueue(household, kind: JobKind.webhook, subject: "webhook", payload: event)
     }
 
     /// Queues each due event that was not sent yet, for every household with a webhook: the warranty
@@ -144,7 +144,7 @@ public struct RemindersService: Sendable {
                 // Queued before it is marked: a crash between the two sends it twice (receivers drop a repeated id),
                 // never not at all.
                 let queue = queue
-                _ = try await blocking.run { try queue.enqueue(household, kind: JobKind.webhook, subject: "webhook", payload: event) }
+                _ = try await queue.enqueue(household, kind: JobKind.webhook, subject: "webhook", payload: event)
                 try await store.markEventSent(household, eventID: event.id, now: at)
                 queued += 1
             }

@@ -105,7 +105,7 @@ public struct Services: Sendable {
         let jobStore = stores.jobs
         jobs = JobsService(store: jobStore, now: now)
         runner = JobRunner(jobs: jobStore, handlers: handlers, lease: jobLease, logger: logger, drainTimeout: drainTimeout, now: now)
-        let queue = runner.queue(database)
+        let queue = runner.queue()
         self.queue = queue
         self.blocking = blocking
         self.stores = stores

@@ -107,7 +107,7 @@ extension ValuationService {
             throw DomainError.invalid(field: "items", message: "A batch values at most \(Self.batchLimit) items; narrow the search.")
         }
         for photo in photos { _ = try await attachments.intakePhoto(household, photo) }
-        return try queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(
+        return try await queue.enqueue(household, kind: JobKind.valuation, payload: ValuationBatchRequest(
             items: items.map(\.description), photos: photos.isEmpty ? nil : photos.map { $0.uuidString.lowercased() }))
     }
 

@@ -84,7 +84,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             return #"{"made":1}"#
         }])
         let runner = fixture.runner([handler])
-        let job = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 7))
+        let job = try await runner.queue().enqueue(fixture.household.id, kind: "test", payload: Payload(n: 7))
         #expect(job.state == .queued && job.attempts == 0)
         let task = Task { try await runner.run() }
         defer { task.cancel() }
@@ -112,9 +112,9 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let exhausted = ScriptedHandler(kind: "exhausted", retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, resumesAfterStop: true),
                                         [busy, busy])
         let runner = fixture.runner([flaky, broken, exhausted])
-        let a = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "flaky", payload: Payload(n: 1))
-        let b = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "broken", payload: Payload(n: 1))
-        let c = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "exhausted", payload: Payload(n: 1))
+        let a = try await runner.queue().enqueue(fixture.household.id, kind: "flaky", payload: Payload(n: 1))
+        let b = try await runner.queue().enqueue(fixture.household.id, kind: "broken", payload: Payload(n: 1))
+        let c = try await runner.queue().enqueue(fixture.household.id, kind: "exhausted", payload: Payload(n: 1))
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         let flakyDone = try await fixture.wait(a.id, for: [.succeeded, .failed])
@@ -140,7 +140,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let handler = ScriptedHandler([{ _, _ in #"{"bytes":0}"# }])
         handler.verifyResult = { _ in throw JobFailure(code: "empty_output", message: "The report came out empty.") }
         let runner = fixture.runner([handler])
-        let job = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
+        let job = try await runner.queue().enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         let done = try await fixture.wait(job.id, for: [.succeeded, .failed])
@@ -159,8 +159,8 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             return "{}"
         }])
         let runner = fixture.runner([handler])
-        let running = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
-        let waiting = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 2))  // concurrency 1: waits
+        let running = try await runner.queue().enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
+        let waiting = try await runner.queue().enqueue(fixture.household.id, kind: "test", payload: Payload(n: 2))  // concurrency 1: waits
         let task = Task { try await runner.run() }
         defer { task.cancel() }
         var iterator = started.stream.makeAsyncIterator()
@@ -230,7 +230,7 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
             return #"{"finished":true}"#
         }])
         let runner = fixture.runner([handler], drain: .seconds(10))
-        let job = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
+        let job = try await runner.queue().enqueue(fixture.household.id, kind: "test", payload: Payload(n: 1))
         let group = ServiceGroup(services: [runner], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         var iterator = started.stream.makeAsyncIterator()
@@ -253,8 +253,8 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         let resumes = ScriptedHandler(kind: "resumes", retry: RetryPolicy(maxAttempts: 3, resumesAfterStop: true), [endless])
         let once = ScriptedHandler(kind: "once", [endless])
         let runner = fixture.runner([resumes, once], drain: .milliseconds(200))
-        let a = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "resumes", payload: Payload(n: 1))
-        let b = try runner.queue(fixture.database).enqueue(fixture.household.id, kind: "once", payload: Payload(n: 1))
+        let a = try await runner.queue().enqueue(fixture.household.id, kind: "resumes", payload: Payload(n: 1))
+        let b = try await runner.queue().enqueue(fixture.household.id, kind: "once", payload: Payload(n: 1))
         let group = ServiceGroup(services: [runner], logger: Logger(label: "test"))
         let task = Task { try await group.run() }
         var iterator = started.stream.makeAsyncIterator()

@@ -152,7 +152,7 @@ struct PlanServiceTests {
     @Test("reports: photos in the inventory PDF, loss lists over 20 and CSV export need Pro; JSON does not")
     func reports() async throws {
         let f = try Fixture()
-        let queue = JobQueue(database: f.database, policies: [JobKind.report: RetryPolicy(maxAttempts: 1, resumesAfterStop: false)], wake: {})
+        let queue = JobQueue(store: SQLiteJobStore(f.database), policies: [JobKind.report: RetryPolicy(maxAttempts: 1, resumesAfterStop: false)], wake: {})
         let reports = ReportsService(queue: queue, maker: ScriptedReportMaker(), database: f.database, blocking: f.blocking, plan: f.plan)
         await #expect(throws: DomainError.self) { try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true))) }
         _ = try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: false)))

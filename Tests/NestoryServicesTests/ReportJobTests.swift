@@ -46,7 +46,7 @@ final class ScriptedReportMaker: ReportMaking, @unchecked Sendable {
         }
         let handler = ReportJobHandler(reports: maker, database: database, blocking: BlockingPool(width: 1))
         let runner = JobRunner(jobs: SQLiteJobStore(database), handlers: [handler], pollInterval: .milliseconds(20))
-        let job = try await ReportsService(queue: runner.queue(database), maker: maker, database: database, blocking: BlockingPool(width: 1),
+        let job = try await ReportsService(queue: runner.queue(), maker: maker, database: database, blocking: BlockingPool(width: 1),
                                      plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: true))
             .start(household.id, .inventory(InventoryReportOptions()))
         let task = Task { try await runner.run() }

@@ -93,7 +93,7 @@ struct ValuationBatchTests {
     func offline() async throws {
         let f = try Fixture()
         let lamp = try f.item("Lamp", price: "80"), vase = try f.item("Vase", price: nil)
-        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [lamp.id, vase.id], queue: f.runner.queue(f.database)))
+        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [lamp.id, vase.id], queue: f.runner.queue()))
         #expect(job.state == .succeeded && job.done == 2)
         let outcomes = Dictionary(uniqueKeysWithValues: try f.valuations.batch(f.household.id, job.id).items.map { ($0.id, $0.outcome) })
         #expect(outcomes[lamp.id]??.status == .proposed && outcomes[lamp.id]??.proposal?.method == .offline)
@@ -112,7 +112,7 @@ struct ValuationBatchTests {
         // Photos go to the analyser (its display rendition); items without photos are identified from their fields.
         let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
         _ = try await f.items.addPhoto(f.household.id, to: mystery.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
-        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [kettle.id, mystery.id], queue: f.runner.queue(f.database)))
+        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [kettle.id, mystery.id], queue: f.runner.queue()))
         #expect(job.state == .succeeded)
         #expect(f.providers.photosSeen == [1])
         let batch = try f.valuations.batch(f.household.id, job.id)
@@ -144,18 +144,18 @@ struct ValuationBatchTests {
 
         // Prices in euros count only with the owner's rate: without it nothing is found; with EUR 2, €50 is $100.
         let euro = try f.item("Euro kettle", price: "30")
-        let noRate = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue(f.database)))
+        let noRate = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue()))
         #expect(try f.valuations.batch(f.household.id, noRate.id).items.first?.outcome?.proposal?.method == .offline)
         try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(searchCountry: "FR", exchangeRates: "EUR 2"))
         await #expect(throws: DomainError.self) {
             try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(exchangeRates: "EUR two"))
         }
-        let withRate = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue(f.database)))
+        let withRate = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue()))
         let converted = try #require(try f.valuations.batch(f.household.id, withRate.id).items.first?.outcome?.proposal)
         #expect(try converted.method == .market && converted.replacementCost?.value == (try Money.parse("100", currency: .usd)))
 
         // Retry: a new batch of the failed item only.
-        let retry = try await f.finished(try await f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue(f.database)))
+        let retry = try await f.finished(try await f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue()))
         #expect(try f.valuations.batch(f.household.id, retry.id).items.map(\.id) == [mystery.id])
     }
 
@@ -171,7 +171,7 @@ struct ValuationBatchTests {
             _ = try await f.items.addPhoto(f.household.id, to: item.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
             ids.append(item.id)
         }
-        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: ids, queue: f.runner.queue(f.database)))
+        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: ids, queue: f.runner.queue()))
         #expect(job.state == .failed && job.errorCode == "provider_refused" && job.message?.contains("refused the API key") == true)
         // At most the two items already under way reached the analyser; none after the stop.
         #expect((1...2).contains(f.providers.photosSeen.count))
@@ -196,8 +196,8 @@ struct ValuationBatchTests {
             try await f.items.addIntakePhoto(f.household.id) { upload in try Data("not an image".utf8).withUnsafeBytes { try upload.append($0) } }
         }
         let other = try f.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
-        await #expect(throws: DomainError.self) { try await f.valuations.startBatch(other.id, items: [], photos: [first.id], queue: f.runner.queue(f.database)) }
-        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [], photos: [first.id, second.id], queue: f.runner.queue(f.database)))
+        await #expect(throws: DomainError.self) { try await f.valuations.startBatch(other.id, items: [], photos: [first.id], queue: f.runner.queue()) }
+        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [], photos: [first.id, second.id], queue: f.runner.queue()))
         #expect(job.state == .succeeded && job.done == 2)
         let entries = try f.valuations.photoEntries(job)
         let proposal = try #require(entries.first?.outcome?.proposal)
@@ -232,7 +232,7 @@ struct ValuationBatchTests {
                                        now: Date(), today: CalendarDate(Date(), in: .current))
         let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
         let photo = try await f.items.addIntakePhoto(f.household.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
-        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [], photos: [photo.id], queue: f.runner.queue(f.database)))
+        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [], photos: [photo.id], queue: f.runner.queue()))
         // No provider set: the person says what it is.
         let outcome = try #require(try f.valuations.photoEntries(job).first?.outcome)
         #expect(outcome.status == .proposed && outcome.error?.contains("photo analysis is not set") == true)

@@ -45,7 +45,7 @@ struct DataController {
     @Sendable func startExport(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try owner(context)
         let keys = try await Form.read(request, context: context)["providerKeys"] == "1"
-        let job = try dependencies.services.backups.startExport(viewer.household, now: dependencies.now(), includeProviderKeys: keys)
+        let job = try await dependencies.services.backups.startExport(viewer.household, now: dependencies.now(), includeProviderKeys: keys)
         return .redirect(to: "/settings/data?export=\(job.id)")
     }
 
@@ -133,7 +133,7 @@ struct DataController {
             throw WebError.badRequest("Choose whether to replace your data or merge the backup into it.")
         }
         // Checked when it was uploaded; the job checks it again as it applies it, in the background.
-        let job = try dependencies.services.data.startRestore(viewer.household.id, file: upload.file, mode: mode)
+        let job = try await dependencies.services.data.startRestore(viewer.household.id, file: upload.file, mode: mode)
         transfers.handOver(upload.token)
         return .redirect(to: "/settings/data/jobs/\(job.id)")
     }
@@ -184,7 +184,7 @@ struct DataController {
         do {
             // Every row is checked now, so problems show on this page; the import itself runs in the background.
             _ = try await dependencies.services.data.checkImport(upload.file, mapping: mapping, options: options)
-            let job = try dependencies.services.data.startImport(viewer.household.id, file: upload.file, mapping: mapping, options: options)
+            let job = try await dependencies.services.data.startImport(viewer.household.id, file: upload.file, mapping: mapping, options: options)
             transfers.handOver(upload.token)
             return .redirect(to: "/settings/data/jobs/\(job.id)")
         } catch let error as ImportError {
