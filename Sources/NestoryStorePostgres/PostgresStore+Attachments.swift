@@ -154,11 +154,12 @@ extension PostgresStore: AttachmentStore {
             return hashes
         }
         try await removeUnreferencedBlobs(unreferenced)
+        let reports = try await removeUnrecordedReports(now: now)
         // Files without a row: put in place by a transaction that then failed.
-        guard let pin = files.removalPin() else { return unreferenced.count }
+        guard let pin = files.removalPin() else { return unreferenced.count + reports }
         defer { pin.release() }
         let stored = try await Self.onFileThread { try files.sweepableHashes(now: now) }
-        guard !stored.isEmpty else { return unreferenced.count }
+        guard !stored.isEmpty else { return unreferenced.count + reports }
         let orphans: Int = try await withStoreErrors {
             try await client.withConnection { connection in
                 var removed = 0
@@ -181,7 +182,31 @@ extension PostgresStore: AttachmentStore {
                 return removed
             }
         }
-        return unreferenced.count + orphans
+        return unreferenced.count + reports + orphans
+    }
+
+    /// Report files in the reports folder that no history row names (a report deleted while a backup held its file),
+    /// once they are an hour old: a report being recorded has its file in place a moment before its row.
+    func removeUnrecordedReports(now: Date) async throws -> Int {
+        guard let folder = reportsFolder else { return 0 }
+        let names: Set<String> = try await withStoreErrors {
+            var names: Set<String> = []
+            for try await name in try await client.query("SELECT file_name FROM report", logger: logger).decode(String.self) {
+                names.insert(name)
+            }
+            return names
+        }
+        return try await Self.onFileThread {
+            var removed = 0
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !names.contains(file) {
+                let url = folder.appendingPathComponent(file)
+                if let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                   now.timeIntervalSince(modified) > 3600, (try? FileManager.default.removeItem(at: url)) != nil {
+                    removed += 1
+                }
+            }
+            return removed
+        }
     }
 
     // MARK: - Receipts

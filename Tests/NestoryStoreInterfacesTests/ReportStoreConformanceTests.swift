@@ -42,8 +42,9 @@ import Testing
         case .postgres:
             guard let url = Engine.postgresURL else { throw PostgresNotConfigured() }
             try FileManager.default.createDirectory(at: folder.tmpURL, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: folder.blobsURL, withIntermediateDirectories: true)
             let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: freshSchemaName(), maximumConnections: 4,
-                                                           reports: folder.reportsURL))
+                                                           blobs: BlobStore(folder: folder), reports: folder.reportsURL))
             do {
                 let result = try await body(Fixture(accounts: store, reports: store, attachments: store, reportsFolder: folder.reportsURL,
                                                     tmp: folder.tmpURL))
@@ -128,6 +129,26 @@ import Testing
             #expect(try f.filesKept() == [stays.fileName])
             await #expect(throws: DomainError.notFound("The report")) { try await f.reports.deleteReport(home.id, gone.id) }
             #expect(try await f.attachments.storageSummary(home.id).reports == .init(count: 1, bytes: 200))
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func garbageCollectionRemovesAnHourOldReportFileNoRowNames(engine: Engine) async throws {
+        try await withReports(engine) { f in
+            let home = try await household(f, "Home")
+            let kept = try await f.reports.recordReport(home.id, kind: "inventory", options: "{}", file: try f.rendered(100), now: now)
+            let twoHoursAgo = Date().addingTimeInterval(-7200)
+            // A file no row names, two hours old (a report deleted while a backup held it): removed. One as old with a row,
+            // and a young one without (a report being recorded): kept.
+            for name in ["stray-old.pdf", "stray-new.pdf"] {
+                try Data(repeating: 0x25, count: 10).write(to: f.reportsFolder.appendingPathComponent(name))
+            }
+            for name in ["stray-old.pdf", kept.fileName] {
+                try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: f.reportsFolder.appendingPathComponent(name).path)
+            }
+            #expect(try await f.attachments.collectGarbage(now: Date()) == 1)
+            #expect(try f.filesKept() == [kept.fileName, "stray-new.pdf"].sorted())
+            #expect(try await f.reports.reports(home.id, limit: 200) == [kept])
         }
     }
 }
