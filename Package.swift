@@ -355,7 +355,7 @@ let package = Package(
         // The store conformance suite: every test runs against SQLite and PostgreSQL.
         .testTarget(name: "NestoryStoreInterfacesTests",
                     dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs",
-                                   "NestoryReports", "NestoryReportsLive", "NestoryDemo"],
+                                   "NestoryReports", "NestoryReportsLive", "NestoryDemo", "NestoryServices", "NestoryReceipts"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryStorePostgresTests",
                     dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",
