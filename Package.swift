@@ -327,7 +327,7 @@ let package = Package(
         // Generation from the store: streams items page by page into the renderer, keeps the export history.
         .target(
             name: "NestoryReportsLive",
-            dependencies: ["NestoryReports", "NestoryPDF", "NestoryStore", "NestoryDomain"],
+            dependencies: ["NestoryReports", "NestoryPDF", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain"],
             swiftSettings: swiftSettings
         ),
         // `make bench-reports`: a 5,000-item household with a photo each; PDF time and memory beside WeasyPrint.
@@ -356,7 +356,8 @@ let package = Package(
         .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // The store conformance suite: every test runs against SQLite and PostgreSQL.
         .testTarget(name: "NestoryStoreInterfacesTests",
-                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs"],
+                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs",
+                                   "NestoryReports", "NestoryReportsLive", "NestoryDemo", "NestoryServices", "NestoryReceipts"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryStorePostgresTests",
                     dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",

@@ -34,7 +34,7 @@ struct InventoryReportCommand: ParsableCommand {
             let target = try resolveHousehold(database, household)
             let start = Date()
             let options = InventoryReportOptions(grouping: group, includePhotos: photos, includeUndocumented: undocumented, paper: paper)
-            let result = try ReportGenerator(database: database).inventory(target.id, options: options, to: URL(fileURLWithPath: out), now: start)
+            let result = try ReportGenerator.sqlite(database).inventory(target.id, options: options, to: URL(fileURLWithPath: out), now: start)
             if !quiet { print(ReportCommand.summary(result, path: out, seconds: Date().timeIntervalSince(start))) }
         }
     }
@@ -88,7 +88,7 @@ struct LossReportCommand: ParsableCommand {
             let incident = try Incident(date: CalendarDate(iso: date), type: type, description: description, policyNumber: policy,
                                         claimNumber: claim).validated(today: CalendarDate(start, in: .current))
             let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: !noPhotos, paper: paper)
-            let result = try ReportGenerator(database: database).lossList(target.id, options: options, to: URL(fileURLWithPath: out), now: start)
+            let result = try ReportGenerator.sqlite(database).lossList(target.id, options: options, to: URL(fileURLWithPath: out), now: start)
             if !quiet { print(ReportCommand.summary(result, path: out, seconds: Date().timeIntervalSince(start))) }
         }
     }
@@ -117,7 +117,7 @@ struct ExportCommand: ParsableCommand {
         try reportingErrors {
             let database = try data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
-            let generator = ReportGenerator(database: database)
+            let generator = ReportGenerator.sqlite(database)
             let url = URL(fileURLWithPath: file)
             let count = format == .csv ? try generator.exportCSV(target.id, to: url) : try generator.exportJSON(target.id, to: url, now: Date())
             print("Wrote \(count) item\(count == 1 ? "" : "s") to \(file).")

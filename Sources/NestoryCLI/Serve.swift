@@ -122,7 +122,7 @@ struct Serve: AsyncParsableCommand {
         // The one place live implementations are picked.
         let services = Services(
             stores: opened.stores, database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
-            reportMaker: ReportGenerator(database: database), backupMaker: BackupWriter(database: database),
+            reportMaker: ReportGenerator.sqlite(database), backupMaker: BackupWriter(database: database),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
             plan: settings.plan(opened.stores.licences),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),

@@ -3,43 +3,72 @@ import NestoryDomain
 import NestoryPDF
 import NestoryReports
 import NestoryStore
+import NestoryStoreInterfaces
 
-/// Reads a household's items from the store for a report, a page of 200 at a time.
+/// Where a stored photo's display rendition (a JPEG) is kept on this server, whether or not it has been made yet; nil
+/// when the server keeps none. The web app writes them when a photo is added or first shown.
+public typealias DisplayRenditionURL = @Sendable (_ sha256: String) -> URL?
+
+/// Reads a household's items from the stores for a report, a page of 200 at a time.
+///
+/// Reports are rendered synchronously (cairo and pango) on a thread of their own (the blocking pool, a command's main
+/// thread), so this source waits on that thread for each read of the async stores. It must never be used on one of
+/// Swift's cooperative pool's threads: those reads need one to finish.
 public struct StoreReportSource: ReportItemSource {
-    public let database: AppDatabase
+    public let items: any ItemStore
+    public let valuations: any ValuationStore
+    /// The photos' bytes (a renderer needs a file on this machine: fetched to a temporary one from an object store).
+    public let files: any BlobFiles
+    public let displayRendition: DisplayRenditionURL
     public let householdID: HouseholdID
     /// Read each item's receipts and every photo too (the JSON export); reports need the counts and the main photo.
     public let includeReceipts: Bool
 
-    public init(database: AppDatabase, householdID: HouseholdID, includeReceipts: Bool = false) {
-        self.database = database
+    public init(items: any ItemStore, valuations: any ValuationStore, files: any BlobFiles,
+                displayRendition: @escaping DisplayRenditionURL = { _ in nil }, householdID: HouseholdID, includeReceipts: Bool = false) {
+        self.items = items
+        self.valuations = valuations
+        self.files = files
+        self.displayRendition = displayRendition
         self.householdID = householdID
         self.includeReceipts = includeReceipts
     }
 
     public func groups(by grouping: ReportGrouping) throws -> [ReportGroup] {
-        let column: ReportGroupColumn = grouping == .room ? .room : .category
-        return try database.reportGroups(householdID, by: column).map { ReportGroup(id: $0.id, name: $0.name) }
-            + [ReportGroup(id: nil, name: grouping == .room ? RoomCount.unassignedName : CategoryValue.uncategorizedName)]
+        let (items, householdID) = (items, householdID)
+        let groups: [ReportGroup] = try Waiting.wait {
+            switch grouping {
+            case .room: return try await items.rooms(householdID).map { ReportGroup(id: $0.id.description, name: $0.name) }
+            case .category: return try await items.categories(householdID).map { ReportGroup(id: $0.id.description, name: $0.name) }
+            }
+        }
+        return groups + [ReportGroup(id: nil, name: grouping == .room ? RoomCount.unassignedName : CategoryValue.uncategorizedName)]
     }
 
     public func forEachItem(in group: ReportGroup, grouping: ReportGrouping, documentedOnly: Bool,
                             _ body: (ReportItem) throws -> Void) throws {
+        let (items, valuations, householdID, includeReceipts) = (items, valuations, householdID, includeReceipts)
         var cursor: ReportCursor?
         repeat {
-            let page = try database.reportItems(householdID, groupBy: grouping == .room ? .room : .category, groupID: group.id,
-                                                documentedOnly: documentedOnly, allPhotos: includeReceipts, receipts: includeReceipts,
-                                                after: cursor)
-            let valuations = try database.latestValuations(householdID, items: page.items.map(\.listing.item.id))
-            for record in page.items { try body(try reportItem(record, valuation: valuations[record.listing.item.id])) }
+            let after = cursor
+            let (page, latest) = try Waiting.wait {
+                let page = try await items.reportItems(householdID, groupBy: grouping == .room ? .room : .category, groupID: group.id,
+                                                       documentedOnly: documentedOnly, allPhotos: includeReceipts, receipts: includeReceipts,
+                                                       after: after, limit: 200)
+                return (page, try await valuations.latestValuations(householdID, items: page.items.map(\.listing.item.id)))
+            }
+            for record in page.items { try body(try reportItem(record, valuation: latest[record.listing.item.id])) }
             cursor = page.next
         } while cursor != nil
     }
 
     public func forEachItem(ids: [ItemID], _ body: (ReportItem) throws -> Void) throws {
-        let records = try database.reportItems(householdID, ids: ids)
-        let valuations = try database.latestValuations(householdID, items: records.map(\.listing.item.id))
-        for record in records { try body(try reportItem(record, valuation: valuations[record.listing.item.id])) }
+        let (items, valuations, householdID) = (items, valuations, householdID)
+        let (records, latest) = try Waiting.wait {
+            let records = try await items.reportItems(householdID, ids: ids, allPhotos: true)
+            return (records, try await valuations.latestValuations(householdID, items: records.map(\.listing.item.id)))
+        }
+        for record in records { try body(try reportItem(record, valuation: latest[record.listing.item.id])) }
     }
 
     func reportItem(_ record: ReportItemRecord, valuation: Valuation?) throws -> ReportItem {
@@ -54,20 +83,43 @@ public struct StoreReportSource: ReportItemSource {
         // In an object store the original is fetched to tmp/ (the temporary-file sweep removes it). A photo that is
         // not there is drawn as a missing one, as a file gone from the data folder is; a store that refuses or does
         // not answer fails the report (its job is tried again), rather than leaving every photo out.
-        let database = database
+        let files = files
         func original() throws -> URL {
-            do { return try database.blobs.localFile(attachment.sha256) } catch StoreError.attachmentMissing {
-                return database.blobs.url(for: attachment.sha256)
+            do { return try files.localFile(attachment.sha256) } catch StoreError.attachmentMissing {
+                return Self.missing(attachment.sha256)
             }
         }
         if attachment.contentType == "image/jpeg" || attachment.contentType == "image/png" {
             return ReportPhoto(url: try original(), contentType: attachment.contentType, sha256: attachment.sha256)
         }
-        let display = database.renditions.url(for: attachment.sha256, .display)
-        if FileManager.default.fileExists(atPath: display.path) {
+        if let display = displayRendition(attachment.sha256), FileManager.default.fileExists(atPath: display.path) {
             return ReportPhoto(url: display, contentType: "image/jpeg", sha256: attachment.sha256 + "-display")
         }
         return ReportPhoto(url: try original(), contentType: attachment.contentType, sha256: attachment.sha256)
+    }
+
+    /// A path where nothing is: the renderer draws the photo as missing.
+    static func missing(_ sha256: String) -> URL {
+        URL(fileURLWithPath: "/nonexistent/nestory-missing-photo/\(sha256)")
+    }
+}
+
+/// Waits on this thread for async work: a report's reads of the stores from inside its synchronous rendering. The
+/// work runs as a task of its own (never the caller's actor); the caller's thread must not be one of Swift's
+/// cooperative pool's (the blocking pool's are not, nor is a command's main thread), or the work may never get one.
+enum Waiting {
+    /// What the task left, read after the semaphore (which orders the write before the read).
+    private final class Box<T>: @unchecked Sendable { var result: Result<T, any Error>? }
+
+    static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = Box<T>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try box.result!.get()
     }
 }
 
@@ -79,13 +131,46 @@ public struct RenderedReport: Sendable, Hashable {
     public let byteCount: Int64
 }
 
-/// Makes reports and exports for a household from the store: PDFs written as they are rendered,
-/// optionally kept in the export history.
+/// Makes reports and exports for a household from the stores: PDFs written as they are rendered,
+/// optionally kept in the export history. Its methods wait for the stores on the calling thread (`StoreReportSource`):
+/// call them on the blocking pool or a command's main thread, never on Swift's cooperative pool.
 public struct ReportGenerator: Sendable, ReportMaking {
-    public let database: AppDatabase
+    public let items: any ItemStore
+    public let valuations: any ValuationStore
+    public let accounts: any AccountStore
+    public let files: any BlobFiles
+    public let displayRendition: DisplayRenditionURL
 
-    public init(database: AppDatabase) {
-        self.database = database
+    public init(items: any ItemStore, valuations: any ValuationStore, accounts: any AccountStore, files: any BlobFiles,
+                displayRendition: @escaping DisplayRenditionURL = { _ in nil }) {
+        self.items = items
+        self.valuations = valuations
+        self.accounts = accounts
+        self.files = files
+        self.displayRendition = displayRendition
+    }
+
+    /// The stores of one engine (its items, valuations and households) and the files they refer to.
+    public init(stores: Stores, files: any BlobFiles, displayRendition: @escaping DisplayRenditionURL = { _ in nil }) {
+        self.init(items: stores.items, valuations: stores.valuations, accounts: stores.accounts, files: files,
+                  displayRendition: displayRendition)
+    }
+
+    /// On one SQLite database (the embedded default): its stores, its files and the display renditions in its data folder.
+    public static func sqlite(_ database: AppDatabase) -> ReportGenerator {
+        let renditions = database.renditions
+        return ReportGenerator(stores: .sqlite(database), files: database.blobs, displayRendition: { renditions.url(for: $0, .display) })
+    }
+
+    /// The items of one household as this generator reads them (its reports' and exports' source).
+    public func source(_ householdID: HouseholdID, includeReceipts: Bool = false) -> StoreReportSource {
+        StoreReportSource(items: items, valuations: valuations, files: files, displayRendition: displayRendition,
+                          householdID: householdID, includeReceipts: includeReceipts)
+    }
+
+    func household(_ id: HouseholdID) throws -> Household {
+        let accounts = accounts
+        return try Waiting.wait { try await accounts.household(id) }
     }
 
     public typealias Progress = @Sendable (_ done: Int, _ total: Int) -> Void
@@ -99,8 +184,8 @@ public struct ReportGenerator: Sendable, ReportMaking {
     @discardableResult
     public func inventory(_ householdID: HouseholdID, options: InventoryReportOptions, to url: URL, now: Date,
                           progress: Progress = { _, _ in }) throws -> RenderedReport {
-        let household = try database.household(householdID)
-        let source = StoreReportSource(database: database, householdID: householdID)
+        let household = try household(householdID)
+        let source = source(householdID)
         let builder = ReportBuilder(source: source, header: header(household, now: now))
         // A layout pass first (text measured, nothing drawn or read from photos) counts the pages for the footers.
         let layout = try InventoryPDFRenderer(path: nil, paper: options.paper)
@@ -123,8 +208,8 @@ public struct ReportGenerator: Sendable, ReportMaking {
     @discardableResult
     public func lossList(_ householdID: HouseholdID, options: LossListOptions, to url: URL, now: Date,
                          progress: Progress = { _, _ in }) throws -> RenderedReport {
-        let household = try database.household(householdID)
-        let source = StoreReportSource(database: database, householdID: householdID)
+        let household = try household(householdID)
+        let source = source(householdID)
         let builder = ReportBuilder(source: source, header: header(household, now: now))
         let layout = try LossListPDFRenderer(path: nil, paper: options.paper)
         try builder.buildLossList(options, into: layout)
@@ -165,16 +250,16 @@ public struct ReportGenerator: Sendable, ReportMaking {
     @discardableResult
     public func exportCSV(_ householdID: HouseholdID, to url: URL) throws -> Int {
         try Self.writing(url) { flush in
-            try InventoryExport.writeCSV(from: StoreReportSource(database: database, householdID: householdID), to: flush)
+            try InventoryExport.writeCSV(from: source(householdID), to: flush)
         }
     }
 
     /// Writes the JSON export of every item; returns the item count.
     @discardableResult
     public func exportJSON(_ householdID: HouseholdID, to url: URL, now: Date) throws -> Int {
-        let household = try database.household(householdID)
+        let household = try household(householdID)
         return try Self.writing(url) { flush in
-            try InventoryExport.writeJSON(from: StoreReportSource(database: database, householdID: householdID, includeReceipts: true),
+            try InventoryExport.writeJSON(from: source(householdID, includeReceipts: true),
                                           household: household,
                                           exportedAt: now, to: flush)
         }

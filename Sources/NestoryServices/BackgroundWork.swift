@@ -43,19 +43,18 @@ public struct ReportsService: Sendable {
 
     let queue: JobQueue
     let maker: any ReportMaking
-    let database: AppDatabase
     /// The export history, on whichever engine the bootstrap chose.
     let store: any ReportStore
+    /// This server's temporary folder (the data folder's `tmp/`), where exports are written before they are sent.
+    let tmp: URL
     let blocking: BlockingPool
     let plan: PlanService
 
-    /// `store` defaults to the same SQLite database.
-    public init(queue: JobQueue, maker: any ReportMaking, database: AppDatabase, store: (any ReportStore)? = nil, blocking: BlockingPool,
-                plan: PlanService) {
+    public init(queue: JobQueue, maker: any ReportMaking, store: any ReportStore, tmp: URL, blocking: BlockingPool, plan: PlanService) {
         self.queue = queue
         self.maker = maker
-        self.database = database
-        self.store = store ?? SQLiteReportStore(database)
+        self.store = store
+        self.tmp = tmp
         self.blocking = blocking
         self.plan = plan
     }
@@ -65,7 +64,7 @@ public struct ReportsService: Sendable {
     /// The inventory as CSV or JSON (streamed to a temporary file off the event loop, then read whole).
     public func export(_ household: HouseholdID, as format: ExportFormat, now: Date) async throws -> Data {
         if format == .csv { try await plan.entitlement(household).checkCSVExport() }
-        let (maker, url) = (maker, database.folder.tmpURL.appendingPathComponent("export-\(UUID().uuidString.lowercased())"))
+        let (maker, url) = (maker, tmp.appendingPathComponent("export-\(UUID().uuidString.lowercased())"))
         return try await blocking.run {
             defer { try? FileManager.default.removeItem(at: url) }
             switch format {
@@ -104,12 +103,12 @@ public struct ReportJobHandler: JobHandler {
     /// A report interrupted by a stop is made again from the start at the next start.
     public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
 
-    /// `store` defaults to the same SQLite database.
-    public init(reports: any ReportMaking, database: AppDatabase, store: (any ReportStore)? = nil, blocking: BlockingPool, concurrency: Int = 1,
+    /// `tmp`: this server's temporary folder (the data folder's `tmp/`).
+    public init(reports: any ReportMaking, store: any ReportStore, tmp: URL, blocking: BlockingPool, concurrency: Int = 1,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.reports = reports
-        self.store = store ?? SQLiteReportStore(database)
-        tmp = database.folder.tmpURL
+        self.store = store
+        self.tmp = tmp
         self.blocking = blocking
         self.concurrency = concurrency
         self.now = now
@@ -268,20 +267,19 @@ public struct ReceiptsService: Sendable {
     let receipts: any AttachmentStore
     /// Where an upload is staged before the store keeps it.
     let files: any BlobFiles
-    /// The rest of the store (the reading's job), until it is behind interfaces too.
-    let database: AppDatabase
+    /// The readings' jobs.
+    let jobs: any JobStore
     let queue: JobQueue
     let blocking: BlockingPool
     /// Whether a reader is configured (else the fields are typed by hand).
     public let reads: Bool
     let now: @Sendable () -> Date
 
-    /// `receipts` and `files` default to the same SQLite database and its files.
-    public init(database: AppDatabase, receipts: (any AttachmentStore)? = nil, files: (any BlobFiles)? = nil, queue: JobQueue,
+    public init(receipts: any AttachmentStore, files: any BlobFiles, jobs: any JobStore, queue: JobQueue,
                 blocking: BlockingPool, reads: Bool, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
-        self.receipts = receipts ?? SQLiteAttachmentStore(database)
-        self.files = files ?? database.blobs
+        self.receipts = receipts
+        self.files = files
+        self.jobs = jobs
         self.queue = queue
         self.blocking = blocking
         self.reads = reads
@@ -328,25 +326,25 @@ public struct ReceiptsService: Sendable {
     }
 
     /// The reading of a receipt: its latest job, if it was ever queued.
-    public func reading(_ household: HouseholdID, _ receipt: ReceiptID) throws -> Job? {
-        try database.latestJob(household, kind: JobKind.receipt, subject: receipt.description)
+    public func reading(_ household: HouseholdID, _ receipt: ReceiptID) async throws -> Job? {
+        try await jobs.latestJob(household, kind: JobKind.receipt, subject: receipt.description)
     }
 }
 
 public struct ReceiptJobHandler: JobHandler {
     let reader: ReceiptReader
-    let database: AppDatabase
-    let blocking: BlockingPool
+    /// The receipts, their files' bytes and what was read, on whichever engine the bootstrap chose.
+    let receipts: any AttachmentStore
     public let kind = JobKind.receipt
     public let concurrency: Int
     /// The reader may be busy (its queue full): try again a little later; reading twice is harmless.
     public let retry = RetryPolicy(maxAttempts: 4, baseDelay: 5, maxDelay: 120, resumesAfterStop: true)
 
-    /// `blocking`: where the image is read (from an object store, a GET), never on the job's own thread.
-    public init(reader: ReceiptReader, database: AppDatabase, blocking: BlockingPool, concurrency: Int = 1) {
+    /// The image is read by the store off the job's own thread (an object store's GET included: every engine reads
+    /// files on threads of its own).
+    public init(reader: ReceiptReader, receipts: any AttachmentStore, concurrency: Int = 1) {
         self.reader = reader
-        self.database = database
-        self.blocking = blocking
+        self.receipts = receipts
         self.concurrency = concurrency
     }
 
@@ -357,9 +355,8 @@ public struct ReceiptJobHandler: JobHandler {
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: ReceiptsService.Request.self)
-        let listing = try database.receipt(job.householdID, request.receiptID)
-        let (database, household, sha) = (database, job.householdID, listing.receipt.attachment.sha256)
-        let (data, _) = try await blocking.run { try database.attachmentData(household, sha256: sha) }
+        let listing = try await receipts.receipt(job.householdID, request.receiptID)
+        let (data, _) = try await receipts.attachmentData(job.householdID, sha256: listing.receipt.attachment.sha256)
         let hints = ReceiptHints(currency: try? CurrencyCode(request.currency), capturedOn: try? CalendarDate(iso: request.capturedOn))
         let reading: ReceiptReading
         do {
@@ -367,7 +364,7 @@ public struct ReceiptJobHandler: JobHandler {
         } catch {
             throw Self.failure(error)
         }
-        try database.updateReceipt(job.householdID, request.receiptID, ReceiptFields(
+        try await receipts.updateReceipt(job.householdID, request.receiptID, ReceiptFields(
             vendor: reading.vendor?.value, total: reading.total?.value, tax: reading.tax?.value,
             purchaseDate: reading.purchaseDate?.value, rawText: reading.rawText, confidence: reading.overallConfidence))
         let nothing = reading.vendor == nil && reading.total == nil && reading.purchaseDate == nil

@@ -83,11 +83,12 @@ public struct Services: Sendable {
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         var handlers: [any JobHandler] = [
-            ReportJobHandler(reports: reportMaker, database: database, store: stores.reports, blocking: blocking, concurrency: concurrency.reports, now: now),
+            ReportJobHandler(reports: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, concurrency: concurrency.reports,
+                             now: now),
             BackupJobHandler(backups: backupMaker, database: database, blocking: blocking, now: now),
         ]
         if let receiptReader {
-            handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, blocking: blocking, concurrency: concurrency.receipts))
+            handlers.append(ReceiptJobHandler(reader: receiptReader, receipts: stores.attachments, concurrency: concurrency.receipts))
         }
         let foreground = DataService(database: database, attachments: stores.attachments, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
@@ -113,10 +114,11 @@ public struct Services: Sendable {
         self.plan = plan
         self.items = items
         places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)
-        reports = ReportsService(queue: queue, maker: reportMaker, database: database, store: stores.reports, blocking: blocking, plan: plan)
+        reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
         data = DataService(database: database, attachments: attachmentStore, blocking: blocking, queue: queue, plan: plan, now: now)
-        receipts = ReceiptsService(database: database, receipts: stores.attachments, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
+        receipts = ReceiptsService(receipts: stores.attachments, files: database.blobs, jobs: stores.jobs, queue: queue, blocking: blocking,
+                                   reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: stores.idempotency, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(store: stores.captureCounters, now: now)
         self.valuations = valuations

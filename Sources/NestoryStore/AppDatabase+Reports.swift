@@ -1,22 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// An item as reports read it: the listing, the names of its room and category, and its photos.
-public struct ReportItemRecord: Hashable, Sendable {
-    public let listing: ItemListing
-    public let roomName: String?
-    public let categoryName: String?
-    /// Primary first; only the primary one unless all photos were asked for.
-    public let photos: [Attachment]
-    /// Linked receipts, oldest first, when asked for (empty otherwise).
-    public let receipts: [Receipt]
-}
-
-/// Which column groups a report.
-public enum ReportGroupColumn: Sendable {
-    case room, category
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     // MARK: - Export history
@@ -178,10 +163,4 @@ extension AppDatabase {
         return ReportItemRecord(listing: listing, roomName: row[ItemColumns.count], categoryName: row[ItemColumns.count + 1], photos: photos,
                                 receipts: receipts)
     }
-}
-
-/// Where a page of report items ended.
-public struct ReportCursor: Hashable, Sendable {
-    public let nameKey: String
-    public let seq: Int64
 }

@@ -53,6 +53,17 @@ public struct SQLiteItemStore: ItemStore {
     public func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64) {
         try await run { try $0.itemsVersioned(householdID, query) }
     }
+    public func reportItems(_ householdID: HouseholdID, groupBy column: ReportGroupColumn, groupID: String?, documentedOnly: Bool,
+                            allPhotos: Bool, receipts: Bool, after: ReportCursor?, limit: Int) async throws
+        -> (items: [ReportItemRecord], next: ReportCursor?) {
+        try await run {
+            try $0.reportItems(householdID, groupBy: column, groupID: groupID, documentedOnly: documentedOnly, allPhotos: allPhotos,
+                               receipts: receipts, after: after, limit: limit)
+        }
+    }
+    public func reportItems(_ householdID: HouseholdID, ids: [ItemID], allPhotos: Bool) async throws -> [ReportItemRecord] {
+        try await run { try $0.reportItems(householdID, ids: ids, allPhotos: allPhotos) }
+    }
 }
 
 /// `PRAGMA data_version` on the store's own reading connection: a few microseconds, on the caller's thread.

@@ -41,6 +41,10 @@ public protocol BlobFiles: Sendable {
     func exists(_ sha256: String) throws -> Bool
     /// The stored bytes; `StoreError.attachmentMissing` when there are none.
     func read(_ sha256: String) throws -> Data
+    /// A file on this machine with the stored bytes that stays a while (a report being rendered): the stored file
+    /// itself when files are kept on this machine, else a temporary copy that the temporary-file sweep removes.
+    /// `StoreError.attachmentMissing` when an object store has none.
+    func localFile(_ sha256: String) throws -> URL
     /// Deletes a stored file. Only inside a write transaction that saw no row use it, holding `removalPin`.
     func remove(_ sha256: String) throws
     /// The right to remove files now, or nil while a backup holds its pin.

@@ -56,6 +56,19 @@ public protocol ItemStore: Sendable {
     /// A page with its household's `itemContentVersion` as it was at the latest when the page was read: the page is
     /// at least as new as that number (a change made meanwhile moves the number past it, so it is not trusted too long).
     func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64)
+
+    // MARK: Reports and exports (their groups are `rooms` and `categories`)
+
+    /// One page of a room's or category's items (`groupID` nil: the items without one) in name order (ties in the order
+    /// they were added), continuing after `after`; `next` is nil after the last page. `documentedOnly`: only items with a
+    /// photo, a price, a category and a room. `allPhotos`: every photo (else the main one); `receipts`: the linked
+    /// receipts. A group of another household, or an id of nothing, has no items.
+    func reportItems(_ householdID: HouseholdID, groupBy column: ReportGroupColumn, groupID: String?, documentedOnly: Bool,
+                     allPhotos: Bool, receipts: Bool, after: ReportCursor?, limit: Int) async throws
+        -> (items: [ReportItemRecord], next: ReportCursor?)
+    /// The items with these ids that belong to the household, in name order (ties in the order they were added), with
+    /// every photo (`allPhotos`) or the main one; other households' ids, and ids of nothing, are left out. Any number.
+    func reportItems(_ householdID: HouseholdID, ids: [ItemID], allPhotos: Bool) async throws -> [ReportItemRecord]
 }
 
 /// The list's page cursor, the same on every engine: the sort, the last row's sort key and its sequence number (the

@@ -270,29 +270,31 @@ extension PostgresStore: ItemStore {
 
     static func itemRows(_ rows: PostgresRowSequence, _ householdID: HouseholdID) async throws -> [ItemRow] {
         var items: [ItemRow] = []
-        for try await row in rows {
-            let row = row.makeRandomAccess()
-            let currency = (try? CurrencyCode(try row[7].decode(String.self))) ?? .usd
-            let draft = ItemDraft(
-                name: try row[2].decode(String.self), brand: try row[3].decode(String?.self), modelNumber: try row[4].decode(String?.self),
-                serialNumber: try row[5].decode(String?.self),
-                purchasePrice: try row[6].decode(Int64?.self).flatMap { try? Money(minorUnits: $0, currency: currency) },
-                purchaseDate: try row[9].decode(String?.self).flatMap { try? CalendarDate(iso: $0) },
-                currency: currency, categoryID: try row[10].decode(UUID?.self).map { CategoryID($0) },
-                roomID: try row[11].decode(UUID?.self).map { RoomID($0) },
-                condition: ItemCondition(rawValue: try row[12].decode(String.self)) ?? .good, conditionNotes: try row[13].decode(String?.self),
-                barcode: try row[14].decode(String?.self), warrantyExpiry: try row[15].decode(String?.self).flatMap { try? CalendarDate(iso: $0) },
-                tags: try row[23].decode([String].self), notes: try row[16].decode(String?.self), quantity: try row[8].decode(Int.self))
-            let item = Item(id: ItemID(try row[1].decode(UUID.self)), householdID: householdID, draft: draft,
-                            createdAt: Date(millis: try row[17].decode(Int64.self)), updatedAt: Date(millis: try row[18].decode(Int64.self)))
-            items.append(ItemRow(seq: try row[0].decode(Int64.self), item: item, photoCount: try row[19].decode(Int.self),
-                                 receiptCount: try row[20].decode(Int.self), nameKey: try row[21].decode(String.self),
-                                 valueMinor: try row[22].decode(Int64.self),
-                                 primaryPhoto: try row[24].decode([String]?.self).flatMap { photo in
-                                     photo.count == 3 ? Int64(photo[2]).map { Attachment(sha256: photo[0], contentType: photo[1], byteCount: $0) } : nil
-                                 }))
-        }
+        for try await row in rows { items.append(try itemRow(row.makeRandomAccess(), householdID)) }
         return items
+    }
+
+    /// One row of `itemColumns` (its first 25 columns; a query may select more after them).
+    static func itemRow(_ row: PostgresRandomAccessRow, _ householdID: HouseholdID) throws -> ItemRow {
+        let currency = (try? CurrencyCode(try row[7].decode(String.self))) ?? .usd
+        let draft = ItemDraft(
+            name: try row[2].decode(String.self), brand: try row[3].decode(String?.self), modelNumber: try row[4].decode(String?.self),
+            serialNumber: try row[5].decode(String?.self),
+            purchasePrice: try row[6].decode(Int64?.self).flatMap { try? Money(minorUnits: $0, currency: currency) },
+            purchaseDate: try row[9].decode(String?.self).flatMap { try? CalendarDate(iso: $0) },
+            currency: currency, categoryID: try row[10].decode(UUID?.self).map { CategoryID($0) },
+            roomID: try row[11].decode(UUID?.self).map { RoomID($0) },
+            condition: ItemCondition(rawValue: try row[12].decode(String.self)) ?? .good, conditionNotes: try row[13].decode(String?.self),
+            barcode: try row[14].decode(String?.self), warrantyExpiry: try row[15].decode(String?.self).flatMap { try? CalendarDate(iso: $0) },
+            tags: try row[23].decode([String].self), notes: try row[16].decode(String?.self), quantity: try row[8].decode(Int.self))
+        let item = Item(id: ItemID(try row[1].decode(UUID.self)), householdID: householdID, draft: draft,
+                        createdAt: Date(millis: try row[17].decode(Int64.self)), updatedAt: Date(millis: try row[18].decode(Int64.self)))
+        return ItemRow(seq: try row[0].decode(Int64.self), item: item, photoCount: try row[19].decode(Int.self),
+                       receiptCount: try row[20].decode(Int.self), nameKey: try row[21].decode(String.self),
+                       valueMinor: try row[22].decode(Int64.self),
+                       primaryPhoto: try row[24].decode([String]?.self).flatMap { photo in
+                           photo.count == 3 ? Int64(photo[2]).map { Attachment(sha256: photo[0], contentType: photo[1], byteCount: $0) } : nil
+                       })
     }
 
     static func fetchItems(_ connection: PostgresConnection, _ householdID: HouseholdID, seqs: [Int64], logger: Logger) async throws -> [ItemRow] {

@@ -75,7 +75,7 @@ case "html":
     let now = Date()
     let header = ReportHeader(householdName: household.name, currency: household.currency, generatedAt: now,
                               generatedOn: CalendarDate(now, in: .current))
-    try ReportBuilder(source: StoreReportSource(database: database, householdID: household.id), header: header)
+    try ReportBuilder(source: ReportGenerator.sqlite(database).source(household.id), header: header)
         .buildInventory(options, into: sink)
     try sink.flush()
     try handle.close()

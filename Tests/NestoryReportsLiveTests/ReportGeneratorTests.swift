@@ -7,7 +7,7 @@ import Testing
 @testable import NestoryReportsLive
 
 /// A demo household in a fresh data folder.
-final class DemoStore {
+final class DemoStore: Sendable {
     let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-reports-\(UUID().uuidString)").path)
     let database: AppDatabase
     let household: Household
@@ -24,6 +24,24 @@ final class DemoStore {
     }
 
     var scratch: URL { folder.url }
+}
+
+/// Runs a report's synchronous work on a thread of its own: the generator waits there for the async stores, which a
+/// thread of Swift's cooperative pool (a test's) must not do.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// The rows an inventory of `store` hands its sink, and its cover.
+func inventoryRows(_ store: DemoStore, _ options: InventoryReportOptions) async throws -> (rows: [ItemID], cover: InventoryCover?) {
+    try await offThePool {
+        let sink = CountingSink()
+        try ReportBuilder(source: ReportGenerator.sqlite(store.database).source(store.household.id), header: reportHeader(store.household))
+            .buildInventory(options, into: sink)
+        return (sink.rows, sink.cover)
+    }
 }
 
 func pdftotext(_ url: URL) throws -> String {
@@ -54,28 +72,26 @@ func reportHeader(_ household: Household) -> ReportHeader {
 }
 
 @Suite(.serialized) struct ReportGeneratorTests {
-    @Test func theStoreSourceListsEveryItemOnceAcrossPagesAndMatchesTheSummary() throws {
+    @Test func theStoreSourceListsEveryItemOnceAcrossPagesAndMatchesTheSummary() async throws {
         let store = try DemoStore(items: 450)
         let summary = try store.database.summary(store.household.id)
         for grouping in ReportGrouping.allCases {
-            let sink = CountingSink()
-            try ReportBuilder(source: StoreReportSource(database: store.database, householdID: store.household.id), header: reportHeader(store.household))
-                .buildInventory(InventoryReportOptions(grouping: grouping), into: sink)
+            let sink = try await inventoryRows(store, InventoryReportOptions(grouping: grouping))
             #expect(sink.rows.count == 450 && Set(sink.rows).count == 450)
             #expect(sink.cover?.total.value.amounts(preferred: .usd) == summary.estimatedValue)
             #expect(sink.cover?.score == summary.score)
         }
-        let documented = CountingSink()
-        try ReportBuilder(source: StoreReportSource(database: store.database, householdID: store.household.id), header: reportHeader(store.household))
-            .buildInventory(InventoryReportOptions(includeUndocumented: false), into: documented)
+        let documented = try await inventoryRows(store, InventoryReportOptions(includeUndocumented: false))
         #expect(documented.rows.count == summary.score.documented)
     }
 
-    @Test func theInventoryPDFHasEveryItemAndTheHouseholdsTotal() throws {
+    @Test func theInventoryPDFHasEveryItemAndTheHouseholdsTotal() async throws {
         let store = try DemoStore(items: 120)
         let url = store.scratch.appendingPathComponent("inventory.pdf")
-        let result = try ReportGenerator(database: store.database)
-            .inventory(store.household.id, options: InventoryReportOptions(includePhotos: true), to: url, now: store.now)
+        let result = try await offThePool {
+            try ReportGenerator.sqlite(store.database)
+                .inventory(store.household.id, options: InventoryReportOptions(includePhotos: true), to: url, now: store.now)
+        }
         let summary = try store.database.summary(store.household.id)
         #expect(result.items == 120 && result.pages > 5 && result.images > 0)
         // Names that wrap onto two lines of their cell read back with a line break: compare words.
@@ -90,13 +106,15 @@ func reportHeader(_ household: Household) -> ReportHeader {
         } while cursor != nil
     }
 
-    @Test func historyKeepsTheFileAndIsScopedToTheHousehold() throws {
+    @Test func historyKeepsTheFileAndIsScopedToTheHousehold() async throws {
         let store = try DemoStore(items: 30)
         let other = try store.database.createHousehold(name: "Neighbours", currency: .eur, now: store.now)
-        let generator = ReportGenerator(database: store.database)
+        let generator = ReportGenerator.sqlite(store.database)
         let rendered = store.folder.tmpURL.appendingPathComponent("report-\(UUID().uuidString.lowercased()).pdf")
-        let options = try generator.generate(store.household.id, request: .inventory(InventoryReportOptions(includePhotos: false)), to: rendered,
-                                             now: store.now)
+        let options = try await offThePool {
+            try generator.generate(store.household.id, request: .inventory(InventoryReportOptions(includePhotos: false)), to: rendered,
+                                   now: store.now)
+        }
         let report = try store.database.recordReport(store.household.id, kind: "inventory", options: options, file: rendered, now: store.now)
         let (listed, url) = try store.database.report(store.household.id, report.id)
         #expect(listed.kind == "inventory" && listed.fileName == report.fileName)
@@ -116,7 +134,7 @@ func reportHeader(_ household: Household) -> ReportHeader {
         #expect(try store.database.reports(store.household.id).isEmpty)
     }
 
-    @Test func aLossListOnlyTakesTheHouseholdsOwnItems() throws {
+    @Test func aLossListOnlyTakesTheHouseholdsOwnItems() async throws {
         let store = try DemoStore(items: 20)
         let neighbours = try DemoSeeder.seed(store.database, name: "Neighbours", count: 5, seed: 9, now: store.now)
         let mine = try store.database.items(store.household.id, ItemQuery(limit: 3)).elements.map(\.item.id)
@@ -125,24 +143,28 @@ func reportHeader(_ household: Household) -> ReportHeader {
         #expect(Set(records.map(\.listing.item.id)) == Set(mine))
         let url = store.scratch.appendingPathComponent("loss.pdf")
         let incident = Incident(date: try CalendarDate(iso: "2025-11-01"), type: .fire, description: "Kitchen fire")
-        let result = try ReportGenerator(database: store.database)
-            .lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: mine + theirs), to: url, now: store.now)
+        let result = try await offThePool {
+            try ReportGenerator.sqlite(store.database)
+                .lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: mine + theirs), to: url, now: store.now)
+        }
         #expect(result.items == 3)
-        #expect(throws: DomainError.self) {
-            try ReportGenerator(database: store.database).lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: theirs),
-                                                                   to: store.scratch.appendingPathComponent("none.pdf"), now: store.now)
+        await #expect(throws: DomainError.self) {
+            try await offThePool {
+                try ReportGenerator.sqlite(store.database).lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: theirs),
+                                                                    to: store.scratch.appendingPathComponent("none.pdf"), now: store.now)
+            }
         }
     }
 
-    @Test func exportsCoverEveryItemWithExactTotals() throws {
+    @Test func exportsCoverEveryItemWithExactTotals() async throws {
         let store = try DemoStore(items: 250)
-        let generator = ReportGenerator(database: store.database)
+        let generator = ReportGenerator.sqlite(store.database)
         let jsonURL = store.scratch.appendingPathComponent("export.json")
         // One item with a second photo.
         let first = try #require(try store.database.items(store.household.id, ItemQuery(limit: 1)).elements.first?.item.id)
         _ = try store.database.addPhoto(store.household.id, to: first, data: DemoImages.photo(variant: 9), contentType: "image/png", now: store.now)
         _ = try store.database.addPhoto(store.household.id, to: first, data: DemoImages.photo(variant: 10), contentType: "image/png", now: store.now)
-        #expect(try generator.exportJSON(store.household.id, to: jsonURL, now: store.now) == 250)
+        #expect(try await offThePool { try generator.exportJSON(store.household.id, to: jsonURL, now: store.now) } == 250)
         let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: jsonURL)) as? [String: Any]
         let items = try #require(decoded?["items"] as? [[String: Any]])
         #expect(items.count == 250)
@@ -157,7 +179,7 @@ func reportHeader(_ household: Household) -> ReportHeader {
         let counts = try items.map { try store.database.item(store.household.id, ItemID(string: $0["id"] as? String ?? "")!).photos.count }
         #expect(photos == counts && counts.contains { $0 > 1 }, "\(zip(photos, counts).filter { $0 != $1 }.prefix(5))")
         let csvURL = store.scratch.appendingPathComponent("export.csv")
-        #expect(try generator.exportCSV(store.household.id, to: csvURL) == 250)
+        #expect(try await offThePool { try generator.exportCSV(store.household.id, to: csvURL) } == 250)
         let csv = try Data(contentsOf: csvURL)
         #expect(csv.starts(with: [0xEF, 0xBB, 0xBF]))
         #expect(String(decoding: csv, as: UTF8.self).components(separatedBy: "\r\n").first?.hasSuffix("created_at,updated_at,replacement_cost,actual_cash_value,valuation_currency,valuation_method,valued_on") == true)

@@ -32,15 +32,18 @@ import Testing
         return ids
     }
 
-    @Test func theLossListShowsRCVAndACVWithTheirMethodsAndAnAppendixAnAdjusterCanFollow() throws {
+    @Test func theLossListShowsRCVAndACVWithTheirMethodsAndAnAppendixAnAdjusterCanFollow() async throws {
         let store = try DemoStore(items: 8)
         let ids = try valued(store)
         for paper in [PaperSize.a4, .letter] {
             let url = store.scratch.appendingPathComponent("loss-\(paper.rawValue).pdf")
             let incident = Incident(date: try CalendarDate(iso: "2026-11-21"), type: .theft, description: "Break-in")
             let unvalued = try store.database.items(store.household.id, ItemQuery(sort: .name, limit: 5)).elements.map(\.item.id).last!
-            _ = try ReportGenerator(database: store.database)
-                .lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: ids + [unvalued], includePhotos: false), to: url, now: store.now)
+            _ = try await offThePool {
+                try ReportGenerator.sqlite(store.database)
+                    .lossList(store.household.id, options: LossListOptions(incident: incident, itemIDs: ids + [unvalued], includePhotos: false), to: url,
+                              now: store.now)
+            }
             let text = try pdftotext(url).split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(text.contains("RCV") && text.contains("ACV"))
             #expect(text.contains("$1,400.00 h") && text.contains("$700.00 h") && text.contains("$460.63 d") && text.contains("$520.00 m"), "\(paper)")
@@ -50,11 +53,14 @@ import Testing
         }
     }
 
-    @Test func theInventoryShowsTheValuesUnderThePriceAndTheMarketSourcesAtTheEnd() throws {
+    @Test func theInventoryShowsTheValuesUnderThePriceAndTheMarketSourcesAtTheEnd() async throws {
         let store = try DemoStore(items: 8)
         _ = try valued(store)
         let url = store.scratch.appendingPathComponent("inventory.pdf")
-        _ = try ReportGenerator(database: store.database).inventory(store.household.id, options: InventoryReportOptions(includePhotos: false), to: url, now: store.now)
+        _ = try await offThePool {
+            try ReportGenerator.sqlite(store.database).inventory(store.household.id, options: InventoryReportOptions(includePhotos: false), to: url,
+                                                                 now: store.now)
+        }
         let text = try pdftotext(url).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("RCV $1,400.00 h") && text.contains("ACV $460.63 d") && text.contains("ACV $520.00 m"))
         #expect(text.contains("Valued items (3 of 8)") && text.contains("https://market.example/listing/123"))
@@ -62,18 +68,21 @@ import Testing
         #expect(!text.contains("Appraisal by the jeweller"))
     }
 
-    @Test func theExportsCarryTheLatestValuation() throws {
+    @Test func theExportsCarryTheLatestValuation() async throws {
         let store = try DemoStore(items: 8)
         let ids = try valued(store)
-        let source = StoreReportSource(database: store.database, householdID: store.household.id)
-        var csv = Data()
-        try InventoryExport.writeCSV(from: source) { csv.append($0) }
+        let (csv, json) = try await offThePool {
+            let source = ReportGenerator.sqlite(store.database).source(store.household.id)
+            var csv = Data()
+            try InventoryExport.writeCSV(from: source) { csv.append($0) }
+            var json = Data()
+            try InventoryExport.writeJSON(from: source, household: store.household, exportedAt: store.now) { json.append($0) }
+            return (csv, json)
+        }
         let lines = String(decoding: csv, as: UTF8.self).split(separator: "\r\n")
         #expect(lines[0].hasSuffix("replacement_cost,actual_cash_value,valuation_currency,valuation_method,valued_on"))
         #expect(lines.contains { $0.contains(ids[0].description) && $0.hasSuffix("1400.00,700.00,USD,manual,2026-11-20") })
         #expect(lines.filter { $0.hasSuffix(",,,,") }.count == 5)
-        var json = Data()
-        try InventoryExport.writeJSON(from: source, household: store.household, exportedAt: store.now) { json.append($0) }
         let items = try #require((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["items"] as? [[String: Any]])
         let market = try #require(items.first { $0["id"] as? String == ids[2].description }?["valuation"] as? [String: Any])
         #expect(market["method"] as? String == "market" && (market["sources"] as? [[String: Any]])?.first?["url"] as? String == "https://market.example/listing/123")

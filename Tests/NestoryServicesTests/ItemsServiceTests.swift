@@ -131,6 +131,9 @@ import Testing
         func items(_ householdID: HouseholdID, ids: [ItemID]) async throws -> [ItemListing] { unexpected() }
         func itemContentVersion(_ householdID: HouseholdID) async throws -> Int64 { unexpected() }
         func itemsVersioned(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> (page: Page<ItemListing>, version: Int64) { unexpected() }
+        func reportItems(_ householdID: HouseholdID, groupBy column: ReportGroupColumn, groupID: String?, documentedOnly: Bool, allPhotos: Bool,
+                         receipts: Bool, after: ReportCursor?, limit: Int) async throws -> (items: [ReportItemRecord], next: ReportCursor?) { unexpected() }
+        func reportItems(_ householdID: HouseholdID, ids: [ItemID], allPhotos: Bool) async throws -> [ReportItemRecord] { unexpected() }
     }
 
     @Test func itemsAreCreatedChangedAndDeletedThroughTheItemStore() async throws {

@@ -153,7 +153,8 @@ struct PlanServiceTests {
     func reports() async throws {
         let f = try Fixture()
         let queue = JobQueue(store: SQLiteJobStore(f.database), policies: [JobKind.report: RetryPolicy(maxAttempts: 1, resumesAfterStop: false)], wake: {})
-        let reports = ReportsService(queue: queue, maker: ScriptedReportMaker(), database: f.database, blocking: f.blocking, plan: f.plan)
+        let reports = ReportsService(queue: queue, maker: ScriptedReportMaker(), store: SQLiteReportStore(f.database), tmp: f.database.folder.tmpURL,
+                                     blocking: f.blocking, plan: f.plan)
         await #expect(throws: DomainError.self) { try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true))) }
         _ = try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: false)))
         let incident = Incident(date: f.today, type: .fire, description: "Kitchen fire")

@@ -44,10 +44,10 @@ final class ScriptedReportMaker: ReportMaking, @unchecked Sendable {
             try bytes.write(to: file)
             return "{}"
         }
-        let handler = ReportJobHandler(reports: maker, database: database, blocking: BlockingPool(width: 1))
+        let handler = ReportJobHandler(reports: maker, store: SQLiteReportStore(database), tmp: database.folder.tmpURL, blocking: BlockingPool(width: 1))
         let runner = JobRunner(jobs: SQLiteJobStore(database), handlers: [handler], pollInterval: .milliseconds(20))
-        let job = try await ReportsService(queue: runner.queue(), maker: maker, database: database, blocking: BlockingPool(width: 1),
-                                     plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: true))
+        let job = try await ReportsService(queue: runner.queue(), maker: maker, store: SQLiteReportStore(database), tmp: database.folder.tmpURL,
+                                           blocking: BlockingPool(width: 1), plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: true))
             .start(household.id, .inventory(InventoryReportOptions()))
         let task = Task { try await runner.run() }
         defer { task.cancel() }

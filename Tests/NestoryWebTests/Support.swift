@@ -36,7 +36,7 @@ final class TestApp: @unchecked Sendable {
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: self.path), blobBackend: blobBackend)
         let imaging = try LibvipsImageProcessor()
-        let services = Services(stores: .sqlite(database), database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator(database: database),
+        let services = Services(stores: .sqlite(database), database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator.sqlite(database),
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 // Pro unless a test is about Free's limits (LicenceWebTests).
                                 plan: PlanService(licences: SQLiteLicenceStore(database), verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),

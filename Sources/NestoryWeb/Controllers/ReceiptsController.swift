@@ -54,7 +54,7 @@ struct ReceiptsController {
         let search = request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
         let matches = search.isEmpty ? [] : try await dependencies.items.search(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(
-            viewer: viewer, listing: listing, state: reading(try dependencies.services.receipts.reading(viewer.household.id, id)),
+            viewer: viewer, listing: listing, state: reading(try await dependencies.services.receipts.reading(viewer.household.id, id)),
             search: search, matches: matches,
             rooms: try await dependencies.places.rooms(viewer.household.id), notice: request.query["notice"],
             error: request.query["error"]))
@@ -99,7 +99,7 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
         _ = try await dependencies.services.receipts.receipt(viewer.household.id, id)
-        let job = try dependencies.services.receipts.reading(viewer.household.id, id)
+        let job = try await dependencies.services.receipts.reading(viewer.household.id, id)
         switch reading(job) {
         case .reading: return StatusJSON(id: id.description, state: "reading", message: nil, job: job?.id.description)
         case .failed(let message): return StatusJSON(id: id.description, state: "failed", message: message, job: job?.id.description)
