@@ -41,7 +41,7 @@ struct MCPCommand: AsyncParsableCommand {
                                  plan: settings.plan(database))
         let valuations = ValuationService(database: database, blocking: blocking, providers: UnavailableValuationProviders(),
                                           defaults: ValuationDefaults())
-        let mcp = NestoryMCP(items: items, places: PlacesService(database: database, blocking: blocking), valuations: valuations)
+        let mcp = NestoryMCP(items: items, places: PlacesService(items: SQLiteItemStore(database)), valuations: valuations)
         let server = await mcp.server(for: MCPAccess(user: access.user.id, household: access.household, scope: access.scope))
         try await server.start(transport: StdioTransport())
         await server.waitUntilCompleted()

@@ -42,6 +42,8 @@ public struct Services: Sendable {
     /// Where services put jobs (on SQLite, in their own transactions); it wakes the runner.
     public let queue: JobQueue
     public let blocking: BlockingPool
+    /// The stores the services were built on (for what uses a store beside the services, such as product lookup).
+    public let stores: Stores
 
     /// How many jobs of each kind may run at once.
     public struct Concurrency: Sendable {
@@ -80,6 +82,7 @@ public struct Services: Sendable {
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
+        self.stores = stores
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, database: database, store: stores.reports, blocking: blocking, concurrency: concurrency.reports, now: now),
             BackupJobHandler(backups: backupMaker, database: database, blocking: blocking, now: now),
@@ -109,7 +112,7 @@ public struct Services: Sendable {
         accounts = AccountService(database: database, accounts: stores.accounts, reminders: stores.reminders, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
         self.items = items
-        places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)
+        places = PlacesService(items: itemStore, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, store: stores.reports, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
         data = DataService(database: database, attachments: attachmentStore, blocking: blocking, queue: queue, plan: plan, now: now)

@@ -119,6 +119,15 @@ import Testing
         func unexpected(_ call: String = #function) -> Never { fatalError("ItemsService called ItemStore.\(call), which this double does not expect") }
         func rooms(_ householdID: HouseholdID) async throws -> [Room] { unexpected() }
         func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category] { unexpected() }
+        func createRoom(_ householdID: HouseholdID, name: String) async throws -> Room { unexpected() }
+        func renameRoom(_ householdID: HouseholdID, _ id: RoomID, to name: String) async throws { unexpected() }
+        func reorderRooms(_ householdID: HouseholdID, _ ids: [RoomID]) async throws { unexpected() }
+        func deleteRoom(_ householdID: HouseholdID, _ id: RoomID, now: Date) async throws -> Int { unexpected() }
+        func createCategory(_ householdID: HouseholdID, name: String, colorHex: String, icon: String) async throws -> NestoryDomain.Category { unexpected() }
+        func updateCategory(_ householdID: HouseholdID, _ id: CategoryID, name: String, colorHex: String) async throws { unexpected() }
+        func reorderCategories(_ householdID: HouseholdID, _ ids: [CategoryID]) async throws { unexpected() }
+        func deleteCategory(_ householdID: HouseholdID, _ id: CategoryID, now: Date) async throws -> Int { unexpected() }
+        func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int) async throws -> [Item] { unexpected() }
         func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> { unexpected() }
         func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) async throws -> (count: Int, exact: Bool) { unexpected() }
         func summary(_ householdID: HouseholdID) async throws -> InventorySummary { unexpected() }
@@ -155,7 +164,7 @@ import Testing
         let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-places-\(UUID())").path)
         let database = try AppDatabase.open(folder)
         defer { try? database.close(); try? FileManager.default.removeItem(atPath: folder.path) }
-        let places = PlacesService(database: database, blocking: BlockingPool(width: 1))
+        let places = PlacesService(items: SQLiteItemStore(database))
         let household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
         try await places.add(.rooms, to: household.id, name: "Workshop", colorHex: nil)
         let rooms = try database.rooms(household.id)
