@@ -74,8 +74,11 @@ public struct Services: Sendable {
     }
 
     /// `stores`: the engine the bootstrap picked. `database` is the SQLite database for what does not go through the
-    /// stores yet (issue 19 moves those services onto `stores`, then it goes).
-    public init(stores: Stores, database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
+    /// stores yet (issue 19 moves those services onto `stores`, then it goes). `files` (stored files' bytes and uploads'
+    /// temporary files), `renditions` (this server's thumbnails) and `secrets` (the key that seals providers' keys) are
+    /// the data folder's when not given.
+    public init(stores: Stores, database: AppDatabase, files: (any BlobFiles)? = nil, renditions: RenditionCache? = nil, secrets: SecretKeys? = nil,
+                passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
                 valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8, tokenRequestsPerMinute: Int = 600,
@@ -94,9 +97,12 @@ public struct Services: Sendable {
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let itemStore = stores.items
         let attachmentStore = stores.attachments
-        let items = ItemsService(database: database, items: itemStore, attachments: attachmentStore, imaging: imaging,
+        let items = ItemsService(items: itemStore, attachments: attachmentStore, accounts: stores.accounts, reminders: stores.reminders,
+                                 files: files ?? database.blobs, renditions: renditions ?? database.renditions, imaging: imaging,
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
-        let valuations = ValuationService(database: database, store: stores.valuations, attachments: attachmentStore, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
+        let valuations = ValuationService(store: stores.valuations, items: itemStore, accounts: stores.accounts, jobs: stores.jobs,
+                                          attachments: attachmentStore, secrets: secrets ?? .folder(database.folder), providers: valuationProviders,
+                                          defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)

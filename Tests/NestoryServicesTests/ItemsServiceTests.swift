@@ -17,7 +17,7 @@ import Testing
 
         init(maxBytes: Int64 = 5_000_000) throws {
             database = try AppDatabase.open(folder)
-            service = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes,
+            service = ItemsService.sqlite(database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes,
                                    plan: PlanService(database: database, instancePro: true))
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
             item = try database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date(),
@@ -145,7 +145,7 @@ import Testing
     @Test func itemsAreCreatedChangedAndDeletedThroughTheItemStore() async throws {
         let fixture = try Fixture()
         let recorder = RecordingItems(fixture.database)
-        let service = ItemsService(database: fixture.database, items: recorder, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2),
+        let service = ItemsService.sqlite(fixture.database, items: recorder, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2),
                                    maxBytes: 1_000_000, plan: PlanService(database: fixture.database, instancePro: false))
         let today = try CalendarDate(year: 2026, month: 1, day: 1)
         let made = try await service.create(fixture.household.id, ItemDraft(name: "Desk", currency: .usd), today: today)
