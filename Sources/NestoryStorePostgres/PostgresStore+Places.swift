@@ -152,9 +152,15 @@ extension PostgresStore {
     func deletePlace(_ place: Place, _ householdID: HouseholdID, _ id: UUID, now: Date) async throws -> Int {
         try await transaction { connection in
             try await Self.lockHousehold(connection, householdID, logger: logger)
-            let affected = try await Self.rowCount(connection, PostgresQuery(unsafeSQL: """
-                UPDATE item SET \(place.itemColumn) = NULL, updated_at = $3 WHERE household_id = $1 AND \(place.itemColumn) = $2 RETURNING 1
-                """, binds: try Self.binds(householdID.rawValue, id, now.millis)), logger: logger)
+            // Counted in the statement (a room of many items sends one number, not a row each).
+            var affected = 0
+            for try await count in try await connection.query(PostgresQuery(unsafeSQL: """
+                WITH moved AS (UPDATE item SET \(place.itemColumn) = NULL, updated_at = $3 WHERE household_id = $1 AND \(place.itemColumn) = $2
+                               RETURNING 1)
+                SELECT count(*) FROM moved
+                """, binds: try Self.binds(householdID.rawValue, id, now.millis)), logger: logger).decode(Int.self) {
+                affected = count
+            }
             let deleted = try await Self.rowCount(connection, PostgresQuery(unsafeSQL: """
                 DELETE FROM \(place.table) WHERE household_id = $1 AND id = $2 RETURNING 1
                 """, binds: try Self.binds(householdID.rawValue, id)), logger: logger)

@@ -1,6 +1,8 @@
 import Foundation
 import NestoryDomain
+import NestoryStore
 import NestoryStoreInterfaces
+import NestoryStorePostgres
 import Testing
 
 /// Rooms and categories as the item store keeps them (added, renamed, reordered, deleted keeping their items), and
@@ -67,14 +69,20 @@ import Testing
             let other = try await stores.accounts.createHousehold(name: "Other", currency: .usd, now: Self.start)
             let sauna = try await items.createRoom(home.id, name: "Sauna")
             let kitchen = try await items.rooms(home.id)[1]
+            let furniture = try await items.categories(home.id)[1]
             let price = try Money(minorUnits: 5_000, currency: .usd)
-            let bench = try await items.createItem(home.id, ItemDraft(name: "Bench", purchasePrice: price, currency: .usd, roomID: sauna.id),
+            // The bench is documented (a photo, a price, a category and a room); the others are not.
+            let bench = try await items.createItem(home.id, ItemDraft(name: "Bench", purchasePrice: price, currency: .usd, categoryID: furniture.id,
+                                                                      roomID: sauna.id),
                                                    now: at(1), today: nil, plan: nil)
+            _ = try await stores.attachments.addPhoto(home.id, to: bench.id, staged: try stores.blobs!.stage(Data([1, 2, 3])),
+                                                      contentType: "image/png", now: at(1))
             let bucket = try await items.createItem(home.id, ItemDraft(name: "Bucket", currency: .usd, roomID: sauna.id),
                                                     now: at(2), today: nil, plan: nil)
             let kettle = try await items.createItem(home.id, ItemDraft(name: "Kettle", currency: .usd, roomID: kitchen.id),
                                                     now: at(3), today: nil, plan: nil)
             #expect(try await items.summary(home.id).roomsInUse == 2)
+            #expect(try await items.summary(home.id).score == DocumentationScore(documented: 1, total: 3))
             let version = try await items.itemContentVersion(home.id)
 
             // Another household cannot delete it; then it goes, and says two items were in it.
@@ -90,6 +98,11 @@ import Testing
             #expect(try await items.item(home.id, kettle.id).roomID == kitchen.id)
             // The figures follow: one room in use, the two counted as without a room; the list moved on.
             #expect(try await items.summary(home.id).roomsInUse == 1)
+            // Without its room the bench is no longer documented; the value and the category chart are unchanged.
+            let summary = try await items.summary(home.id)
+            #expect(summary.score == DocumentationScore(documented: 0, total: 3) && summary.itemCount == 3 && summary.estimatedValue == [price])
+            #expect(summary.needsPhoto == 2 && summary.needsValue == 2)
+            #expect(try await items.valueByCategory(home.id).map(\.categoryID) == [furniture.id])
             #expect(try await items.itemsByRoom(home.id) == [
                 RoomCount(roomID: nil, name: RoomCount.unassignedName, itemCount: 2),
                 RoomCount(roomID: kitchen.id, name: kitchen.name, itemCount: 1),
@@ -103,6 +116,56 @@ import Testing
             // A new room of the same name starts empty.
             let again = try await items.createRoom(home.id, name: "Sauna")
             #expect(try await items.itemsByRoom(home.id).contains { $0.roomID == again.id } == false)
+        }
+    }
+
+    @Test(arguments: Engine.available)
+    func aRoomOfManyItemsIsDeletedWithItsFiguresRight(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let items = stores.items
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Self.start)
+            let attic = try await items.createRoom(home.id, name: "Loft")
+            let boxes = try await items.categories(home.id)[7]
+            let count = 3_000
+            // Every third item priced at $2; loaded in bulk, each engine its own way.
+            let drafts = (0..<count).map { index in
+                ItemDraft(name: "Box \(index)", purchasePrice: index % 3 == 0 ? try! Money(minorUnits: 200, currency: .usd) : nil, currency: .usd,
+                          categoryID: boxes.id, roomID: attic.id)
+            }
+            if let postgres = items as? PostgresStore {
+                try await postgres.insertItems(home.id, drafts.map { Item(householdID: home.id, draft: $0, createdAt: Self.start) })
+            } else {
+                let database = try #require((items as? SQLiteItemStore)?.database)
+                _ = try database.importItems(home.id, drafts.map { NamedPlaceDraft(draft: $0, roomName: "Loft", categoryName: boxes.name) },
+                                             now: Self.start, today: CalendarDate(Self.start, in: .current))
+            }
+            let kept = try await items.createItem(home.id, ItemDraft(name: "Chest", currency: .usd, roomID: nil),
+                                                  now: Self.start, today: nil, plan: nil)
+            #expect(try await items.itemsByRoom(home.id) == [
+                RoomCount(roomID: attic.id, name: "Loft", itemCount: count), RoomCount(roomID: nil, name: RoomCount.unassignedName, itemCount: 1),
+            ])
+            let version = try await items.itemContentVersion(home.id)
+            let clock = ContinuousClock()
+            let started = clock.now
+            #expect(try await items.deleteRoom(home.id, attic.id, now: at(60)) == count)
+            let took = clock.now - started
+            #expect(try await items.itemsByRoom(home.id) == [RoomCount(roomID: nil, name: RoomCount.unassignedName, itemCount: count + 1)])
+            let summary = try await items.summary(home.id)
+            #expect(summary.itemCount == count + 1 && summary.roomsInUse == 0 && summary.needsValue == count - count / 3 + 1)
+            #expect(summary.estimatedValue == [try Money(minorUnits: 200 * Int64(count / 3), currency: .usd)])
+            #expect(try await items.itemContentVersion(home.id) > version)
+            #expect(try await items.countItems(home.id, search: "", filter: ItemFilter(roomID: attic.id), cap: 10_000) == (0, true))
+            let listed = try await items.items(home.id, ItemQuery(sort: .newest, limit: 5))
+            #expect(listed.elements.allSatisfy { $0.item.roomID == nil })
+            #expect(try await items.item(home.id, kept.id).updatedAt == Self.start)
+            // Then the category: its items uncategorised, its values under "Uncategorized".
+            #expect(try await items.deleteCategory(home.id, boxes.id, now: at(61)) == count)
+            #expect(try await items.itemCountsByCategory(home.id) == [:])
+            #expect(try await items.valueByCategory(home.id) == [
+                CategoryValue(categoryID: nil, name: CategoryValue.uncategorizedName, colorHex: CategoryValue.uncategorizedColor,
+                              value: try Money(minorUnits: 200 * Int64(count / 3), currency: .usd), itemCount: count / 3),
+            ])
+            print("deleteRoom of \(count) items on \(engine): \(took)")
         }
     }
 
@@ -144,19 +207,34 @@ import Testing
 
             // Deleted: its items stay, uncategorised; the charts follow.
             let price = try Money(minorUnits: 120_000, currency: .usd)
-            let leica = try await items.createItem(home.id, ItemDraft(name: "Leica", purchasePrice: price, currency: .usd, categoryID: cameras.id),
+            let study = try await items.rooms(home.id)[6]
+            let leica = try await items.createItem(home.id, ItemDraft(name: "Leica", purchasePrice: price, currency: .usd, categoryID: cameras.id,
+                                                                      roomID: study.id),
                                                    now: at(1), today: nil, plan: nil)
-            #expect(try await items.itemCountsByCategory(home.id) == [cameras.id: 1])
-            #expect(try await items.valueByCategory(home.id).map(\.categoryID) == [cameras.id])
+            _ = try await stores.attachments.addPhoto(home.id, to: leica.id, staged: try stores.blobs!.stage(Data([4, 5, 6])),
+                                                      contentType: "image/png", now: at(1))
+            let euro = try Money(minorUnits: 30_000, currency: try CurrencyCode("EUR"))
+            let lens = try await items.createItem(home.id, ItemDraft(name: "Lens", purchasePrice: euro, currency: euro.currency, categoryID: cameras.id),
+                                                  now: at(2), today: nil, plan: nil)
+            _ = try await items.createItem(home.id, ItemDraft(name: "Strap", currency: .usd, categoryID: cameras.id), now: at(3), today: nil, plan: nil)
+            #expect(try await items.summary(home.id).score == DocumentationScore(documented: 1, total: 3))
+            #expect(try await items.itemCountsByCategory(home.id) == [cameras.id: 3])
+            #expect(try await items.valueByCategory(home.id).map(\.categoryID) == [cameras.id, cameras.id])
             await #expect(throws: DomainError.notFound("The category")) { try await items.deleteCategory(other.id, cameras.id, now: at(5)) }
-            #expect(try await items.deleteCategory(home.id, cameras.id, now: at(5)) == 1)
+            #expect(try await items.deleteCategory(home.id, cameras.id, now: at(5)) == 3)
             let kept = try await items.item(home.id, leica.id)
-            #expect(kept.categoryID == nil && kept.updatedAt == at(5))
+            #expect(kept.categoryID == nil && kept.updatedAt == at(5) && kept.roomID == study.id)
+            #expect(try await items.item(home.id, lens.id).updatedAt == at(5))
             #expect(try await items.itemCountsByCategory(home.id) == [:])
+            // The values move to "Uncategorized", each currency its own; the leica is no longer documented.
             #expect(try await items.valueByCategory(home.id) == [
                 CategoryValue(categoryID: nil, name: CategoryValue.uncategorizedName, colorHex: CategoryValue.uncategorizedColor, value: price,
                               itemCount: 1),
+                CategoryValue(categoryID: nil, name: CategoryValue.uncategorizedName, colorHex: CategoryValue.uncategorizedColor, value: euro,
+                              itemCount: 1),
             ])
+            let summary = try await items.summary(home.id)
+            #expect(summary.score == DocumentationScore(documented: 0, total: 3) && summary.estimatedValue == [price, euro] && summary.roomsInUse == 1)
             #expect(try await items.categories(home.id).count == Defaults.categories.count)
             await #expect(throws: DomainError.notFound("The category")) { try await items.deleteCategory(home.id, cameras.id, now: at(6)) }
         }
