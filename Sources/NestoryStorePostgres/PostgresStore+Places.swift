@@ -147,28 +147,71 @@ extension PostgresStore {
         }
     }
 
-    /// Deletes a room or category: its items lose it and are changed at `now` (their counters and the household's item
-    /// content version move with them, by the item triggers), then the row goes, with its emptied chart counters.
+    /// Deletes a room or category: its items lose it and are changed at `now`, then the row goes, with its chart
+    /// counters. The items move in one statement with the row triggers standing aside (`nestory.item_rows`, migration
+    /// `2026-12-03-places`); the counters they would have kept are moved here by sums over the same items, read while
+    /// they are locked: the documented count (an item needs a room and a category for it), the rooms' or the
+    /// categories' chart rows (to "no room" or "Uncategorized"), and the item content version, moved on once.
     func deletePlace(_ place: Place, _ householdID: HouseholdID, _ id: UUID, now: Date) async throws -> Int {
         try await transaction { connection in
             try await Self.lockHousehold(connection, householdID, logger: logger)
-            // Counted in the statement (a room of many items sends one number, not a row each).
-            var affected = 0
-            for try await count in try await connection.query(PostgresQuery(unsafeSQL: """
-                WITH moved AS (UPDATE item SET \(place.itemColumn) = NULL, updated_at = $3 WHERE household_id = $1 AND \(place.itemColumn) = $2
-                               RETURNING 1)
-                SELECT count(*) FROM moved
-                """, binds: try Self.binds(householdID.rawValue, id, now.millis)), logger: logger).decode(Int.self) {
-                affected = count
-            }
-            let deleted = try await Self.rowCount(connection, PostgresQuery(unsafeSQL: """
-                DELETE FROM \(place.table) WHERE household_id = $1 AND id = $2 RETURNING 1
+            // The row, locked: no item can be put in it meanwhile (the reference waits for this lock).
+            let found = try await Self.rowCount(connection, PostgresQuery(unsafeSQL: """
+                SELECT 1 FROM \(place.table) WHERE household_id = $1 AND id = $2 FOR UPDATE
                 """, binds: try Self.binds(householdID.rawValue, id)), logger: logger)
-            guard deleted == 1 else { throw place.notFound }
+            guard found == 1 else { throw place.notFound }
+            // Its items, locked, so the sums are theirs when they move: how many, and how many of them are documented.
+            let other = place == .room ? "category_id" : "room_id"
+            var (affected, documented) = (0, 0)
+            for try await (count, flagged) in try await connection.query(PostgresQuery(unsafeSQL: """
+                SELECT count(*), count(*) FILTER (WHERE documented) FROM (
+                    SELECT photo_count > 0 AND price_minor IS NOT NULL AND \(other) IS NOT NULL AS documented
+                    FROM item WHERE household_id = $1 AND \(place.itemColumn) = $2 FOR UPDATE) moving
+                """, binds: try Self.binds(householdID.rawValue, id)), logger: logger).decode((Int, Int).self) {
+                (affected, documented) = (count, flagged)
+            }
+            if affected > 0 {
+                try await connection.query("SELECT set_config('nestory.item_rows', 'statement', true)", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    UPDATE item SET \(place.itemColumn) = NULL, updated_at = $3 WHERE household_id = $1 AND \(place.itemColumn) = $2
+                    """, binds: try Self.binds(householdID.rawValue, id, now.millis)), logger: logger)
+                try await connection.query("SELECT set_config('nestory.item_rows', '', true)", logger: logger)
+                try await moveCounters(connection, place, householdID, id, affected: affected, documented: documented)
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: "DELETE FROM \(place.table) WHERE household_id = $1 AND id = $2",
+                                                     binds: try Self.binds(householdID.rawValue, id)), logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: """
                 DELETE FROM \(place.totals) WHERE household_id = $1 AND \(place.itemColumn) = $2
                 """, binds: try Self.binds(householdID.rawValue, id)), logger: logger)
             return affected
         }
+    }
+
+    /// What the row triggers would have done for `affected` items leaving a room or category (`documented` of them
+    /// documented until then): the place's chart counts go to the "none" row, the documented count drops, the item
+    /// content version moves on.
+    private func moveCounters(_ connection: PostgresConnection, _ place: Place, _ householdID: HouseholdID, _ id: UUID, affected: Int,
+                              documented: Int) async throws {
+        switch place {
+        case .room:
+            try await connection.query("""
+                INSERT INTO room_total AS t (household_id, room_id, items) VALUES (\(householdID.rawValue), NULL, \(affected))
+                ON CONFLICT (household_id, room_id) DO UPDATE SET items = t.items + excluded.items
+                """, logger: logger)
+        case .category:
+            // Each currency's total and priced items, as the category's rows hold them.
+            try await connection.query("""
+                INSERT INTO category_total AS c (household_id, category_id, currency, total, items)
+                SELECT household_id, NULL, currency, total, items FROM category_total
+                WHERE household_id = \(householdID.rawValue) AND category_id = \(id) AND items > 0
+                ON CONFLICT (household_id, category_id, currency) DO UPDATE SET total = c.total + excluded.total, items = c.items + excluded.items
+                """, logger: logger)
+        }
+        try await connection.query("""
+            UPDATE item_stats SET documented = documented - \(documented) WHERE household_id = \(householdID.rawValue)
+            """, logger: logger)
+        try await connection.query("""
+            UPDATE item_content_version SET content = content + 1 WHERE household_id = \(householdID.rawValue)
+            """, logger: logger)
     }
 }

@@ -217,9 +217,12 @@ import Testing
             let lens = try await items.createItem(home.id, ItemDraft(name: "Lens", purchasePrice: euro, currency: euro.currency, categoryID: cameras.id),
                                                   now: at(2), today: nil, plan: nil)
             _ = try await items.createItem(home.id, ItemDraft(name: "Strap", currency: .usd, categoryID: cameras.id), now: at(3), today: nil, plan: nil)
-            #expect(try await items.summary(home.id).score == DocumentationScore(documented: 1, total: 3))
+            // Already uncategorised: the category's dollars join its.
+            let fifty = try Money(minorUnits: 5_000, currency: .usd)
+            _ = try await items.createItem(home.id, ItemDraft(name: "Tripod", purchasePrice: fifty, currency: .usd), now: at(4), today: nil, plan: nil)
+            #expect(try await items.summary(home.id).score == DocumentationScore(documented: 1, total: 4))
             #expect(try await items.itemCountsByCategory(home.id) == [cameras.id: 3])
-            #expect(try await items.valueByCategory(home.id).map(\.categoryID) == [cameras.id, cameras.id])
+            #expect(try await items.valueByCategory(home.id).map(\.categoryID) == [cameras.id, cameras.id, nil])
             await #expect(throws: DomainError.notFound("The category")) { try await items.deleteCategory(other.id, cameras.id, now: at(5)) }
             #expect(try await items.deleteCategory(home.id, cameras.id, now: at(5)) == 3)
             let kept = try await items.item(home.id, leica.id)
@@ -228,13 +231,14 @@ import Testing
             #expect(try await items.itemCountsByCategory(home.id) == [:])
             // The values move to "Uncategorized", each currency its own; the leica is no longer documented.
             #expect(try await items.valueByCategory(home.id) == [
-                CategoryValue(categoryID: nil, name: CategoryValue.uncategorizedName, colorHex: CategoryValue.uncategorizedColor, value: price,
-                              itemCount: 1),
+                CategoryValue(categoryID: nil, name: CategoryValue.uncategorizedName, colorHex: CategoryValue.uncategorizedColor,
+                              value: try Money(minorUnits: 125_000, currency: .usd), itemCount: 2),
                 CategoryValue(categoryID: nil, name: CategoryValue.uncategorizedName, colorHex: CategoryValue.uncategorizedColor, value: euro,
                               itemCount: 1),
             ])
             let summary = try await items.summary(home.id)
-            #expect(summary.score == DocumentationScore(documented: 0, total: 3) && summary.estimatedValue == [price, euro] && summary.roomsInUse == 1)
+            #expect(try summary.score == DocumentationScore(documented: 0, total: 4) && summary.roomsInUse == 1
+                        && summary.estimatedValue == [try Money(minorUnits: 125_000, currency: .usd), euro])
             #expect(try await items.categories(home.id).count == Defaults.categories.count)
             await #expect(throws: DomainError.notFound("The category")) { try await items.deleteCategory(home.id, cameras.id, now: at(6)) }
         }
