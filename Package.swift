@@ -392,7 +392,7 @@ let package = Package(
         .testTarget(
             name: "NestoryServicesTests",
             dependencies: ["NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
-                           "NestoryLicences", .product(name: "Crypto", package: "swift-crypto")],
+                           "NestoryLicences", "NestoryStorePostgres", "NestoryProducts", "NestoryJobs", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -57,7 +57,7 @@ struct CatalogCommand: AsyncParsableCommand {
         func run() async throws {
             let database = try await data.open(.readCurrent)
             let target = try reportingErrors { try resolveHousehold(database, household) }
-            let result = try await ProductLookup(database: database).lookup(code, household: target.id)
+            let result = try await ProductLookup(items: SQLiteItemStore(database), store: SQLiteProductStore(database)).lookup(code, household: target.id)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(result), as: UTF8.self))

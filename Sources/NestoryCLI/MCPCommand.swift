@@ -7,6 +7,7 @@ import NestoryImagingLive
 import NestoryMCP
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// `nestory mcp`: the MCP server over stdio, for an assistant on this machine, acting with a personal API token
 /// (its household and scope) on the data folder directly.
@@ -37,11 +38,14 @@ struct MCPCommand: AsyncParsableCommand {
         let settings = try await Settings.read(flags: ["data": data.dataPath])
         let imagingLimits = ImagingLimits(maxFileBytes: Int(settings.limits.maxPhotoBytes))
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in try LibvipsImageProcessor(limits: imagingLimits) }
-        let items = ItemsService(database: database, imaging: imaging, blocking: blocking, maxBytes: settings.limits.maxPhotoBytes,
-                                 plan: settings.plan(SQLiteLicenceStore(database)))
-        let valuations = ValuationService(database: database, blocking: blocking, providers: UnavailableValuationProviders(),
+        let stores = Stores.sqlite(database)
+        let items = ItemsService(items: stores.items, attachments: stores.attachments, accounts: stores.accounts, reminders: stores.reminders,
+                                 files: database.blobs, renditions: database.renditions, imaging: imaging, blocking: blocking,
+                                 maxBytes: settings.limits.maxPhotoBytes, plan: settings.plan(stores.licences))
+        let valuations = ValuationService(store: stores.valuations, items: stores.items, accounts: stores.accounts, jobs: stores.jobs,
+                                          attachments: stores.attachments, secrets: .folder(database.folder), providers: UnavailableValuationProviders(),
                                           defaults: ValuationDefaults())
-        let mcp = NestoryMCP(items: items, places: PlacesService(database: database, blocking: blocking), valuations: valuations)
+        let mcp = NestoryMCP(items: items, places: PlacesService(items: stores.items), valuations: valuations)
         let server = await mcp.server(for: MCPAccess(user: access.user.id, household: access.household, scope: access.scope))
         try await server.start(transport: StdioTransport())
         await server.waitUntilCompleted()

@@ -63,6 +63,23 @@ public enum PlaceName {
         }
         return name
     }
+
+    /// A household's rooms (or categories) have different names, letters, case and accents folded (`Text.foldKey`):
+    /// refused when one of `existing` (id, name) other than `except` already has this name. `kind` is "room" or
+    /// "category". Every engine checks with this rule.
+    public static func checkUnique(_ name: String, kind: String, among existing: [(id: String, name: String)], except: String?) throws(DomainError) {
+        let key = Text.foldKey(name)
+        if existing.contains(where: { Text.foldKey($0.name) == key && $0.id != except }) {
+            throw .invalid(field: "name", message: "There is already a \(kind) called \(name).")
+        }
+    }
+
+    /// A new order must list every one of the household's rooms (or categories) exactly once.
+    public static func checkOrder(_ ids: [String], existing: Set<String>, kind: String) throws(DomainError) {
+        guard Set(ids) == existing, ids.count == existing.count else {
+            throw .invalid(field: "order", message: "List every \(kind) exactly once.")
+        }
+    }
 }
 
 /// What a new household starts with: editable, ordered, and deletable like any other.

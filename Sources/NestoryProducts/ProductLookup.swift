@@ -33,18 +33,20 @@ public struct LookupResult: Codable, Hashable, Sendable {
 /// then, only when the household has turned them on, the online providers (answers, misses
 /// included, are cached). Any spelling of a GTIN (UPC-A, UPC-E, EAN-13, EAN-8) finds the same record.
 public struct ProductLookup: Sendable {
-    /// For the household's items by barcode (the items aggregate).
-    public let database: AppDatabase
+    /// The household's items by barcode (the items aggregate).
+    public let items: any ItemStore
     /// The catalogue, the providers' cached answers and the household's switch.
     public let store: any ProductStore
     public let providers: [any ProductProvider]
     /// How long a provider's answer is trusted, and how long "not found" is.
     public var foundLifetime: TimeInterval = 30 * 86_400
     public var missLifetime: TimeInterval = 86_400
+    /// How many of the household's items with the code are named.
+    static let existingLimit = 5
 
-    public init(database: AppDatabase, store: (any ProductStore)? = nil, providers: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()]) {
-        self.database = database
-        self.store = store ?? SQLiteProductStore(database)
+    public init(items: any ItemStore, store: any ProductStore, providers: [any ProductProvider] = [OpenFoodFacts(), UPCItemDB()]) {
+        self.items = items
+        self.store = store
         self.providers = providers
     }
 
@@ -54,7 +56,7 @@ public struct ProductLookup: Sendable {
         let keys = gtin?.lookupKeys ?? [code]
         var result = LookupResult(code: code, gtin: gtin?.key, match: nil, existingItems: [], notices: [])
 
-        let items = try database.items(household, barcodes: keys)
+        let items = try await items.items(household, barcodes: keys, limit: Self.existingLimit)
         result.existingItems = items.map(\.id.description)
         if let item = items.first {
             result.match = ProductSuggestion(source: "household", sourceName: "Your inventory", name: item.name, brand: item.brand,

@@ -123,16 +123,18 @@ extension ItemsService {
         }
         // A kept rendition is served without reading the original (which may be in an object store).
         let kind: RenditionCache.Kind = size == "thumb" ? .thumbnail : .display
-        if let cached = database.renditions.read(sha256, kind) { return ServedFile(data: cached, contentType: "image/jpeg") }
+        if let cached = renditions.read(sha256, kind) { return ServedFile(data: cached, contentType: "image/jpeg") }
         let data = try await attachments.attachmentData(household, sha256: sha256).0
         let body = await rendition(of: data, sha256: sha256, kind) ?? data
         return ServedFile(data: body, contentType: body != data ? "image/jpeg" : attachment.contentType)
     }
 
+    /// The most warranties read for `warrantiesEnding` (of those within the reminders' horizon).
+    static let warrantyLimit = 500
+
     /// Warranties ending within `days` days from today (today included), soonest first.
     public func warrantiesEnding(_ household: HouseholdID, within days: Int) async throws -> [WarrantyReminder] {
-        let (database, today) = (database, CalendarDate(now(), in: .current))
-        return try await blocking.run { try database.warrantyReminders(household, today: today) }
+        return try await reminders.warrantyReminders(household, today: CalendarDate(now(), in: .current), limit: Self.warrantyLimit)
             .filter { $0.daysLeft >= 0 && $0.daysLeft <= days }.sorted { $0.expiry < $1.expiry }
     }
 }

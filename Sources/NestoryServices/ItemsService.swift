@@ -8,23 +8,33 @@ import NestoryStoreInterfaces
 /// queue's replay and the command line share these; every write runs on the blocking pool, never on an
 /// event loop (a commit waits for its fsync).
 public struct ItemsService: Sendable {
-    let database: AppDatabase
-    /// Where items are created, changed and deleted (the same database's SQLite store unless given); photos still go
-    /// through `database`.
+    /// Where items are created, changed, deleted and read.
     let items: any ItemStore
-    /// Where photos, stored files and receipts are read (the same database's SQLite store unless given).
+    /// Where photos, stored files and receipts are kept and read.
     let attachments: any AttachmentStore
+    /// The household a photo to value is kept for.
+    let accounts: any AccountStore
+    /// Warranties ending soon.
+    let reminders: any ReminderStore
+    /// Stored files' bytes, and uploads' temporary files while they arrive.
+    let files: any BlobFiles
+    /// This server's thumbnails and display sizes (a cache, made again from the originals when missing).
+    let renditions: RenditionCache
     let imaging: any ImageProcessing
     let blocking: BlockingPool
     let maxBytes: Int64
     let plan: PlanService
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, items: (any ItemStore)? = nil, attachments: (any AttachmentStore)? = nil, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
+    public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, reminders: any ReminderStore,
+                files: any BlobFiles, renditions: RenditionCache, imaging: any ImageProcessing, blocking: BlockingPool, maxBytes: Int64,
                 plan: PlanService, now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
-        self.items = items ?? SQLiteItemStore(database)
-        self.attachments = attachments ?? SQLiteAttachmentStore(database)
+        self.items = items
+        self.attachments = attachments
+        self.accounts = accounts
+        self.reminders = reminders
+        self.files = files
+        self.renditions = renditions
         self.imaging = imaging
         self.blocking = blocking
         self.maxBytes = maxBytes
@@ -55,47 +65,42 @@ public struct ItemsService: Sendable {
 
     // MARK: - Photos
 
+    /// One of the item's photos (another item's, or another household's, is not found).
+    private func checkPhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID) async throws {
+        guard try await attachments.photos(household, of: item).contains(where: { $0.id == photo }) else { throw DomainError.notFound("The photo") }
+    }
+
     /// Removes one of the item's photos (its file goes once no row uses it); the item may end with none.
     public func removePhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID) async throws {
-        let (database, at) = (database, now())
-        try await blocking.run {
-            guard try database.item(household, item).photos.contains(where: { $0.id == photo }) else { throw DomainError.notFound("The photo") }
-            try database.removePhoto(household, photo, now: at)
-        }
+        try await checkPhoto(household, item, photo)
+        try await attachments.removePhoto(household, photo, now: now())
     }
 
     /// Makes one of the item's photos its main one (shown first, in lists and reports).
     public func makeMainPhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID) async throws {
-        let database = database
-        try await blocking.run {
-            guard try database.item(household, item).photos.contains(where: { $0.id == photo }) else { throw DomainError.notFound("The photo") }
-            try database.setPrimaryPhoto(household, photo)
-        }
+        try await checkPhoto(household, item, photo)
+        try await attachments.setPrimaryPhoto(household, photo)
     }
 
     /// Puts the item's photos in this order (each of them once); the first becomes the main photo.
     public func reorderPhotos(_ household: HouseholdID, _ item: ItemID, _ order: [PhotoID]) async throws {
-        let (database, at) = (database, now())
-        try await blocking.run { try database.setPhotoOrder(household, item, order, now: at) }
+        try await attachments.setPhotoOrder(household, item, order, now: now())
     }
 
     /// Moves one photo a place earlier (-1) or later (+1) among the item's photos, as they are shown;
     /// moved to the front it becomes the main photo. At either end it stays where it is.
     public func movePhoto(_ household: HouseholdID, _ item: ItemID, _ photo: PhotoID, by offset: Int) async throws {
-        let (database, at) = (database, now())
-        try await blocking.run {
-            var order = try database.item(household, item).photos.map(\.id)
-            guard let index = order.firstIndex(of: photo) else { throw DomainError.notFound("The photo") }
-            let target = min(max(index + offset, 0), order.count - 1)
-            guard target != index else { return }
-            order.swapAt(index, target)
-            try database.setPhotoOrder(household, item, order, now: at)
-        }
+        var order = try await attachments.photos(household, of: item).map(\.id)
+        guard let index = order.firstIndex(of: photo) else { throw DomainError.notFound("The photo") }
+        let target = min(max(index + offset, 0), order.count - 1)
+        guard target != index else { return }
+        order.swapAt(index, target)
+        try await attachments.setPhotoOrder(household, item, order, now: now())
     }
 
     /// Where an upload's bytes go while they arrive: appended to a file, never held whole in memory.
     public struct Upload: Sendable {
-        let writer: BlobStore.Writer
+        let writer: any StagedBlobWriter
 
         /// Appends the next bytes; throws once the upload passes the size limit.
         public func append(_ bytes: UnsafeRawBufferPointer) throws {
@@ -107,17 +112,17 @@ public struct ItemsService: Sendable {
     /// before a byte is read; a declared length over the limit is refused before reading too.
     public func addPhoto(_ household: HouseholdID, to item: ItemID, declaredLength: Int64? = nil,
                          receive: (Upload) async throws -> Void) async throws -> ItemPhoto {
-        _ = try database.item(household, item)
-        let (database, blocking) = (database, blocking)
+        _ = try await items.item(household, item)
+        let attachments = attachments
         return try await storePhoto(declaredLength: declaredLength, receive: receive) { staged, contentType, at in
-            try await blocking.run { try database.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at) }
+            try await attachments.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at)
         }
     }
 
     /// Keeps a photo to value a new thing from (no item yet), checked as an item's photo is.
     public func addIntakePhoto(_ household: HouseholdID, declaredLength: Int64? = nil,
                                receive: (Upload) async throws -> Void) async throws -> IntakePhoto {
-        _ = try database.household(household)
+        _ = try await accounts.household(household)
         let attachments = attachments
         return try await storePhoto(declaredLength: declaredLength, receive: receive) { staged, contentType, at in
             try await attachments.addIntakePhoto(household, staged: staged, contentType: contentType, now: at)
@@ -128,44 +133,44 @@ public struct ItemsService: Sendable {
     /// service (a file that is not an image is refused and discarded), then recorded by `record` (which keeps the
     /// file and writes its row off the event loops), its renditions kept.
     private func storePhoto<Stored: Sendable>(declaredLength: Int64?, receive: (Upload) async throws -> Void,
-                                              record: @escaping @Sendable (BlobStore.Staged, String, Date) async throws -> Stored)
+                                              record: @escaping @Sendable (StagedBlob, String, Date) async throws -> Stored)
         async throws -> Stored {
         if let declaredLength, declaredLength > maxBytes { throw StoreError.tooLarge(limit: maxBytes) }
-        let writer = try database.blobs.makeWriter(maxBytes: maxBytes)
+        let files = files
+        let writer = try files.makeWriter(maxBytes: maxBytes)
         try await receive(Upload(writer: writer))
-        let database = self.database
         let staged = try await blocking.run { try writer.finish() }  // fsync
         let derived: DerivedImages
         do {
-            derived = try await imaging.derive(from: try database.blobs.contents(of: staged))
+            derived = try await imaging.derive(from: try files.contents(of: staged))
         } catch {
-            database.blobs.discard(staged)
+            files.discard(staged)
             throw error
         }
-        let (at, sha) = (now(), staged.sha256)
+        let (at, sha, renditions) = (now(), staged.sha256, renditions)
         // The file is renamed into place and fsynced, and the row written, off the event loops (by `record`).
         let stored = try await record(staged, derived.original.format.mimeType, at)
         // The renditions are a cache: made again on first view if they cannot be kept now.
-        try await blocking.run {
-            try? database.renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
-            try? database.renditions.write(derived.display.data, for: sha, .display)
+        await blocking.run {
+            try? renditions.write(derived.thumbnail.data, for: sha, .thumbnail)
+            try? renditions.write(derived.display.data, for: sha, .display)
         }
         return stored
     }
 
     /// A stored file's bytes, read off the event loops (from an object store, a GET).
     public func storedFile(_ sha256: String) async throws -> Data {
-        let database = database
-        return try await blocking.run { try database.blobs.read(sha256) }
+        let files = files
+        return try await blocking.run { try files.read(sha256) }
     }
 
     /// A stored image's rendition (a JPEG without metadata: no location), from the cache or made again and kept;
     /// nil when the bytes are not an image this server can read.
     public func rendition(of data: Data, sha256: String, _ kind: RenditionCache.Kind) async -> Data? {
-        if let cached = database.renditions.read(sha256, kind) { return cached }
+        if let cached = renditions.read(sha256, kind) { return cached }
         guard let derived = try? await imaging.derive(from: data) else { return nil }
-        try? database.renditions.write(derived.thumbnail.data, for: sha256, .thumbnail)
-        try? database.renditions.write(derived.display.data, for: sha256, .display)
+        try? renditions.write(derived.thumbnail.data, for: sha256, .thumbnail)
+        try? renditions.write(derived.display.data, for: sha256, .display)
         return kind == .thumbnail ? derived.thumbnail.data : derived.display.data
     }
 }

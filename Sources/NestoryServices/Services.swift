@@ -42,7 +42,7 @@ public struct Services: Sendable {
     /// Where services put jobs (on SQLite, in their own transactions); it wakes the runner.
     public let queue: JobQueue
     public let blocking: BlockingPool
-    /// The engine's stores, for what runs beside the services (housekeeping, health).
+    /// The engine's stores, for what runs beside the services (housekeeping, health, product lookup).
     public let stores: Stores
 
     /// How many jobs of each kind may run at once.
@@ -74,14 +74,18 @@ public struct Services: Sendable {
     }
 
     /// `stores`: the engine the bootstrap picked. `database` is the SQLite database for what does not go through the
-    /// stores yet (issue 19 moves those services onto `stores`, then it goes).
-    public init(stores: Stores, database: AppDatabase, passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
+    /// stores yet (issue 19 moves those services onto `stores`, then it goes). `files` (stored files' bytes and uploads'
+    /// temporary files), `renditions` (this server's thumbnails) and `secrets` (the key that seals providers' keys) are
+    /// the data folder's when not given.
+    public init(stores: Stores, database: AppDatabase, files: (any BlobFiles)? = nil, renditions: RenditionCache? = nil, secrets: SecretKeys? = nil,
+                passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
                 valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8, tokenRequestsPerMinute: Int = 600,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
+        self.stores = stores
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, concurrency: concurrency.reports,
                              now: now),
@@ -94,9 +98,12 @@ public struct Services: Sendable {
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let itemStore = stores.items
         let attachmentStore = stores.attachments
-        let items = ItemsService(database: database, items: itemStore, attachments: attachmentStore, imaging: imaging,
+        let items = ItemsService(items: itemStore, attachments: attachmentStore, accounts: stores.accounts, reminders: stores.reminders,
+                                 files: files ?? database.blobs, renditions: renditions ?? database.renditions, imaging: imaging,
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
-        let valuations = ValuationService(database: database, store: stores.valuations, attachments: attachmentStore, blocking: blocking, providers: valuationProviders, defaults: valuationDefaults, now: now)
+        let valuations = ValuationService(store: stores.valuations, items: itemStore, accounts: stores.accounts, jobs: stores.jobs,
+                                          attachments: attachmentStore, secrets: secrets ?? .folder(database.folder), providers: valuationProviders,
+                                          defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
         let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
@@ -109,11 +116,10 @@ public struct Services: Sendable {
         let queue = runner.queue()
         self.queue = queue
         self.blocking = blocking
-        self.stores = stores
         accounts = AccountService(stores: stores, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
         self.plan = plan
         self.items = items
-        places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)
+        places = PlacesService(items: itemStore, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
         data = DataService(database: database, attachments: attachmentStore, blocking: blocking, queue: queue, plan: plan, now: now)

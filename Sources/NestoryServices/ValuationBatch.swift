@@ -141,8 +141,8 @@ extension ValuationService {
     }
 
     /// The items of a batch's page: the job and what became of each item, in the order asked.
-    public func batch(_ household: HouseholdID, _ id: JobID) throws -> (job: Job, items: [(id: ItemID, outcome: ValuationBatchItem?)]) {
-        let job = try database.job(household, id)
+    public func batch(_ household: HouseholdID, _ id: JobID) async throws -> (job: Job, items: [(id: ItemID, outcome: ValuationBatchItem?)]) {
+        let job = try await jobs.job(household, id)
         guard job.kind == JobKind.valuation else { throw DomainError.notFound("The batch") }
         let request = try job.decodedPayload(as: ValuationBatchRequest.self)
         let outcomes = Self.outcomes(job)
@@ -156,7 +156,7 @@ extension ValuationService {
 
     /// A new batch of a batch's failed items.
     public func retryFailed(_ household: HouseholdID, _ id: JobID, queue: JobQueue) async throws -> Job {
-        let (job, items) = try batch(household, id)
+        let (job, items) = try await batch(household, id)
         let failed = items.filter { $0.outcome?.status == .failed }.map(\.id)
         let failedPhotos = try photoEntries(job).filter { $0.outcome?.status == .failed }.map(\.id)
         guard !failed.isEmpty || !failedPhotos.isEmpty else { throw DomainError.invalid(field: "items", message: "No item of this batch failed.") }
@@ -169,12 +169,12 @@ extension ValuationService {
     func propose(_ household: HouseholdID, _ id: ItemID, analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?, pacer: ProviderPacer,
                  photos: @Sendable ([Attachment]) async -> [Data], identification known: Identification? = nil,
                  condition: ItemCondition? = nil, replacementCost: Money? = nil) async throws -> ValuationBatchItem {
-        let details = try database.item(household, id)
-        let item = details.item
+        let item = try await items.item(household, id)
         var identification = known ?? Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber,
                                                       barcode: item.barcode, condition: item.condition)
-        if known == nil, let analyzer, !details.photos.isEmpty {
-            let bytes = await photos(Array(details.photos.prefix(4)).map(\.attachment))
+        let itemPhotos = known == nil && analyzer != nil ? try await attachments.photos(household, of: id) : []
+        if let analyzer, !itemPhotos.isEmpty {
+            let bytes = await photos(Array(itemPhotos.prefix(4)).map(\.attachment))
             if !bytes.isEmpty {
                 try await pacer.turn("analysis")
                 identification = try await analyzer.identify(photos: bytes, hint: item.name)
@@ -187,9 +187,8 @@ extension ValuationService {
         let marketRCV = try market.rcv.map { try Self.times($0.value, item.quantity) }
         let proposal: ValuationProposal
         do {
-            let offline = try await blocking.run { [self] in
-                try self.offline(household, item: item, on: day, at: at, replacementCost: replacementCost ?? marketRCV?.value, condition: chosen)
-            }
+            let offline = try await self.offline(household, item: item, on: day, at: at, replacementCost: replacementCost ?? marketRCV?.value,
+                                                 condition: chosen)
             proposal = try marketProposal(market, quantity: item.quantity, offline: offline, on: day, at: at, subject: item.id)
                 ?? ValuationProposal(offline)
         } catch let error as DomainError {
@@ -204,7 +203,7 @@ extension ValuationService {
     func marketEstimates(_ household: HouseholdID, _ identification: Identification, currency: CurrencyCode, searcher: (any MarketSearching)?,
                          pacer: ProviderPacer) async throws -> (rcv: MarketEstimate?, acv: MarketEstimate?) {
         guard let searcher, !identification.productName.isEmpty else { return (nil, nil) }
-        let rates = try exchangeRates(household).rates(into: currency)
+        let rates = try await exchangeRates(household).rates(into: currency)
         func search(used: Bool) async throws -> MarketEstimate? {
             let query = MarketQuery(brand: identification.brand, productName: identification.productName, model: identification.model, used: used)
             try await pacer.turn("search")
@@ -251,7 +250,7 @@ extension ValuationService {
             try await pacer.turn("analysis")
             identification = try await analyzer.identify(photos: bytes, hint: nil)
         }
-        let currency = try database.household(household).currency
+        let currency = try await accounts.household(household).currency
         let market = try await marketEstimates(household, identification, currency: currency, searcher: searcher, pacer: pacer)
         let proposal = try marketProposal(market, quantity: 1, offline: nil, on: today, at: now(), subject: ItemID())
         return ValuationBatchItem(status: .proposed, name: identification.productName.isEmpty ? "New item" : identification.productName,
@@ -261,24 +260,25 @@ extension ValuationService {
 
     /// A photo's proposal again, with the reviewed fields (searched again when market search is set).
     public func recalculatePhoto(_ household: HouseholdID, batch id: JobID, photo: UUID, _ review: ValuationReview) async throws -> ValuationBatchItem {
-        let job = try database.job(household, id)
+        let job = try await jobs.job(household, id)
         guard let entry = try photoEntries(job).first(where: { $0.id == photo }) else { throw DomainError.notFound("The photo in this batch") }
-        let currency = try database.household(household).currency
+        let currency = try await accounts.household(household).currency
         let (identification, _, _) = try reviewed(review, currency: currency, previous: entry.outcome?.identification)
-        let outcome = try await proposePhoto(household, photo.uuidString, analyzer: nil, searcher: try configuredProviders(household).searcher,
+        let outcome = try await proposePhoto(household, photo.uuidString, analyzer: nil, searcher: try await configuredProviders(household).searcher,
                                              pacer: ProviderPacer(requestsPerMinute: 0), photos: { _ in [] }, identification: identification)
-        try database.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome), now: now())
+        try await jobs.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome),
+                                           now: now())
         return outcome
     }
 
     /// Saves a reviewed photo: makes the item (within the household's plan) with what was identified and the photo as
     /// its main one, then keeps the value, if any, in its history.
     public func savePhoto(_ household: HouseholdID, batch id: JobID, photo: UUID, _ review: ValuationReview, items: ItemsService) async throws -> Item {
-        let job = try database.job(household, id)
+        let job = try await jobs.job(household, id)
         guard let entry = try photoEntries(job).first(where: { $0.id == photo }), var outcome = entry.outcome, outcome.status == .proposed else {
             throw DomainError.notFound("A proposal for this photo")
         }
-        let currency = try database.household(household).currency
+        let currency = try await accounts.household(household).currency
         let (identification, condition, _) = try reviewed(review, currency: currency, previous: outcome.identification)
         var errors = FieldErrors()
         let rcv = errors.collect { try Self.amount(review.replacementCost, currency: currency, field: "replacementCost") } ?? nil
@@ -299,13 +299,14 @@ extension ValuationService {
                 method: unchanged ? .market : .manual, confidence: unchanged ? proposal!.confidence : .high, valuedOn: day,
                 sources: unchanged ? proposal!.sources : [], explanation: unchanged ? proposal!.explanation : "Entered when the item was made from a photo.",
                 createdAt: at)
-            try database.addValuation(household, valuation)
+            try await store.addValuation(household, valuation)
         }
         outcome.status = .saved
         outcome.identification = identification
         outcome.createdItem = item.id.description
         outcome.name = item.name
-        try database.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome), now: at)
+        try await jobs.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome),
+                                           now: at)
         return item
     }
 
@@ -319,26 +320,26 @@ extension ValuationService {
     /// Runs the proposal again with the reviewed fields (the condition changes the offline estimate; a replacement
     /// cost entered is the one it starts from), keeping the batch's page current.
     public func recalculate(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview) async throws -> ValuationBatchItem {
-        let (job, items) = try batch(household, id)
-        guard let entry = items.first(where: { $0.id == itemID }) else { throw DomainError.notFound("The item in this batch") }
-        let item = try database.item(household, itemID).item
+        let (job, entries) = try await batch(household, id)
+        guard let entry = entries.first(where: { $0.id == itemID }) else { throw DomainError.notFound("The item in this batch") }
+        let item = try await items.item(household, itemID)
         let (identification, condition, rcv) = try reviewed(review, currency: item.currency, previous: entry.outcome?.identification)
-        let outcome = try await propose(household, itemID, analyzer: nil, searcher: try configuredProviders(household).searcher,
+        let outcome = try await propose(household, itemID, analyzer: nil, searcher: try await configuredProviders(household).searcher,
                                         pacer: ProviderPacer(requestsPerMinute: 0), photos: { _ in [] },
                                         identification: identification, condition: condition, replacementCost: rcv)
-        try database.updateJobItemResult(household, job.id, key: itemID.description, result: try JSONEncoder.jobText(outcome), now: now())
+        try await jobs.updateJobItemResult(household, job.id, key: itemID.description, result: try JSONEncoder.jobText(outcome), now: now())
         return outcome
     }
 
     /// Saves a reviewed proposal into the item's history and fills the item's empty brand, model and barcode from
     /// what was identified (never overwriting what is there). Figures changed in review are kept as entered by hand.
     public func save(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview) async throws -> Valuation {
-        let (job, items) = try batch(household, id)
-        guard let entry = items.first(where: { $0.id == itemID }), var outcome = entry.outcome, let proposal = outcome.proposal else {
+        let (job, entries) = try await batch(household, id)
+        guard let entry = entries.first(where: { $0.id == itemID }), var outcome = entry.outcome, let proposal = outcome.proposal else {
             throw DomainError.notFound("A proposal for this item")
         }
-        let (database, at, day) = (database, now(), today)
-        let item = try database.item(household, itemID).item
+        let (at, day) = (now(), today)
+        let item = try await items.item(household, itemID)
         let (identification, _, _) = try reviewed(review, currency: item.currency, previous: outcome.identification)
         var errors = FieldErrors()
         let rcv = errors.collect { try Self.amount(review.replacementCost, currency: item.currency, field: "replacementCost") } ?? nil
@@ -359,16 +360,14 @@ extension ValuationService {
         outcome.status = .saved
         outcome.identification = identification
         let result = try JSONEncoder.jobText(outcome)
-        try await blocking.run {
-            try database.addValuation(household, valuation)
-            var draft = item.draft
-            var filled = false
-            if draft.brand == nil, !identification.brand.isEmpty { draft.brand = identification.brand; filled = true }
-            if draft.modelNumber == nil, let model = identification.model, !model.isEmpty { draft.modelNumber = model; filled = true }
-            if draft.barcode == nil, let code = identification.barcode, !code.isEmpty, GTIN(code) != nil { draft.barcode = code; filled = true }
-            if filled { _ = try database.updateItem(household, itemID, draft, now: at, today: day) }
-            try database.updateJobItemResult(household, job.id, key: itemID.description, result: result, now: at)
-        }
+        try await store.addValuation(household, valuation)
+        var draft = item.draft
+        var filled = false
+        if draft.brand == nil, !identification.brand.isEmpty { draft.brand = identification.brand; filled = true }
+        if draft.modelNumber == nil, let model = identification.model, !model.isEmpty { draft.modelNumber = model; filled = true }
+        if draft.barcode == nil, let code = identification.barcode, !code.isEmpty, GTIN(code) != nil { draft.barcode = code; filled = true }
+        if filled { _ = try await items.updateItem(household, itemID, draft, now: at, today: day) }
+        try await jobs.updateJobItemResult(household, job.id, key: itemID.description, result: result, now: at)
         return valuation
     }
 
@@ -422,7 +421,7 @@ public struct ValuationJobHandler: JobHandler {
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: ValuationBatchRequest.self)
         var outcomes = ValuationService.outcomes(job)
-        let providers = try valuations.configuredProviders(job.householdID)
+        let providers = try await valuations.configuredProviders(job.householdID)
         let household = job.householdID
         let photos: @Sendable ([Attachment]) async -> [Data] = { [items, valuations] list in
             var out: [Data] = []
@@ -441,8 +440,9 @@ public struct ValuationJobHandler: JobHandler {
         let value: @Sendable (String) async throws -> ValuationBatchItem = { [valuations] text in
             let photo = text.hasPrefix("photo:")
             let id = photo ? nil : ItemID(string: text)
-            func failed(_ message: String) -> ValuationBatchItem {
-                let name = id.flatMap { try? valuations.database.item(household, $0).item.name } ?? (photo ? "A photo" : "An item")
+            func failed(_ message: String) async -> ValuationBatchItem {
+                var name = photo ? "A photo" : "An item"
+                if let id, let item = try? await valuations.items.item(household, id) { name = item.name }
                 return ValuationBatchItem(status: .failed, name: name, identification: nil, proposal: nil, error: message)
             }
             do {
@@ -450,14 +450,14 @@ public struct ValuationJobHandler: JobHandler {
                     return try await valuations.proposePhoto(household, String(text.dropFirst(6)), analyzer: analyzer, searcher: searcher, pacer: pacer,
                                                              photos: photos)
                 }
-                guard let id else { return failed("Not an item.") }
+                guard let id else { return await failed("Not an item.") }
                 return try await valuations.propose(household, id, analyzer: analyzer, searcher: searcher, pacer: pacer, photos: photos)
             } catch let error as ProviderError {
                 // What needs the owner stops the batch; anything else is this entry's.
                 if error.stopsBatch { throw JobFailure(code: "provider_refused", message: error.description) }
-                return failed(error.description)
+                return await failed(error.description)
             } catch let error as DomainError {
-                return failed(error.message)
+                return await failed(error.message)
             }
         }
         let keys = request.keys

@@ -87,9 +87,6 @@ public struct ValuationProviderForm: Sendable {
 }
 
 extension ValuationService {
-    var secrets: SecretBox {
-        get throws { try SecretBox.forFolder(database.folder) }
-    }
 
     public func providerSettings(_ household: HouseholdID) async throws -> ValuationProviderSettings {
         let stored = try await store.valuationSettings(household)
@@ -124,10 +121,10 @@ extension ValuationService {
         if !country.isEmpty, country.count != 2 || !country.allSatisfy({ $0.isASCII && $0.isLetter }) {
             errors.append(FieldError(field: "searchCountry", message: "Enter a two-letter country code (e.g. US, DE), or leave it empty for anywhere."))
         }
-        let householdCurrency = try database.household(household).currency
+        let householdCurrency = try await accounts.household(household).currency
         let rates = errors.collect { try ExchangeRates.parse(form.exchangeRates, base: householdCurrency) }
         try errors.throwIfAny()
-        let box = try secrets
+        let box = try secrets.box()
         var stored = try await store.valuationSettings(household)
         stored.analysisBaseURL = base.isEmpty ? nil : base
         stored.analysisModel = model.isEmpty ? nil : model
@@ -146,15 +143,16 @@ extension ValuationService {
     }
 
     /// The owner's exchange rates (none set: other currencies' prices are left out).
-    public func exchangeRates(_ household: HouseholdID) throws -> ExchangeRates {
-        let base = try database.household(household).currency
-        return (try? ExchangeRates.parse(database.valuationSettings(household).exchangeRates ?? "", base: base)) ?? ExchangeRates(base: base, perUnit: [:])
+    public func exchangeRates(_ household: HouseholdID) async throws -> ExchangeRates {
+        let base = try await accounts.household(household).currency
+        let text = try await store.valuationSettings(household).exchangeRates ?? ""
+        return (try? ExchangeRates.parse(text, base: base)) ?? ExchangeRates(base: base, perUnit: [:])
     }
 
     /// The household's configured providers (nil where no key is set), keys opened only here, for the calls.
-    public func configuredProviders(_ household: HouseholdID) throws -> (analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?) {
-        let stored = try database.valuationSettings(household)
-        let box = try secrets
+    public func configuredProviders(_ household: HouseholdID) async throws -> (analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?) {
+        let stored = try await store.valuationSettings(household)
+        let box = try secrets.box()
         var analyzer: (any PhotoAnalyzing)?
         var searcher: (any MarketSearching)?
         if let sealed = stored.analysisKey {

@@ -7,12 +7,18 @@ import NestoryValuation
 /// What items are worth: the offline estimate (always there, no key), values entered by hand, and each
 /// item's and the household's valuation history. A valuation never changes the item's purchase price.
 public struct ValuationService: Sendable {
-    let database: AppDatabase
-    /// Valuations and their settings (the parts of this service moved onto the store's interface so far).
+    /// Valuations and their settings.
     let store: any ValuationStore
+    /// The items valued (read, and their empty fields filled from a reviewed batch).
+    let items: any ItemStore
+    /// The household's currency.
+    let accounts: any AccountStore
+    /// Batches' jobs: what became of each item.
+    let jobs: any JobStore
     /// Photos to value new things from (and the item photo each becomes).
     let attachments: any AttachmentStore
-    let blocking: BlockingPool
+    /// Seals and opens the providers' keys kept in the settings.
+    let secrets: SecretKeys
     let timeZone: TimeZone
     /// Makes the live (or a test's) photo analyser and market search from a household's settings.
     let providers: any ValuationProviderMaking
@@ -20,14 +26,16 @@ public struct ValuationService: Sendable {
     let defaults: ValuationDefaults
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, store: (any ValuationStore)? = nil, attachments: (any AttachmentStore)? = nil, blocking: BlockingPool, timeZone: TimeZone = .current,
-                providers: any ValuationProviderMaking = UnavailableValuationProviders(), defaults: ValuationDefaults = ValuationDefaults(),
-                now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any ValuationStore, items: any ItemStore, accounts: any AccountStore, jobs: any JobStore, attachments: any AttachmentStore,
+                secrets: SecretKeys, timeZone: TimeZone = .current, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
+                defaults: ValuationDefaults = ValuationDefaults(), now: @escaping @Sendable () -> Date = Date.init) {
         self.defaults = defaults
-        self.database = database
-        self.store = store ?? SQLiteValuationStore(database)
-        self.attachments = attachments ?? SQLiteAttachmentStore(database)
-        self.blocking = blocking
+        self.store = store
+        self.items = items
+        self.accounts = accounts
+        self.jobs = jobs
+        self.attachments = attachments
+        self.secrets = secrets
         self.timeZone = timeZone
         self.providers = providers
         self.now = now
@@ -41,19 +49,17 @@ public struct ValuationService: Sendable {
     public func estimateOffline(_ household: HouseholdID, item id: ItemID, on day: CalendarDate? = nil,
                                 table: DepreciationTable? = nil) async throws -> Valuation {
         let (at, day) = (now(), day ?? today)
-        return try await blocking.run {
-            let valuation = try offline(household, item: database.item(household, id).item, on: day, table: table, at: at)
-            try database.addValuation(household, valuation)
-            return valuation
-        }
+        let valuation = try await offline(household, item: try await items.item(household, id), on: day, table: table, at: at)
+        try await store.addValuation(household, valuation)
+        return valuation
     }
 
     /// The offline estimate of an item (not kept): from `replacementCost` (all of the quantity) when given, else the
     /// latest market or hand-entered replacement cost, else the purchase price; `condition` in place of the item's.
     func offline(_ household: HouseholdID, item: Item, on day: CalendarDate, table: DepreciationTable? = nil, at: Date,
-                 replacementCost: Money? = nil, condition: ItemCondition? = nil) throws -> Valuation {
-        let table = try table ?? depreciationTable(household)
-        let latest = try database.valuations(household, item: item.id, limit: 20).first { $0.method != .offline && $0.replacementCost != nil }
+                 replacementCost: Money? = nil, condition: ItemCondition? = nil) async throws -> Valuation {
+        let table = try await depreciationTableOrGiven(table, household)
+        let latest = try await store.valuations(household, item: item.id, limit: 20).first { $0.method != .offline && $0.replacementCost != nil }
         let unit: Money
         if let known = replacementCost ?? latest?.replacementCost?.value, known.currency == item.currency {
             unit = try known.scaled(by: 1, over: Int64(item.quantity))
@@ -63,7 +69,7 @@ public struct ValuationService: Sendable {
             throw DomainError.invalid(field: "replacementCost",
                                       message: "Enter a purchase price or a replacement cost first: the estimate starts from what a like item costs.")
         }
-        let category = try item.categoryID.flatMap { id in try database.categories(household).first { $0.id == id }?.name }
+        let category = item.categoryID == nil ? nil : try await items.categories(household).first { $0.id == item.categoryID }?.name
         let estimate = try OfflineEstimator.estimate(unitReplacementCost: unit, quantity: item.quantity, purchaseDate: item.purchaseDate,
                                                      on: day, category: category, condition: condition ?? item.condition, table: table)
         return try Valuation(
@@ -78,40 +84,44 @@ public struct ValuationService: Sendable {
     @discardableResult
     public func enter(_ household: HouseholdID, item id: ItemID, replacementCost: String, actualCashValue: String,
                       on dayText: String = "", note: String = "") async throws -> Valuation {
-        let (database, at, today) = (database, now(), today)
-        return try await blocking.run {
-            let item = try database.item(household, id).item
-            var errors = FieldErrors()
-            var rcv: Money?
-            var acv: Money?
-            var day = today
-            let trimmed = (replacementCost.trimmingCharacters(in: .whitespaces), actualCashValue.trimmingCharacters(in: .whitespaces))
-            errors.collect { rcv = try Self.amount(trimmed.0, currency: item.currency, field: "replacementCost") }
-            errors.collect { acv = try Self.amount(trimmed.1, currency: item.currency, field: "actualCashValue") }
-            errors.collect {
-                if !dayText.trimmingCharacters(in: .whitespaces).isEmpty {
-                    day = try CalendarDate(iso: dayText)
-                    guard day <= today else { throw DomainError.invalid(field: "date", message: "Choose today or a day before.") }
-                }
+        let (at, today) = (now(), today)
+        let item = try await items.item(household, id)
+        var errors = FieldErrors()
+        var rcv: Money?
+        var acv: Money?
+        var day = today
+        let trimmed = (replacementCost.trimmingCharacters(in: .whitespaces), actualCashValue.trimmingCharacters(in: .whitespaces))
+        errors.collect { rcv = try Self.amount(trimmed.0, currency: item.currency, field: "replacementCost") }
+        errors.collect { acv = try Self.amount(trimmed.1, currency: item.currency, field: "actualCashValue") }
+        errors.collect {
+            if !dayText.trimmingCharacters(in: .whitespaces).isEmpty {
+                day = try CalendarDate(iso: dayText)
+                guard day <= today else { throw DomainError.invalid(field: "date", message: "Choose today or a day before.") }
             }
-            if rcv == nil, acv == nil, trimmed.0.isEmpty, trimmed.1.isEmpty {
-                errors.append(FieldError(field: "replacementCost", message: "Enter a replacement cost, an actual cash value, or both."))
-            }
-            try errors.throwIfAny()
-            let explanation = String(note.trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
-            let valuation = try Valuation(itemID: id, replacementCost: rcv.map(ValueRange.init(exactly:)),
-                                          actualCashValue: acv.map(ValueRange.init(exactly:)), method: .manual, confidence: .high,
-                                          valuedOn: day, explanation: explanation.isEmpty ? nil : explanation, createdAt: at)
-            try database.addValuation(household, valuation)
-            return valuation
         }
+        if rcv == nil, acv == nil, trimmed.0.isEmpty, trimmed.1.isEmpty {
+            errors.append(FieldError(field: "replacementCost", message: "Enter a replacement cost, an actual cash value, or both."))
+        }
+        try errors.throwIfAny()
+        let explanation = String(note.trimmingCharacters(in: .whitespacesAndNewlines).prefix(500))
+        let valuation = try Valuation(itemID: id, replacementCost: rcv.map(ValueRange.init(exactly:)),
+                                      actualCashValue: acv.map(ValueRange.init(exactly:)), method: .manual, confidence: .high,
+                                      valuedOn: day, explanation: explanation.isEmpty ? nil : explanation, createdAt: at)
+        try await store.addValuation(household, valuation)
+        return valuation
     }
 
     /// The household's depreciation table: the owner's, else the one Nestory ships.
-    public func depreciationTable(_ household: HouseholdID) throws -> DepreciationTable {
-        guard let json = try database.valuationSettings(household).depreciationTable,
+    public func depreciationTable(_ household: HouseholdID) async throws -> DepreciationTable {
+        guard let json = try await store.valuationSettings(household).depreciationTable,
               let table = try? JSONDecoder().decode(DepreciationTable.self, from: Data(json.utf8)) else { return .standard }
         return table
+    }
+
+    /// `table` when given, else the household's.
+    func depreciationTableOrGiven(_ table: DepreciationTable?, _ household: HouseholdID) async throws -> DepreciationTable {
+        if let table { return table }
+        return try await depreciationTable(household)
     }
 
     /// The owner adjusts the table: each category's useful life in whole years (empty: does not depreciate), the
@@ -121,7 +131,7 @@ public struct ValuationService: Sendable {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can change the depreciation table.") }
         var table: DepreciationTable? = nil
         if let lives {
-            var adjusted = try depreciationTable(household)
+            var adjusted = try await depreciationTable(household)
             var errors = FieldErrors()
             func percent(_ text: String, field: String, range: ClosedRange<Int>) -> Int? {
                 errors.collect {

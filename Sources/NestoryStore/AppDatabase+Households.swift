@@ -288,20 +288,15 @@ extension AppDatabase {
     // MARK: - Shared by rooms and categories
 
     private static func ensureUniquePlace(_ db: Database, table: String, _ householdID: HouseholdID, name: String, except: String?) throws {
-        let key = Text.foldKey(name)
         let existing = try Row.fetchAll(db, sql: "SELECT id, name FROM \(table) WHERE household_id = ?", arguments: [householdID.description])
-        if existing.contains(where: { Text.foldKey($0["name"]) == key && ($0["id"] as String) != except }) {
-            throw DomainError.invalid(field: "name", message: "There is already a \(table) called \(name).")
-        }
+        try PlaceName.checkUnique(name, kind: table, among: existing.map { (id: $0["id"], name: $0["name"]) }, except: except)
     }
 
     private func reorder(table: String, _ householdID: HouseholdID, _ ids: [String], what: String) throws {
         try write { db in
             let existing = Set(try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE household_id = ?",
                                                    arguments: [householdID.description]))
-            guard Set(ids) == existing, ids.count == existing.count else {
-                throw DomainError.invalid(field: "order", message: "List every \(what) exactly once.")
-            }
+            try PlaceName.checkOrder(ids, existing: existing, kind: what)
             for (index, id) in ids.enumerated() {
                 try db.execute(sql: "UPDATE \(table) SET sort_order = ? WHERE household_id = ? AND id = ?",
                                arguments: [index, householdID.description, id])

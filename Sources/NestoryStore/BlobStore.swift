@@ -277,7 +277,7 @@ public struct BlobStore: Sendable {
         }
     }
 
-    public func makeWriter(maxBytes: Int64) throws -> Writer {
+    public func makeWriter(maxBytes: Int64) throws -> any StagedBlobWriter {
         try Writer(directory: tmp, maxBytes: maxBytes)
     }
 
@@ -453,3 +453,5 @@ extension BlobStore: BlobFiles {
 }
 
 extension BlobStore.Pin: BlobRemovalPin {}
+
+extension BlobStore.Writer: StagedBlobWriter {}

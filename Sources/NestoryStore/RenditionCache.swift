@@ -13,7 +13,9 @@ public struct RenditionCache: Sendable {
         case thumbnail, display
     }
 
-    init(folder: DataFolder) {
+    /// The data folder's `renditions/` (renamed into place from its `tmp/`): one per server, however the stored files
+    /// are kept (a cache each server fills from the originals as it needs them).
+    public init(folder: DataFolder) {
         root = folder.renditionsURL
         tmp = folder.tmpURL
     }

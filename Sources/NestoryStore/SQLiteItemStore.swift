@@ -26,6 +26,32 @@ public struct SQLiteItemStore: ItemStore {
     public func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category] {
         try await run { try $0.categories(householdID) }
     }
+    public func createRoom(_ householdID: HouseholdID, name: String) async throws -> Room {
+        try await run { try $0.createRoom(householdID, name: name) }
+    }
+    public func renameRoom(_ householdID: HouseholdID, _ id: RoomID, to name: String) async throws {
+        try await run { try $0.renameRoom(householdID, id, to: name) }
+    }
+    public func reorderRooms(_ householdID: HouseholdID, _ ids: [RoomID]) async throws { try await run { try $0.reorderRooms(householdID, ids) } }
+    public func deleteRoom(_ householdID: HouseholdID, _ id: RoomID, now: Date) async throws -> Int {
+        try await run { try $0.deleteRoom(householdID, id, now: now) }
+    }
+    public func createCategory(_ householdID: HouseholdID, name: String, colorHex: String, icon: String) async throws -> NestoryDomain.Category {
+        try await run { try $0.createCategory(householdID, name: name, colorHex: colorHex, icon: icon) }
+    }
+    public func updateCategory(_ householdID: HouseholdID, _ id: CategoryID, name: String, colorHex: String) async throws {
+        try await run { try $0.updateCategory(householdID, id, name: name, colorHex: colorHex) }
+    }
+    public func reorderCategories(_ householdID: HouseholdID, _ ids: [CategoryID]) async throws {
+        try await run { try $0.reorderCategories(householdID, ids) }
+    }
+    public func deleteCategory(_ householdID: HouseholdID, _ id: CategoryID, now: Date) async throws -> Int {
+        try await run { try $0.deleteCategory(householdID, id, now: now) }
+    }
+    public func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int) async throws -> [Item] {
+        try await run { try $0.items(householdID, barcodes: codes, limit: limit) }
+    }
+
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> {
         try await run { try $0.items(householdID, query) }
     }

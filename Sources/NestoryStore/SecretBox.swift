@@ -17,10 +17,12 @@ public struct SecretBox: Sendable {
 
     public enum Failure: Error, CustomStringConvertible {
         case unreadableKeyFile(String)
+        case unreadableKey
         case cannotOpen
         public var description: String {
             switch self {
             case .unreadableKeyFile(let path): return "The secrets key \(path) is not a 32-byte key: restore it from where it was kept, or remove it and enter the providers' keys again."
+            case .unreadableKey: return "The secrets key given in the settings is not the base64 of 32 bytes (make one with: head -c 32 /dev/urandom | base64)."
             case .cannotOpen: return "A stored key could not be decrypted (was secrets.key replaced?). Enter it again in Settings."
             }
         }
@@ -49,6 +51,14 @@ public struct SecretBox: Sendable {
         return SecretBox(key: key)
     }
 
+    /// A key the operator gives as the base64 of 32 bytes (several servers on one database must seal with one key).
+    public init(base64Key text: String) throws {
+        guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == 32 else {
+            throw Failure.unreadableKey
+        }
+        keyData = data
+    }
+
     /// `v1:` and the base64 of nonce, ciphertext and tag.
     public func seal(_ secret: String, context: String) throws -> String {
         let box = try AES.GCM.seal(Data(secret.utf8), using: key, authenticating: Data(context.utf8))
@@ -61,4 +71,21 @@ public struct SecretBox: Sendable {
               let plain = try? AES.GCM.open(box, using: key, authenticating: Data(context.utf8)) else { throw Failure.cannotOpen }
         return String(decoding: plain, as: UTF8.self)
     }
+}
+
+/// Where the secret box's key comes from, read when a secret is first sealed or opened: the data folder's
+/// `secrets.key` (made on first use; the default with SQLite in the data folder), or a key given by the operator
+/// (several servers on one PostgreSQL database share it). Services are given one; none reads a folder of its own.
+public struct SecretKeys: Sendable {
+    private let make: @Sendable () throws -> SecretBox
+
+    public init(_ make: @escaping @Sendable () throws -> SecretBox) { self.make = make }
+
+    /// The data folder's `secrets.key`, made on first use.
+    public static func folder(_ folder: DataFolder) -> SecretKeys { SecretKeys { try SecretBox.forFolder(folder) } }
+
+    /// A key given whole.
+    public static func key(_ box: SecretBox) -> SecretKeys { SecretKeys { box } }
+
+    public func box() throws -> SecretBox { try make() }
 }

@@ -15,6 +15,17 @@ public struct StagedBlob: Sendable {
     }
 }
 
+/// An upload written to a temporary file as its bytes arrive, hashed as it goes, never held whole in memory
+/// (`BlobFiles.makeWriter`). Call `finish` once, or `abandon` on failure.
+public protocol StagedBlobWriter: AnyObject, Sendable {
+    /// Appends bytes; throws once the upload passes its size limit (the temporary file is then removed).
+    func append(_ bytes: UnsafeRawBufferPointer) throws
+    /// Fsyncs the temporary file and says what it holds.
+    func finish() throws -> StagedBlob
+    /// Removes the temporary file.
+    func abandon()
+}
+
 /// The right to remove stored files now (none is given while a backup holds its pin); released when done.
 public protocol BlobRemovalPin: AnyObject, Sendable {
     func release()
@@ -31,6 +42,10 @@ public protocol BlobFiles: Sendable {
     var location: String { get }
     /// Writes bytes to a temporary file, fsynced, and hashes them.
     func stage(_ data: Data) throws -> StagedBlob
+    /// A temporary file that takes an upload as it arrives, refusing more than `maxBytes`.
+    func makeWriter(maxBytes: Int64) throws -> any StagedBlobWriter
+    /// The bytes of a staged file (to check an upload before it is kept).
+    func contents(of staged: StagedBlob) throws -> Data
     /// Removes a staged file's temporary copy if it was not moved into place.
     func discard(_ staged: StagedBlob)
     /// Before the write transaction: the bytes kept where files are stored unless already there.

@@ -27,6 +27,28 @@ public protocol ItemStore: Sendable {
     func rooms(_ householdID: HouseholdID) async throws -> [Room]
     func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category]
 
+    /// Adds a room at the end of the household's list. Names are checked by `PlaceName` (a name the household's rooms
+    /// already have, folded, is refused).
+    func createRoom(_ householdID: HouseholdID, name: String) async throws -> Room
+    /// Renames a room of this household (another household's is "not found").
+    func renameRoom(_ householdID: HouseholdID, _ id: RoomID, to name: String) async throws
+    /// Sets the order of the rooms: `ids` lists every room of the household once.
+    func reorderRooms(_ householdID: HouseholdID, _ ids: [RoomID]) async throws
+    /// Deletes a room; its items stay, with no room, changed at `now`. Returns how many items that affected.
+    func deleteRoom(_ householdID: HouseholdID, _ id: RoomID, now: Date) async throws -> Int
+    /// Adds a category (one the household made: `isCustom`) at the end of the list; the colour is `#RRGGBB`.
+    func createCategory(_ householdID: HouseholdID, name: String, colorHex: String, icon: String) async throws -> NestoryDomain.Category
+    /// Renames and recolours a category of this household.
+    func updateCategory(_ householdID: HouseholdID, _ id: CategoryID, name: String, colorHex: String) async throws
+    /// Sets the order of the categories: `ids` lists every category of the household once.
+    func reorderCategories(_ householdID: HouseholdID, _ ids: [CategoryID]) async throws
+    /// Deletes a category; its items stay, uncategorised, changed at `now`. Returns how many items that affected.
+    func deleteCategory(_ householdID: HouseholdID, _ id: CategoryID, now: Date) async throws -> Int
+
+    /// The household's items whose barcode is any of `codes` (the spellings of one GTIN), most recently changed first,
+    /// at most `limit`.
+    func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int) async throws -> [Item]
+
     /// One page of the inventory: search, filters and sort compose; pages continue from a cursor.
     func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing>
     /// How many items match a search and filters, at most `cap` (`exact` false when there are more).

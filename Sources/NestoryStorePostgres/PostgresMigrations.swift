@@ -456,6 +456,26 @@ enum PostgresMigrations {
             "CREATE INDEX valuation_intake_by_blob ON valuation_intake(sha256, household_id)",
             "CREATE INDEX valuation_intake_by_age ON valuation_intake(created_at)",
         ]),
+        // Deleting a room or category moves all its items in one statement, and keeps the counters and the item content
+        // version by that statement's own sums (`PostgresStore.deletePlace`): row by row, the same few counter rows are
+        // updated once per item in one transaction, and PostgreSQL keeps every version of them until it ends (20,000
+        // items took 40 s). The row triggers stand aside while the transaction sets `nestory.item_rows` to
+        // 'statement'; the triggers are otherwise as they were (same names, same columns, same order).
+        Change(id: "2026-12-03-places", sql: [
+            "DROP TRIGGER item_counters ON item",
+            """
+            CREATE TRIGGER item_counters
+            AFTER INSERT OR DELETE OR UPDATE OF photo_count, receipt_count, price_minor, quantity, currency, category_id, room_id ON item
+            FOR EACH ROW WHEN (current_setting('nestory.item_rows', true) IS DISTINCT FROM 'statement')
+            EXECUTE FUNCTION nestory_item_counters()
+            """,
+            "DROP TRIGGER item_content_version ON item",
+            """
+            CREATE TRIGGER item_content_version AFTER INSERT OR UPDATE OR DELETE ON item
+            FOR EACH ROW WHEN (current_setting('nestory.item_rows', true) IS DISTINCT FROM 'statement')
+            EXECUTE FUNCTION nestory_item_content_version()
+            """,
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

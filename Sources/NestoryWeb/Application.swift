@@ -91,7 +91,7 @@ public struct WebDependencies: Sendable {
         self.database = database
         self.services = services
         self.barcodes = barcodes
-        self.products = ProductLookup(database: database, providers: productProviders)
+        self.products = ProductLookup(items: services.stores.items, store: services.stores.products, providers: productProviders)
         self.limits = limits
         self.imaging = imaging
         self.cookies = cookies

@@ -126,7 +126,7 @@ struct ProductLookupTests {
         let store = try Store()
         let db = store.database
         let household = try db.createHousehold(name: "Home", currency: .usd, now: Date())
-        let lookup = ProductLookup(database: db, providers: [])
+        let lookup = ProductLookup(items: SQLiteItemStore(db), store: SQLiteProductStore(db), providers: [])
         // A catalogue entry stored as 8-digit UPC-E, scanned as its 12-digit UPC-A.
         try db.importCatalog([ProductRecord(source: "catalog", code: "01234565", name: "Catalogue Cola")], now: Date())
         let fromCatalog = try await lookup.lookup("012345000065", household: household.id)
@@ -153,7 +153,7 @@ struct ProductLookupTests {
         let store = try Store()
         let db = store.database
         let household = try db.createHousehold(name: "Home", currency: .usd, now: Date())
-        let lookup = ProductLookup(database: db, providers: [OpenFoodFacts(base: server.base, timeout: FakeProviders.patientTimeout),
+        let lookup = ProductLookup(items: SQLiteItemStore(db), store: SQLiteProductStore(db), providers: [OpenFoodFacts(base: server.base, timeout: FakeProviders.patientTimeout),
                                                                 UPCItemDB(base: server.base, timeout: FakeProviders.patientTimeout)])
 
         let off = try await lookup.lookup(FakeProviders.nutella, household: household.id)

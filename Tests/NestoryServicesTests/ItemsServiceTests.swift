@@ -17,7 +17,7 @@ import Testing
 
         init(maxBytes: Int64 = 5_000_000) throws {
             database = try AppDatabase.open(folder)
-            service = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes,
+            service = ItemsService.sqlite(database, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2), maxBytes: maxBytes,
                                    plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: true))
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
             item = try database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date(),
@@ -119,6 +119,15 @@ import Testing
         func unexpected(_ call: String = #function) -> Never { fatalError("ItemsService called ItemStore.\(call), which this double does not expect") }
         func rooms(_ householdID: HouseholdID) async throws -> [Room] { unexpected() }
         func categories(_ householdID: HouseholdID) async throws -> [NestoryDomain.Category] { unexpected() }
+        func createRoom(_ householdID: HouseholdID, name: String) async throws -> Room { unexpected() }
+        func renameRoom(_ householdID: HouseholdID, _ id: RoomID, to name: String) async throws { unexpected() }
+        func reorderRooms(_ householdID: HouseholdID, _ ids: [RoomID]) async throws { unexpected() }
+        func deleteRoom(_ householdID: HouseholdID, _ id: RoomID, now: Date) async throws -> Int { unexpected() }
+        func createCategory(_ householdID: HouseholdID, name: String, colorHex: String, icon: String) async throws -> NestoryDomain.Category { unexpected() }
+        func updateCategory(_ householdID: HouseholdID, _ id: CategoryID, name: String, colorHex: String) async throws { unexpected() }
+        func reorderCategories(_ householdID: HouseholdID, _ ids: [CategoryID]) async throws { unexpected() }
+        func deleteCategory(_ householdID: HouseholdID, _ id: CategoryID, now: Date) async throws -> Int { unexpected() }
+        func items(_ householdID: HouseholdID, barcodes codes: [String], limit: Int) async throws -> [Item] { unexpected() }
         func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> { unexpected() }
         func countItems(_ householdID: HouseholdID, search: String, filter: ItemFilter, cap: Int) async throws -> (count: Int, exact: Bool) { unexpected() }
         func summary(_ householdID: HouseholdID) async throws -> InventorySummary { unexpected() }
@@ -139,7 +148,7 @@ import Testing
     @Test func itemsAreCreatedChangedAndDeletedThroughTheItemStore() async throws {
         let fixture = try Fixture()
         let recorder = RecordingItems(fixture.database)
-        let service = ItemsService(database: fixture.database, items: recorder, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2),
+        let service = ItemsService.sqlite(fixture.database, items: recorder, imaging: try LibvipsImageProcessor(), blocking: BlockingPool(width: 2),
                                    maxBytes: 1_000_000, plan: PlanService(licences: SQLiteLicenceStore(fixture.database), instancePro: false))
         let today = try CalendarDate(year: 2026, month: 1, day: 1)
         let made = try await service.create(fixture.household.id, ItemDraft(name: "Desk", currency: .usd), today: today)
@@ -158,7 +167,7 @@ import Testing
         let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-places-\(UUID())").path)
         let database = try AppDatabase.open(folder)
         defer { try? database.close(); try? FileManager.default.removeItem(atPath: folder.path) }
-        let places = PlacesService(database: database, blocking: BlockingPool(width: 1))
+        let places = PlacesService(items: SQLiteItemStore(database))
         let household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
         try await places.add(.rooms, to: household.id, name: "Workshop", colorHex: nil)
         let rooms = try database.rooms(household.id)

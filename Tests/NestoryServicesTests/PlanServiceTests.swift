@@ -41,7 +41,7 @@ struct PlanServiceTests {
         }
 
         func items() throws -> ItemsService {
-            ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 1_000_000, plan: plan)
+            ItemsService.sqlite(database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 1_000_000, plan: plan)
         }
 
         deinit {

@@ -57,8 +57,8 @@ struct ValuationBatchTests {
         init(width: Int = 4, pro: Bool = true) throws {
             database = try AppDatabase.open(folder)
             let blocking = BlockingPool(width: 2)
-            valuations = ValuationService(database: database, blocking: blocking, providers: providers)
-            items = ItemsService(database: database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 5_000_000,
+            valuations = ValuationService.sqlite(database, providers: providers)
+            items = ItemsService.sqlite(database, imaging: try LibvipsImageProcessor(), blocking: blocking, maxBytes: 5_000_000,
                                  plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: pro))
             runner = JobRunner(jobs: SQLiteJobStore(database), handlers: [ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: 0), width: width)],
                                pollInterval: .milliseconds(20))
@@ -95,7 +95,7 @@ struct ValuationBatchTests {
         let lamp = try f.item("Lamp", price: "80"), vase = try f.item("Vase", price: nil)
         let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [lamp.id, vase.id], queue: f.runner.queue()))
         #expect(job.state == .succeeded && job.done == 2)
-        let outcomes = Dictionary(uniqueKeysWithValues: try f.valuations.batch(f.household.id, job.id).items.map { ($0.id, $0.outcome) })
+        let outcomes = Dictionary(uniqueKeysWithValues: try await f.valuations.batch(f.household.id, job.id).items.map { ($0.id, $0.outcome) })
         #expect(outcomes[lamp.id]??.status == .proposed && outcomes[lamp.id]??.proposal?.method == .offline)
         #expect(outcomes[vase.id]??.status == .failed && outcomes[vase.id]??.error?.contains("purchase price") == true)
         #expect(f.providers.queries.isEmpty)
@@ -115,7 +115,7 @@ struct ValuationBatchTests {
         let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [kettle.id, mystery.id], queue: f.runner.queue()))
         #expect(job.state == .succeeded)
         #expect(f.providers.photosSeen == [1])
-        let batch = try f.valuations.batch(f.household.id, job.id)
+        let batch = try await f.valuations.batch(f.household.id, job.id)
         let kettleOutcome = try #require(batch.items.first { $0.id == kettle.id }?.outcome)
         let proposal = try #require(kettleOutcome.proposal)
         #expect(proposal.method == .market && proposal.sources.count >= 7)
@@ -140,23 +140,23 @@ struct ValuationBatchTests {
         #expect(saved.method == .market && !saved.sources.isEmpty)
         let item = try f.database.item(f.household.id, kettle.id).item
         #expect(item.brand == "Acme" && item.modelNumber == "K2" && item.purchasePrice == kettle.purchasePrice)
-        #expect(try f.valuations.batch(f.household.id, job.id).items.first { $0.id == kettle.id }?.outcome?.status == .saved)
+        #expect(try await f.valuations.batch(f.household.id, job.id).items.first { $0.id == kettle.id }?.outcome?.status == .saved)
 
         // Prices in euros count only with the owner's rate: without it nothing is found; with EUR 2, €50 is $100.
         let euro = try f.item("Euro kettle", price: "30")
         let noRate = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue()))
-        #expect(try f.valuations.batch(f.household.id, noRate.id).items.first?.outcome?.proposal?.method == .offline)
+        #expect(try await f.valuations.batch(f.household.id, noRate.id).items.first?.outcome?.proposal?.method == .offline)
         try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(searchCountry: "FR", exchangeRates: "EUR 2"))
         await #expect(throws: DomainError.self) {
             try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(exchangeRates: "EUR two"))
         }
         let withRate = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [euro.id], queue: f.runner.queue()))
-        let converted = try #require(try f.valuations.batch(f.household.id, withRate.id).items.first?.outcome?.proposal)
+        let converted = try #require(try await f.valuations.batch(f.household.id, withRate.id).items.first?.outcome?.proposal)
         #expect(try converted.method == .market && converted.replacementCost?.value == (try Money.parse("100", currency: .usd)))
 
         // Retry: a new batch of the failed item only.
         let retry = try await f.finished(try await f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue()))
-        #expect(try f.valuations.batch(f.household.id, retry.id).items.map(\.id) == [mystery.id])
+        #expect(try await f.valuations.batch(f.household.id, retry.id).items.map(\.id) == [mystery.id])
     }
 
     @Test("a refused key stops the batch with what to fix (no item is started after it); keys are sealed, not kept in clear")
@@ -175,7 +175,7 @@ struct ValuationBatchTests {
         #expect(job.state == .failed && job.errorCode == "provider_refused" && job.message?.contains("refused the API key") == true)
         // At most the two items already under way reached the analyser; none after the stop.
         #expect((1...2).contains(f.providers.photosSeen.count))
-        #expect(try f.valuations.batch(f.household.id, job.id).items.allSatisfy { $0.outcome == nil })
+        #expect(try await f.valuations.batch(f.household.id, job.id).items.allSatisfy { $0.outcome == nil })
         let settings = try f.database.valuationSettings(f.household.id)
         #expect(settings.analysisKey?.hasPrefix("v1:") == true && settings.analysisKey?.contains("9876") == false && settings.analysisKeyHint == "9876")
         #expect(try await f.valuations.providerSettings(f.household.id).analysisKeyHint == "9876")
@@ -251,17 +251,17 @@ struct ValuationBatchTests {
     @Test("the operator's providers serve a household that set none; its own keys come first")
     func operatorDefaults() async throws {
         let f = try Fixture()
-        let service = ValuationService(database: f.database, blocking: BlockingPool(width: 1), providers: f.providers,
+        let service = ValuationService.sqlite(f.database, providers: f.providers,
                                        defaults: ValuationDefaults(analysisKey: "sk-operator", searchKey: "tvly-operator"))
         let settings = try await service.providerSettings(f.household.id)
         #expect(settings.operatorAnalysis && settings.operatorSearch && settings.analysisConfigured && settings.analysisKeyHint == nil)
-        let (analyzer, searcher) = try service.configuredProviders(f.household.id)
+        let (analyzer, searcher) = try await service.configuredProviders(f.household.id)
         #expect(analyzer != nil && searcher != nil)
         try await service.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisKey: "sk-own-4321"))
         let own = try await service.providerSettings(f.household.id)
         #expect(!own.operatorAnalysis && own.analysisKeyHint == "4321" && own.operatorSearch)
         // Without the operator's keys, nothing is configured for a household that set none.
         let other = try f.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
-        #expect(try f.valuations.configuredProviders(other.id).analyzer == nil)
+        #expect(try await f.valuations.configuredProviders(other.id).analyzer == nil)
     }
 }

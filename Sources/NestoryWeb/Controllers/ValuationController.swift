@@ -34,7 +34,7 @@ struct ValuationController {
 
     @Sendable func depreciation(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ValuationViews.depreciation(viewer: viewer, table: try valuations.depreciationTable(viewer.household.id), form: [:],
+        return HTMLResponse.page(ValuationViews.depreciation(viewer: viewer, table: try await valuations.depreciationTable(viewer.household.id), form: [:],
                                                              errors: [], notice: request.query["notice"]))
     }
 
@@ -42,7 +42,7 @@ struct ValuationController {
         let viewer = try context.requireViewer()
         let form = try await Form.read(request, context: context)
         var values: [String: String] = [:]
-        let table = try valuations.depreciationTable(viewer.household.id)
+        let table = try await valuations.depreciationTable(viewer.household.id)
         for key in (0..<table.rules.count).map({ "life-\($0)" }) + ["life-other", "floor"] + ItemCondition.allCases.map({ "condition-\($0.rawValue)" }) {
             values[key] = form[key] ?? ""
         }
@@ -108,7 +108,7 @@ struct ValuationController {
     /// `editing` is the entry whose review came back refused: an item's id, or `photo-` and a photo's id.
     func batchPage(_ viewer: Viewer, _ id: JobID, notice: String? = nil, editing: String? = nil, form: [String: String] = [:],
                    errors: [FieldError] = []) async throws -> Response {
-        let (job, entries) = try valuations.batch(viewer.household.id, id)
+        let (job, entries) = try await valuations.batch(viewer.household.id, id)
         let names = Dictionary(try await dependencies.items.listings(viewer.household.id, ids: entries.map(\.id)).map { ($0.item.id, $0) },
                                uniquingKeysWith: { a, _ in a })
         var photos: [(id: UUID, photo: IntakePhoto?, outcome: ValuationBatchItem?)] = []
