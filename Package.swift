@@ -299,6 +299,7 @@ let package = Package(
             dependencies: [
                 "NestoryDomain",
                 "NestoryStore",
+                "NestoryStoreInterfaces",
                 "CZlibCRC",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -308,7 +309,7 @@ let package = Package(
         // `make bench-backup`: backup and restore beside zip -0 and unzip.
         .executableTarget(
             name: "bench-backup",
-            dependencies: ["NestoryBackup", "NestoryStore", "NestoryDomain"],
+            dependencies: ["NestoryBackup", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain"],
             swiftSettings: swiftSettings
         ),
         // END Backup

@@ -82,12 +82,12 @@ public struct Services: Sendable {
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, database: database, store: stores.reports, blocking: blocking, concurrency: concurrency.reports, now: now),
-            BackupJobHandler(backups: backupMaker, database: database, blocking: blocking, now: now),
+            BackupJobHandler(backups: backupMaker, tmp: database.folder.tmpURL, now: now),
         ]
         if let receiptReader {
             handlers.append(ReceiptJobHandler(reader: receiptReader, database: database, blocking: blocking, concurrency: concurrency.receipts))
         }
-        let foreground = DataService(database: database, attachments: stores.attachments, blocking: blocking, plan: plan, now: now)
+        let foreground = DataService(stores: stores, blobs: database.blobs, folder: database.folder, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let itemStore = stores.items
         let attachmentStore = stores.attachments
@@ -112,7 +112,7 @@ public struct Services: Sendable {
         places = PlacesService(database: database, items: itemStore, blocking: blocking, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, database: database, store: stores.reports, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
-        data = DataService(database: database, attachments: attachmentStore, blocking: blocking, queue: queue, plan: plan, now: now)
+        data = DataService(stores: stores, blobs: database.blobs, folder: database.folder, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(database: database, receipts: stores.attachments, queue: queue, blocking: blocking, reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: stores.idempotency, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(store: stores.captureCounters, now: now)

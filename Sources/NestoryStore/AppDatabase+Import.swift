@@ -1,19 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// An item from an import: its fields, and its room and category by name (created when missing).
-public struct NamedPlaceDraft: Sendable {
-    public var draft: ItemDraft
-    public var roomName: String?
-    public var categoryName: String?
-
-    public init(draft: ItemDraft, roomName: String?, categoryName: String?) {
-        self.draft = draft
-        self.roomName = roomName
-        self.categoryName = categoryName
-    }
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     /// Adds imported items in one transaction (all or nothing), creating the rooms and categories
@@ -55,7 +43,7 @@ extension AppDatabase {
     }
 
     /// Colours for categories an import creates (distinct, readable on light and dark).
-    static let importColors = ["#2563EB", "#D97706", "#059669", "#DC2626", "#7C3AED", "#0891B2", "#DB2777", "#65A30D"]
+    static var importColors: [String] { NamedPlaceDraft.importColors }
 }
 
 /// The household's rooms and categories by folded name while an import runs, creating the ones a row names that

@@ -450,6 +450,12 @@ extension BlobStore: BlobFiles {
     public func removalPin() -> (any BlobRemovalPin)? { tryPinForRemoval() }
 
     public func sweepableHashes(now: Date) throws -> [String] { try allStoredHashes(now: now) }
+
+    public func backupPin() throws -> any BlobRemovalPin { try pinForBackup() }
+
+    public func stagingWriter(maxBytes: Int64) throws -> any BlobStagingWriter { try makeWriter(maxBytes: maxBytes) }
 }
 
 extension BlobStore.Pin: BlobRemovalPin {}
+
+extension BlobStore.Writer: BlobStagingWriter {}

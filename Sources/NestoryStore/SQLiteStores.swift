@@ -8,6 +8,6 @@ extension Stores {
                jobs: SQLiteJobStore(database), reports: SQLiteReportStore(database), reminders: SQLiteReminderStore(database),
                valuations: SQLiteValuationStore(database), products: SQLiteProductStore(database), licences: SQLiteLicenceStore(database),
                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
-               captureCounters: SQLiteCaptureCounterStore(database))
+               captureCounters: SQLiteCaptureCounterStore(database), archive: SQLiteArchiveStore(database))
     }
 }

@@ -48,6 +48,20 @@ public protocol BlobFiles: Sendable {
     /// Every stored hash that may have no row: files older than `now` less an hour (younger ones may be uploads
     /// whose rows are being written).
     func sweepableHashes(now: Date) throws -> [String]
+    /// Holds every stored file in place until released (a backup, which reads its rows after taking it); waits for a
+    /// removal in progress. Rows may still go meanwhile; their files stay for the next sweep.
+    func backupPin() throws -> any BlobRemovalPin
+    /// A file on this machine with the stored bytes, for `body` (a copy fetched from an object store is removed after).
+    func withLocalFile<T>(_ sha256: String, _ body: (URL) throws -> T) throws -> T
+    /// Stages a stream of chunks (an archive entry as it is read), hashing as it goes, refusing more than `maxBytes`.
+    func stagingWriter(maxBytes: Int64) throws -> any BlobStagingWriter
+}
+
+/// Bytes being staged as they arrive (`BlobFiles.stagingWriter`): `finish` once, or `abandon` on failure.
+public protocol BlobStagingWriter: AnyObject {
+    func append(_ bytes: UnsafeRawBufferPointer) throws
+    func finish() throws -> StagedBlob
+    func abandon()
 }
 
 /// A photo taken to value a new thing from, before any item exists (the PRD's flow from photos alone): a stored file

@@ -16,11 +16,12 @@ public struct Stores: Sendable {
     public var tokens: any APITokenStore
     public var idempotency: any IdempotencyStore
     public var captureCounters: any CaptureCounterStore
+    public var archive: any ArchiveStore
 
     public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, jobs: any JobStore,
                 reports: any ReportStore, reminders: any ReminderStore, valuations: any ValuationStore, products: any ProductStore,
                 licences: any LicenceStore, tokens: any APITokenStore, idempotency: any IdempotencyStore,
-                captureCounters: any CaptureCounterStore) {
+                captureCounters: any CaptureCounterStore, archive: any ArchiveStore) {
         self.items = items
         self.attachments = attachments
         self.accounts = accounts
@@ -33,5 +34,6 @@ public struct Stores: Sendable {
         self.tokens = tokens
         self.idempotency = idempotency
         self.captureCounters = captureCounters
+        self.archive = archive
     }
 }
