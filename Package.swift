@@ -355,7 +355,8 @@ let package = Package(
         .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // The store conformance suite: every test runs against SQLite and PostgreSQL.
         .testTarget(name: "NestoryStoreInterfacesTests",
-                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs"],
+                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs", "NestoryBackup",
+                                   .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryStorePostgresTests",
                     dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",

@@ -40,12 +40,24 @@ extension PostgresStore {
             throw error
         }
         try await removeUnreferencedBlobs(outcome.removedBlobs)
-        // The replaced reports' files, once their rows are gone.
-        if let folder = self.reportsFolder, !outcome.removedReports.isEmpty {
-            let names = outcome.removedReports
-            try? await Self.onFileThread { for name in names { unlink(folder.appendingPathComponent(name).path) } }
-        }
+        try await removeReportFiles(outcome.removedReports)
         return outcome.summary
+    }
+
+    /// The replaced reports' files, once their rows are gone: each only if no report names it now (a restored report
+    /// may have taken its name again), and not while a backup holds the files' pin (as SQLite's `removeReportFiles`).
+    func removeReportFiles(_ names: [String]) async throws {
+        guard !names.isEmpty, let folder = reportsFolder else { return }
+        let pin = blobFiles?.removalPin()
+        defer { pin?.release() }
+        if blobFiles != nil && pin == nil { return }
+        for name in Set(names).sorted() {
+            let used = try await withStoreErrors {
+                for try await _ in try await client.query("SELECT 1 FROM report WHERE file_name = \(name)", logger: logger) { return true }
+                return false
+            }
+            if !used { try? await Self.onFileThread { unlink(folder.appendingPathComponent(name).path) } }
+        }
     }
 }
 
