@@ -41,9 +41,6 @@ extension AppDatabase {
             return places.summary
         }
     }
-
-    /// Colours for categories an import creates (distinct, readable on light and dark).
-    static var importColors: [String] { NamedPlaceDraft.importColors }
 }
 
 /// The household's rooms and categories by folded name while an import runs, creating the ones a row names that
@@ -85,7 +82,7 @@ struct ImportedPlaces {
         let key = Text.foldKey(name)
         if let id = categories[key] { return id }
         let id = CategoryID()
-        let color = AppDatabase.importColors[summary.categoriesCreated.count % AppDatabase.importColors.count]
+        let color = NamedPlaceDraft.importColors[summary.categoriesCreated.count % NamedPlaceDraft.importColors.count]
         try db.execute(sql: """
             INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom) VALUES (?, ?, ?, ?, 'box', ?, 1)
             """, arguments: [id.description, householdID.description, name, color, nextCategory])
