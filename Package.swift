@@ -191,6 +191,7 @@ let package = Package(
                 "NestoryValuationLive",
                 "NestoryObjectStorage",
                 "NestoryMCP",
+                "NestoryStorePostgres",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -301,6 +302,7 @@ let package = Package(
             dependencies: [
                 "NestoryDomain",
                 "NestoryStore",
+                "NestoryStoreInterfaces",
                 "CZlibCRC",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -310,7 +312,7 @@ let package = Package(
         // `make bench-backup`: backup and restore beside zip -0 and unzip.
         .executableTarget(
             name: "bench-backup",
-            dependencies: ["NestoryBackup", "NestoryStore", "NestoryDomain"],
+            dependencies: ["NestoryBackup", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain"],
             swiftSettings: swiftSettings
         ),
         // END Backup
@@ -356,8 +358,9 @@ let package = Package(
         .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // The store conformance suite: every test runs against SQLite and PostgreSQL.
         .testTarget(name: "NestoryStoreInterfacesTests",
-                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs",
-                                   "NestoryReports", "NestoryReportsLive", "NestoryDemo", "NestoryServices", "NestoryReceipts"],
+                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs", "NestoryBackup",
+                                   "NestoryReports", "NestoryReportsLive", "NestoryDemo", "NestoryServices", "NestoryReceipts",
+                                   .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryStorePostgresTests",
                     dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",

@@ -1,11 +1,12 @@
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import Synchronization
 
 /// The rows of a checked archive, read from its data files. Built only after every row has been
 /// checked against format version 1; the large tables are then read again one line at a time.
-final class ArchiveContents: HouseholdArchiveSource {
+final class ArchiveContents: HouseholdArchiveSource, @unchecked Sendable {
     let household: ArchiveRecord.Household
     let users: [ArchiveRecord.User]
     let memberships: [ArchiveRecord.Membership]

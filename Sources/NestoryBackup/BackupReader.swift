@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import ZIPFoundation
 
 /// Reads, checks and restores a backup archive.
@@ -13,31 +14,49 @@ import ZIPFoundation
 /// tmp/ while they are checked. Only then does one database transaction apply the rows, so a
 /// failure or a crash at any point leaves the data as it was (staged files are swept later).
 public struct BackupReader: Sendable {
-    public let database: AppDatabase
+    /// Where the rows go, on whichever engine the bootstrap chose.
+    public let archive: any ArchiveStore
+    /// The household's valuation settings (restored beside its rows).
+    public let valuations: any ValuationStore
+    /// Where the archive's files are staged, then kept.
+    public let blobs: any BlobFiles
+    /// The data folder: its tmp/ for the work files, its key to seal the providers' keys.
+    public let folder: DataFolder
     public var limits: ArchiveLimits
 
-    public init(database: AppDatabase, limits: ArchiveLimits = ArchiveLimits()) {
-        self.database = database
+    public init(archive: any ArchiveStore, valuations: any ValuationStore, blobs: any BlobFiles, folder: DataFolder,
+                limits: ArchiveLimits = ArchiveLimits()) {
+        self.archive = archive
+        self.valuations = valuations
+        self.blobs = blobs
+        self.folder = folder
         self.limits = limits
     }
 
-    /// Checks an archive completely and restores it. See `AppDatabase.restoreHousehold` for `target`.
+    /// A reader over one SQLite database and its files.
+    public init(database: AppDatabase, limits: ArchiveLimits = ArchiveLimits()) {
+        self.init(archive: SQLiteArchiveStore(database), valuations: SQLiteValuationStore(database), blobs: database.blobs,
+                  folder: database.folder, limits: limits)
+    }
+
+    /// Checks an archive completely (on a thread of its own) and restores it. See `ArchiveStore.restoreHousehold` for `target`.
     public func restore(_ url: URL, into target: HouseholdID?, mode: RestoreMode,
-                        progress: BackupProgress? = nil) throws -> (manifest: BackupManifest, summary: RestoreSummary) {
-        let checked = try validate(url, progress: progress)
+                        progress: BackupProgress? = nil) async throws -> (manifest: BackupManifest, summary: RestoreSummary) {
+        let checked = try await BackupWriter.offThread { [self] in try validate(url, progress: progress) }
         defer { checked.discard() }
-        return (checked.manifest, try apply(checked, into: target, mode: mode))
+        return (checked.manifest, try await apply(checked, into: target, mode: mode))
     }
 
     /// Applies an archive `validate` has checked, in one transaction.
     /// `plan`: the target household's plan, checked in the restore's transaction (Free's item limit).
     /// The household's valuation settings follow (its providers' keys only if the archive has them, sealed here):
     /// a merge keeps the settings a household already has.
-    public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode, plan: Entitlement? = nil) throws -> RestoreSummary {
-        let summary = try database.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
-                                                    into: target, mode: mode, plan: plan)
+    public func apply(_ checked: Checked, into target: HouseholdID?, mode: RestoreMode, plan: Entitlement? = nil) async throws -> RestoreSummary {
+        let summary = try await archive.restoreHousehold(checked.contents, files: checked.staged, reportFiles: checked.stagedReports,
+                                                         into: target, mode: mode, plan: plan)
         if let settings = checked.contents.valuationSettings, let household = HouseholdID(string: summary.householdID) {
-            try database.restoreValuationSettings(household, settings, onlyIfUnset: mode == .merge && !summary.householdCreated, now: Date())
+            try await ArchivedValuationSettings.restore(valuations, household, settings, onlyIfUnset: mode == .merge && !summary.householdCreated,
+                                                        folder: folder, now: Date())
         }
         return summary
     }
@@ -46,13 +65,13 @@ public struct BackupReader: Sendable {
     public final class Checked: @unchecked Sendable {
         public let manifest: BackupManifest
         let contents: ArchiveContents
-        let staged: [String: BlobStore.Staged]
-        let stagedReports: [String: BlobStore.Staged]
+        let staged: [String: StagedBlob]
+        let stagedReports: [String: StagedBlob]
         private let work: URL
-        private let blobs: BlobStore
+        private let blobs: any BlobFiles
 
-        init(manifest: BackupManifest, contents: ArchiveContents, staged: [String: BlobStore.Staged],
-             stagedReports: [String: BlobStore.Staged], work: URL, blobs: BlobStore) {
+        init(manifest: BackupManifest, contents: ArchiveContents, staged: [String: StagedBlob],
+             stagedReports: [String: StagedBlob], work: URL, blobs: any BlobFiles) {
             self.manifest = manifest
             self.contents = contents
             self.staged = staged
@@ -129,10 +148,10 @@ public struct BackupReader: Sendable {
         }
 
         // 4. Every entry read, counted and checked against the manifest.
-        let work = database.folder.tmpURL.appendingPathComponent("restore-\(UUID().uuidString.lowercased())", isDirectory: true)
+        let work = folder.tmpURL.appendingPathComponent("restore-\(UUID().uuidString.lowercased())", isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        var staged: [String: BlobStore.Staged] = [:]
-        var stagedReports: [String: BlobStore.Staged] = [:]
+        var staged: [String: StagedBlob] = [:]
+        var stagedReports: [String: StagedBlob] = [:]
         do {
             let total = manifest.files.reduce(Int64(0)) { $0 + $1.size }
             guard total <= limits.maxTotalBytes else { throw BackupError.tooLarge(name: "the archive", limit: limits.maxTotalBytes) }
@@ -151,8 +170,8 @@ public struct BackupReader: Sendable {
                 progress?(done, total)
             }
             // Stored files and reports: staged in tmp/ (fsynced), each checked against the manifest.
-            func stage(_ file: BackupManifest.FileEntry) throws -> BlobStore.Staged {
-                let writer = try database.blobs.makeWriter(maxBytes: file.size)
+            func stage(_ file: BackupManifest.FileEntry) throws -> StagedBlob {
+                let writer = try blobs.makeWriter(maxBytes: file.size)
                 let count: Int64
                 do {
                     count = try extract(archive, entries[file.path]!, name: file.path, limit: min(file.size, limits.maxEntryBytes)) { try writer.append($0) }
@@ -166,7 +185,7 @@ public struct BackupReader: Sendable {
                 do {
                     try Self.check(file.path, count: count, sha: result.sha256, against: file)
                 } catch {
-                    database.blobs.discard(result)
+                    blobs.discard(result)
                     throw error
                 }
                 return result
@@ -183,10 +202,10 @@ public struct BackupReader: Sendable {
 
             // 5. The rows.
             let contents = try ArchiveContents(folder: work, manifest: manifest, files: Set(staged.keys))
-            return Checked(manifest: manifest, contents: contents, staged: staged, stagedReports: stagedReports, work: work, blobs: database.blobs)
+            return Checked(manifest: manifest, contents: contents, staged: staged, stagedReports: stagedReports, work: work, blobs: blobs)
         } catch {
-            for file in staged.values { database.blobs.discard(file) }
-            for file in stagedReports.values { database.blobs.discard(file) }
+            for file in staged.values { blobs.discard(file) }
+            for file in stagedReports.values { blobs.discard(file) }
             try? FileManager.default.removeItem(at: work)
             throw error
         }

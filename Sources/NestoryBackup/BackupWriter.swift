@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Writes one household's backup archive.
 ///
@@ -11,10 +12,28 @@ import NestoryStore
 /// copied), and the manifest last. The archive is written beside its destination and renamed into
 /// place only when complete and fsynced.
 public struct BackupWriter: Sendable {
-    public let database: AppDatabase
+    /// The household's rows, on whichever engine the bootstrap chose.
+    public let archive: any ArchiveStore
+    /// The household's valuation settings (kept beside its rows).
+    public let valuations: any ValuationStore
+    /// The stored files' bytes.
+    public let blobs: any BlobFiles
+    /// The data folder: its tmp/ for the work files, its key for the providers' keys.
+    public let folder: DataFolder
+    /// Where the reports' PDF files are.
+    public let reports: URL
 
+    public init(archive: any ArchiveStore, valuations: any ValuationStore, blobs: any BlobFiles, folder: DataFolder, reports: URL? = nil) {
+        self.archive = archive
+        self.valuations = valuations
+        self.blobs = blobs
+        self.folder = folder
+        self.reports = reports ?? folder.reportsURL
+    }
+
+    /// A writer over one SQLite database and its files.
     public init(database: AppDatabase) {
-        self.database = database
+        self.init(archive: SQLiteArchiveStore(database), valuations: SQLiteValuationStore(database), blobs: database.blobs, folder: database.folder)
     }
 
     public struct Result: Sendable {
@@ -26,62 +45,56 @@ public struct BackupWriter: Sendable {
     /// - Parameter includePasswordHashes: members' password hashes, so a restored server signs them
     ///   in again (the command line's backups); the web app's exports leave them out.
     public func write(household householdID: HouseholdID, to destination: URL, now: Date = Date(),
-                      includePasswordHashes: Bool = true, includeProviderKeys: Bool = false, progress: BackupProgress? = nil) throws -> Result {
-        let pin = try database.blobs.pinForBackup()
+                      includePasswordHashes: Bool = true, includeProviderKeys: Bool = false, progress: BackupProgress? = nil) async throws -> Result {
+        let pin = try blobs.backupPin()
         defer { pin.release() }
-        let work = database.folder.tmpURL.appendingPathComponent("backup-\(UUID().uuidString.lowercased())", isDirectory: true)
+        let work = folder.tmpURL.appendingPathComponent("backup-\(UUID().uuidString.lowercased())", isDirectory: true)
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 
         // 1. Rows, from one snapshot.
-        var counts = BackupManifest.Counts()
-        var blobs: [ArchiveRecord.Blob] = []
-        var reports: [ArchiveRecord.Report] = []
         // Read before the rows' snapshot (a read of its own; the settings are not part of the household's rows).
-        let valuationSettings = try database.archivedValuationSettings(householdID, withKeys: includeProviderKeys)
-        let household = try database.exportHousehold(householdID) { export -> ArchiveRecord.Household in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try Data(encoder.encode(export.household)).write(to: work.appendingPathComponent("household.json"))
-            if let settings = valuationSettings {
-                try Data(encoder.encode(settings)).write(to: work.appendingPathComponent(DataFile.valuationSettings.localName))
-            }
-            func lines<T: Encodable>(_ file: DataFile, _ produce: ((T) throws -> Void) throws -> Void) throws -> Int {
-                let out = try LineWriter(url: work.appendingPathComponent(file.localName))
-                var n = 0
-                try produce { record in
-                    try out.append(encoder.encode(record))
-                    n += 1
-                }
-                try out.close()
-                return n
-            }
-            let users = try export.users(includePasswordHashes: includePasswordHashes)
-            counts.members = try lines(.users) { emit in for u in users { try emit(u) } }
-            _ = try lines(.memberships) { emit in for m in try export.memberships() { try emit(m) } }
-            counts.rooms = try lines(.rooms) { emit in for r in try export.rooms() { try emit(r) } }
-            counts.categories = try lines(.categories) { emit in for c in try export.categories() { try emit(c) } }
-            counts.items = try lines(.items) { emit in try export.forEachItem(emit) }
-            _ = try lines(.blobs) { (emit: (ArchiveRecord.Blob) throws -> Void) in
-                try export.forEachBlob { blob in
-                    blobs.append(blob)
-                    try emit(blob)
-                }
-            }
-            counts.photos = try lines(.photos) { emit in try export.forEachPhoto(emit) }
-            counts.receipts = try lines(.receipts) { emit in try export.forEachReceipt(emit) }
-            reports = try export.reports()
-            counts.reports = try lines(.reports) { emit in for r in reports { try emit(r) } }
-            counts.valuations = try lines(.valuations) { emit in try export.forEachValuation(emit) }
-            return export.household
+        let valuationSettings = try await ArchivedValuationSettings.read(valuations, householdID, withKeys: includeProviderKeys, folder: folder)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let sink = try DataFiles(work: work, encoder: encoder)
+        let household: ArchiveRecord.Household
+        do {
+            household = try await archive.exportHousehold(householdID, includePasswordHashes: includePasswordHashes, to: sink)
+            try sink.close()
+        } catch {
+            sink.abandon()
+            throw error
         }
+        try Data(encoder.encode(household)).write(to: work.appendingPathComponent(DataFile.household.localName))
+        if let settings = valuationSettings {
+            try Data(encoder.encode(settings)).write(to: work.appendingPathComponent(DataFile.valuationSettings.localName))
+        }
+        let (counts, blobs, reports) = (sink.counts, sink.blobs, sink.reports)
+        return try await Self.offThread { [self] in
+            try zip(household: household, counts: counts, blobs: blobs, reports: reports, work: work, to: destination, now: now, progress: progress)
+        }
+    }
 
+    /// Runs file work on a thread of its own, off the caller's (the cooperative pool or an event loop).
+    static func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            fileQueue.async { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
+    private static let fileQueue = DispatchQueue(label: "nestory.backup", attributes: .concurrent)
+
+    /// The archive from the data files in `work`, the stored files and the reports' PDFs.
+    private func zip(household: ArchiveRecord.Household, counts: BackupManifest.Counts, blobs: [ArchiveRecord.Blob],
+                     reports: [ArchiveRecord.Report], work: URL, to destination: URL, now: Date, progress: BackupProgress?) throws -> Result {
         // 2. The archive.
         let partial = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
         defer { unlink(partial.path) }
         let zip = try ZipWriter(url: partial, date: now)
         var entries: [BackupManifest.FileEntry] = []
+        var counts = counts
         let dataBytes = DataFile.allCases.reduce(Int64(0)) { sum, file in
             sum + ((try? FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(file.localName).path)[.size] as? Int64) ?? 0)
         }
@@ -99,12 +112,12 @@ public struct BackupWriter: Sendable {
             var hasher = SHA256()
             // A file in the data folder is read where it is; one in an object store is fetched to tmp/ first.
             do {
-                try database.blobs.withLocalFile(blob.sha256) { source in
+                try self.blobs.withLocalFile(blob.sha256) { source in
                     guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
                     try zip.addFile(named: "files/\(blob.sha256)", from: source, expectedSize: blob.byteCount) { hasher.update(bufferPointer: $0) }
                 }
             } catch StoreError.attachmentMissing(let sha) {
-                throw BackupError.missingFile("\(sha) in \(database.blobs.backend.location)")
+                throw BackupError.missingFile("\(sha) in \(self.blobs.location)")
             }
             guard BlobStore.hex(hasher.finalize()) == blob.sha256 else { throw BackupError.damagedStoredFile(sha256: blob.sha256) }
             entries.append(.init(path: "files/\(blob.sha256)", sha256: blob.sha256, size: blob.byteCount))
@@ -113,7 +126,7 @@ public struct BackupWriter: Sendable {
         }
         for report in reports {
             var hasher = SHA256()
-            let source = database.folder.reportsURL.appendingPathComponent(report.fileName)
+            let source = self.reports.appendingPathComponent(report.fileName)
             guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
             let size = try zip.addFile(named: "reports/\(report.fileName)", from: source, expectedSize: report.byteCount) {
                 hasher.update(bufferPointer: $0)
@@ -137,6 +150,52 @@ public struct BackupWriter: Sendable {
             throw BackupError.io("cannot move the archive to \(destination.path): \(String(cString: strerror(errno)))")
         }
         return Result(manifest: manifest, archiveBytes: bytes)
+    }
+}
+
+/// The data files of an export, written as the rows come (`HouseholdArchiveSink`): every table's file is made at
+/// once, so a table without rows is an empty file; the stored files and reports the rows name are kept for the archive.
+final class DataFiles: HouseholdArchiveSink, @unchecked Sendable {
+    private let writers: [DataFile: LineWriter]
+    private let encoder: JSONEncoder
+    private(set) var counts = BackupManifest.Counts()
+    private(set) var blobs: [ArchiveRecord.Blob] = []
+    private(set) var reports: [ArchiveRecord.Report] = []
+
+    init(work: URL, encoder: JSONEncoder) throws {
+        var writers: [DataFile: LineWriter] = [:]
+        for file in DataFile.allCases where file != .household && file != .valuationSettings {
+            writers[file] = try LineWriter(url: work.appendingPathComponent(file.localName))
+        }
+        self.writers = writers
+        self.encoder = encoder
+    }
+
+    func append(_ row: ArchiveRow) throws {
+        switch row {
+        case .user(let user): try line(.users, user); counts.members += 1
+        case .membership(let membership): try line(.memberships, membership)
+        case .room(let room): try line(.rooms, room); counts.rooms += 1
+        case .category(let category): try line(.categories, category); counts.categories += 1
+        case .item(let item): try line(.items, item); counts.items += 1
+        case .blob(let blob): try line(.blobs, blob); blobs.append(blob)
+        case .photo(let photo): try line(.photos, photo); counts.photos += 1
+        case .receipt(let receipt): try line(.receipts, receipt); counts.receipts += 1
+        case .report(let report): try line(.reports, report); reports.append(report); counts.reports += 1
+        case .valuation(let valuation): try line(.valuations, valuation); counts.valuations += 1
+        }
+    }
+
+    private func line(_ file: DataFile, _ record: some Encodable) throws {
+        try writers[file]!.append(encoder.encode(record))
+    }
+
+    func close() throws {
+        for file in DataFile.allCases { try writers[file]?.close() }
+    }
+
+    func abandon() {
+        for writer in writers.values { try? writer.close() }
     }
 }
 

@@ -4,9 +4,10 @@ import NestoryBackup
 import NestoryDomain
 import NestoryImport
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryServices
 
-struct Backup: ParsableCommand {
+struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a household's backup: one ZIP with all its data and every photo and receipt, byte-exact.",
         discussion: "Safe while the server runs: the data is read as one consistent snapshot.")
@@ -25,12 +26,12 @@ struct Backup: ParsableCommand {
     @Argument(help: "The archive to write (.zip).")
     var file: String
 
-    func run() throws {
-        try reportingErrors {
-            let database = try data.open(.readCurrent)
+    func run() async throws {
+        try await reportingErrors {
+            let database = try await data.open(.readCurrent)
             let target = try resolveHousehold(database, household)
             let started = Date()
-            let result = try BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file),
+            let result = try await BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file),
                                                                        includePasswordHashes: !withoutPasswords, includeProviderKeys: withProviderKeys)
             let c = result.manifest.counts
             print("""
@@ -70,7 +71,7 @@ struct Restore: AsyncParsableCommand {
         let url = URL(fileURLWithPath: file)
         guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
         let database = try await data.open(.createAndMigrate)
-        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
+        let service = DataService(stores: .sqlite(database), blobs: database.blobs, folder: database.folder, blocking: BlockingPool(label: "nestory.cli", width: 1),
                                   plan: try await Settings.read(flags: [:]).plan(SQLiteLicenceStore(database)))
         if check {
             let manifest = try await reportingErrors { try await service.checkArchive(url) }
@@ -147,7 +148,7 @@ struct ImportCSV: AsyncParsableCommand {
         guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
         let url = URL(fileURLWithPath: file)
         let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
-        let service = DataService(database: database, blocking: BlockingPool(label: "nestory.cli", width: 1),
+        let service = DataService(stores: .sqlite(database), blobs: database.blobs, folder: database.folder, blocking: BlockingPool(label: "nestory.cli", width: 1),
                                   plan: try await Settings.read(flags: [:]).plan(SQLiteLicenceStore(database)))
         let spec = map
         let mapping: @Sendable ([String]) throws(ImportError) -> ColumnMapping = { header throws(ImportError) in

@@ -14,7 +14,7 @@ public struct NestoryCommand: AsyncParsableCommand {
         version: NestoryVersion.current,
         subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, CatalogCommand.self,
                       ReceiptCommand.self, ReportCommand.self, ExportCommand.self, Backup.self, Restore.self, ImportCommand.self,
-                      LicenceCommand.self, TokenCommand.self, MCPCommand.self]
+                      LicenceCommand.self, TokenCommand.self, MCPCommand.self, CopyCommand.self]
     )
 
     public init() {}

@@ -210,31 +210,29 @@ public struct BackupService: Sendable {
 
 public struct BackupJobHandler: JobHandler {
     let backups: any BackupMaking
-    let database: AppDatabase
-    let blocking: BlockingPool
+    /// The data folder's tmp/, where finished backups wait (tmp/web/).
+    let tmp: URL
     let now: @Sendable () -> Date
     public let kind = JobKind.backup
     /// One at a time: backups are disk-bound, several at once only slow each other.
     public let concurrency = 1
     public let retry = RetryPolicy(maxAttempts: 2, resumesAfterStop: true)
 
-    public init(backups: any BackupMaking, database: AppDatabase, blocking: BlockingPool, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(backups: any BackupMaking, tmp: URL, now: @escaping @Sendable () -> Date = Date.init) {
         self.backups = backups
-        self.database = database
-        self.blocking = blocking
+        self.tmp = tmp
         self.now = now
     }
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: BackupService.Request.self)
         let name = "export-\(job.id).zip"
-        let file = try BackupService.folder(database).appendingPathComponent(name)
-        let (backups, at) = (backups, now())
+        let file = try BackupService.folder(tmp: tmp).appendingPathComponent(name)
         do {
-            let bytes = try await blocking.run {
-                try backups.writeBackup(household: job.householdID, to: file, now: at, includeProviderKeys: request.includeProviderKeys ?? false) { done, total in
-                    try? context.progress(done: done, total: total)
-                }
+            // The writer reads the rows through the store and writes the archive on a thread of its own.
+            let bytes = try await backups.writeBackup(household: job.householdID, to: file, now: now(),
+                                                      includeProviderKeys: request.includeProviderKeys ?? false) { done, total in
+                try? context.progress(done: done, total: total)
             }
             return try JSONEncoder.jobText(BackupService.Made(file: name, bytes: bytes, downloadName: request.downloadName))
         } catch {
@@ -248,7 +246,7 @@ public struct BackupJobHandler: JobHandler {
         let failure = JobFailure(code: "backup_incomplete",
                                  message: "The backup could not be written completely (is the server’s disk full?). Try again.")
         guard let made = try? JSONDecoder().decode(BackupService.Made.self, from: Data(result.utf8)),
-              let folder = try? BackupService.folder(database),
+              let folder = try? BackupService.folder(tmp: tmp),
               let handle = try? FileHandle(forReadingFrom: folder.appendingPathComponent(made.file)) else { throw failure }
         defer { try? handle.close() }
         let size = (try? handle.seekToEnd()) ?? 0

@@ -11,20 +11,28 @@ import NestoryStoreInterfaces
 /// app's Settings → Your data and `nestory restore` / `nestory import csv` share these rules; the work runs
 /// on the blocking pool.
 public struct DataService: Sendable {
-    let database: AppDatabase
+    /// Backups' rows, restores and imports, on whichever engine the bootstrap chose.
+    let archive: any ArchiveStore
     /// Photos, receipts and their files: for the storage figures.
     let attachments: any AttachmentStore
+    /// Reads and restores archives (the archive store, the valuation settings, the stored files, the data folder).
+    let reader: BackupReader
+    /// The data folder's tmp/, where uploads wait (tmp/web/).
+    let tmp: URL
     let blocking: BlockingPool
     /// Nil where no job runner is there (the command line works in the foreground).
     let queue: JobQueue?
     let plan: PlanService
     let now: @Sendable () -> Date
 
-    /// `attachments` defaults to the same SQLite database.
-    public init(database: AppDatabase, attachments: (any AttachmentStore)? = nil, blocking: BlockingPool, queue: JobQueue? = nil, plan: PlanService,
+    /// `blobs`: where the archive's files are staged and kept; `folder`: the data folder (tmp/, the key that seals
+    /// the valuation providers' keys).
+    public init(stores: Stores, blobs: any BlobFiles, folder: DataFolder, blocking: BlockingPool, queue: JobQueue? = nil, plan: PlanService,
                 now: @escaping @Sendable () -> Date = Date.init) {
-        self.database = database
-        self.attachments = attachments ?? SQLiteAttachmentStore(database)
+        archive = stores.archive
+        attachments = stores.attachments
+        reader = BackupReader(archive: stores.archive, valuations: stores.valuations, blobs: blobs, folder: folder)
+        tmp = folder.tmpURL
         self.blocking = blocking
         self.queue = queue
         self.plan = plan
@@ -61,7 +69,7 @@ public struct DataService: Sendable {
 
     /// An upload a queued job reads (in tmp/web/), or a failure saying it is gone.
     func upload(_ name: String) throws -> URL {
-        let file = try BackupService.folder(database).appendingPathComponent(name)
+        let file = try BackupService.folder(tmp: tmp).appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw JobFailure(code: "upload_missing", message: "The uploaded file is no longer on the server: upload it again.")
         }
@@ -85,9 +93,9 @@ public struct DataService: Sendable {
 
     /// Checks a whole archive (every file against its checksum) and says what it holds; changes nothing.
     public func checkArchive(_ url: URL) async throws -> BackupManifest {
-        let database = database
+        let reader = reader
         return try await blocking.run {
-            let checked = try BackupReader(database: database).validate(url)
+            let checked = try reader.validate(url)
             defer { checked.discard() }
             return checked.manifest
         }
@@ -96,20 +104,17 @@ public struct DataService: Sendable {
     /// Restores an archive, all or nothing. Without a mode, restoring over a household that exists here is
     /// refused: the person must say whether to replace its data or merge into it.
     public func restore(_ url: URL, into target: HouseholdID?, mode: RestoreMode?) async throws -> (manifest: BackupManifest, summary: RestoreSummary) {
-        let database = database
-        let reader = BackupReader(database: database)
+        let reader = reader
         let checked = try await blocking.run { try reader.validate(url) }
         defer { checked.discard() }
+        if mode == nil, try await target != nil ? true : archive.householdExists(checked.manifest.household.id) {
+            throw DomainError.conflict("This server already has the household \(checked.manifest.household.name): choose to replace its data with the archive's, or to merge the archive into it. Nothing was changed.")
+        }
         // The plan of the household the rows go into (the archive's own when restoring it whole: a licence for
         // it may be installed before it exists here).
         let household = target ?? HouseholdID(string: checked.manifest.household.id)
         let entitlement = if let household { try await plan.entitlement(household) } else { Entitlement.free }
-        return try await blocking.run {
-            if mode == nil, try target != nil || database.householdExists(checked.manifest.household.id) {
-                throw DomainError.conflict("This server already has the household \(checked.manifest.household.name): choose to replace its data with the archive's, or to merge the archive into it. Nothing was changed.")
-            }
-            return (checked.manifest, try reader.apply(checked, into: target, mode: mode ?? .replace, plan: entitlement))
-        }
+        return (checked.manifest, try await reader.apply(checked, into: target, mode: mode ?? .replace, plan: entitlement))
     }
 
     /// Checks every row of a file with these columns, reading it one record at a time: how many items it would
@@ -127,25 +132,38 @@ public struct DataService: Sendable {
     /// file's size. `mapping` makes the column mapping from the header (nil: guessed from it).
     public func importItems(_ household: HouseholdID, file: URL, mapping: (@Sendable ([String]) throws(ImportError) -> ColumnMapping)? = nil,
                             options: ImportOptions) async throws -> ImportSummary {
-        let (database, at) = (database, now())
+        let at = now()
         let entitlement = try await plan.entitlement(household)
-        return try await blocking.run {
+        let (count, source) = try await blocking.run {
             var first = try ImportSource(file, mapping: mapping, options: options)
             let count = try ItemImport.check(&first)
-            // The second reading runs a few batches ahead of the database, on a thread of its own.
-            let source = Mutex(try first.reopened())
-            let batches = ReadAhead {
-                try source.withLock { try $0.nextBatch() }?.map { NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName) }
-            }
-            defer { batches.finish() }
-            var read = 0
-            return try database.importItemsInBulk(household, count: count, now: at, today: options.today, plan: entitlement) {
-                guard let batch = try batches.next() else { return nil }
-                read += batch.count
-                guard read <= count else { throw DomainError.conflict("The file changed while it was being imported; nothing was imported.") }
-                return batch
-            }
+            return (count, ImportSourceBox(try first.reopened()))
         }
+        // The second reading runs a few batches ahead of the store, on a thread of its own.
+        let batches = ReadAhead {
+            try source.nextBatch()?.map { NamedPlaceDraft(draft: $0.draft, roomName: $0.roomName, categoryName: $0.categoryName) }
+        }
+        defer { batches.finish() }
+        let read = Mutex(0)
+        return try await archive.importItemsInBulk(household, count: count, now: at, today: options.today, plan: entitlement) {
+            guard let batch = try batches.next() else { return nil }
+            guard read.withLock({ $0 += batch.count; return $0 }) <= count else {
+                throw DomainError.conflict("The file changed while it was being imported; nothing was imported.")
+            }
+            return batch
+        }
+    }
+}
+
+/// The second reading of an import's file, read by one thread at a time (the read-ahead's).
+private final class ImportSourceBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var source: ImportSource
+
+    init(_ source: ImportSource) { self.source = source }
+
+    func nextBatch() throws -> [ImportedItem]? {
+        try lock.withLock { try source.nextBatch() }
     }
 }
 

@@ -89,12 +89,12 @@ public struct Services: Sendable {
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, concurrency: concurrency.reports,
                              now: now),
-            BackupJobHandler(backups: backupMaker, database: database, blocking: blocking, now: now),
+            BackupJobHandler(backups: backupMaker, tmp: database.folder.tmpURL, now: now),
         ]
         if let receiptReader {
             handlers.append(ReceiptJobHandler(reader: receiptReader, receipts: stores.attachments, concurrency: concurrency.receipts))
         }
-        let foreground = DataService(database: database, attachments: stores.attachments, blocking: blocking, plan: plan, now: now)
+        let foreground = DataService(stores: stores, blobs: database.blobs, folder: database.folder, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let itemStore = stores.items
         let attachmentStore = stores.attachments
@@ -122,7 +122,7 @@ public struct Services: Sendable {
         places = PlacesService(items: itemStore, now: now)
         reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, plan: plan)
         backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
-        data = DataService(database: database, attachments: attachmentStore, blocking: blocking, queue: queue, plan: plan, now: now)
+        data = DataService(stores: stores, blobs: database.blobs, folder: database.folder, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(receipts: stores.attachments, files: database.blobs, jobs: stores.jobs, queue: queue, blocking: blocking,
                                    reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: stores.idempotency, window: idempotencyWindow, now: now)

@@ -4,6 +4,7 @@ internal import GRDB
 import Glibc
 #endif
 import NestoryDomain
+import NestoryStoreInterfaces
 
 /// One household's rows, read inside a single read transaction (a consistent snapshot while the
 /// server keeps taking writes). Only valid inside `exportHousehold`'s closure.

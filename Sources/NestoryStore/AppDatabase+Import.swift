@@ -1,19 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
-
-/// An item from an import: its fields, and its room and category by name (created when missing).
-public struct NamedPlaceDraft: Sendable {
-    public var draft: ItemDraft
-    public var roomName: String?
-    public var categoryName: String?
-
-    public init(draft: ItemDraft, roomName: String?, categoryName: String?) {
-        self.draft = draft
-        self.roomName = roomName
-        self.categoryName = categoryName
-    }
-}
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     /// Adds imported items in one transaction (all or nothing), creating the rooms and categories
@@ -53,9 +41,6 @@ extension AppDatabase {
             return places.summary
         }
     }
-
-    /// Colours for categories an import creates (distinct, readable on light and dark).
-    static let importColors = ["#2563EB", "#D97706", "#059669", "#DC2626", "#7C3AED", "#0891B2", "#DB2777", "#65A30D"]
 }
 
 /// The household's rooms and categories by folded name while an import runs, creating the ones a row names that
@@ -97,7 +82,7 @@ struct ImportedPlaces {
         let key = Text.foldKey(name)
         if let id = categories[key] { return id }
         let id = CategoryID()
-        let color = AppDatabase.importColors[summary.categoriesCreated.count % AppDatabase.importColors.count]
+        let color = NamedPlaceDraft.importColors[summary.categoriesCreated.count % NamedPlaceDraft.importColors.count]
         try db.execute(sql: """
             INSERT INTO category (id, household_id, name, color_hex, icon, sort_order, is_custom) VALUES (?, ?, ?, ?, 'box', ?, 1)
             """, arguments: [id.description, householdID.description, name, color, nextCategory])

@@ -4,33 +4,6 @@ import NestoryDomain
 import NestoryStoreInterfaces
 
 extension AppDatabase {
-    /// The settings as a backup keeps them: the keys opened (in clear) only when `withKeys`.
-    public func archivedValuationSettings(_ householdID: HouseholdID, withKeys: Bool) throws -> ArchiveRecord.ValuationSettings? {
-        let s = try valuationSettings(householdID)
-        guard s != StoredValuationSettings() else { return nil }
-        let box = withKeys && (s.analysisKey != nil || s.searchKey != nil) ? try SecretBox.forFolder(folder) : nil
-        return ArchiveRecord.ValuationSettings(
-            analysisBaseURL: s.analysisBaseURL, analysisModel: s.analysisModel,
-            analysisKey: try box.flatMap { box in try s.analysisKey.map { try box.open($0, context: "\(householdID)/analysis") } },
-            searchKey: try box.flatMap { box in try s.searchKey.map { try box.open($0, context: "\(householdID)/search") } },
-            searchCountry: s.searchCountry, exchangeRates: s.exchangeRates, depreciationTable: s.depreciationTable)
-    }
-
-    /// Restores archived settings into a household: keys in the archive are sealed with this server's key; with
-    /// `onlyIfUnset` (a merge), a household that has settings keeps them.
-    public func restoreValuationSettings(_ householdID: HouseholdID, _ archived: ArchiveRecord.ValuationSettings, onlyIfUnset: Bool, now: Date) throws {
-        if onlyIfUnset, try valuationSettings(householdID) != StoredValuationSettings() { return }
-        let hasKeys = archived.analysisKey != nil || archived.searchKey != nil
-        let box = hasKeys ? try SecretBox.forFolder(folder) : nil
-        try saveValuationSettings(householdID, StoredValuationSettings(
-            analysisBaseURL: archived.analysisBaseURL, analysisModel: archived.analysisModel,
-            analysisKey: try box.flatMap { box in try archived.analysisKey.map { try box.seal($0, context: "\(householdID)/analysis") } },
-            analysisKeyHint: archived.analysisKey.map { String($0.suffix(4)) },
-            searchKey: try box.flatMap { box in try archived.searchKey.map { try box.seal($0, context: "\(householdID)/search") } },
-            searchKeyHint: archived.searchKey.map { String($0.suffix(4)) }, searchCountry: archived.searchCountry,
-            exchangeRates: archived.exchangeRates, depreciationTable: archived.depreciationTable), now: now)
-    }
-
     public func valuationSettings(_ householdID: HouseholdID) throws -> StoredValuationSettings {
         try read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM valuation_settings WHERE household_id = ?", arguments: [householdID.description]) else {

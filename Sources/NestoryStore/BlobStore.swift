@@ -450,6 +450,8 @@ extension BlobStore: BlobFiles {
     public func removalPin() -> (any BlobRemovalPin)? { tryPinForRemoval() }
 
     public func sweepableHashes(now: Date) throws -> [String] { try allStoredHashes(now: now) }
+
+    public func backupPin() throws -> any BlobRemovalPin { try pinForBackup() }
 }
 
 extension BlobStore.Pin: BlobRemovalPin {}

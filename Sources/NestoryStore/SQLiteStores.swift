@@ -8,7 +8,8 @@ extension Stores {
                jobs: SQLiteJobStore(database), reports: SQLiteReportStore(database), reminders: SQLiteReminderStore(database),
                valuations: SQLiteValuationStore(database), products: SQLiteProductStore(database), licences: SQLiteLicenceStore(database),
                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
-               captureCounters: SQLiteCaptureCounterStore(database), status: SQLiteDatabaseStatus(database), files: database.blobs)
+               captureCounters: SQLiteCaptureCounterStore(database), status: SQLiteDatabaseStatus(database), files: database.blobs,
+               archive: SQLiteArchiveStore(database))
     }
 }
 

@@ -72,6 +72,11 @@ public protocol BlobFiles: Sendable {
     /// `age`, except what `keep` names; with `orphans`, whatever in `web/` `keep` does not name. Entries and bytes removed.
     @discardableResult
     func sweepTemporaryFiles(olderThan age: TimeInterval, now: Date, keep: Set<String>, orphans: Bool) -> (entries: Int, bytes: Int64)
+    /// Holds every stored file in place until released (a backup, which reads its rows after taking it); waits for a
+    /// removal in progress. Rows may still go meanwhile; their files stay for the next sweep.
+    func backupPin() throws -> any BlobRemovalPin
+    /// A file on this machine with the stored bytes, for `body` (a copy fetched from an object store is removed after).
+    func withLocalFile<T>(_ sha256: String, _ body: (URL) throws -> T) throws -> T
 }
 
 /// A photo taken to value a new thing from, before any item exists (the PRD's flow from photos alone): a stored file

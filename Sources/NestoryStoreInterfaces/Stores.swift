@@ -20,11 +20,13 @@ public struct Stores: Sendable {
     public var status: any DatabaseStatus
     /// Stored files' bytes (the data folder or an object store) and this server's temporary files.
     public var files: any BlobFiles
+    /// Backups, restores and imports.
+    public var archive: any ArchiveStore
 
     public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, jobs: any JobStore,
                 reports: any ReportStore, reminders: any ReminderStore, valuations: any ValuationStore, products: any ProductStore,
                 licences: any LicenceStore, tokens: any APITokenStore, idempotency: any IdempotencyStore,
-                captureCounters: any CaptureCounterStore, status: any DatabaseStatus, files: any BlobFiles) {
+                captureCounters: any CaptureCounterStore, status: any DatabaseStatus, files: any BlobFiles, archive: any ArchiveStore) {
         self.items = items
         self.attachments = attachments
         self.accounts = accounts
@@ -39,5 +41,6 @@ public struct Stores: Sendable {
         self.captureCounters = captureCounters
         self.status = status
         self.files = files
+        self.archive = archive
     }
 }

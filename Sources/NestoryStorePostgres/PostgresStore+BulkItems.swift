@@ -13,9 +13,15 @@ extension PostgresStore {
         guard !items.isEmpty else { return }
         precondition(items.allSatisfy { $0.householdID == householdID }, "items of another household")
         // NULL travels as a value no item has (PostgresNIO's arrays carry no NULLs): '' for text, the smallest Int64.
+        try await transaction { connection in try await Self.insertItems(connection, householdID, items, logger: logger) }
+    }
+
+    /// `insertItems` inside a transaction of the caller's.
+    static func insertItems(_ connection: PostgresConnection, _ householdID: HouseholdID, _ items: [Item], logger: Logger) async throws {
+        guard !items.isEmpty else { return }
         let none = Int64.min
         func text(_ value: String?) -> String { value ?? "" }
-        try await transaction { connection in
+        do {
             try await connection.query("""
                 INSERT INTO item (id, household_id, name, name_key, brand, model_number, serial_number, price_minor, currency, quantity,
                     purchase_date, category_id, room_id, condition, condition_notes, barcode, warranty_expiry, notes, created_at, updated_at)

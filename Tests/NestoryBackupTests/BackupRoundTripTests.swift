@@ -9,19 +9,19 @@ import NestoryStoreInterfaces
 @Suite("Backup and restore")
 struct BackupRoundTripTests {
     @Test("backup → restore into a fresh data folder gives the same rows and byte-identical files")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let ws = try Workspace()
         let source = try ws.database("a")
         let household = try ws.seeded(source)
         try source.setOnlineProductLookup(household.id, true)
         try source.setScanningEnabled(household.id, false)
         let archive = ws.file("backup.zip")
-        let result = try BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now)
+        let result = try await BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now)
         #expect(result.manifest.counts.items == 61)
         #expect(result.manifest.formatVersion == BackupManifest.currentFormatVersion)
 
         let target = try ws.database("b")
-        let (manifest, summary) = try BackupReader(database: target).restore(archive, into: nil, mode: .replace)
+        let (manifest, summary) = try await BackupReader(database: target).restore(archive, into: nil, mode: .replace)
         #expect(summary.householdCreated)
         #expect(summary.items.added == 61)
         #expect(manifest.household.id == household.id.description)
@@ -47,7 +47,7 @@ struct BackupRoundTripTests {
     }
 
     @Test("valuation settings travel with the household; the providers' keys only when asked, sealed again by the new server")
-    func valuationSettings() throws {
+    func valuationSettings() async throws {
         let ws = try Workspace()
         let source = try ws.database("a")
         let household = try ws.seeded(source, items: 3)
@@ -58,11 +58,11 @@ struct BackupRoundTripTests {
             searchCountry: "DE", exchangeRates: "EUR 1.08", depreciationTable: nil), now: ws.now)
         for withKeys in [false, true] {
             let archive = ws.file("settings-\(withKeys).zip")
-            _ = try BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now, includeProviderKeys: withKeys)
+            _ = try await BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now, includeProviderKeys: withKeys)
             let text = try String(decoding: ArchiveEditor.entries(of: archive).first { $0.path == "data/valuation-settings.json" }!.data, as: UTF8.self)
             #expect(text.contains("sk-source-1234") == withKeys && text.contains("llava"))
             let target = try ws.database("t\(withKeys)")
-            _ = try BackupReader(database: target).restore(archive, into: nil, mode: .replace)
+            _ = try await BackupReader(database: target).restore(archive, into: nil, mode: .replace)
             let restored = try target.valuationSettings(household.id)
             #expect(restored.analysisModel == "llava" && restored.searchCountry == "DE" && restored.exchangeRates == "EUR 1.08")
             if withKeys {
@@ -76,12 +76,12 @@ struct BackupRoundTripTests {
     }
 
     @Test("the archive is a standard ZIP: files are stored byte-exact and the manifest lists each with its checksum")
-    func archiveLayout() throws {
+    func archiveLayout() async throws {
         let ws = try Workspace()
         let source = try ws.database("a")
         let household = try ws.seeded(source, items: 20)
         let archive = ws.file("backup.zip")
-        try BackupWriter(database: source).write(household: household.id, to: archive)
+        try await BackupWriter(database: source).write(household: household.id, to: archive)
         let entries = try ArchiveEditor.entries(of: archive)
         let manifest = try ArchiveEditor.manifest(entries)
         #expect(Set(entries.map(\.path)) == Set(manifest.files.map(\.path) + ["manifest.json"]))
@@ -98,12 +98,12 @@ struct BackupRoundTripTests {
     }
 
     @Test("a restore of a household that exists, with replace, makes its data exactly the archive's")
-    func replace() throws {
+    func replace() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
         let household = try ws.seeded(database, items: 30)
         let archive = ws.file("backup.zip")
-        try BackupWriter(database: database).write(household: household.id, to: archive)
+        try await BackupWriter(database: database).write(household: household.id, to: archive)
         let before = try snapshot(database, household.id)
 
         // Changes after the backup: a new item, an edited one, a deleted one, a new room.
@@ -115,7 +115,7 @@ struct BackupRoundTripTests {
         try database.deleteItem(household.id, page[1].item.id)
         _ = try database.createRoom(household.id, name: "Loft Studio")
 
-        let summary = try BackupReader(database: database).restore(archive, into: household.id, mode: .replace).summary
+        let summary = try await BackupReader(database: database).restore(archive, into: household.id, mode: .replace).summary
         #expect(summary.items.removed == 31)
         #expect(summary.items.added == 31)
         #expect(try snapshot(database, household.id) == before)
@@ -123,7 +123,7 @@ struct BackupRoundTripTests {
     }
 
     @Test("merge adds what is new, keeps what is newer here, takes what is newer in the archive")
-    func merge() throws {
+    func merge() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
         let household = try ws.seeded(database, items: 10)
@@ -133,7 +133,7 @@ struct BackupRoundTripTests {
         newer.name = "Newer in archive"
         _ = try database.updateItem(household.id, items[0].id, newer, now: ws.now.addingTimeInterval(100))
         let archive = ws.file("backup.zip")
-        try BackupWriter(database: database).write(household: household.id, to: archive)
+        try await BackupWriter(database: database).write(household: household.id, to: archive)
 
         var older = items[0].draft
         older.name = "Older here"
@@ -144,7 +144,7 @@ struct BackupRoundTripTests {
         try database.deleteItem(household.id, items[2].id)
         let local = try database.createItem(household.id, ItemDraft(name: "Only here", currency: .usd), now: ws.now)
 
-        let summary = try BackupReader(database: database).restore(archive, into: household.id, mode: .merge).summary
+        let summary = try await BackupReader(database: database).restore(archive, into: household.id, mode: .merge).summary
         #expect(summary.items.added == 1)  // the deleted one comes back
         #expect(summary.items.updated == 1)
         #expect(summary.items.skipped == 9)
@@ -154,17 +154,17 @@ struct BackupRoundTripTests {
         #expect(try database.item(household.id, items[2].id).item.name == items[2].name)
         #expect(try database.item(household.id, local.id).item.name == "Only here")
         // A second merge of the same archive changes nothing.
-        let again = try BackupReader(database: database).restore(archive, into: household.id, mode: .merge).summary
+        let again = try await BackupReader(database: database).restore(archive, into: household.id, mode: .merge).summary
         #expect(again.items.added == 0 && again.items.updated == 0 && again.photos.added == 0 && again.receipts.added == 0)
     }
 
     @Test("restoring into another household of the same server gives clashing ids new ones")
-    func intoAnotherHousehold() throws {
+    func intoAnotherHousehold() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
-        let (first, archive) = try ws.seededArchive(database, items: 10)
+        let (first, archive) = try await ws.seededArchive(database, items: 10)
         let second = try database.createHousehold(name: "Cabin", currency: .usd, now: ws.now)
-        let summary = try BackupReader(database: database).restore(archive, into: second.id, mode: .merge).summary
+        let summary = try await BackupReader(database: database).restore(archive, into: second.id, mode: .merge).summary
         #expect(summary.items.added == 11)
         #expect(try database.summary(second.id).itemCount == 11)
         #expect(try database.summary(first.id).itemCount == 11)
@@ -172,7 +172,7 @@ struct BackupRoundTripTests {
     }
 
     @Test("the archive lists a household's items in the order they were added, among another household's")
-    func itemsInOrder() throws {
+    func itemsInOrder() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
         let home = try database.createHousehold(name: "Home", currency: .usd, now: ws.now)
@@ -186,14 +186,14 @@ struct BackupRoundTripTests {
             _ = try database.createItem(cabin.id, ItemDraft(name: "Cabin \(i)", currency: .usd), now: ws.now)
         }
         let archive = ws.file("backup.zip")
-        try BackupWriter(database: database).write(household: home.id, to: archive, now: ws.now)
+        try await BackupWriter(database: database).write(household: home.id, to: archive, now: ws.now)
         let lines = try ArchiveEditor.entries(of: archive).first { $0.path == "data/items.jsonl" }!.data.split(separator: 0x0A)
         let ids = try lines.map { try JSONDecoder().decode(ArchiveRecord.Item.self, from: Data($0)).id }
         #expect(ids == added)
     }
 
     @Test("a backup taken while items are deleted still holds every file its rows name")
-    func pinKeepsFiles() throws {
+    func pinKeepsFiles() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
         let household = try ws.seeded(database, items: 5)
@@ -208,7 +208,7 @@ struct BackupRoundTripTests {
     }
 
     @Test("a damaged stored file fails the backup instead of being copied")
-    func damagedFile() throws {
+    func damagedFile() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
         let household = try ws.seeded(database, items: 5)
@@ -217,8 +217,8 @@ struct BackupRoundTripTests {
         var bytes = try Data(contentsOf: url)
         bytes[0] ^= 0xFF
         try bytes.write(to: url)
-        #expect(throws: BackupError.damagedStoredFile(sha256: sha)) {
-            try BackupWriter(database: database).write(household: household.id, to: ws.file("x.zip"))
+        await #expect(throws: BackupError.damagedStoredFile(sha256: sha)) {
+            try await BackupWriter(database: database).write(household: household.id, to: ws.file("x.zip"))
         }
         #expect(!FileManager.default.fileExists(atPath: ws.file("x.zip").path))
     }

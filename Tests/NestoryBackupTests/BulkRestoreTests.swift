@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryBackup
 @testable import NestoryStore
@@ -49,10 +50,10 @@ struct BulkRestoreTests {
     }
 
     @Test("a new household: the bulk path gives the rows, files, indexes, counters and search answers of the row-by-row path")
-    func newHousehold() throws {
+    func newHousehold() async throws {
         let ws = try Workspace()
         let source = try ws.database("a")
-        let (household, archive) = try ws.seededArchive(source, items: 120)
+        let (household, archive) = try await ws.seededArchive(source, items: 120)
 
         let small = try ws.database("small"), bulk = try ws.database("bulk")
         let (smallBefore, bulkBefore) = (try schema(small), try schema(bulk))
@@ -83,7 +84,7 @@ struct BulkRestoreTests {
     }
 
     @Test("replace and merge into a household that exists, on the bulk path, give what the row-by-row path gives")
-    func replaceAndMerge() throws {
+    func replaceAndMerge() async throws {
         let ws = try Workspace()
         for mode in [RestoreMode.replace, .merge] {
             var results: [(summary: RestoreSummary, snapshot: [String: [String]], search: [String], answers: [[String]])] = []
@@ -96,7 +97,7 @@ struct BulkRestoreTests {
                 newer.tags = ["archived"]
                 _ = try database.updateItem(household.id, items[0].id, newer, now: ws.now.addingTimeInterval(100))
                 let archive = ws.file("backup-\(mode)-\(rebuildMinimum).zip")
-                try BackupWriter(database: database).write(household: household.id, to: archive, now: ws.now)
+                try await BackupWriter(database: database).write(household: household.id, to: archive, now: ws.now)
                 // Changes after the backup: an older edit, a newer one, a deleted item, a new one.
                 var older = items[0].draft
                 older.name = "Older here"
@@ -148,10 +149,10 @@ struct BulkRestoreTests {
     }
 
     @Test("into another household of the same server on the bulk path: clashing ids get new ones, and photos, receipts and valuations follow")
-    func intoAnotherHousehold() throws {
+    func intoAnotherHousehold() async throws {
         let ws = try Workspace()
         let database = try ws.database("a")
-        let (first, archive) = try ws.seededArchive(database, items: 10)
+        let (first, archive) = try await ws.seededArchive(database, items: 10)
         let second = try database.createHousehold(name: "Cabin", currency: .usd, now: ws.now)
         let before = try schema(database)
         let summary = try restore(database, archive, into: second.id, mode: .merge, rebuildMinimum: 1)
@@ -198,10 +199,10 @@ struct BulkRestoreTests {
     }
 
     @Test("a failure half-way on the bulk path leaves nothing, and the indexes as they were")
-    func failureHalfWay() throws {
+    func failureHalfWay() async throws {
         let ws = try Workspace()
         let source = try ws.database("a")
-        let (household, archive) = try ws.seededArchive(source, items: 60)
+        let (household, archive) = try await ws.seededArchive(source, items: 60)
 
         // Into an empty server (a new household), failing among the items and after the photos.
         for (name, items, inReceipts) in [("items", 30, false), ("receipts", Int.max, true)] {

@@ -16,26 +16,26 @@ struct HostileArchiveTests {
         let entries: [ArchiveEditor.Entry]
         let before: [String: [String]]
 
-        init() throws {
+        init() async throws {
             ws = try Workspace()
             database = try ws.database("a")
             household = try ws.seeded(database, items: 8)
             let archive = ws.file("valid.zip")
-            try BackupWriter(database: database).write(household: household.id, to: archive)
+            try await BackupWriter(database: database).write(household: household.id, to: archive)
             entries = try ArchiveEditor.entries(of: archive)
             // Data changed after the backup: a refused restore must leave it so.
             _ = try database.createItem(household.id, ItemDraft(name: "After the backup", currency: .usd), now: ws.now)
             before = try snapshot(database, household.id)
         }
 
-        func restore(_ entries: [ArchiveEditor.Entry], limits: ArchiveLimits = ArchiveLimits()) throws {
+        func restore(_ entries: [ArchiveEditor.Entry], limits: ArchiveLimits = ArchiveLimits()) async throws {
             let url = ws.file("hostile-\(UUID().uuidString).zip")
             try ArchiveEditor.write(entries, to: url)
-            try restore(url, limits: limits)
+            try await restore(url, limits: limits)
         }
 
-        func restore(_ url: URL, limits: ArchiveLimits = ArchiveLimits()) throws {
-            _ = try BackupReader(database: database, limits: limits).restore(url, into: household.id, mode: .replace)
+        func restore(_ url: URL, limits: ArchiveLimits = ArchiveLimits()) async throws {
+            _ = try await BackupReader(database: database, limits: limits).restore(url, into: household.id, mode: .replace)
         }
 
         /// Nothing changed, and nothing was left staged.
@@ -54,10 +54,10 @@ struct HostileArchiveTests {
     }
 
     @Test("paths that leave the folder", arguments: ["../evil", "files/../../evil", "/etc/passwd", "C:/evil", "files\\..\\evil", "files/./x"])
-    func escapingPaths(_ path: String) throws {
-        let f = try Fixture()
-        #expect(throws: BackupError.self) { try f.restore(try f.adding(.init(path: path, data: Data("x".utf8)))) }
-        do { try f.restore(try f.adding(.init(path: path, data: Data("x".utf8)))) } catch let error as BackupError {
+    func escapingPaths(_ path: String) async throws {
+        let f = try await Fixture()
+        await #expect(throws: BackupError.self) { try await f.restore(try f.adding(.init(path: path, data: Data("x".utf8)))) }
+        do { try await f.restore(try f.adding(.init(path: path, data: Data("x".utf8)))) } catch let error as BackupError {
             guard case .unsafeEntry = error else { Issue.record("\(error)"); return }
         }
         try f.unchanged()
@@ -65,103 +65,103 @@ struct HostileArchiveTests {
     }
 
     @Test("a symbolic link")
-    func symlink() throws {
-        let f = try Fixture()
-        let error = #expect(throws: BackupError.self) {
-            try f.restore(try f.adding(.init(path: "files/link", data: Data("/etc/passwd".utf8), type: .symlink)))
+    func symlink() async throws {
+        let f = try await Fixture()
+        let error = await #expect(throws: BackupError.self) {
+            try await f.restore(try f.adding(.init(path: "files/link", data: Data("/etc/passwd".utf8), type: .symlink)))
         }
         #expect(error == .unsafeEntry(name: "files/link", reason: "a symbolic link"))
         try f.unchanged()
     }
 
     @Test("a name twice")
-    func duplicate() throws {
-        let f = try Fixture()
+    func duplicate() async throws {
+        let f = try await Fixture()
         let dup = f.entries.first { $0.path.hasPrefix("files/") }!
-        let error = #expect(throws: BackupError.self) { try f.restore(f.entries + [dup]) }
+        let error = await #expect(throws: BackupError.self) { try await f.restore(f.entries + [dup]) }
         #expect(error == .duplicateEntry(dup.path))
         try f.unchanged()
     }
 
     @Test("too many entries, an entry too large, a total too large")
-    func limits() throws {
-        let f = try Fixture()
+    func limits() async throws {
+        let f = try await Fixture()
         var few = ArchiveLimits()
         few.maxEntries = 5
-        #expect(throws: BackupError.tooManyEntries(6, limit: 5)) { try f.restore(f.entries, limits: few) }
+        await #expect(throws: BackupError.tooManyEntries(6, limit: 5)) { try await f.restore(f.entries, limits: few) }
         var small = ArchiveLimits()
         small.maxEntryBytes = 100
-        let tooLarge = #expect(throws: BackupError.self) { try f.restore(f.entries, limits: small) }
+        let tooLarge = await #expect(throws: BackupError.self) { try await f.restore(f.entries, limits: small) }
         guard case .tooLarge = tooLarge else { Issue.record("\(String(describing: tooLarge))"); return }
         var total = ArchiveLimits()
         total.maxTotalBytes = 1000
-        #expect(throws: BackupError.tooLarge(name: "the archive", limit: 1000)) { try f.restore(f.entries, limits: total) }
+        await #expect(throws: BackupError.tooLarge(name: "the archive", limit: 1000)) { try await f.restore(f.entries, limits: total) }
         try f.unchanged()
     }
 
     @Test("a compression bomb")
-    func bomb() throws {
-        let f = try Fixture()
+    func bomb() async throws {
+        let f = try await Fixture()
         let zeros = Data(count: 20 << 20)
-        let error = #expect(throws: BackupError.self) {
-            try f.restore(try f.adding(.init(path: "files/" + String(repeating: "a", count: 64), data: zeros, compression: .deflate)))
+        let error = await #expect(throws: BackupError.self) {
+            try await f.restore(try f.adding(.init(path: "files/" + String(repeating: "a", count: 64), data: zeros, compression: .deflate)))
         }
         #expect(error == .bomb(name: "files/" + String(repeating: "a", count: 64)))
         try f.unchanged()
     }
 
     @Test("a corrupt or truncated ZIP, and a file that is no ZIP at all")
-    func corrupt() throws {
-        let f = try Fixture()
+    func corrupt() async throws {
+        let f = try await Fixture()
         let valid = f.ws.file("valid.zip")
         let bytes = try Data(contentsOf: valid)
         for (name, data) in [("truncated", bytes.prefix(bytes.count / 2)), ("garbage", Data("not a zip at all".utf8)),
                              ("empty", Data())] {
             let url = f.ws.file("\(name).zip")
             try Data(data).write(to: url)
-            #expect(throws: BackupError.self, "\(name)") { try f.restore(url) }
+            await #expect(throws: BackupError.self, "\(name)") { try await f.restore(url) }
         }
         // A flipped byte inside a stored photo: the checksum catches it.
         var flipped = f.entries
         let index = flipped.firstIndex { $0.path.hasPrefix("files/") }!
         flipped[index].data[0] ^= 0x01
-        let error = #expect(throws: BackupError.self) { try f.restore(flipped) }
+        let error = await #expect(throws: BackupError.self) { try await f.restore(flipped) }
         #expect(error == .mismatch("\(flipped[index].path) does not match its checksum"))
         try f.unchanged()
     }
 
     @Test("a manifest from a newer format, a missing manifest, a foreign one")
-    func manifests() throws {
-        let f = try Fixture()
+    func manifests() async throws {
+        let f = try await Fixture()
         var newer = try ArchiveEditor.manifest(f.entries)
         newer.formatVersion = BackupManifest.currentFormatVersion + 1
-        #expect(throws: BackupError.newerFormat(BackupManifest.currentFormatVersion + 1)) {
-            try f.restore(try ArchiveEditor.replacingManifest(f.entries, newer))
+        await #expect(throws: BackupError.newerFormat(BackupManifest.currentFormatVersion + 1)) {
+            try await f.restore(try ArchiveEditor.replacingManifest(f.entries, newer))
         }
-        #expect(throws: BackupError.noManifest) { try f.restore(f.entries.filter { $0.path != "manifest.json" }) }
+        await #expect(throws: BackupError.noManifest) { try await f.restore(f.entries.filter { $0.path != "manifest.json" }) }
         var foreign = f.entries.filter { $0.path != "manifest.json" }
         foreign.append(.init(path: "manifest.json", data: Data(#"{"format":"other","format_version":1}"#.utf8)))
-        #expect(throws: BackupError.notABackup("manifest.json does not describe a Nestory backup")) { try f.restore(foreign) }
+        await #expect(throws: BackupError.notABackup("manifest.json does not describe a Nestory backup")) { try await f.restore(foreign) }
         try f.unchanged()
     }
 
     @Test("entries and manifest that disagree: a missing file, an unlisted one")
-    func disagreement() throws {
-        let f = try Fixture()
+    func disagreement() async throws {
+        let f = try await Fixture()
         let photo = f.entries.first { $0.path.hasPrefix("files/") }!
-        #expect(throws: BackupError.mismatch("\(photo.path) is missing from the archive")) {
-            try f.restore(f.entries.filter { $0.path != photo.path })
+        await #expect(throws: BackupError.mismatch("\(photo.path) is missing from the archive")) {
+            try await f.restore(f.entries.filter { $0.path != photo.path })
         }
         let extra = ArchiveEditor.Entry(path: "files/" + String(repeating: "b", count: 64), data: Data("stray".utf8))
-        #expect(throws: BackupError.mismatch("\(extra.path) is in the archive but not in the manifest")) {
-            try f.restore(f.entries + [extra])
+        await #expect(throws: BackupError.mismatch("\(extra.path) is in the archive but not in the manifest")) {
+            try await f.restore(f.entries + [extra])
         }
         try f.unchanged()
     }
 
     @Test("rows that break the format are refused with the file and line")
-    func invalidRows() throws {
-        let f = try Fixture()
+    func invalidRows() async throws {
+        let f = try await Fixture()
         func withItems(_ transform: (String) -> String) throws -> [ArchiveEditor.Entry] {
             var entries = f.entries
             let index = entries.firstIndex { $0.path == "data/items.jsonl" }!
@@ -172,13 +172,13 @@ struct HostileArchiveTests {
             manifest.files[m].size = Int64(entries[index].data.count)
             return try ArchiveEditor.replacingManifest(entries, manifest)
         }
-        let badCondition = #expect(throws: BackupError.self) {
-            try f.restore(try withItems { $0.replacingOccurrences(of: #""condition":"good""#, with: #""condition":"shiny""#) })
+        let badCondition = await #expect(throws: BackupError.self) {
+            try await f.restore(try withItems { $0.replacingOccurrences(of: #""condition":"good""#, with: #""condition":"shiny""#) })
         }
         guard case .invalidData(let file, _, let message) = badCondition else { Issue.record("\(String(describing: badCondition))"); return }
         #expect(file == "data/items.jsonl")
         #expect(message.contains("shiny"))
-        let broken = #expect(throws: BackupError.self) { try f.restore(try withItems { "{not json\n" + $0 }) }
+        let broken = await #expect(throws: BackupError.self) { try await f.restore(try withItems { "{not json\n" + $0 }) }
         #expect(broken == .invalidData(file: "data/items.jsonl", line: 1, message: "not valid JSON"))
         try f.unchanged()
     }

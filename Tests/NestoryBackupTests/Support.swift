@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NestoryDemo
 import NestoryDomain
+import NestoryStoreInterfaces
 @testable import NestoryBackup
 @testable import NestoryStore
 import ZIPFoundation
@@ -26,10 +27,10 @@ final class Workspace {
     func file(_ name: String) -> URL { root.appendingPathComponent(name) }
 
     /// A seeded household (`seeded`) and its archive, written to `backup.zip`.
-    func seededArchive(_ database: AppDatabase, items: Int) throws -> (household: Household, archive: URL) {
+    func seededArchive(_ database: AppDatabase, items: Int) async throws -> (household: Household, archive: URL) {
         let household = try seeded(database, items: items)
         let archive = file("backup.zip")
-        try BackupWriter(database: database).write(household: household.id, to: archive, now: now)
+        try await BackupWriter(database: database).write(household: household.id, to: archive, now: now)
         return (household, archive)
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NestoryBackup
 import NestoryDomain
+import NestoryStoreInterfaces
 import NestoryImaging
 import NestoryImagingLive
 import NestoryImport
@@ -111,7 +112,7 @@ struct PlanServiceTests {
     func importLimit() async throws {
         let f = try Fixture()
         try f.fill(30)
-        let data = DataService(database: f.database, blocking: f.blocking, plan: f.plan)
+        let data = DataService(stores: .sqlite(f.database), blobs: f.database.blobs, folder: f.database.folder, blocking: f.blocking, plan: f.plan)
         let rows = (0..<71).map { "Chair \($0),12.50" }.joined(separator: "\n")
         let tooMany = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).csv")
         let fits = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).csv")
@@ -133,11 +134,11 @@ struct PlanServiceTests {
         try source.fill(120)
         let archive = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID()).zip")
         defer { try? FileManager.default.removeItem(at: archive) }
-        _ = try BackupWriter(database: source.database).write(household: source.household.id, to: archive)
+        _ = try await BackupWriter(database: source.database).write(household: source.household.id, to: archive)
 
         let f = try Fixture()
         try f.fill(10)
-        let data = DataService(database: f.database, blocking: f.blocking, plan: f.plan)
+        let data = DataService(stores: .sqlite(f.database), blobs: f.database.blobs, folder: f.database.folder, blocking: f.blocking, plan: f.plan)
         await #expect(throws: DomainError.self) { try await data.restore(archive, into: f.household.id, mode: .merge) }
         await #expect(throws: DomainError.self) { try await data.restore(archive, into: f.household.id, mode: .replace) }
         #expect(try f.database.itemCount(f.household.id) == 10)

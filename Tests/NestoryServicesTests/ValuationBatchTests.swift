@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryStoreInterfaces
 import NestoryImagingLive
 import NestoryJobs
 import NestoryServices

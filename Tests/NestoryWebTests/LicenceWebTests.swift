@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import NestoryDomain
+import NestoryStoreInterfaces
 import NestoryLicences
 import NestoryStore
 import Testing

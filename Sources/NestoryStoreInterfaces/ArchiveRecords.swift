@@ -1,4 +1,5 @@
 import Foundation
+import NestoryDomain
 
 /// The rows of one household as a backup archive holds them (format version 1): one record type per
 /// table, with the database's own values (ids, amounts in minor units, ISO dates, milliseconds since
@@ -16,6 +17,16 @@ public enum ArchiveRecord {
         /// Whether barcode scanning is offered (absent in older archives: on).
         public var scanningEnabled: Bool?
 
+        public init(id: String, name: String, currency: String, highValueThresholdMinor: Int64, createdAt: Int64, onlineProductLookup: Bool? = nil, scanningEnabled: Bool? = nil) {
+            self.id = id
+            self.name = name
+            self.currency = currency
+            self.highValueThresholdMinor = highValueThresholdMinor
+            self.createdAt = createdAt
+            self.onlineProductLookup = onlineProductLookup
+            self.scanningEnabled = scanningEnabled
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, name, currency, highValueThresholdMinor = "high_value_threshold_minor", createdAt = "created_at"
             case onlineProductLookup = "online_product_lookup", scanningEnabled = "scanning_enabled"
@@ -32,6 +43,14 @@ public enum ArchiveRecord {
         public var passwordHash: String?
         public var createdAt: Int64
 
+        public init(id: String, email: String, displayName: String, passwordHash: String? = nil, createdAt: Int64) {
+            self.id = id
+            self.email = email
+            self.displayName = displayName
+            self.passwordHash = passwordHash
+            self.createdAt = createdAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, email, displayName = "display_name", passwordHash = "password_hash", createdAt = "created_at"
         }
@@ -42,6 +61,12 @@ public enum ArchiveRecord {
         public var role: String
         public var joinedAt: Int64
 
+        public init(userID: String, role: String, joinedAt: Int64) {
+            self.userID = userID
+            self.role = role
+            self.joinedAt = joinedAt
+        }
+
         enum CodingKeys: String, CodingKey { case userID = "user_id", role, joinedAt = "joined_at" }
     }
 
@@ -49,6 +74,12 @@ public enum ArchiveRecord {
         public var id: String
         public var name: String
         public var sortOrder: Int
+
+        public init(id: String, name: String, sortOrder: Int) {
+            self.id = id
+            self.name = name
+            self.sortOrder = sortOrder
+        }
 
         enum CodingKeys: String, CodingKey { case id, name, sortOrder = "sort_order" }
     }
@@ -60,6 +91,15 @@ public enum ArchiveRecord {
         public var icon: String
         public var sortOrder: Int
         public var isCustom: Bool
+
+        public init(id: String, name: String, colorHex: String, icon: String, sortOrder: Int, isCustom: Bool) {
+            self.id = id
+            self.name = name
+            self.colorHex = colorHex
+            self.icon = icon
+            self.sortOrder = sortOrder
+            self.isCustom = isCustom
+        }
 
         enum CodingKeys: String, CodingKey {
             case id, name, colorHex = "color_hex", icon, sortOrder = "sort_order", isCustom = "is_custom"
@@ -87,6 +127,28 @@ public enum ArchiveRecord {
         public var createdAt: Int64
         public var updatedAt: Int64
 
+        public init(id: String, name: String, brand: String? = nil, modelNumber: String? = nil, serialNumber: String? = nil, priceMinor: Int64? = nil, currency: String, quantity: Int, purchaseDate: String? = nil, categoryID: String? = nil, roomID: String? = nil, condition: String, conditionNotes: String? = nil, barcode: String? = nil, warrantyExpiry: String? = nil, notes: String? = nil, tags: [String], createdAt: Int64, updatedAt: Int64) {
+            self.id = id
+            self.name = name
+            self.brand = brand
+            self.modelNumber = modelNumber
+            self.serialNumber = serialNumber
+            self.priceMinor = priceMinor
+            self.currency = currency
+            self.quantity = quantity
+            self.purchaseDate = purchaseDate
+            self.categoryID = categoryID
+            self.roomID = roomID
+            self.condition = condition
+            self.conditionNotes = conditionNotes
+            self.barcode = barcode
+            self.warrantyExpiry = warrantyExpiry
+            self.notes = notes
+            self.tags = tags
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, name, brand, modelNumber = "model_number", serialNumber = "serial_number", priceMinor = "price_minor"
             case currency, quantity, purchaseDate = "purchase_date", categoryID = "category_id", roomID = "room_id"
@@ -102,6 +164,13 @@ public enum ArchiveRecord {
         public var byteCount: Int64
         public var createdAt: Int64
 
+        public init(sha256: String, contentType: String, byteCount: Int64, createdAt: Int64) {
+            self.sha256 = sha256
+            self.contentType = contentType
+            self.byteCount = byteCount
+            self.createdAt = createdAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case sha256, contentType = "content_type", byteCount = "byte_count", createdAt = "created_at"
         }
@@ -114,6 +183,15 @@ public enum ArchiveRecord {
         public var isPrimary: Bool
         public var position: Int
         public var createdAt: Int64
+
+        public init(id: String, itemID: String, sha256: String, isPrimary: Bool, position: Int, createdAt: Int64) {
+            self.id = id
+            self.itemID = itemID
+            self.sha256 = sha256
+            self.isPrimary = isPrimary
+            self.position = position
+            self.createdAt = createdAt
+        }
 
         enum CodingKeys: String, CodingKey {
             case id, itemID = "item_id", sha256, isPrimary = "is_primary", position, createdAt = "created_at"
@@ -162,6 +240,24 @@ public enum ArchiveRecord {
         public var explanation: String?
         public var createdAt: Int64
 
+        public init(id: String, itemID: String, currency: String, rcvMinor: Int64? = nil, rcvLowMinor: Int64? = nil, rcvHighMinor: Int64? = nil, acvMinor: Int64? = nil, acvLowMinor: Int64? = nil, acvHighMinor: Int64? = nil, method: String, confidence: String, valuedOn: String, sources: String, explanation: String? = nil, createdAt: Int64) {
+            self.id = id
+            self.itemID = itemID
+            self.currency = currency
+            self.rcvMinor = rcvMinor
+            self.rcvLowMinor = rcvLowMinor
+            self.rcvHighMinor = rcvHighMinor
+            self.acvMinor = acvMinor
+            self.acvLowMinor = acvLowMinor
+            self.acvHighMinor = acvHighMinor
+            self.method = method
+            self.confidence = confidence
+            self.valuedOn = valuedOn
+            self.sources = sources
+            self.explanation = explanation
+            self.createdAt = createdAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, itemID = "item_id", currency, rcvMinor = "rcv_minor", rcvLowMinor = "rcv_low_minor", rcvHighMinor = "rcv_high_minor"
             case acvMinor = "acv_minor", acvLowMinor = "acv_low_minor", acvHighMinor = "acv_high_minor", method, confidence
@@ -177,6 +273,15 @@ public enum ArchiveRecord {
         public var byteCount: Int64
         public var options: String
         public var fileName: String
+
+        public init(id: String, kind: String, createdAt: Int64, byteCount: Int64, options: String, fileName: String) {
+            self.id = id
+            self.kind = kind
+            self.createdAt = createdAt
+            self.byteCount = byteCount
+            self.options = options
+            self.fileName = fileName
+        }
 
         enum CodingKeys: String, CodingKey {
             case id, kind, createdAt = "created_at", byteCount = "byte_count", options, fileName = "file_name"
@@ -196,6 +301,20 @@ public enum ArchiveRecord {
         public var confidence: Double?
         public var createdAt: Int64
 
+        public init(id: String, itemID: String? = nil, sha256: String, vendor: String? = nil, currency: String? = nil, totalMinor: Int64? = nil, taxMinor: Int64? = nil, purchaseDate: String? = nil, rawText: String? = nil, confidence: Double? = nil, createdAt: Int64) {
+            self.id = id
+            self.itemID = itemID
+            self.sha256 = sha256
+            self.vendor = vendor
+            self.currency = currency
+            self.totalMinor = totalMinor
+            self.taxMinor = taxMinor
+            self.purchaseDate = purchaseDate
+            self.rawText = rawText
+            self.confidence = confidence
+            self.createdAt = createdAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, itemID = "item_id", sha256, vendor, currency, totalMinor = "total_minor", taxMinor = "tax_minor"
             case purchaseDate = "purchase_date", rawText = "raw_text", confidence, createdAt = "created_at"
@@ -205,7 +324,7 @@ public enum ArchiveRecord {
 
 /// Where a restore reads the archive's rows from, one at a time (so memory stays flat), after the
 /// archive has been validated.
-public protocol HouseholdArchiveSource {
+public protocol HouseholdArchiveSource: Sendable {
     var household: ArchiveRecord.Household { get }
     var users: [ArchiveRecord.User] { get }
     var memberships: [ArchiveRecord.Membership] { get }
