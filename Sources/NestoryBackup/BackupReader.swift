@@ -20,16 +20,19 @@ public struct BackupReader: Sendable {
     public let valuations: any ValuationStore
     /// Where the archive's files are staged, then kept.
     public let blobs: any BlobFiles
-    /// The data folder: its tmp/ for the work files, its key to seal the providers' keys.
+    /// The data folder: its tmp/ for the work files.
     public let folder: DataFolder
+    /// The key restored providers' keys are sealed with (the data folder's `secrets.key` unless given).
+    public let secrets: SecretKeys
     public var limits: ArchiveLimits
 
-    public init(archive: any ArchiveStore, valuations: any ValuationStore, blobs: any BlobFiles, folder: DataFolder,
+    public init(archive: any ArchiveStore, valuations: any ValuationStore, blobs: any BlobFiles, folder: DataFolder, secrets: SecretKeys? = nil,
                 limits: ArchiveLimits = ArchiveLimits()) {
         self.archive = archive
         self.valuations = valuations
         self.blobs = blobs
         self.folder = folder
+        self.secrets = secrets ?? .folder(folder)
         self.limits = limits
     }
 
@@ -56,7 +59,7 @@ public struct BackupReader: Sendable {
                                                          into: target, mode: mode, plan: plan)
         if let settings = checked.contents.valuationSettings, let household = HouseholdID(string: summary.householdID) {
             try await ArchivedValuationSettings.restore(valuations, household, settings, onlyIfUnset: mode == .merge && !summary.householdCreated,
-                                                        folder: folder, now: Date())
+                                                        secrets: secrets, now: Date())
         }
         return summary
     }

@@ -22,13 +22,17 @@ public struct BackupWriter: Sendable {
     public let folder: DataFolder
     /// Where the reports' PDF files are.
     public let reports: URL
+    /// The key the stored providers' keys are sealed with (the data folder's `secrets.key` unless given).
+    public let secrets: SecretKeys
 
-    public init(archive: any ArchiveStore, valuations: any ValuationStore, blobs: any BlobFiles, folder: DataFolder, reports: URL? = nil) {
+    public init(archive: any ArchiveStore, valuations: any ValuationStore, blobs: any BlobFiles, folder: DataFolder, reports: URL? = nil,
+                secrets: SecretKeys? = nil) {
         self.archive = archive
         self.valuations = valuations
         self.blobs = blobs
         self.folder = folder
         self.reports = reports ?? folder.reportsURL
+        self.secrets = secrets ?? .folder(folder)
     }
 
     /// A writer over one SQLite database and its files.
@@ -54,7 +58,7 @@ public struct BackupWriter: Sendable {
 
         // 1. Rows, from one snapshot.
         // Read before the rows' snapshot (a read of its own; the settings are not part of the household's rows).
-        let valuationSettings = try await ArchivedValuationSettings.read(valuations, householdID, withKeys: includeProviderKeys, folder: folder)
+        let valuationSettings = try await ArchivedValuationSettings.read(valuations, householdID, withKeys: includeProviderKeys, secrets: secrets)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let sink = try DataFiles(work: work, encoder: encoder)

@@ -47,7 +47,8 @@ extension Settings {
             return .sqlite(try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: blobBackend) })
         }
         do {
-            try folder.prepare(create: mode == .createAndMigrate)
+            // The data folder holds only this machine's files here (temporary files, thumbnails): made whenever missing.
+            try folder.prepare(create: true)
             let files = BlobStore(folder: folder, backend: blobBackend)
             let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: databaseSchema, migrate: mode != .readCurrent,
                                                            maximumConnections: databaseMaxConnections, blobs: files, reports: folder.reportsURL),

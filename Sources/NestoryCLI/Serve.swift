@@ -97,10 +97,7 @@ struct Serve: AsyncParsableCommand {
 
         let folder = DataFolder(path: settings.data)
         let opened = try await settings.openDatabase(.createAndMigrate)
-        guard case .sqlite(let database) = opened else {
-            await opened.close()
-            throw CLIError("Serving from PostgreSQL is not finished yet: `nestory migrate`, `user`, `token` and `stats` work on it, `serve` does not.")
-        }
+        let stores = opened.stores
         // Switching an existing data folder to an object store does not move its files: say so once, at start.
         if !(opened.files.backend is LocalBlobBackend) {
             let left = LocalBlobBackend(folder: folder).storedHashes(writtenBefore: .distantFuture).count
@@ -108,7 +105,11 @@ struct Serve: AsyncParsableCommand {
                 logger.warning("\(left) stored file\(left == 1 ? " is" : "s are") in \(folder.blobsURL.path), which is not read with storage.blobs = \(settings.blobs): rows that name them find no file in \(opened.files.backend.location)")
             }
         }
-        let integrity = BackgroundIntegrityCheck()
+        // SQLite's structural check of its file runs in the background after start; PostgreSQL checks its own.
+        let integrity: BackgroundIntegrityCheck? = if case .sqlite = opened { BackgroundIntegrityCheck() } else { nil }
+        if settings.databaseURL != nil, settings.secretsKey == nil {
+            logger.notice("secrets.key is not set: this server seals providers' API keys with \(folder.secretsKeyURL.path), which other servers on this database cannot open; give every server the same secrets.key")
+        }
         let limits = settings.limits
         let imagingLimits = ImagingLimits(maxFileBytes: Int(limits.maxPhotoBytes))
         let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in
@@ -120,11 +121,15 @@ struct Serve: AsyncParsableCommand {
             ocrLogger.warning("\(message)")
         }
         // The one place live implementations are picked.
+        let renditions = RenditionCache(folder: folder)
         let services = Services(
-            stores: opened.stores, database: database, passwordHasher: BcryptPasswordHasher(), imaging: imaging,
-            reportMaker: ReportGenerator.sqlite(database), backupMaker: BackupWriter(database: database),
+            stores: stores, folder: folder, secrets: try settings.secretsKey.map { .key(try SecretBox(base64Key: $0)) },
+            passwordHasher: BcryptPasswordHasher(), imaging: imaging,
+            reportMaker: ReportGenerator(stores: stores, files: stores.files, displayRendition: { renditions.url(for: $0, .display) }),
+            backupMaker: BackupWriter(archive: stores.archive, valuations: stores.valuations, blobs: stores.files, folder: folder,
+                                      secrets: try settings.secretsKey.map { .key(try SecretBox(base64Key: $0)) }),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
-            plan: settings.plan(opened.stores.licences),
+            plan: settings.plan(stores.licences),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),
             valuationProviders: LiveValuationProviders(searchURL: URL(string: settings.valuationSearchURL)!),
             valuationDefaults: ValuationDefaults(analysisBaseURL: settings.valuationAnalysisURL, analysisModel: settings.valuationAnalysisModel,
@@ -151,9 +156,9 @@ struct Serve: AsyncParsableCommand {
             },
             checks: Readiness.checks(folder: folder, minFreeBytes: Int64(settings.minFreeMegabytes) * 1_000_000, imaging: imaging,
                                      recognizer: recognizer, ocrEngine: settings.ocrEngine, ocrPython: settings.ocrPython)
-                + [integrity.check] + Readiness.blobStorage(opened.files.backend))
+                + (integrity.map { [$0.check] } ?? []) + Readiness.blobStorage(opened.files.backend))
         var dependencies = WebDependencies(
-            database: database, services: services, imaging: imaging,
+            services: services, imaging: imaging,
             cookies: CookiePolicy(secure: settings.secureCookies, sessionLifetime: TimeInterval(settings.sessionDays) * 86_400),
             limits: limits, barcodes: barcodes, productProviders: [OpenFoodFacts(), UPCItemDB()], operations: operations,
             logger: Logger(label: "nestory.http"), scanning: settings.scanning)
@@ -161,7 +166,9 @@ struct Serve: AsyncParsableCommand {
         dependencies.mcp = MCPSettings(allowedHosts: settings.mcpAllowedHosts, allowedOrigins: settings.mcpAllowedOrigins)
         dependencies.security = SecuritySettings(secondsPerMinute: TimeInterval(settings.appLockSecondsPerMinute), rpID: settings.passkeysRPID,
                                                  origin: settings.passkeysOrigin)
-        dependencies.onServerRunning = { integrity.start(database, logger: logger) }
+        if case .sqlite(let database) = opened, let integrity {
+            dependencies.onServerRunning = { integrity.start(database, logger: logger) }
+        }
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
         logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(opened.location), this server's files in \(folder.path), photos and files in \(opened.files.backend.location)")

@@ -93,6 +93,9 @@ struct Settings: Sendable, Equatable {
     var databaseMaxConnections = 20
     /// A schema of its own inside the PostgreSQL database (nil: PostgreSQL's default, `public`).
     var databaseSchema: String?
+    /// The key that seals providers' API keys, 32 bytes in base64, the same on every server of a deployment (secret);
+    /// nil: the data folder's `secrets.key`.
+    var secretsKey: String?
     /// Where photos and files are kept: `local` (the data folder's blobs/) or `s3://BUCKET[/PREFIX]`.
     var blobs = "local"
     /// The S3-compatible store's address (nil: AWS's for the region), region, addressing and credentials (secret).
@@ -111,6 +114,7 @@ struct Settings: Sendable, Equatable {
         ("database.url", "sqlite (the default: in the data folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=verify-full&sslrootcert=PATH] (secret)"),
         ("database.maxConnections", "The most connections to PostgreSQL this server opens"),
         ("database.schema", "A schema of its own in the PostgreSQL database, made when missing (default: public)"),
+        ("secrets.key", "The key that seals providers' API keys, the same on every server: 32 bytes in base64, e.g. from openssl rand -base64 32 (secret; default: the data folder's secrets.key)"),
         ("secureCookies", "Mark cookies Secure (behind HTTPS)"),
         ("logLevel", "trace, debug, info, notice, warning, error or critical"),
         ("limits.maxPhotoBytes", "Largest photo or receipt upload"), ("limits.maxArchiveBytes", "Largest backup to restore"),
@@ -156,7 +160,7 @@ struct Settings: Sendable, Equatable {
     ]
 
     /// Keys whose values are secrets: never logged, redacted by the configuration reader.
-    static let secretKeys: Set<String> = ["database.url", "metrics.token", "valuation.analysisKey", "valuation.searchKey", "storage.s3.secretKey"]
+    static let secretKeys: Set<String> = ["database.url", "secrets.key", "metrics.token", "valuation.analysisKey", "valuation.searchKey", "storage.s3.secretKey"]
 
     enum Invalid: Error, CustomStringConvertible {
         case value(String, String)
@@ -172,7 +176,7 @@ struct Settings: Sendable, Equatable {
                 (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: Self.secretKeys.contains(key)))
             })),
             EnvironmentVariablesProvider(environmentVariables: environment,
-                                         secretsSpecifier: .specific(["NESTORY_DATABASE_URL", "NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY",
+                                         secretsSpecifier: .specific(["NESTORY_DATABASE_URL", "NESTORY_SECRETS_KEY", "NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY",
                                                                                "NESTORY_STORAGE_S3_SECRET_KEY"]))
                 .prefixKeys(with: "nestory"),
         ]
@@ -264,6 +268,12 @@ struct Settings: Sendable, Equatable {
                 throw Invalid.value("database.schema", "must be lower-case letters, digits and _, starting with a letter or _ (it is \(schema))")
             }
             settings.databaseSchema = schema
+        }
+        if let key = text("secrets.key", secret: true)?.trimmingCharacters(in: .whitespaces), !key.isEmpty {
+            guard (try? SecretBox(base64Key: key)) != nil else {
+                throw Invalid.value("secrets.key", "must be 32 bytes in base64, e.g. from openssl rand -base64 32")
+            }
+            settings.secretsKey = key
         }
         try int("session.days", &settings.sessionDays, range: 1...365)
         try int("signIn.accountLimit", &settings.signInAccountLimit, range: 1...10_000)
@@ -363,6 +373,7 @@ struct Settings: Sendable, Equatable {
             "host": .string(host), "port": .stringConvertible(port), "data": .string(data),
             "database.url": .string(databaseURL.flatMap { try? PostgresLocation(url: $0).description } ?? "sqlite"),
             "database.maxConnections": .stringConvertible(databaseMaxConnections), "database.schema": .string(databaseSchema ?? "public"),
+            "secrets.key": .string(secretsKey == nil ? "(the data folder's)" : "(redacted)"),
             "secureCookies": .stringConvertible(secureCookies),
             "logLevel": .string(logLevel.rawValue), "limits.maxPhotoBytes": .stringConvertible(maxPhotoBytes),
             "limits.maxArchiveBytes": .stringConvertible(maxArchiveBytes), "limits.maxCSVBytes": .stringConvertible(maxCSVBytes),

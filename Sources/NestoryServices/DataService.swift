@@ -27,11 +27,11 @@ public struct DataService: Sendable {
 
     /// `blobs`: where the archive's files are staged and kept; `folder`: the data folder (tmp/, the key that seals
     /// the valuation providers' keys).
-    public init(stores: Stores, blobs: any BlobFiles, folder: DataFolder, blocking: BlockingPool, queue: JobQueue? = nil, plan: PlanService,
-                now: @escaping @Sendable () -> Date = Date.init) {
+    public init(stores: Stores, blobs: any BlobFiles, folder: DataFolder, secrets: SecretKeys? = nil, blocking: BlockingPool, queue: JobQueue? = nil,
+                plan: PlanService, now: @escaping @Sendable () -> Date = Date.init) {
         archive = stores.archive
         attachments = stores.attachments
-        reader = BackupReader(archive: stores.archive, valuations: stores.valuations, blobs: blobs, folder: folder)
+        reader = BackupReader(archive: stores.archive, valuations: stores.valuations, blobs: blobs, folder: folder, secrets: secrets)
         tmp = folder.tmpURL
         self.blocking = blocking
         self.queue = queue

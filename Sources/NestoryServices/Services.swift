@@ -73,11 +73,10 @@ public struct Services: Sendable {
         public static let unavailable = Webhooks(sender: UnavailableWebhookSender())
     }
 
-    /// `stores`: the engine the bootstrap picked. `database` is the SQLite database for what does not go through the
-    /// stores yet (issue 19 moves those services onto `stores`, then it goes). `files` (stored files' bytes and uploads'
-    /// temporary files), `renditions` (this server's thumbnails) and `secrets` (the key that seals providers' keys) are
-    /// the data folder's when not given.
-    public init(stores: Stores, database: AppDatabase, files: (any BlobFiles)? = nil, renditions: RenditionCache? = nil, secrets: SecretKeys? = nil,
+    /// `stores`: the engine the bootstrap picked, with its stored files. `folder`: this server's data folder, for its
+    /// temporary files, its thumbnails (`renditions/`, a cache of its own) and, unless `secrets` is given, the key that
+    /// seals providers' keys (`secrets.key`).
+    public init(stores: Stores, folder: DataFolder, secrets: SecretKeys? = nil,
                 passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
@@ -87,22 +86,22 @@ public struct Services: Sendable {
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         self.stores = stores
         var handlers: [any JobHandler] = [
-            ReportJobHandler(reports: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, concurrency: concurrency.reports,
+            ReportJobHandler(reports: reportMaker, store: stores.reports, tmp: folder.tmpURL, blocking: blocking, concurrency: concurrency.reports,
                              now: now),
-            BackupJobHandler(backups: backupMaker, tmp: database.folder.tmpURL, now: now),
+            BackupJobHandler(backups: backupMaker, tmp: folder.tmpURL, now: now),
         ]
         if let receiptReader {
             handlers.append(ReceiptJobHandler(reader: receiptReader, receipts: stores.attachments, concurrency: concurrency.receipts))
         }
-        let foreground = DataService(stores: stores, blobs: database.blobs, folder: database.folder, blocking: blocking, plan: plan, now: now)
+        let foreground = DataService(stores: stores, blobs: stores.files, folder: folder, secrets: secrets, blocking: blocking, plan: plan, now: now)
         handlers += [RestoreJobHandler(data: foreground), ImportJobHandler(data: foreground)]
         let itemStore = stores.items
         let attachmentStore = stores.attachments
         let items = ItemsService(items: itemStore, attachments: attachmentStore, accounts: stores.accounts, reminders: stores.reminders,
-                                 files: files ?? database.blobs, renditions: renditions ?? database.renditions, imaging: imaging,
+                                 files: stores.files, renditions: RenditionCache(folder: folder), imaging: imaging,
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
         let valuations = ValuationService(store: stores.valuations, items: itemStore, accounts: stores.accounts, jobs: stores.jobs,
-                                          attachments: attachmentStore, secrets: secrets ?? .folder(database.folder), providers: valuationProviders,
+                                          attachments: attachmentStore, secrets: secrets ?? .folder(folder), providers: valuationProviders,
                                           defaults: valuationDefaults, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
@@ -120,10 +119,10 @@ public struct Services: Sendable {
         self.plan = plan
         self.items = items
         places = PlacesService(items: itemStore, now: now)
-        reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: database.folder.tmpURL, blocking: blocking, plan: plan)
-        backups = BackupService(queue: queue, tmp: database.folder.tmpURL)
-        data = DataService(stores: stores, blobs: database.blobs, folder: database.folder, blocking: blocking, queue: queue, plan: plan, now: now)
-        receipts = ReceiptsService(receipts: stores.attachments, files: database.blobs, jobs: stores.jobs, queue: queue, blocking: blocking,
+        reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: folder.tmpURL, blocking: blocking, plan: plan)
+        backups = BackupService(queue: queue, tmp: folder.tmpURL)
+        data = DataService(stores: stores, blobs: stores.files, folder: folder, secrets: secrets, blocking: blocking, queue: queue, plan: plan, now: now)
+        receipts = ReceiptsService(receipts: stores.attachments, files: stores.files, jobs: stores.jobs, queue: queue, blocking: blocking,
                                    reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: stores.idempotency, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(store: stores.captureCounters, now: now)

@@ -46,7 +46,6 @@ public struct Limits: Sendable {
 
 /// The live dependencies the web module is given (by the bootstrap, or by tests).
 public struct WebDependencies: Sendable {
-    public let database: AppDatabase
     public let cookies: CookiePolicy
     public let now: @Sendable () -> Date
     /// The use cases: accounts, items, places, reports, backups, receipts (and their job runner).
@@ -81,14 +80,13 @@ public struct WebDependencies: Sendable {
     /// The hosts and origins the MCP endpoint accepts beside this machine's.
     public var mcp = MCPSettings()
 
-    public init(database: AppDatabase, services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
+    public init(services: Services, imaging: any ImageProcessing, cookies: CookiePolicy = CookiePolicy(),
                 limits: Limits = Limits(), barcodes: (any BarcodeDecoding)? = nil, productProviders: [any ProductProvider],
                 operations: Operations = Operations(), logger: Logger = Logger(label: "nestory.http"), scanning: Bool = true,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.scanning = scanning
         self.operations = operations
         self.logger = logger
-        self.database = database
         self.services = services
         self.barcodes = barcodes
         self.products = ProductLookup(items: services.stores.items, store: services.stores.products, providers: productProviders)

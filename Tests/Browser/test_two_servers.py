@@ -199,8 +199,11 @@ def test_what_one_server_writes_the_other_reads_and_a_session_is_valid_on_both(b
     page.goto(topology.base("b") + "/")
     expect(page.locator("main")).to_contain_text("1")
     # Through the proxy, requests alternate between the servers: every one answers the same.
-    names = {json.loads(api(page, "GET", f"{topology.proxy}/api/v1/items/{item}")["body"])["name"] for _ in range(6)}
-    assert names == {"Walnut sideboard"}
+    page.goto(topology.proxy + "/")
+    expect(page).to_have_url(topology.proxy + "/")
+    answers = [api(page, "GET", f"/api/v1/items/{item}") for _ in range(6)]
+    assert {answer["status"] for answer in answers} == {200}
+    assert {json.loads(answer["body"])["name"] for answer in answers} == {"Walnut sideboard"}
     context.close()
 
 
@@ -241,8 +244,8 @@ def test_a_job_started_on_one_server_finishes_on_the_other_when_it_dies_and_runs
     page.fill("#f-password", PASSWORD)
     page.click("button[type=submit]")
     expect(page).to_have_url(a + "/")
-    names = ["Kettle", "Toaster", "Desk lamp"]
-    for name in names:
+    names = ["Walnut sideboard", "Kettle", "Toaster", "Desk lamp"]
+    for name in names[1:]:
         assert api(page, "POST", "/api/v1/items", {"name": name, "price": "40"})["status"] == 201
     # Server B is frozen, so A takes the job; A is killed while the provider is answering for the first item.
     server_b = topology.servers["b"][1]
@@ -250,7 +253,9 @@ def test_a_job_started_on_one_server_finishes_on_the_other_when_it_dies_and_runs
     SlowAnalysis.asked.clear()
     page.goto(a + "/valuations")
     page.click("text=Value the items without a value")
-    page.click("button:has-text('Value')")
+    expect(page.locator("main")).to_contain_text("4 items without a value yet")
+    page.click("button:has-text('Value 4 items')")
+    expect(page.locator(".job-status")).to_be_visible()
     batch = page.url
     for _ in range(100):
         if SlowAnalysis.asked:
@@ -263,13 +268,11 @@ def test_a_job_started_on_one_server_finishes_on_the_other_when_it_dies_and_runs
     # B finds the job's lease expired, takes it over and finishes it.
     page.goto(batch.replace(a, b))
     expect(page.locator(".job-status")).to_contain_text("Done:", timeout=60000)
-    expect(page.locator(".job-status")).to_contain_text("to review")
+    expect(page.locator(".job-status")).to_have_text("Done: 4 to review.")
     screenshot(page, "19-two-servers-job-finished-on-b")
-    # Once: each item was asked about once, but for the one A was answering when it died.
-    assert len(SlowAnalysis.asked) <= len(names) + 1, SlowAnalysis.asked
-    for name in names:
-        assert 1 <= SlowAnalysis.asked.count(name) <= 2, SlowAnalysis.asked
-    assert sum(SlowAnalysis.asked.count(name) == 2 for name in names) <= 1, SlowAnalysis.asked
+    # Once: only the item with a photo goes to the photo analysis; A died while the provider was answering for it, so
+    # B asked again for that one item, and the job's other items were valued once, by B.
+    assert SlowAnalysis.asked == ["Walnut sideboard", "Walnut sideboard"], SlowAnalysis.asked
     # A comes back: it does not run the finished job again.
     before = len(SlowAnalysis.asked)
     topology.start("a")

@@ -10,7 +10,7 @@ import Testing
 @Suite struct OperationsTests {
     static func app(_ app: TestApp, operations: Operations) -> Application<RouterResponder<AppRequestContext>> {
         let base = app.dependencies
-        let dependencies = WebDependencies(database: base.database, services: base.services, imaging: base.imaging, limits: base.limits,
+        let dependencies = WebDependencies(services: base.services, imaging: base.imaging, limits: base.limits,
                                            productProviders: [], operations: operations)
         return Application(router: buildRouter(dependencies))
     }

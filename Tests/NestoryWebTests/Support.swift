@@ -36,14 +36,14 @@ final class TestApp: @unchecked Sendable {
         self.path = path ?? FileManager.default.temporaryDirectory.appendingPathComponent("nestory-web-\(UUID())").path
         database = try AppDatabase.open(DataFolder(path: self.path), blobBackend: blobBackend)
         let imaging = try LibvipsImageProcessor()
-        let services = Services(stores: .sqlite(database), database: database, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator.sqlite(database),
+        let services = Services(stores: .sqlite(database), folder: database.folder, passwordHasher: hasher, imaging: imaging, reportMaker: ReportGenerator.sqlite(database),
                                 backupMaker: BackupWriter(database: database), receiptReader: receiptReader, maxPhotoBytes: 100_000,
                                 // Pro unless a test is about Free's limits (LicenceWebTests).
                                 plan: PlanService(licences: SQLiteLicenceStore(database), verifier: LicenceVerifier(trusted: licenceKeys), instancePro: instancePro, now: now),
                                 webhooks: webhooks, tokenRequestsPerMinute: tokenRequestsPerMinute,
                                 signInLimits: SignInLimits(perAccount: limit, perClient: clientLimit, window: 900), blocking: BlockingPool(width: 2),
                                 now: now)
-        dependencies = WebDependencies(database: database, services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
+        dependencies = WebDependencies(services: services, imaging: imaging, limits: Limits(maxPhotoBytes: 100_000),
                                        barcodes: BarcodeReader(), productProviders: [], scanning: scanning, now: now)
         // The job runner, as the server runs it beside the router.
         let runner = services.runner
