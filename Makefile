@@ -65,6 +65,10 @@ bench-store: test-deps release
 bench-postgres: test-deps release
 	./scripts/with-postgres.sh bash -c '.build/release/nestory-bench postgres --url "$$NESTORY_TEST_POSTGRES_URL" --items $(ITEMS)'
 
+## Requests per second of the JSON list and summary on PostgreSQL, one server and two behind nginx, CPU per request (docs/scaling.md).
+bench-scaling: test-deps release
+	./scripts/with-postgres.sh ./scripts/bench-scaling.sh
+
 ## Page and API latency, requests per second with wrk, idle memory (after bench-store's data).
 bench-web: test-deps release
 	./scripts/bench-web.sh $(ITEMS)

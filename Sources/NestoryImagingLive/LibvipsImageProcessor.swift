@@ -18,12 +18,16 @@ public struct LibvipsImageProcessor: ImageProcessing {
 
     /// - Parameters:
     ///   - threadsPerImage: libvips worker threads for one image; 0 keeps libvips' default (the
-    ///     number of cores). It is a process-wide libvips setting: the last processor made wins.
+    ///     number of cores). It is a process-wide libvips setting: the last processor made wins. One by
+    ///     default: with two or more, a damaged image (a PNG whose IDAT fails its CRC) can stop libvips' pool
+    ///     while another worker asks it for work, and Debian's libvips 8.14 then aborts the whole process on
+    ///     `vips_worker_allocate: assertion failed: (!pool->stop)` (seen once in the test suite, 2026-11-26).
+    ///     Images are still decoded `maxSimultaneousJobs` at a time, so a loaded server keeps every core busy.
     ///   - maxSimultaneousJobs: images decoded at the same time; others wait their turn.
     public init(
         limits: ImagingLimits = ImagingLimits(),
         settings: DerivativeSettings = DerivativeSettings(),
-        threadsPerImage: Int = 0,
+        threadsPerImage: Int = 1,
         maxSimultaneousJobs: Int = ProcessInfo.processInfo.activeProcessorCount
     ) throws(ImagingError) {
         precondition(settings.thumbnailMaxSize >= 1 && settings.displayMaxSize >= settings.thumbnailMaxSize,
