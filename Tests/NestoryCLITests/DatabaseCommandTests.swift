@@ -8,11 +8,19 @@ import Testing
     static let url = ProcessInfo.processInfo.environment["NESTORY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     static var password: String? { url.flatMap { URLComponents(string: $0)?.password } }
 
+    /// The test server's URL; nil skips a PostgreSQL test, unless scripts/with-postgres.sh said PostgreSQL is required.
+    static func postgres() throws -> String? {
+        if url == nil, ProcessInfo.processInfo.environment["NESTORY_REQUIRE_POSTGRES"] == "1" {
+            Issue.record("NESTORY_REQUIRE_POSTGRES=1 but NESTORY_TEST_POSTGRES_URL is not set")
+        }
+        return url
+    }
+
     /// A schema of its own for one test, in the test server's database.
     static func schema() -> String { "cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20) }
 
     @Test func migrateBringsAPostgreSQLDatabaseUpToDateAndSaysWhere() throws {
-        guard let url = Self.url else { return }
+        guard let url = try Self.postgres() else { return }
         let folder = CLI.Folder()
         let schema = Self.schema()
         let first = try CLI.run(["migrate", "--data", folder.path, "--database", url], environment: ["NESTORY_DATABASE_SCHEMA": schema])
@@ -33,7 +41,7 @@ import Testing
     }
 
     @Test func aWrongPasswordAndAMissingDatabaseAreSaidPlainly() throws {
-        guard let url = Self.url, let password = Self.password else { return }
+        guard let url = try Self.postgres(), let password = Self.password else { return }
         let folder = CLI.Folder()
         let wrong = try CLI.run(["migrate", "--data", folder.path, "--database", url.replacingOccurrences(of: ":\(password)@", with: ":not-it@")])
         #expect(wrong.status != 0)
@@ -67,7 +75,7 @@ import Testing
     }
 
     @Test func accountsTokensAndStatsWorkOnPostgreSQL() throws {
-        guard let url = Self.url else { return }
+        guard let url = try Self.postgres() else { return }
         let folder = CLI.Folder()
         let environment = ["NESTORY_DATABASE_URL": url, "NESTORY_DATABASE_SCHEMA": Self.schema()]
         let added = try CLI.run(["user", "add", "ann@example.com", "--name", "Ann", "--household", "Smiths", "--currency", "EUR", "--data", folder.path],

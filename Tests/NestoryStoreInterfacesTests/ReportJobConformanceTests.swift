@@ -69,7 +69,7 @@ import Testing
             #expect(kept.kind == "inventory" && file.path.hasPrefix(folder.reportsURL.path))
             #expect(try await reports.reports(home.id, limit: 10).map(\.id) == [made.reportID])
             #expect(progress.last.map { $0 == 3 && $1 == 3 } == true)
-            let text = try pdftext(file)
+            let text = try pdftotext(file)
             for expected in ["Lighthouse", "Brass telescope", "Ship's clock", "Oil lamp", "$893.25"] {
                 #expect(text.contains(expected), "\(engine): \(expected)")
             }
@@ -86,15 +86,4 @@ import Testing
         var last: (Int64, Int64)? { lock.withLock { seen.last } }
     }
 
-    func pdftext(_ url: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-        process.arguments = [url.path, "-"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    }
 }

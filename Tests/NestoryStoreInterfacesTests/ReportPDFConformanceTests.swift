@@ -21,17 +21,6 @@ import Testing
         }
     }
 
-    func pdftotext(_ url: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-        process.arguments = [url.path, "-"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-    }
 
     @Test(arguments: Engine.available)
     func aReportIsMadeFromEachEnginesStores(engine: Engine) async throws {
@@ -102,4 +91,17 @@ import Testing
             #expect(items.map { ($0["photos"] as? [Any])?.count ?? -1 }.reduce(0, +) == 2)
         }
     }
+}
+
+/// The PDF's text as pdftotext reads it, whitespace runs made single spaces.
+func pdftotext(_ url: URL) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
+    process.arguments = [url.path, "-"]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
 }
