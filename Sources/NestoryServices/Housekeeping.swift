@@ -13,6 +13,8 @@ public struct Housekeeping: Service {
     let jobs: any JobStore
     /// Where the idempotency keys' answers are kept.
     let idempotency: any IdempotencyStore
+    /// Request counts of minutes gone by are forgotten.
+    let requestBudget: any RequestBudget
     /// Stored files, and this server's temporary files.
     let files: any BlobFiles
     let interval: Duration
@@ -30,6 +32,7 @@ public struct Housekeeping: Service {
         attachments = stores.attachments
         jobs = stores.jobs
         idempotency = stores.idempotency
+        requestBudget = stores.requestBudget
         files = stores.files
         self.interval = interval
         self.idempotencyWindow = idempotencyWindow
@@ -52,7 +55,7 @@ public struct Housekeeping: Service {
     /// One pass. At start every file in tmp/web/ that no unfinished job or recent backup names is an
     /// orphan; later, uploads and archives live for `BackupService.lifetime`.
     public func sweep(atStart: Bool) async {
-        let (attachments, jobs, idempotency, files) = (attachments, jobs, idempotency, files)
+        let (attachments, jobs, idempotency, files, requestBudget) = (attachments, jobs, idempotency, files, requestBudget)
         let (at, pending, window) = (now(), pendingUploads(), idempotencyWindow)
         await Task.detached(priority: .background) {
             do {
@@ -60,6 +63,7 @@ public struct Housekeeping: Service {
                 let swept = files.sweepTemporaryFiles(olderThan: BackupService.lifetime, now: at, keep: keep, orphans: atStart)
                 let removed = try await attachments.collectGarbage(now: at)
                 let expired = try await idempotency.deleteStoredResponses(before: at.addingTimeInterval(-window))
+                try await requestBudget.forgetCounts(now: at)
                 if swept.entries + removed + expired > 0 {
                     logger.info("tidied the data folder", metadata: [
                         "temporary_entries": .stringConvertible(swept.entries), "temporary_bytes": .stringConvertible(swept.bytes),

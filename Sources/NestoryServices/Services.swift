@@ -129,7 +129,7 @@ public struct Services: Sendable {
         self.valuations = valuations
         reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(accounts: accounts, now: now)
-        tokens = TokenService(store: stores.tokens, accounts: accounts.accounts, requestsPerMinute: tokenRequestsPerMinute, now: now)
+        tokens = TokenService(store: stores.tokens, accounts: accounts.accounts, budget: stores.requestBudget, requestsPerMinute: tokenRequestsPerMinute, now: now)
     }
 }
 

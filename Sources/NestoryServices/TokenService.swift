@@ -13,28 +13,32 @@ import NestoryStoreInterfaces
 /// A token acts as its user in the household it was made for and nothing more: every lookup joins the membership, so
 /// removing the member (or revoking the token, or its expiry) ends it at the next request. Its scope (read: GET and
 /// HEAD only; write: everything the user may do) is enforced by the web layer in one place (`TokenScopePolicy`).
-/// Each token has its own request budget (a sliding window, the same limiter as failed sign-ins).
+/// Each token has its own request budget per minute (`RequestBudget`), counted in the store so that every server on it
+/// counts the same requests.
 public struct TokenService: Sendable {
     let store: any APITokenStore
     let accounts: any AccountStore
     let now: @Sendable () -> Date
-    /// Requests per token per window (`api.tokenRequestsPerMinute`).
-    public let limiter: RateLimiter
+    let budget: any RequestBudget
+    /// Requests per token per minute (`api.tokenRequestsPerMinute`).
+    public let requestsPerMinute: Int
     public static let prefix = "nst_"
     /// How stale `last used` may be before a use writes it again.
     static let touchInterval: TimeInterval = 60
 
     /// The tokens and accounts in the store the bootstrap chose (any engine).
-    public init(store: any APITokenStore, accounts: any AccountStore, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any APITokenStore, accounts: any AccountStore, budget: any RequestBudget, requestsPerMinute: Int = 600,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.accounts = accounts
+        self.budget = budget
+        self.requestsPerMinute = max(1, requestsPerMinute)
         self.now = now
-        self.limiter = RateLimiter(limit: max(1, requestsPerMinute), window: 60)
     }
 
     /// On one engine's stores (the command line's).
     public init(stores: Stores, requestsPerMinute: Int = 600, now: @escaping @Sendable () -> Date = Date.init) {
-        self.init(store: stores.tokens, accounts: stores.accounts, requestsPerMinute: requestsPerMinute, now: now)
+        self.init(store: stores.tokens, accounts: stores.accounts, budget: stores.requestBudget, requestsPerMinute: requestsPerMinute, now: now)
     }
 
     /// A new token (returned once, in clear) and what the list will show of it.
@@ -90,11 +94,8 @@ public struct TokenService: Sendable {
     }
 
     /// Counts a request against the token's budget: nil when it may go ahead, else the seconds to wait.
-    public func admit(_ access: APITokenAccess) async -> Int? {
-        let at = now()
-        if let wait = await limiter.retryAfter(access.id, now: at) { return wait }
-        await limiter.recordFailure(access.id, now: at)
-        return nil
+    public func admit(_ access: APITokenAccess) async throws -> Int? {
+        try await budget.admit("token:\(access.id)", limit: requestsPerMinute, at: now())
     }
 
     private func account(_ email: String) async throws -> User {

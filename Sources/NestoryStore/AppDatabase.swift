@@ -13,6 +13,8 @@ public final class AppDatabase: Sendable {
     public let folder: DataFolder
     public let blobs: BlobStore
     public let renditions: RenditionCache
+    /// Requests counted per key per minute (`RequestBudget`): in this process, since one server holds a SQLite database.
+    public let requestBudget = ProcessRequestBudget()
     let changes: ChangeMonitor
     /// Large households' sort keys in memory, for searches that many items match.
     let listCache: ItemListCache

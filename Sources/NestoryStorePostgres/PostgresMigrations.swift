@@ -476,6 +476,10 @@ enum PostgresMigrations {
             EXECUTE FUNCTION nestory_item_content_version()
             """,
         ]),
+        // Request budgets (API tokens, error reports) counted per key and clock minute, shared by every server.
+        Change(id: "2026-12-04-request-count", sql: [
+            "CREATE TABLE request_count (key text NOT NULL, minute bigint NOT NULL, count integer NOT NULL, PRIMARY KEY (key, minute))",
+        ]),
     ]
 
     /// A number every Nestory server takes the same advisory lock on while it migrates.

@@ -16,7 +16,7 @@ func withTwoServers<T>(_ engine: Engine, _ body: (Stores, any JobStore) async th
         return try await withTwoPostgresStores { first, second in
             try await body(Stores(accounts: first, jobs: first, items: first, attachments: first, blobs: nil, tokens: first,
                                   idempotency: first, reminders: first, valuations: first, captureCounters: first, licences: first,
-                                  products: first), second)
+                                  products: first, requestBudget: first), second)
         }
     }
 }

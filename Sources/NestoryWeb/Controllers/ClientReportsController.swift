@@ -11,8 +11,8 @@ import NestoryServices
 /// and loses anything that looks like an email address, an id or a long number before it reaches the log.
 struct ClientReportsController {
     let dependencies: WebDependencies
-    /// Error reports per session: a few a minute (a page stuck in a loop must not fill the log).
-    let errorReports = RateLimiter(limit: 5, window: 60)
+    /// Error reports per session and minute, on every server together: a page stuck in a loop must not fill the log.
+    static let errorReportsPerMinute = 5
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("events", use: event)
@@ -53,13 +53,13 @@ struct ClientReportsController {
             throw DomainError.invalid(field: "kind", message: "kind is uncaught or upload.")
         }
         let now = dependencies.now()
-        if let seconds = await errorReports.retryAfter(viewer.sessionTokenHash, now: now) {
+        if let seconds = try await dependencies.services.stores.requestBudget.admit(
+            "client-errors:\(viewer.sessionTokenHash)", limit: Self.errorReportsPerMinute, at: now) {
             var response = ErrorMiddleware.response(.tooManyRequests, code: "too_many_reports",
                                                     message: "Too many error reports from this page. Try again in \(seconds) s.")
             response.headers[.retryAfter] = String(seconds)
             return response
         }
-        await errorReports.recordFailure(viewer.sessionTokenHash, now: now)
         dependencies.logger.warning("client error", metadata: [
             "request_id": .string(context.requestID), "kind": .string(body.kind),
             "page": .string(ClientReport.page(body.page)), "message": .string(ClientReport.message(body.message)),

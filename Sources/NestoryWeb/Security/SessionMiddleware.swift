@@ -108,7 +108,7 @@ struct SessionMiddleware: RouterMiddleware {
             throw WebError.invalidToken
         }
         try TokenScopePolicy.check(access.scope, method: request.method, path: request.uri.path)
-        if let wait = await tokens.admit(access) { throw WebError.rateLimited(seconds: wait) }
+        if let wait = try await tokens.admit(access) { throw WebError.rateLimited(seconds: wait) }
         var viewer = Viewer(user: access.user, household: access.household, role: access.role, csrfToken: "", sessionTokenHash: "",
                             photos: photos)
         viewer.token = TokenGrant(id: access.id, scope: access.scope)
