@@ -44,6 +44,8 @@ public struct Services: Sendable {
     public let blocking: BlockingPool
     /// The engine's stores, for what runs beside the services (housekeeping, health, product lookup).
     public let stores: Stores
+    /// This server's thumbnails (`renditions/` in its data folder), which the housekeeping sweeps.
+    public let renditions: RenditionCache
 
     /// How many jobs of each kind may run at once.
     public struct Concurrency: Sendable {
@@ -85,6 +87,7 @@ public struct Services: Sendable {
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
         self.stores = stores
+        renditions = RenditionCache(folder: folder)
         var handlers: [any JobHandler] = [
             ReportJobHandler(reports: reportMaker, store: stores.reports, tmp: folder.tmpURL, blocking: blocking, concurrency: concurrency.reports,
                              now: now),
@@ -98,7 +101,7 @@ public struct Services: Sendable {
         let itemStore = stores.items
         let attachmentStore = stores.attachments
         let items = ItemsService(items: itemStore, attachments: attachmentStore, accounts: stores.accounts, reminders: stores.reminders,
-                                 files: stores.files, renditions: RenditionCache(folder: folder), imaging: imaging,
+                                 files: stores.files, renditions: renditions, imaging: imaging,
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
         let valuations = ValuationService(store: stores.valuations, items: itemStore, accounts: stores.accounts, jobs: stores.jobs,
                                           attachments: attachmentStore, secrets: secrets ?? .folder(folder), providers: valuationProviders,

@@ -536,6 +536,19 @@ extension AppDatabase {
         }
     }
 
+    /// Of `hashes`, those with a `blob` row (`AttachmentStore.recordedFiles`).
+    public func recordedFiles(among hashes: [String]) throws -> Set<String> {
+        try read { db in
+            var found = Set<String>()
+            for start in stride(from: 0, to: hashes.count, by: 500) {
+                let chunk = Array(hashes[start..<min(start + 500, hashes.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                found.formUnion(try String.fetchAll(db, sql: "SELECT sha256 FROM blob WHERE sha256 IN (\(marks))", arguments: StatementArguments(chunk)))
+            }
+            return found
+        }
+    }
+
     /// Removes stored files no row uses and temporary files over an hour old. Safe while serving.
     /// Returns how many stored files were removed.
     @discardableResult

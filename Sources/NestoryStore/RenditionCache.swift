@@ -41,8 +41,26 @@ public struct RenditionCache: Sendable {
         }
     }
 
+    /// The stored files with a rendition here written before `cutoff` (a rendition may be written a moment before its
+    /// photo's row commits, so younger ones are left to the next sweep).
+    public func hashes(writtenBefore cutoff: Date) -> [String] {
+        let fm = FileManager.default
+        var hashes = Set<String>()
+        for prefix in (try? fm.contentsOfDirectory(atPath: root.path)) ?? [] {
+            let directory = root.appendingPathComponent(prefix, isDirectory: true)
+            for name in (try? fm.contentsOfDirectory(atPath: directory.path)) ?? [] {
+                guard let dash = name.firstIndex(of: "-"), name.hasSuffix(".jpg") else { continue }
+                var info = stat()
+                guard stat(directory.appendingPathComponent(name).path, &info) == 0,
+                      TimeInterval(info.st_mtim.tv_sec) < cutoff.timeIntervalSince1970 else { continue }
+                hashes.insert(String(name[..<dash]))
+            }
+        }
+        return hashes.sorted()
+    }
+
     /// Removes every rendition of a stored file.
-    func remove(_ sha256: String) {
+    public func remove(_ sha256: String) {
         for kind in Kind.allCases { unlink(url(for: sha256, kind).path) }
     }
 }

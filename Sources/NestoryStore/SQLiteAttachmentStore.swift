@@ -48,6 +48,7 @@ public struct SQLiteAttachmentStore: AttachmentStore {
     }
     @discardableResult
     public func collectGarbage(now: Date) async throws -> Int { try await run { try $0.collectGarbage(now: now) } }
+    public func recordedFiles(among hashes: [String]) async throws -> Set<String> { try await run { try $0.recordedFiles(among: hashes) } }
 
     public func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, staged: StagedBlob, contentType: String, fields: ReceiptFields,
                            now: Date) async throws -> Receipt {

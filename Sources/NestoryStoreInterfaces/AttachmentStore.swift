@@ -144,6 +144,9 @@ public protocol AttachmentStore: Sendable {
     /// without rows over an hour old). Returns how many files went.
     @discardableResult
     func collectGarbage(now: Date) async throws -> Int
+    /// Of `hashes`, the ones whose stored file is still recorded (a `blob` row): each server's thumbnails of the
+    /// others are a cache it sweeps by this.
+    func recordedFiles(among hashes: [String]) async throws -> Set<String>
 
     // MARK: Receipts
 

@@ -185,6 +185,18 @@ extension PostgresStore: AttachmentStore {
         return unreferenced.count + reports + orphans
     }
 
+    public func recordedFiles(among hashes: [String]) async throws -> Set<String> {
+        guard !hashes.isEmpty else { return [] }
+        return try await withStoreErrors {
+            var found = Set<String>()
+            for try await sha256 in try await client.query("SELECT sha256 FROM blob WHERE sha256 = ANY(\(hashes))", logger: logger)
+                .decode(String.self) {
+                found.insert(sha256)
+            }
+            return found
+        }
+    }
+
     /// Report files in the reports folder that no history row names (a report deleted while a backup held its file),
     /// once they are an hour old: a report being recorded has its file in place a moment before its row.
     func removeUnrecordedReports(now: Date) async throws -> Int {

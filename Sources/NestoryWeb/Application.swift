@@ -172,7 +172,7 @@ public func buildApplication(_ dependencies: WebDependencies, configuration: Ser
         server: .http1OnEventLoops(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Nestory"),
         services: [dependencies.services.runner,
-                   Housekeeping(stores: dependencies.services.stores, idempotencyWindow: dependencies.services.idempotency.window,
+                   Housekeeping(stores: dependencies.services.stores, renditions: dependencies.services.renditions, idempotencyWindow: dependencies.services.idempotency.window,
                                 pendingUploads: { dependencies.transfers.pendingFiles() }),
                    ReminderDispatcher(reminders: dependencies.services.reminders, interval: dependencies.remindersInterval)],
         onServerRunning: { _ in dependencies.onServerRunning() },

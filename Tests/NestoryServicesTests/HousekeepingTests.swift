@@ -44,4 +44,31 @@ import Testing
         let left = Set(try fm.contentsOfDirectory(atPath: tmp.path)).union(try fm.contentsOfDirectory(atPath: web.path))
         #expect(left == ["web", "stage-new", "restore-new", "upload-waiting.csv", "export-\(job.id).zip"], "\(left.sorted())")
     }
+
+    /// Another server removed a photo: this server's thumbnails of it go at the next sweep once an hour old; those
+    /// of recorded files, and fresh ones (a photo whose row is still being written), stay.
+    @Test func thumbnailsOfFilesNoLongerRecordedAreSwept() async throws {
+        let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-tidy-\(UUID())").path)
+        let database = try AppDatabase.open(folder)
+        defer { try? database.close(); try? FileManager.default.removeItem(atPath: folder.path) }
+        let household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
+        let item = try database.createItem(household.id, ItemDraft(name: "Desk", currency: .usd), now: Date())
+        let photo = try database.addPhoto(household.id, to: item.id, data: Data(repeating: 9, count: 64),
+                                          contentType: "image/jpeg", now: Date())
+        let renditions = RenditionCache(folder: folder)
+        let (recorded, removed, fresh) = (photo.attachment.sha256, String(repeating: "c1", count: 32), String(repeating: "d2", count: 32))
+        let old = Date().addingTimeInterval(-7200)
+        for sha in [recorded, removed, fresh] {
+            for kind in RenditionCache.Kind.allCases {
+                try renditions.write(Data([1, 2, 3]), for: sha, kind)
+                if sha != fresh { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: renditions.url(for: sha, kind).path) }
+            }
+        }
+        await Housekeeping(stores: .sqlite(database), renditions: renditions, pendingUploads: { [] }).sweep(atStart: false)
+        for kind in RenditionCache.Kind.allCases {
+            #expect(renditions.read(recorded, kind) != nil)
+            #expect(renditions.read(removed, kind) == nil)
+            #expect(renditions.read(fresh, kind) != nil)
+        }
+    }
 }

@@ -181,6 +181,24 @@ import Testing
         }
     }
 
+    /// What a server's thumbnail sweep asks: which of these stored files are still recorded.
+    @Test(arguments: Engine.available)
+    func recordedFilesAreThoseARowStillUses(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let f = try await fixture(stores)
+            let kept = try await f.files.addPhoto(f.home.id, to: f.desk.id, staged: try f.staged(41), contentType: "image/jpeg", now: at(10))
+            let gone = try await f.files.addPhoto(f.home.id, to: f.lamp.id, staged: try f.staged(42), contentType: "image/jpeg", now: at(11))
+            let receipt = try await f.files.addReceipt(f.other.id, itemID: nil, staged: try f.staged(43), contentType: "image/jpeg",
+                                                       fields: ReceiptFields(), now: at(12))
+            let unknown = String(repeating: "ab", count: 32)
+            let asked = [kept.attachment.sha256, gone.attachment.sha256, receipt.attachment.sha256, unknown]
+            #expect(try await f.files.recordedFiles(among: asked) == Set(asked.dropLast()))
+            try await f.files.removePhoto(f.home.id, gone.id, now: at(20))
+            #expect(try await f.files.recordedFiles(among: asked) == [kept.attachment.sha256, receipt.attachment.sha256])
+            #expect(try await f.files.recordedFiles(among: []) == [])
+        }
+    }
+
     // MARK: - Receipts
 
     @Test(arguments: Engine.available)
