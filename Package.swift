@@ -237,7 +237,10 @@ let package = Package(
         // The interface the web layer depends on (decoded codes, the decoder protocol; no C dependency),
         // and its zbar implementation.
         .target(name: "NestoryBarcodes", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
-        .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        .target(name: "NestoryBarcodesLive", dependencies: ["NestoryBarcodes", "NestoryDomain", "NestoryChildProcess", "CZBar", "CZBarLoader", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        // Worker processes (OCR, barcodes) started with posix_spawn over pipes, inheriting none of the server's descriptors.
+        .target(name: "NestoryChildProcess", dependencies: ["CSpawn"], swiftSettings: swiftSettings),
+        .target(name: "CSpawn"),
         // Product lookup by GTIN: the household's items, the local catalogue, online providers (cached).
         .target(name: "NestoryProducts", dependencies: ["NestoryDomain", "NestoryStore", "NestoryStoreInterfaces"], swiftSettings: swiftSettings),
         // Valuation (issue 17): what an item is worth. Pure Swift rules: the offline estimate (depreciation by
@@ -282,7 +285,7 @@ let package = Package(
         .systemLibrary(name: "CTesseract"),
         .target(name: "CTesseractLoader", dependencies: ["CNativeLoader"]),
         // OCR: warm tesseract engines (and optional RapidOCR workers) on a bounded pool of threads.
-        .target(name: "NestoryOCR", dependencies: ["CTesseract", "CTesseractLoader", "NestoryReceipts"], swiftSettings: swiftSettings),
+        .target(name: "NestoryOCR", dependencies: ["CTesseract", "CTesseractLoader", "NestoryReceipts", "NestoryChildProcess"], swiftSettings: swiftSettings),
         // Accuracy benchmark on a folder of labelled receipts (`make bench-receipts`).
         .executableTarget(
             name: "nestory-receipts-bench",
@@ -437,6 +440,7 @@ let package = Package(
 
         // MARK: Receipts tests
         .testTarget(name: "NestoryReceiptsTests", dependencies: ["NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryChildProcessTests", dependencies: ["NestoryChildProcess"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Receipts tests
 

@@ -1,5 +1,6 @@
 import Foundation
 import NestoryBarcodes
+import NestoryChildProcess
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -87,35 +88,18 @@ final class WorkerPool: Sendable {
 
 /// One running `nestory-zxing` process and its pipes; used by one caller at a time.
 final class ZXingWorker: @unchecked Sendable {
-    private let process: Process
-    private let input: Int32
-    private let output: Int32
+    private let child: ChildProcess
+    private var output: Int32 { child.output }
 
     init?(path: String) {
-        // A write to a worker that just died must fail with EPIPE, not kill this process.
-        signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        let toWorker = Pipe(), fromWorker = Pipe()
-        process.standardInput = toWorker
-        process.standardOutput = fromWorker
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        self.process = process
-        // Keep the file handles alive through the pipes' descriptors we use.
-        self.input = dup(toWorker.fileHandleForWriting.fileDescriptor)
-        self.output = dup(fromWorker.fileHandleForReading.fileDescriptor)
-        try? toWorker.fileHandleForWriting.close()
-        try? fromWorker.fileHandleForReading.close()
-        try? toWorker.fileHandleForReading.close()
-        try? fromWorker.fileHandleForWriting.close()
+        guard let child = try? ChildProcess(executable: path) else { return nil }
+        self.child = child
     }
 
     func stop() {
-        close(input)
-        close(output)
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        child.closeInput()
+        if child.isRunning { child.signal(SIGTERM) }
+        child.waitUntilExit()
     }
 
     /// The symbols in `image`, or nil when the worker failed (died, hung, or answered nonsense).
@@ -146,16 +130,7 @@ final class ZXingWorker: @unchecked Sendable {
 
     private func writeAll(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { writeAll($0) } }
 
-    private func writeAll(_ buffer: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < buffer.count {
-            let written = Glibc.write(input, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
-    }
+    private func writeAll(_ buffer: UnsafeRawBufferPointer) -> Bool { child.write(buffer) }
 
     private func readExactly(_ count: Int) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)

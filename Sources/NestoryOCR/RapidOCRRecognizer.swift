@@ -1,6 +1,7 @@
 import CTesseract
 import Foundation
 import NestoryReceipts
+import NestoryChildProcess
 
 /// Reads text with RapidOCR: PaddleOCR's PP-OCRv4 detection and recognition models on ONNX Runtime,
 /// installed from PyPI (`pip install rapidocr-onnxruntime==1.4.4`; the models ship inside the wheel,
@@ -227,35 +228,37 @@ struct RapidWorker {
     let configuration: RapidOCRRecognizer.Configuration
 
     final class Child {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
+        let process: ChildProcess
+        /// Reads the worker's standard error into the log (kept while the worker lives).
+        var errorLog: FileHandle?
         var buffer = Data()
         let timeout: TimeInterval
 
         init(_ configuration: RapidOCRRecognizer.Configuration) throws(RecognitionError) {
             timeout = configuration.timeout
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = RapidOCRRecognizer.workerArguments(configuration)
-            process.environment = RapidOCRRecognizer.workerEnvironment(configuration, ProcessInfo.processInfo.environment)
-            process.standardInput = input
-            process.standardOutput = output
-            // The worker's own messages (Python warnings, ONNX Runtime) go to the server's log.
-            let errors = Pipe()
-            let log = configuration.log
-            let pending = LineBuffer()
-            errors.fileHandleForReading.readabilityHandler = { handle in
-                let chunk = handle.availableData
-                if chunk.isEmpty { handle.readabilityHandler = nil; return }
-                for line in pending.append(chunk) { log("RapidOCR worker: \(line)") }
+            do {
+                process = try ChildProcess(executable: "/usr/bin/env", arguments: RapidOCRRecognizer.workerArguments(configuration),
+                                           environment: RapidOCRRecognizer.workerEnvironment(configuration, ProcessInfo.processInfo.environment),
+                                           captureErrors: true)
+            } catch {
+                throw .engineUnavailable("\(configuration.python) could not be started: \(error)")
             }
-            process.standardError = errors
-            do { try process.run() } catch {
-                throw .engineUnavailable("\(configuration.python) could not be started: \(error.localizedDescription)")
+            // The worker's own messages (Python warnings, ONNX Runtime) go to the server's log, read through a
+            // descriptor of this handle's own until the worker closes its end.
+            if let errors = process.errors {
+                let log = configuration.log
+                let pending = LineBuffer()
+                let handle = FileHandle(fileDescriptor: dup(errors), closeOnDealloc: true)
+                errorLog = handle
+                handle.readabilityHandler = { handle in
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { handle.readabilityHandler = nil; return }
+                    for line in pending.append(chunk) { log("RapidOCR worker: \(line)") }
+                }
             }
             guard let hello = readLine(timeout: max(configuration.timeout, 60)), let object = try? JSONSerialization.jsonObject(with: hello) as? [String: Any],
                   object["ready"] as? Bool == true else {
-                process.terminate()
+                process.signal(SIGTERM)
                 throw .engineUnavailable("RapidOCR is not installed for \(configuration.python) (pip install rapidocr-onnxruntime==1.4.4).")
             }
         }
@@ -264,31 +267,28 @@ struct RapidWorker {
         /// then killed: the next image starts a fresh worker).
         func readLine(timeout: TimeInterval) -> Data? {
             let deadline = Date().addingTimeInterval(timeout)
-            let fd = output.fileHandleForReading.fileDescriptor
             while true {
                 if let newline = buffer.firstIndex(of: 0x0A) {
                     let line = buffer[buffer.startIndex..<newline]
                     buffer = Data(buffer[(newline + 1)...])
                     return Data(line)
                 }
-                var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let remaining = Int32(clamping: Int(deadline.timeIntervalSinceNow * 1000))
-                if remaining <= 0 || poll(&wait, 1, remaining) == 0 {
-                    kill(process.processIdentifier, SIGKILL)
+                guard remaining > 0, let chunk = process.read(timeout: remaining) else {
+                    process.signal(SIGKILL)
                     // Reaped before the next image asks `isRunning`: a killed worker not yet reaped was taken for a
                     // live one, and the next image failed at once instead of starting a fresh worker.
                     process.waitUntilExit()
                     return nil
                 }
-                let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { return nil }
-                buffer.append(chunk)
+                buffer.append(contentsOf: chunk)
             }
         }
 
         func read(_ data: Data) -> Result<RecognizedText, RecognitionError> {
-            let request = "{\"image\":\"\(data.base64EncodedString())\"}\n"
-            do { try input.fileHandleForWriting.write(contentsOf: Data(request.utf8)) } catch {
+            let request = Array("{\"image\":\"\(data.base64EncodedString())\"}\n".utf8)
+            guard request.withUnsafeBytes({ process.write($0) }) else {
                 return .failure(.recognitionFailed("the RapidOCR worker stopped."))
             }
             guard let line = readLine(timeout: timeout) else {
@@ -304,7 +304,7 @@ struct RapidWorker {
         }
 
         func stop() {
-            try? input.fileHandleForWriting.close()
+            process.closeInput()
             process.waitUntilExit()
         }
     }

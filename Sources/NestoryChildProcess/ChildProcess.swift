@@ -1,0 +1,184 @@
+import CSpawn
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A worker process (the OCR and barcode workers) started with `posix_spawn`, talking over pipes.
+///
+/// Not Foundation's `Process`: on this toolchain its start lists `/proc/self/fd` into a fixed buffer and reads past it
+/// once a process has more than about 1,360 descriptors open (a busy server's connections and database files), a
+/// crash seen in the test suite. Here the child gets its three pipes as 0, 1 and 2 and every other descriptor is closed
+/// in it (`posix_spawn_file_actions_addclosefrom_np`), so it inherits no socket or database file of the server.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    /// The write end of the child's standard input.
+    public private(set) var input: Int32
+    /// The read end of the child's standard output.
+    public let output: Int32
+    /// The read end of the child's standard error, when it was asked for (else it goes to /dev/null).
+    public let errors: Int32?
+    private var exitStatus: Int32?
+
+    public struct StartFailed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Starts `executable` (a path) with `arguments` (not counting the program's name) and `environment` (this
+    /// process's when nil).
+    public init(executable: String, arguments: [String] = [], environment: [String: String]? = nil, captureErrors: Bool = false) throws {
+        // A write to a worker that just died must fail with EPIPE, not kill this process.
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
+        var opened: [Int32] = []
+        func closeOpened() { for fd in opened { close(fd) } }
+        for (index, wanted) in [true, true, captureErrors].enumerated() where wanted {
+            // Close-on-exec, so that no other program started meanwhile keeps a worker's pipe open (pipe2 with
+            // O_CLOEXEC is not visible from Swift here; the child closes all but its three anyway).
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else {
+                closeOpened()
+                throw StartFailed(description: "pipe: \(String(cString: strerror(errno)))")
+            }
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            opened += fds
+            switch index {
+            case 0: toChild = fds
+            case 1: fromChild = fds
+            default: errorPipe = fds
+            }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        if captureErrors {
+            posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        guard nestory_spawn_add_closefrom(&actions, 3) == 0 else {
+            closeOpened()
+            throw StartFailed(description: "posix_spawn_file_actions_addclosefrom_np: \(String(cString: strerror(errno)))")
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The child starts with default signal handling (this process ignores SIGPIPE).
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let environment = environment ?? Self.currentEnvironment()
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        // The child's ends are its own now (or nothing started): close them here.
+        for fd in [toChild[0], fromChild[1], errorPipe[1]] where fd >= 0 { close(fd) }
+        guard status == 0 else {
+            for fd in [toChild[1], fromChild[0], errorPipe[0]] where fd >= 0 { close(fd) }
+            throw StartFailed(description: "\(executable): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        input = toChild[1]
+        output = fromChild[0]
+        errors = captureErrors ? errorPipe[0] : nil
+    }
+
+    deinit {
+        closeInput()
+        close(output)
+        if let errors { close(errors) }
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            _ = waitUntilExit()
+        }
+    }
+
+    /// Whether the child has not exited yet (an exited one is reaped here).
+    public var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid || (reaped == -1 && errno == ECHILD) {
+            exitStatus = status
+            return false
+        }
+        return true
+    }
+
+    /// Sends a signal (SIGTERM to ask it to stop, SIGKILL when it hangs); nothing once it is reaped.
+    public func signal(_ signal: Int32) {
+        guard exitStatus == nil else { return }
+        kill(pid, signal)
+    }
+
+    /// Waits for the child to exit and reaps it; its wait status.
+    @discardableResult
+    public func waitUntilExit() -> Int32 {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { break }
+        }
+        exitStatus = status
+        return status
+    }
+
+    /// Closes the child's standard input (a worker reading requests line by line then ends).
+    public func closeInput() {
+        guard input >= 0 else { return }
+        close(input)
+        input = -1
+    }
+
+    /// Writes all of `bytes` to the child's standard input; false if the child is gone.
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(input, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Reads what is there from the child's standard output, up to `maximum` bytes, waiting at most `timeout`
+    /// milliseconds for it (-1: no limit). nil when nothing came in time; empty at end of file.
+    public func read(maximum: Int = 65_536, timeout: Int32) -> [UInt8]? {
+        var wait = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&wait, 1, timeout)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            break
+        }
+        var buffer = [UInt8](repeating: 0, count: maximum)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress, maximum) }
+            if count < 0, errno == EINTR { continue }
+            return count <= 0 ? [] : Array(buffer[0..<count])
+        }
+    }
+
+    static func currentEnvironment() -> [String: String] {
+        var environment: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return environment
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import NestoryChildProcess
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct ChildProcessTests {
+    /// Everything the child wrote until it closed its output.
+    func drain(_ child: ChildProcess) -> String {
+        var bytes: [UInt8] = []
+        while let chunk = child.read(timeout: 10_000), !chunk.isEmpty { bytes += chunk }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func theChildTalksOverItsPipesWithTheEnvironmentItIsGiven() throws {
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "read line; echo \"$GREETING $line\"; echo oops >&2"],
+                                     environment: ["GREETING": "hello"], captureErrors: true)
+        #expect(Array("world\n".utf8).withUnsafeBytes { child.write($0) })
+        #expect(drain(child) == "hello world\n")
+        var errors = [UInt8](repeating: 0, count: 64)
+        let count = read(try #require(child.errors), &errors, 64)
+        #expect(String(decoding: errors[0..<max(0, count)], as: UTF8.self) == "oops\n")
+        #expect(child.waitUntilExit() == 0)
+        #expect(!child.isRunning)
+    }
+
+    /// Foundation's Process crashed starting a program once this many descriptors were open; here the child starts,
+    /// and inherits none of them (only its 0, 1, 2, and the one `ls` opens to list the folder).
+    @Test func manyOpenDescriptorsAreNeitherAProblemNorInherited() throws {
+        var opened: [Int32] = []
+        defer { for fd in opened { close(fd) } }
+        for _ in 0..<2_500 {
+            let fd = open("/dev/null", O_RDONLY)
+            guard fd >= 0 else { break }
+            opened.append(fd)
+        }
+        #expect(opened.count >= 2_000, "the test needs at least 2,000 descriptors (ulimit -n)")
+        let child = try ChildProcess(executable: "/bin/ls", arguments: ["/proc/self/fd"])
+        #expect(drain(child).split(separator: "\n").sorted() == ["0", "1", "2", "3"])
+        #expect(child.waitUntilExit() == 0)
+    }
+
+    @Test func aSilentChildTimesOutAndCanBeKilled() throws {
+        let child = try ChildProcess(executable: "/bin/sleep", arguments: ["30"])
+        #expect(child.read(timeout: 100) == nil)
+        #expect(child.isRunning)
+        child.signal(SIGKILL)
+        let status = child.waitUntilExit()
+        #expect(status & 0x7f == SIGKILL)
+        #expect(!child.isRunning)
+    }
+
+    @Test func aMissingProgramIsAClearError() {
+        #expect(throws: ChildProcess.StartFailed.self) { try ChildProcess(executable: "/nonexistent/worker") }
+    }
+}
