@@ -361,7 +361,7 @@ let package = Package(
         .testTarget(name: "NestoryDomainTests", dependencies: ["NestoryDomain"], swiftSettings: swiftSettings),
         // The store conformance suite: every test runs against SQLite and PostgreSQL.
         .testTarget(name: "NestoryStoreInterfacesTests",
-                    dependencies: ["NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs", "NestoryBackup",
+                    dependencies: ["NestoryChildProcess", "NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs", "NestoryBackup",
                                    "NestoryReports", "NestoryReportsLive", "NestoryDemo", "NestoryServices", "NestoryReceipts",
                                    .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                     swiftSettings: swiftSettings),
@@ -397,7 +397,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryServicesTests",
-            dependencies: ["NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
+            dependencies: ["NestoryChildProcess", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
                            "NestoryLicences", "NestoryStorePostgres", "NestoryProducts", "NestoryJobs", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
@@ -418,7 +418,7 @@ let package = Package(
         // MARK: Imaging tests
         .testTarget(
             name: "NestoryImagingTests",
-            dependencies: ["NestoryImaging", "NestoryImagingLive", "CVipsShim"],
+            dependencies: ["NestoryChildProcess", "NestoryImaging", "NestoryImagingLive", "CVipsShim"],
             swiftSettings: swiftSettings
         ),
         // Upload-to-thumbnail benchmark beside vipsthumbnail (`make bench-images`).
@@ -430,7 +430,7 @@ let package = Package(
         // END Imaging tests
 
         // MARK: Barcodes tests
-        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryBarcodesTests", dependencies: ["NestoryChildProcess", "NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain", "NestoryDemo", "CBarcodeImageLoader"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryProductsTests",
             dependencies: ["NestoryProducts", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", .product(name: "Hummingbird", package: "hummingbird")],
@@ -441,7 +441,7 @@ let package = Package(
         // MARK: Receipts tests
         .testTarget(name: "NestoryReceiptsTests", dependencies: ["NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryChildProcessTests", dependencies: ["NestoryChildProcess"], swiftSettings: swiftSettings),
-        .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryOCRTests", dependencies: ["NestoryChildProcess", "NestoryOCR", "NestoryReceipts", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Receipts tests
 
         .testTarget(name: "NestoryImportTests", dependencies: ["NestoryImport", "NestoryDomain"], swiftSettings: swiftSettings),
@@ -456,17 +456,17 @@ let package = Package(
         .testTarget(name: "NestoryReportsTests", dependencies: ["NestoryReports", "NestoryDomain"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryPDFTests",
-            dependencies: ["NestoryPDF", "NestoryReports", "NestoryDomain", "NestoryDemo", "NestoryImagingLive"],
+            dependencies: ["NestoryChildProcess", "NestoryPDF", "NestoryReports", "NestoryDomain", "NestoryDemo", "NestoryImagingLive"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NestoryReportsLiveTests",
-            dependencies: ["NestoryReportsLive", "NestoryReports", "NestoryStore", "NestoryDomain", "NestoryDemo"],
+            dependencies: ["NestoryChildProcess", "NestoryReportsLive", "NestoryReports", "NestoryStore", "NestoryDomain", "NestoryDemo"],
             swiftSettings: swiftSettings
         ),
         // END Reports tests
 
-        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
+        .testTarget(name: "NestoryCLITests", dependencies: ["NestoryChildProcess", "NestoryCLI", "NestoryStore", "NestoryDomain", "NestoryDemo", "NestoryAuth",
                                                            "NestoryObjectStorage", "NestoryHTTP", .product(name: "GRDB", package: "GRDB.swift"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "MCP", package: "swift-sdk"),

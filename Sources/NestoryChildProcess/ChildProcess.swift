@@ -169,6 +169,53 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// How a program run to its end went (`run`).
+    public struct Finished: Sendable {
+        /// The wait status (`waitpid`).
+        public let status: Int32
+        public let output: [UInt8]
+        public let errors: [UInt8]
+
+        /// The exit code, or 128 + the signal that ended it.
+        public var exitCode: Int32 { status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+        public var outputText: String { String(decoding: output, as: UTF8.self) }
+        public var errorText: String { String(decoding: errors, as: UTF8.self) }
+    }
+
+    /// Runs a program to its end: `input` written to it while its output and errors are read (so neither side
+    /// waits on a full pipe), then it is reaped.
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
+                           input: [UInt8] = []) throws -> Finished {
+        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, captureErrors: true)
+        var pending = input[...]
+        if pending.isEmpty { child.closeInput() } else { _ = fcntl(child.input, F_SETFL, fcntl(child.input, F_GETFL) | O_NONBLOCK) }
+        var output: [UInt8] = [], errors: [UInt8] = []
+        var open: [Int32: Bool] = [child.output: true, child.errors!: true]
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while open.values.contains(true) || child.input >= 0 {
+            var fds = open.filter(\.value).keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if child.input >= 0 { fds.append(pollfd(fd: child.input, events: Int16(POLLOUT), revents: 0)) }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+                guard errno == EINTR else { break }
+                continue
+            }
+            for entry in fds where entry.revents != 0 {
+                if entry.fd == child.input {
+                    let written = pending.withUnsafeBytes { Glibc.write(child.input, $0.baseAddress, $0.count) }
+                    if written > 0 { pending = pending.dropFirst(written) }
+                    if pending.isEmpty || (written < 0 && errno != EAGAIN && errno != EINTR) { child.closeInput() }
+                    continue
+                }
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(entry.fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR || errno == EAGAIN { continue }
+                guard count > 0 else { open[entry.fd] = false; continue }
+                if entry.fd == child.output { output += buffer[0..<count] } else { errors += buffer[0..<count] }
+            }
+        }
+        return Finished(status: child.waitUntilExit(), output: output, errors: errors)
+    }
+
     static func currentEnvironment() -> [String: String] {
         var environment: [String: String] = [:]
         var pointer = environ

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryBarcodes
 import NestoryBarcodesLive
 import NestoryDemo
@@ -339,17 +340,10 @@ import Testing
     func qrModules(_ text: String) throws -> [[Bool]] {
         let tool = try #require(["/usr/bin/qrencode", "/usr/local/bin/qrencode"].first { FileManager.default.isExecutableFile(atPath: $0) },
                                 "qrencode is missing: run `make test-deps`")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-t", "ASCII", "-m", "0", "-8", text]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let finished = try ChildProcess.run(tool, ["-t", "ASCII", "-m", "0", "-8", text])
+        try #require(finished.exitCode == 0)
         // Two characters per module: "##" dark, "  " light.
-        let rows = String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+        let rows = finished.outputText.split(separator: "\n").map { line in
             stride(from: 0, to: line.count, by: 2).map { line[line.index(line.startIndex, offsetBy: $0)] == "#" }
         }
         try #require(rows.count >= 21 && rows.allSatisfy { $0.count == rows.count }, "unexpected qrencode output")

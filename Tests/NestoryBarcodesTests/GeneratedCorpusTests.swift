@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryBarcodes
 import NestoryBarcodesLive
 import NestoryDomain
@@ -23,16 +24,10 @@ import Testing
     /// Makes the corpus with the project's generator (its venv is made by scripts/install-deps.sh --test).
     static func generate(count: Int, seed: Int) throws -> (folder: URL, entries: [Entry]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-barcode-corpus-\(UUID().uuidString)")
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("scripts/barcode-corpus.sh")
-        process.arguments = ["--out", folder.path, "--count", String(count), "--seed", String(seed)]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CorpusError("scripts/barcode-corpus.sh failed (\(process.terminationStatus)): \(String(decoding: message, as: UTF8.self))")
+        let finished = try ChildProcess.run(root.appendingPathComponent("scripts/barcode-corpus.sh").path,
+                                            ["--out", folder.path, "--count", String(count), "--seed", String(seed)])
+        guard finished.exitCode == 0 else {
+            throw CorpusError("scripts/barcode-corpus.sh failed (\(finished.exitCode)): \(finished.errorText)")
         }
         let lines = try String(contentsOf: folder.appendingPathComponent("manifest.jsonl"), encoding: .utf8).split(separator: "\n")
         return (folder, try lines.map { try JSONDecoder().decode(Entry.self, from: Data($0.utf8)) })

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import GRDB
 import NestoryAuth
 #if canImport(FoundationNetworking)
@@ -155,11 +156,7 @@ import Testing
     @Test func clearErrorsForANewerSchema() throws {
         let folder = CLI.Folder()
         #expect(try CLI.run(["migrate", "--data", folder.path]).status == 0)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [folder.path + "/nestory.sqlite", "INSERT INTO grdb_migrations VALUES ('2099-01-01-teleporter')"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+        try ChildProcess.run("/usr/bin/sqlite3", [folder.path + "/nestory.sqlite", "INSERT INTO grdb_migrations VALUES ('2099-01-01-teleporter')"])
         let result = try CLI.run(["stats", "--data", folder.path])
         #expect(result.status != 0)
         #expect(result.stderr.contains("newer version of Nestory"))

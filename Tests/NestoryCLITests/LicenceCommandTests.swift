@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import Testing
 
 /// `nestory licence` and the vendor's `nestory-licence` tool, end to end: a key made with a fresh signing key,
@@ -8,17 +9,8 @@ struct LicenceCommandTests {
     static let tool = CLI.binary.deletingLastPathComponent().appendingPathComponent("nestory-licence")
 
     static func tool(_ arguments: [String]) throws -> CLI.Result {
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return CLI.Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        let finished = try ChildProcess.run(tool.path, arguments)
+        return CLI.Result(status: finished.exitCode, stdout: finished.outputText, stderr: finished.errorText)
     }
 
     @Test("Free refuses an import past 100 items; a key issued for this server lifts it; a changed key is refused")

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import Testing
 
 /// `nestory receipt read IMAGE`, run as a person would: the built binary, beside the test bundle.
@@ -80,12 +81,7 @@ private func fixtureReceiptPNG() throws -> URL {
     for arguments in [["text", raw, text, "--font", "DejaVu Sans Mono 10", "--dpi", "300"],
                       ["embed", raw, framed, "60", "60", "1400", "1600"],
                       ["invert", framed, png.path]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["vips"] + arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard try ChildProcess.run("/usr/bin/env", ["vips"] + arguments).exitCode == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
     return png
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -96,27 +97,14 @@ struct CLI {
 
     @discardableResult
     static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        // Not Foundation's Process: see NestoryChildProcess (it crashed the test process with many descriptors open).
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NESTORY_DATA")
         env.removeValue(forKey: "NESTORY_PASSWORD")
         // The commands' tests run as Pro (as a self-hoster who set licence.instancePro); LicenceCommandTests set Free.
         env["NESTORY_LICENCE_INSTANCE_PRO"] = "true"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        let finished = try ChildProcess.run(binary.path, arguments, environment: env, input: Array((stdin ?? "").utf8))
+        return Result(status: finished.exitCode, stdout: finished.outputText, stderr: finished.errorText)
     }
 }

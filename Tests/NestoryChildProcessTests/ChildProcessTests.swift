@@ -54,4 +54,15 @@ import Glibc
     @Test func aMissingProgramIsAClearError() {
         #expect(throws: ChildProcess.StartFailed.self) { try ChildProcess(executable: "/nonexistent/worker") }
     }
+
+    /// More input and output than a pipe holds, both ways at once: neither side waits forever.
+    @Test func runPassesLargeInputAndOutputWithoutDeadlock() throws {
+        let input = Array(repeating: UInt8(ascii: "x"), count: 1_000_000)
+        let finished = try ChildProcess.run("/bin/sh", ["-c", "cat; echo done >&2; exit 3"], input: input)
+        #expect(finished.output == input)
+        #expect(finished.errorText == "done\n")
+        #expect(finished.exitCode == 3)
+        let killed = try ChildProcess.run("/bin/sh", ["-c", "kill -9 $$"])
+        #expect(killed.exitCode == 128 + SIGKILL)
+    }
 }

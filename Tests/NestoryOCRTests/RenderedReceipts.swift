@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import Testing
 
 /// Receipt images the tests make themselves: text rendered with libvips' `vips` tool (libvips-tools,
@@ -15,17 +16,9 @@ enum RenderedReceipts {
     }()
 
     static func vips(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["vips"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw ToolFailed(description: "vips \(arguments.first ?? "") failed: \(message)")
+        let finished = try ChildProcess.run("/usr/bin/env", ["vips"] + arguments)
+        guard finished.exitCode == 0 else {
+            throw ToolFailed(description: "vips \(arguments.first ?? "") failed: \(finished.errorText)")
         }
     }
 

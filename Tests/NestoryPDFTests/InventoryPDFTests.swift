@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryDemo
 import NestoryDomain
 import NestoryImagingLive
@@ -8,17 +9,9 @@ import Testing
 
 /// Runs a poppler tool (pdftotext, pdfimages, pdfinfo) and returns its standard output.
 func poppler(_ tool: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(tool) failed")
-    return String(decoding: data, as: UTF8.self)
+    let finished = try ChildProcess.run("/usr/bin/\(tool)", arguments)
+    #expect(finished.exitCode == 0, "\(tool) failed")
+    return finished.outputText
 }
 
 /// A temporary folder for one test.

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryDemo
 import NestoryDomain
 import NestoryReports
@@ -45,15 +46,7 @@ func inventoryRows(_ store: DemoStore, _ options: InventoryReportOptions) async 
 }
 
 func pdftotext(_ url: URL) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-    process.arguments = [url.path, "-"]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    try ChildProcess.run("/usr/bin/pdftotext", [url.path, "-"]).outputText
 }
 
 /// Counts rows per group as a sink.

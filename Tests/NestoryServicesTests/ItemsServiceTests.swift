@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryDomain
 import NestoryImaging
 import NestoryImagingLive
@@ -38,11 +39,7 @@ import Testing
             for y in 0..<height { for x in 0..<width { data += [UInt8(x & 255), UInt8(y & 255), UInt8((x * y) & 255)] } }
             try data.write(to: ppm)
             let out = folder.tmpURL.appendingPathComponent("photo.jpg")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-            process.arguments = ["copy", ppm.path, out.path + "[Q=85]"]
-            try process.run()
-            process.waitUntilExit()
+            try ChildProcess.run("/usr/bin/vips", ["copy", ppm.path, out.path + "[Q=85]"])
             defer { try? FileManager.default.removeItem(at: ppm); try? FileManager.default.removeItem(at: out) }
             return try Data(contentsOf: out)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryDomain
 import NestoryImagingLive
 import NestoryJobs
@@ -87,11 +88,7 @@ final class EngineServer: @unchecked Sendable {
         for y in 0..<48 { for x in 0..<64 { data += [UInt8((x + seed) & 255), UInt8(y & 255), UInt8((x * y + seed) & 255)] } }
         try data.write(to: ppm)
         let out = folder.url.appendingPathComponent("photo-\(seed).jpg")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/vips")
-        process.arguments = ["copy", ppm.path, out.path + "[Q=85]"]
-        try process.run()
-        process.waitUntilExit()
+        try ChildProcess.run("/usr/bin/vips", ["copy", ppm.path, out.path + "[Q=85]"])
         defer { try? FileManager.default.removeItem(at: ppm); try? FileManager.default.removeItem(at: out) }
         return try Data(contentsOf: out)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryDemo
 import NestoryDomain
 import NestoryReports
@@ -95,13 +96,5 @@ import Testing
 
 /// The PDF's text as pdftotext reads it, whitespace runs made single spaces.
 func pdftotext(_ url: URL) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-    process.arguments = [url.path, "-"]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    try ChildProcess.run("/usr/bin/pdftotext", [url.path, "-"]).outputText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
 }

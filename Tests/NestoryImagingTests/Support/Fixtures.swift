@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import Testing
 
 /// Test images made at test time: pixels written by hand as PPM/PGM, encoded by the `vips` command
@@ -46,21 +47,11 @@ enum Fixtures {
     /// Runs a tool and returns its standard output; throws with its standard error if it fails.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try executable(tool))
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(String(decoding: err, as: UTF8.self))")
+        let finished = try ChildProcess.run(try executable(tool), arguments)
+        guard finished.exitCode == 0 else {
+            throw ToolFailure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(finished.errorText)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return finished.outputText
     }
 
     static func vips(_ arguments: String...) throws { try run("vips", arguments) }
