@@ -93,3 +93,71 @@ public actor ProcessRequestBudget: RequestBudget {
         }
     }
 }
+
+/// Request counts kept where several servers see them, added to in batches (`BatchedRequestBudget`).
+public protocol SharedRequestCounts: RequestBudget {
+    /// Adds `count` requests under `key` in the minute `at` falls in; the counts of the minute before and of that
+    /// minute after the addition.
+    func addRequests(_ key: String, count: Int, at: Date) async throws -> (previous: Int, current: Int)
+}
+
+/// A shared budget that does not write for every request: each server counts a key's requests here and adds them to
+/// the shared counts every `interval` or every `limit / 100` requests, whichever comes first, admitting meanwhile by
+/// the shared estimate it last read plus its own unsent requests. With a small limit (under 200 a minute) every
+/// request goes to the shared counts at once, exactly as `RequestBudget.admit`. So N servers may let through, beyond
+/// the limit, what each admits within one interval before it learns of the others' requests: at most N × limit / 100
+/// per batch, or what they admit within `interval`.
+public actor BatchedRequestBudget: RequestBudget {
+    private struct Entry {
+        var minute: Int64
+        /// The shared counts as last read.
+        var previous: Int
+        var current: Int
+        /// This server's requests not yet added.
+        var unsent: Int
+        var sentAt: Date
+    }
+
+    let shared: any SharedRequestCounts
+    let interval: TimeInterval
+    private var entries: [String: Entry] = [:]
+
+    public init(_ shared: any SharedRequestCounts, interval: TimeInterval = 0.25) {
+        self.shared = shared
+        self.interval = interval
+    }
+
+    public func admit(_ key: String, limit: Int, at: Date) async throws -> Int? {
+        let batch = limit / 100
+        guard batch > 1 else { return try await shared.admit(key, limit: limit, at: at) }
+        let window = RequestWindow(at)
+        var entry = entries[key] ?? Entry(minute: window.minute, previous: 0, current: 0, unsent: 0, sentAt: .distantPast)
+        if entry.minute != window.minute {
+            // A new minute: what was read of the last one is the minute before now (if it was the last one).
+            let unsent = entry.unsent
+            entry = Entry(minute: window.minute, previous: window.minute - entry.minute == 1 ? entry.current + unsent : 0, current: 0,
+                          unsent: 0, sentAt: .distantPast)
+            if unsent > 0 {
+                _ = try await shared.addRequests(key, count: unsent, at: Date(timeIntervalSince1970: Double(window.minute) * 60 - 0.001))
+            }
+        }
+        guard window.admits(previous: entry.previous, current: entry.current + entry.unsent, limit: limit) else {
+            entries[key] = entry
+            return window.retryAfter(previous: entry.previous, current: entry.current + entry.unsent, limit: limit)
+        }
+        entry.unsent += 1
+        if entry.unsent >= batch || at.timeIntervalSince(entry.sentAt) >= interval {
+            let counts = try await shared.addRequests(key, count: entry.unsent, at: at)
+            entry = Entry(minute: window.minute, previous: counts.previous, current: counts.current, unsent: 0, sentAt: at)
+        }
+        entries[key] = entry
+        if entries.count > 100_000 { entries = entries.filter { $0.value.minute >= window.minute - 1 } }
+        return nil
+    }
+
+    public func forgetCounts(now: Date) async throws {
+        let minute = RequestWindow(now).minute
+        entries = entries.filter { $0.value.minute >= minute - 1 }
+        try await shared.forgetCounts(now: now)
+    }
+}

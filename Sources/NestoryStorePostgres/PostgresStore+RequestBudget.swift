@@ -5,7 +5,7 @@ import PostgresNIO
 /// Request budgets on PostgreSQL: one row per key and clock minute in `request_count`, so every server on the
 /// database counts the same requests. Admitting a request is one statement: it counts the request only when the
 /// estimate (`RequestWindow`) is under the limit, and concurrent requests on several servers serialise on the row.
-extension PostgresStore: RequestBudget {
+extension PostgresStore: SharedRequestCounts {
     public func admit(_ key: String, limit: Int, at: Date) async throws -> Int? {
         let window = RequestWindow(at)
         let (minute, weight, limit) = (window.minute, window.previousWeight, Int64(limit))
@@ -27,6 +27,20 @@ extension PostgresStore: RequestBudget {
                 if rowMinute == minute { current = Int(count) } else { previous = Int(count) }
             }
             return window.retryAfter(previous: previous, current: current, limit: Int(limit))
+        }
+    }
+
+    public func addRequests(_ key: String, count: Int, at: Date) async throws -> (previous: Int, current: Int) {
+        let minute = RequestWindow(at).minute
+        return try await withStoreErrors {
+            for try await (current, previous) in try await client.query("""
+                INSERT INTO request_count AS c (key, minute, count) VALUES (\(key), \(minute), \(Int32(clamping: count)))
+                ON CONFLICT (key, minute) DO UPDATE SET count = c.count + excluded.count
+                RETURNING c.count, coalesce((SELECT count FROM request_count WHERE key = \(key) AND minute = \(minute - 1)), 0)
+                """, logger: logger).decode((Int32, Int32).self) {
+                return (Int(previous), Int(current))
+            }
+            return (0, count)
         }
     }
 
