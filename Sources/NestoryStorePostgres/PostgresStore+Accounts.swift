@@ -325,11 +325,17 @@ extension PostgresStore: AccountStore {
 
     public func accountVersion() async throws -> Int64 {
         try await withStoreErrors {
-            for try await version in try await client.query("SELECT version FROM account_version WHERE id = 1", logger: logger).decode(Int64.self) {
-                return version
-            }
+            for try await version in try await client.execute(AccountVersion(), logger: logger) { return version }
             return 0
         }
+    }
+
+    /// Read on every signed-in request (the session caches' check), so prepared once per connection.
+    struct AccountVersion: PostgresPreparedStatement {
+        static let sql = "SELECT version FROM account_version WHERE id = 1"
+        typealias Row = Int64
+        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
 
     public func signInFailures(_ key: String, since: Date) async throws -> (count: Int, oldest: Date?) {

@@ -5,19 +5,12 @@ import PostgresNIO
 /// Request budgets on PostgreSQL: one row per key and clock minute in `request_count`, so every server on the
 /// database counts the same requests. Admitting a request is one statement: it counts the request only when the
 /// estimate (`RequestWindow`) is under the limit, and concurrent requests on several servers serialise on the row.
-extension PostgresStore: SharedRequestCounts {
+extension PostgresStore: RequestBudget {
     public func admit(_ key: String, limit: Int, at: Date) async throws -> Int? {
         let window = RequestWindow(at)
         let (minute, weight, limit) = (window.minute, window.previousWeight, Int64(limit))
         return try await withStoreErrors {
-            let counted = try await client.query("""
-                WITH before AS (SELECT coalesce((SELECT count FROM request_count WHERE key = \(key) AND minute = \(minute - 1)), 0) AS n)
-                INSERT INTO request_count AS c (key, minute, count)
-                SELECT \(key), \(minute), 1 FROM before WHERE before.n * \(weight) < \(limit)
-                ON CONFLICT (key, minute) DO UPDATE SET count = c.count + 1
-                WHERE (SELECT n FROM before) * \(weight) + c.count < \(limit)
-                RETURNING c.count
-                """, logger: logger)
+            let counted = try await client.execute(CountRequest(key: key, minute: minute, weight: weight, limit: limit), logger: logger)
             for try await _ in counted { return nil }
             // Refused: how long until one more fits, from the two counts as they are now.
             var (previous, current) = (0, 0)
@@ -30,18 +23,33 @@ extension PostgresStore: SharedRequestCounts {
         }
     }
 
-    public func addRequests(_ key: String, count: Int, at: Date) async throws -> (previous: Int, current: Int) {
-        let minute = RequestWindow(at).minute
-        return try await withStoreErrors {
-            for try await (current, previous) in try await client.query("""
-                INSERT INTO request_count AS c (key, minute, count) VALUES (\(key), \(minute), \(Int32(clamping: count)))
-                ON CONFLICT (key, minute) DO UPDATE SET count = c.count + excluded.count
-                RETURNING c.count, coalesce((SELECT count FROM request_count WHERE key = \(key) AND minute = \(minute - 1)), 0)
-                """, logger: logger).decode((Int32, Int32).self) {
-                return (Int(previous), Int(current))
-            }
-            return (0, count)
+    /// Counts one request when it fits (prepared once per connection: planning this statement cost more than
+    /// running it, and it runs on every request made with a token).
+    struct CountRequest: PostgresPreparedStatement {
+        static let sql = """
+            WITH before AS (SELECT coalesce((SELECT count FROM request_count WHERE key = $1 AND minute = $2 - 1), 0) AS n)
+            INSERT INTO request_count AS c (key, minute, count)
+            SELECT $1, $2, 1 FROM before WHERE before.n * $3 < $4
+            ON CONFLICT (key, minute) DO UPDATE SET count = c.count + 1
+            WHERE (SELECT n FROM before) * $3 + c.count < $4
+            RETURNING c.count
+            """
+        typealias Row = Int32
+        let key: String
+        let minute: Int64
+        let weight: Double
+        let limit: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(key)
+            bindings.append(minute)
+            bindings.append(weight)
+            bindings.append(limit)
+            return bindings
         }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
     }
 
     public func forgetCounts(now: Date) async throws {

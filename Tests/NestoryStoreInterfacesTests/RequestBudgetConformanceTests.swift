@@ -63,52 +63,6 @@ import Testing
     }
 }
 
-/// Two servers each batching their counts into one PostgreSQL database: together they admit the limit, and beyond it
-/// no more than each server's one unsent batch (limit / 100).
-@Suite struct BatchedRequestBudgetTests {
-    @Test(.enabled(if: Engine.available.contains(.postgres)))
-    func twoServersBatchingAdmitTheLimitAndAtMostABatchEachMore() async throws {
-        try await withTwoPostgresStores { first, second in
-            let servers = [BatchedRequestBudget(first, interval: 3600), BatchedRequestBudget(second, interval: 3600)]
-            let at = RequestBudgetConformanceTests.minuteStart.addingTimeInterval(1)
-            var admitted = 0, refused = 0
-            for index in 0..<3_000 {
-                if try await servers[index % 2].admit("token:busy", limit: 1_000, at: at) == nil { admitted += 1 } else { refused += 1 }
-            }
-            #expect(admitted >= 1_000 && admitted <= 1_020, "admitted \(admitted)")
-            #expect(refused == 3_000 - admitted)
-            // What reached the database: every admitted request but at most one unsent batch per server.
-            let counts = try await first.addRequests("token:busy", count: 0, at: at)
-            #expect(counts.previous == 0)
-            #expect(counts.current <= admitted && counts.current >= admitted - 20, "\(counts.current) of \(admitted)")
-            // A small limit is counted request by request, exactly.
-            var small = 0
-            for index in 0..<10 where try await servers[index % 2].admit("token:small", limit: 5, at: at) == nil { small += 1 }
-            #expect(small == 5)
-        }
-    }
-
-    /// Unsent requests of a minute that ended still count as the minute before.
-    @Test(.enabled(if: Engine.available.contains(.postgres)))
-    func unsentRequestsAreAddedToTheirOwnMinute() async throws {
-        let store = try await openPostgres()
-        do {
-            let budget = BatchedRequestBudget(store, interval: 3600)
-            let start = RequestBudgetConformanceTests.minuteStart
-            for _ in 0..<5 { #expect(try await budget.admit("k", limit: 1_000, at: start.addingTimeInterval(50)) == nil) }
-            #expect(try await budget.admit("k", limit: 1_000, at: start.addingTimeInterval(61)) == nil)
-            let counts = try await store.addRequests("k", count: 0, at: start.addingTimeInterval(61))
-            // The first of the five went at once (nothing sent before); the next four when the minute changed.
-            #expect(counts.previous == 5)
-            #expect(counts.current == 1)
-            await store.close()
-        } catch {
-            await store.close()
-            throw error
-        }
-    }
-}
-
 @Suite struct RequestWindowTests {
     @Test func theMinuteBeforeWeighsWhatIsLeftOfIt() {
         let window = RequestWindow(RequestBudgetConformanceTests.minuteStart.addingTimeInterval(45))
