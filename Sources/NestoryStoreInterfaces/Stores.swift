@@ -22,11 +22,14 @@ public struct Stores: Sendable {
     public var files: any BlobFiles
     /// Backups, restores and imports.
     public var archive: any ArchiveStore
+    /// What the server keeps beside its households' archives, row by row (`nestory copy`).
+    public var serverRecords: any ServerRecordStore
 
     public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, jobs: any JobStore,
                 reports: any ReportStore, reminders: any ReminderStore, valuations: any ValuationStore, products: any ProductStore,
                 licences: any LicenceStore, tokens: any APITokenStore, idempotency: any IdempotencyStore,
-                captureCounters: any CaptureCounterStore, status: any DatabaseStatus, files: any BlobFiles, archive: any ArchiveStore) {
+                captureCounters: any CaptureCounterStore, status: any DatabaseStatus, files: any BlobFiles, archive: any ArchiveStore,
+                serverRecords: any ServerRecordStore) {
         self.items = items
         self.attachments = attachments
         self.accounts = accounts
@@ -42,5 +45,6 @@ public struct Stores: Sendable {
         self.status = status
         self.files = files
         self.archive = archive
+        self.serverRecords = serverRecords
     }
 }

@@ -5,7 +5,8 @@ extension Stores {
     /// Every store on one PostgreSQL database; `files` are the ones `store` was configured with.
     public static func postgres(_ store: PostgresStore, files: any BlobFiles) -> Stores {
         Stores(items: store, attachments: store, accounts: store, jobs: store, reports: store, reminders: store, valuations: store,
-               products: store, licences: store, tokens: store, idempotency: store, captureCounters: store, status: store, files: files, archive: store)
+               products: store, licences: store, tokens: store, idempotency: store, captureCounters: store, status: store, files: files, archive: store,
+               serverRecords: store)
     }
 }
 

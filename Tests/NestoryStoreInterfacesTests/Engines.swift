@@ -37,6 +37,8 @@ struct Stores: Sendable {
     let captureCounters: any CaptureCounterStore
     let licences: any LicenceStore
     let products: any ProductStore
+    /// Nil for stores made without it (the two servers of the job tests).
+    var serverRecords: (any ServerRecordStore)? = nil
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -60,7 +62,7 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
                                      tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
                                      reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database),
                                      captureCounters: SQLiteCaptureCounterStore(database), licences: SQLiteLicenceStore(database),
-                                     products: SQLiteProductStore(database)))
+                                     products: SQLiteProductStore(database), serverRecords: SQLiteServerRecordStore(database)))
     case .postgres:
         let folder = try blobFolder()
         defer { try? FileManager.default.removeItem(at: folder.url) }
@@ -69,7 +71,7 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
         do {
             let result = try await body(Stores(accounts: store, jobs: store, items: store, attachments: store, blobs: blobs, tokens: store,
                                                idempotency: store, reminders: store, valuations: store, captureCounters: store,
-                                               licences: store, products: store))
+                                               licences: store, products: store, serverRecords: store))
             await store.close()
             return result
         } catch {
