@@ -159,10 +159,24 @@ extension PostgresStore: ServerRecordStore {
                         installed_at = excluded.installed_at
                     """, logger: logger)
             }
-            for row in put.products {
+            // The catalogue can be millions of rows: a statement per 5,000, as JSON (nulls kept apart from empty text).
+            struct ProductJSON: Encodable {
+                let code, source: String
+                let found: Bool
+                let name, brand, category, image_url: String?
+                let fetched_at: Int64
+            }
+            for start in stride(from: 0, to: put.products.count, by: 5_000) {
+                let rows = put.products[start..<min(start + 5_000, put.products.count)].map {
+                    ProductJSON(code: $0.code, source: $0.source, found: $0.found, name: $0.name, brand: $0.brand, category: $0.category,
+                                image_url: $0.imageURL, fetched_at: $0.fetchedAt)
+                }
+                let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
                 try await c.query("""
                     INSERT INTO product (code, source, found, name, brand, category, image_url, fetched_at)
-                    VALUES (\(row.code), \(row.source), \(row.found), \(row.name), \(row.brand), \(row.category), \(row.imageURL), \(row.fetchedAt))
+                    SELECT code, source, found, name, brand, category, image_url, fetched_at
+                    FROM jsonb_to_recordset(\(json)::jsonb) AS t(code text, source text, found boolean, name text, brand text, category text,
+                                                                  image_url text, fetched_at bigint)
                     ON CONFLICT (code, source) DO UPDATE SET found = excluded.found, name = excluded.name, brand = excluded.brand,
                         category = excluded.category, image_url = excluded.image_url, fetched_at = excluded.fetched_at
                     """, logger: logger)

@@ -126,4 +126,22 @@ import Testing
             #expect(after.calendarFeeds == [feed] && after.sentEvents == [event] && after.licences == [licence] && after.products == [product])
         }
     }
+
+    @Test(arguments: Engine.available)
+    func aLargeCatalogueIsWrittenWholeWithEmptyTextAndNullsKeptApart(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let server = try #require(stores.serverRecords)
+            var products: [ServerRecords.Product] = []
+            for n in 0..<12_001 {
+                let name: String? = n % 2 == 0 ? "Item \(n)" : nil
+                let brand: String? = n % 3 == 0 ? "" : nil
+                let fetched: Int64 = 1_600_000_000_000 + Int64(n)
+                products.append(ServerRecords.Product(code: String(format: "%013d", n), source: "catalog", found: true, name: name, brand: brand,
+                                                      category: "Ünïcode “quoted” \\ \n", imageURL: nil, fetchedAt: fetched))
+            }
+            try await server.applyServerRecords(put: ServerRecords(products: products), delete: ServerRecords())
+            #expect(try await server.serverRecords().products == products)
+            #expect(try await stores.products.catalogCount() == 12_001)
+        }
+    }
 }
