@@ -16,22 +16,26 @@ struct CopyCommand: AsyncParsableCommand {
         commandName: "copy",
         abstract: "Copy everything from a SQLite data folder to PostgreSQL (and its files to an object store), and verify it.",
         discussion: """
-            Every account (those in no household too, with their password hashes, passkeys, API tokens as their hashes, \
-            calendar feeds and their settings for reminders, look and the app lock), every household (rooms, categories, \
-            items, photos, receipts, valuations, reports, valuation settings, members, its webhook with its secret and the \
-            events already sent), licences with this server's id (so a licence for the whole server still applies), and the \
-            product table (the catalogue and providers' cached answers). Each household goes in one transaction and is \
-            checked by backing it up from both stores and comparing the archives byte for byte; every other kind is checked \
-            by reading it back from PostgreSQL and comparing it row by row with SQLite. \
-            Run it again to resume: what is already there and the same is verified and left; a household or a row changed in \
-            SQLite since is copied again; a passkey, token, calendar feed or webhook removed in SQLite since is removed. \
-            Not copied: sign-in sessions (everyone signs in again), jobs (finished ones are history; a running one belongs \
-            to the old server: let it finish first), passkey challenges, sign-in failures, idempotency keys and the capture \
-            counters. With --blobs s3://BUCKET[/PREFIX], photos and receipts are put in that object store (each file once: \
-            one already there is skipped), using the storage.s3.* settings (endpoint, region, pathStyle, accessKey, secretKey), \
-            and are read back from it to verify; serve with storage.blobs set to the same address. Without --blobs they stay \
-            in the data folder, which the PostgreSQL deployment keeps using. Report PDFs stay in the data folder's reports/ \
-            either way.
+            Copied: every account (those in no household too, with their password hashes, passkeys, API tokens as their \
+            hashes, calendar feeds and their settings for reminders, look and the app lock); every household (rooms, \
+            categories, items, photos, receipts, valuations, reports, valuation settings, members, its webhook with its \
+            secret, and the webhook events already sent); licences, with this server's id so that a licence for the whole \
+            server still applies; the product table (the catalogue and providers' cached answers).
+
+            Not copied: sign-in sessions (everyone signs in again); jobs (finished ones are history, and a running one \
+            belongs to the old server: let it finish first); passkey challenges, sign-in failures, idempotency keys and the \
+            capture counters.
+
+            Verified: each household goes in one transaction and is checked by backing it up from both stores and comparing \
+            the archives byte for byte; every other kind is read back from PostgreSQL and compared row by row with SQLite. \
+            Run it again to resume, or to catch up just before switching: what is there and the same is left (a run with \
+            nothing to do says so); a household or a row changed in SQLite since is copied again; a passkey, token, \
+            calendar feed or webhook removed in SQLite since is removed.
+
+            Files: with --blobs s3://BUCKET[/PREFIX], photos and receipts are put in that object store (each file once: one \
+            already there is skipped), using the storage.s3.* settings (endpoint, region, pathStyle, accessKey, secretKey), \
+            and read back from it to verify; serve with storage.blobs set to the same address. Without --blobs they stay in \
+            the data folder, which the PostgreSQL deployment keeps using. Report PDFs stay in the data folder's reports/.
             """)
 
     @Option(help: "The SQLite data folder to copy from, as sqlite:PATH.")
