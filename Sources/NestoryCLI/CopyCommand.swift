@@ -34,8 +34,9 @@ struct CopyCommand: AsyncParsableCommand {
 
             Files: with --blobs s3://BUCKET[/PREFIX], photos and receipts are put in that object store (each file once: one \
             already there is skipped), using the storage.s3.* settings (endpoint, region, pathStyle, accessKey, secretKey), \
-            and read back from it to verify; serve with storage.blobs set to the same address. Without --blobs they stay in \
-            the data folder, which the PostgreSQL deployment keeps using. Report PDFs stay in the data folder's reports/.
+            and read back from it to verify; serve with storage.blobs set to the same address. Without --blobs they stay \
+            where the settings' storage.blobs keeps them for the SQLite server (the data folder by default), which the \
+            PostgreSQL deployment keeps using. Report PDFs stay in the data folder's reports/.
             """)
 
     @Option(help: "The SQLite data folder to copy from, as sqlite:PATH.")
@@ -58,15 +59,20 @@ struct CopyCommand: AsyncParsableCommand {
         }
         let location: PostgresLocation
         do { location = try PostgresLocation(url: to) } catch { throw CLIError("--to: \(error)") }
-        let source = try reportingErrors { try AppDatabase.open(folder, mode: .readCurrent) }
-        // Without --blobs the copy keeps its files where the source has them: the same data folder.
-        var files = BlobStore(folder: folder)
-        if let blobs {
-            let settings: Settings
-            do { settings = try await Settings.read(flags: ["data": folder.url.path, "storage.blobs": blobs]) } catch let error as Settings.Invalid {
-                throw CLIError("--blobs: \(error.description)")
+        // The source's files are where its settings keep them (storage.blobs: the data folder by default, or an object
+        // store); without --blobs the copy keeps them there too.
+        func settings(_ flags: [String: String], _ what: String) async throws -> Settings {
+            do { return try await Settings.read(flags: flags.merging(["data": folder.url.path]) { own, _ in own }) } catch let error as Settings.Invalid {
+                throw CLIError("\(what)\(error.description)")
             }
-            guard let backend = settings.blobBackend else { throw CLIError("--blobs is s3://BUCKET[/PREFIX], not \(blobs).") }
+        }
+        let sourceBackend = try await settings([:], "").blobBackend
+        let source = try reportingErrors { try AppDatabase.open(folder, mode: .readCurrent, blobBackend: sourceBackend) }
+        var files = BlobStore(folder: folder, backend: sourceBackend)
+        if let blobs {
+            guard let backend = try await settings(["storage.blobs": blobs], "--blobs: ").blobBackend else {
+                throw CLIError("--blobs is s3://BUCKET[/PREFIX], not \(blobs).")
+            }
             files = BlobStore(folder: folder, backend: backend)
         }
         let target = try await reportingErrors {

@@ -219,6 +219,31 @@ struct CopyCommandTests {
         #expect(missing.status != 0 && missing.stderr.contains("storage.s3.accessKey"), "\(missing.stderr)")
     }
 
+    @Test("a SQLite server whose files are in an object store (storage.blobs): copied without --blobs, its files stay there and are read from it",
+          .enabled(if: postgresURL != nil || postgresRequired))
+    func filesAlreadyInAnObjectStoreStayThere() async throws {
+        let url = try #require(Self.postgresURL, "run through scripts/with-postgres.sh")
+        let server = try await S3TestServer.get()
+        let bucket = try await offThePool { try server.makeBucket() }
+        let folder = CLI.Folder()
+        defer { withExtendedLifetime(folder) {} }
+        let path = folder.path
+        let environment = ObjectStorageCommandTests.environment(server, bucket: bucket)
+        let demo = try await offThePool { try CLI.run(["demo", "--data", path, "--items", "10", "--seed", "9", "--name", "Flat"], environment: environment) }
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let before = try await offThePool { try server.requests(bucket) }
+        #expect(before.contains { $0.hasPrefix("PUT") })
+        let copy = ["copy", "--from", "sqlite:\(path)", "--to", url, "--to-schema"]
+        let copied = try await offThePool { try CLI.run(copy + [Self.schema()], environment: environment) }
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stdout.contains("Flat: copied, verified: 10 items"), "\(copied.stdout)")
+        let during = try await offThePool { try server.requests(bucket) }.dropFirst(before.count)
+        #expect(!during.contains { $0.hasPrefix("PUT") } && during.contains { $0.hasPrefix("GET") }, "\(during)")
+        // Without the settings the files are not in the data folder: the copy stops and says which file.
+        let without = try await offThePool { try CLI.run(copy + [Self.schema()]) }
+        #expect(without.status != 0 && without.stderr.contains("A stored file is missing: \(path)/blobs/"), "\(without.stderr)")
+    }
+
     @Test("a source that is not sqlite:PATH, or a folder without a database, is refused")
     func refusals() throws {
         let folder = CLI.Folder()
