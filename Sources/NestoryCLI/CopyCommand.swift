@@ -97,6 +97,10 @@ struct CopyCommand: AsyncParsableCommand {
         var (written, removed) = (ServerRecords(), ServerRecords())
         let before = try await target.serverRecords.serverRecords()
         written.accounts = Self.changed(server.accounts, on: before.accounts)
+        let emails = Dictionary(before.accounts.map { ($0.email, $0.id) }, uniquingKeysWith: { first, _ in first })
+        if let clash = written.accounts.first(where: { account in emails[account.email].map { $0 != account.id } ?? false }) {
+            throw CLIError("\(clash.email) has another account on PostgreSQL, not made by this copy: nothing was copied. Copy into an empty database (or a new --to-schema), or remove that account there first.")
+        }
         if server.instanceID != before.instanceID { written.instanceID = server.instanceID }
         try await target.serverRecords.applyServerRecords(put: written, delete: ServerRecords())
 

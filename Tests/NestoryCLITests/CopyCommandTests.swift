@@ -244,6 +244,27 @@ struct CopyCommandTests {
         #expect(without.status != 0 && without.stderr.contains("A stored file is missing: \(path)/blobs/"), "\(without.stderr)")
     }
 
+    @Test("an account made on PostgreSQL with an e-mail address SQLite has too stops the copy before anything is written, saying which",
+          .enabled(if: postgresURL != nil || postgresRequired))
+    func anAccountOfTheSameAddressOnPostgreSQLIsNamed() async throws {
+        let url = try #require(Self.postgresURL, "run through scripts/with-postgres.sh")
+        let folder = CLI.Folder()
+        defer { withExtendedLifetime(folder) {} }
+        let path = folder.path
+        let demo = try await offThePool { try CLI.run(["demo", "--data", path, "--items", "3", "--seed", "2", "--owner", "ann@example.com"]) }
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let schema = Self.schema()
+        try await Self.withTarget(url, schema: schema, folder: path) { (stores: Stores) async throws -> Void in
+            _ = try await stores.accounts.createAccount(email: "ann@example.com", displayName: "Other Ann", passwordHash: "h",
+                                                        household: .new(name: "Theirs", currency: .usd), role: .owner, onlyIfFirst: false, now: Date())
+        }
+        let copy = try await offThePool { try CLI.run(["copy", "--from", "sqlite:\(path)", "--to", url, "--to-schema", schema]) }
+        #expect(copy.status != 0 && copy.stderr.contains("ann@example.com has another account on PostgreSQL"), "\(copy.stderr)")
+        try await Self.withTarget(url, schema: schema, folder: path) { (stores: Stores) async throws -> Void in
+            #expect(try await stores.accounts.allHouseholds().map(\.name) == ["Theirs"])
+        }
+    }
+
     @Test("a source that is not sqlite:PATH, or a folder without a database, is refused")
     func refusals() throws {
         let folder = CLI.Folder()
