@@ -30,7 +30,8 @@ struct CopyCommand: AsyncParsableCommand {
             the archives byte for byte; every other kind is read back from PostgreSQL and compared row by row with SQLite. \
             Run it again to resume, or to catch up just before switching: what is there and the same is left (a run with \
             nothing to do says so); a household or a row changed in SQLite since is copied again; a passkey, token, \
-            calendar feed or webhook removed in SQLite since is removed.
+            calendar feed or webhook removed in SQLite since is removed. SQLite is the truth here: once people use the \
+            PostgreSQL server, do not copy again (a household changed there would be replaced, a token made there removed).
 
             Files: with --blobs s3://BUCKET[/PREFIX], photos and receipts are put in that object store (each file once: one \
             already there is skipped), using the storage.s3.* settings (endpoint, region, pathStyle, accessKey, secretKey), \
