@@ -470,6 +470,7 @@ let package = Package(
                                                            "NestoryObjectStorage", "NestoryHTTP", .product(name: "GRDB", package: "GRDB.swift"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "MCP", package: "swift-sdk"),
+                                                           "NestoryStoreInterfaces", "NestoryStorePostgres", "NestoryServices",
                                                            .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
     ],
     // zxing-cpp's headers need C++17.

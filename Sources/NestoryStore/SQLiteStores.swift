@@ -9,7 +9,8 @@ extension Stores {
                valuations: SQLiteValuationStore(database), products: SQLiteProductStore(database), licences: SQLiteLicenceStore(database),
                tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
                captureCounters: SQLiteCaptureCounterStore(database), status: SQLiteDatabaseStatus(database), files: database.blobs,
-               archive: SQLiteArchiveStore(database), requestBudget: database.requestBudget)
+               archive: SQLiteArchiveStore(database), requestBudget: database.requestBudget,
+               serverRecords: SQLiteServerRecordStore(database))
     }
 }
 

@@ -24,12 +24,14 @@ public struct Stores: Sendable {
     public var archive: any ArchiveStore
     /// Requests counted per key per minute (API tokens' budgets), shared by every server on the store.
     public var requestBudget: any RequestBudget
+    /// What the server keeps beside its households' archives, row by row (`nestory copy`).
+    public var serverRecords: any ServerRecordStore
 
     public init(items: any ItemStore, attachments: any AttachmentStore, accounts: any AccountStore, jobs: any JobStore,
                 reports: any ReportStore, reminders: any ReminderStore, valuations: any ValuationStore, products: any ProductStore,
                 licences: any LicenceStore, tokens: any APITokenStore, idempotency: any IdempotencyStore,
                 captureCounters: any CaptureCounterStore, status: any DatabaseStatus, files: any BlobFiles, archive: any ArchiveStore,
-                requestBudget: any RequestBudget) {
+                requestBudget: any RequestBudget, serverRecords: any ServerRecordStore) {
         self.items = items
         self.attachments = attachments
         self.accounts = accounts
@@ -46,5 +48,6 @@ public struct Stores: Sendable {
         self.files = files
         self.archive = archive
         self.requestBudget = requestBudget
+        self.serverRecords = serverRecords
     }
 }

@@ -6,7 +6,7 @@ extension Stores {
     public static func postgres(_ store: PostgresStore, files: any BlobFiles) -> Stores {
         Stores(items: store, attachments: store, accounts: store, jobs: store, reports: store, reminders: store, valuations: store,
                products: store, licences: store, tokens: store, idempotency: store, captureCounters: store, status: store, files: files, archive: store,
-               requestBudget: store)
+               requestBudget: store, serverRecords: store)
     }
 }
 

@@ -38,6 +38,8 @@ struct Stores: Sendable {
     let licences: any LicenceStore
     let products: any ProductStore
     let requestBudget: any RequestBudget
+    /// Nil for stores made without it (the two servers of the job tests).
+    var serverRecords: (any ServerRecordStore)? = nil
 }
 
 /// A fresh, empty store of one engine for one test: SQLite in a temporary data folder, PostgreSQL in a schema of
@@ -61,7 +63,8 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
                                      tokens: SQLiteAPITokenStore(database), idempotency: SQLiteIdempotencyStore(database),
                                      reminders: SQLiteReminderStore(database), valuations: SQLiteValuationStore(database),
                                      captureCounters: SQLiteCaptureCounterStore(database), licences: SQLiteLicenceStore(database),
-                                     products: SQLiteProductStore(database), requestBudget: database.requestBudget))
+                                     products: SQLiteProductStore(database), requestBudget: database.requestBudget,
+                                     serverRecords: SQLiteServerRecordStore(database)))
     case .postgres:
         let folder = try blobFolder()
         defer { try? FileManager.default.removeItem(at: folder.url) }
@@ -70,7 +73,7 @@ func withStores<T>(_ engine: Engine, _ body: (Stores) async throws -> T) async t
         do {
             let result = try await body(Stores(accounts: store, jobs: store, items: store, attachments: store, blobs: blobs, tokens: store,
                                                idempotency: store, reminders: store, valuations: store, captureCounters: store,
-                                               licences: store, products: store, requestBudget: store))
+                                               licences: store, products: store, requestBudget: store, serverRecords: store))
             await store.close()
             return result
         } catch {
