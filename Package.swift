@@ -84,7 +84,7 @@ let package = Package(
         ),
 
         // Deterministic, realistic demo households (for trying the app and for benchmarks).
-        .target(name: "NestoryDemo", dependencies: ["NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
+        .target(name: "NestoryDemo", dependencies: ["NestoryDomain", "NestoryStore", "NestoryStoreInterfaces"], swiftSettings: swiftSettings),
 
         // Password hashing (bcrypt over a SHA-256 pre-hash, so long passwords have no cap).
         .target(

@@ -27,12 +27,13 @@ struct Backup: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        try await reportingErrors {
-            let database = try await data.open(.readCurrent)
-            let target = try resolveHousehold(database, household)
+        let secrets = try await reportingErrors { try await data.settings().secretKeys() }
+        try await data.withDatabase(.readCurrent) { database in
+            let target = try await resolveHousehold(database.stores.accounts, household)
             let started = Date()
-            let result = try await BackupWriter(database: database).write(household: target.id, to: URL(fileURLWithPath: file),
-                                                                       includePasswordHashes: !withoutPasswords, includeProviderKeys: withProviderKeys)
+            let result = try await database.stores.backupMaker(folder: data.folder, secrets: secrets)
+                .write(household: target.id, to: URL(fileURLWithPath: file), includePasswordHashes: !withoutPasswords,
+                       includeProviderKeys: withProviderKeys)
             let c = result.manifest.counts
             print("""
                 Backed up \(target.name) to \(file) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s:
@@ -70,16 +71,21 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let url = URL(fileURLWithPath: file)
         guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
-        let database = try await data.open(.createAndMigrate)
-        let service = DataService(stores: .sqlite(database), blobs: database.blobs, folder: database.folder, blocking: BlockingPool(label: "nestory.cli", width: 1),
-                                  plan: try await Settings.read(flags: [:]).plan(SQLiteLicenceStore(database)))
+        let settings = try await data.settings()
+        try await data.withDatabase(.createAndMigrate) { database in
+            try await restore(url, with: try data.dataService(database, settings), accounts: database.stores.accounts)
+        }
+    }
+
+    private func restore(_ url: URL, with service: DataService, accounts: any AccountStore) async throws {
         if check {
             let manifest = try await reportingErrors { try await service.checkArchive(url) }
             let c = manifest.counts
             print("The archive is sound: \(manifest.household.name), \(c.items) items, \(c.files) files, made by Nestory \(manifest.appVersion) on \(manifest.createdAt).")
             return
         }
-        let target = try reportingErrors { try into.map { try resolveHousehold(database, $0).id } }
+        var target: HouseholdID?
+        if let into { target = try await resolveHousehold(accounts, into).id }
         let started = Date()
         let (manifest, summary): (BackupManifest, RestoreSummary)
         do {
@@ -142,14 +148,18 @@ struct ImportCSV: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        let database = try await data.open(.readCurrent)
-        let target = try reportingErrors { try resolveHousehold(database, household) }
+        let settings = try await data.settings()
+        try await data.withDatabase(.readCurrent) { database in
+            let target = try await resolveHousehold(database.stores.accounts, household)
+            try await importItems(into: target, with: try data.dataService(database, settings))
+        }
+    }
+
+    private func importItems(into target: Household, with service: DataService) async throws {
         guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError("There is no file \(file).") }
         guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
         let url = URL(fileURLWithPath: file)
         let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
-        let service = DataService(stores: .sqlite(database), blobs: database.blobs, folder: database.folder, blocking: BlockingPool(label: "nestory.cli", width: 1),
-                                  plan: try await Settings.read(flags: [:]).plan(SQLiteLicenceStore(database)))
         let spec = map
         let mapping: @Sendable ([String]) throws(ImportError) -> ColumnMapping = { header throws(ImportError) in
             if let spec { return try ColumnMapping.parse(spec, header: header) }
@@ -177,6 +187,14 @@ struct ImportCSV: AsyncParsableCommand {
         } catch let error as ImportError {
             throw CLIError(error.description)
         }
+    }
+}
+
+extension DataOptions {
+    /// Restores and imports in the foreground, on the database's stores and this data folder, under the settings' plan.
+    func dataService(_ database: OpenDatabase, _ settings: Settings) throws -> DataService {
+        DataService(stores: database.stores, blobs: database.files, folder: folder, secrets: try settings.secretKeys(),
+                    blocking: BlockingPool(label: "nestory.cli", width: 1), plan: settings.plan(database.stores.licences))
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NestoryDomain
 import NestoryProducts
+import NestoryReportsLive
 import NestoryStore
 
 /// `nestory catalog ...`: the local product catalogue that barcode lookups search.
@@ -11,7 +12,7 @@ struct CatalogCommand: AsyncParsableCommand {
         abstract: "The local product catalogue barcode lookups search (before any online provider).",
         subcommands: [Import.self, Lookup.self])
 
-    struct Import: ParsableCommand {
+    struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add products from a JSON Lines file (barcode/code, product_name/name, brands, categories, image_url).",
             discussion: "Products already in the catalogue are replaced. Lines without a barcode or a name are skipped and counted.")
@@ -21,19 +22,20 @@ struct CatalogCommand: AsyncParsableCommand {
         @Argument(help: "The .jsonl file.")
         var file: String
 
-        func run() throws {
-            try reportingErrors {
-                let database = try data.open(.readCurrent)
+        func run() async throws {
+            try await data.withDatabase(.readCurrent) { database in
+                let products = database.stores.products, url = URL(fileURLWithPath: file)
                 let started = Date()
                 let summary: CatalogFile.Summary
                 do {
-                    summary = try CatalogFile.read(URL(fileURLWithPath: file)) { batch in
-                        try database.importCatalog(batch, now: Date())
+                    // The file is read on a thread of its own, which waits for each batch to be written.
+                    summary = try await ReportCommand.offThePool {
+                        try CatalogFile.read(url) { batch in _ = try Waiting.wait { try await products.importCatalog(batch, now: Date()) } }
                     }
                 } catch let error as CatalogError {
                     throw CLIError(error.description)
                 }
-                print("Imported \(summary.imported) products in \(String(format: "%.1f", Date().timeIntervalSince(started))) s; the catalogue has \(try database.catalogCount()).")
+                print("Imported \(summary.imported) products in \(String(format: "%.1f", Date().timeIntervalSince(started))) s; the catalogue has \(try await products.catalogCount()).")
                 if !summary.skipped.isEmpty {
                     let shown = summary.skipped.prefix(5).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
                     print("Skipped \(summary.skipped.count) lines (\(shown)\(summary.skipped.count > 5 ? "; …" : "")).")
@@ -55,9 +57,10 @@ struct CatalogCommand: AsyncParsableCommand {
         var code: String
 
         func run() async throws {
-            let database = try await data.open(.readCurrent)
-            let target = try reportingErrors { try resolveHousehold(database, household) }
-            let result = try await ProductLookup(items: SQLiteItemStore(database), store: SQLiteProductStore(database)).lookup(code, household: target.id)
+            let result = try await data.withDatabase(.readCurrent) { database in
+                let target = try await resolveHousehold(database.stores.accounts, household)
+                return try await ProductLookup(items: database.stores.items, store: database.stores.products).lookup(code, household: target.id)
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(result), as: UTF8.self))

@@ -33,31 +33,29 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try await data.open(.createAndMigrate)
-        let household = try reportingErrors {
+        let code = try reportingErrors { try CurrencyCode(currency) }
+        try await data.withDatabase(.createAndMigrate) { database in
+            let stores = database.stores
             let start = Date()
-            let household = try DemoSeeder.seed(database, name: name, currency: try CurrencyCode(currency), count: items,
-                                                seed: seed, now: start) { written in
+            let items = items
+            let household = try await DemoSeeder.seed(stores, name: name, currency: code, count: items, seed: seed, now: start) { written in
                 if items >= 20_000, written % 20_000 == 0 || written == items {
                     FileHandle.standardError.write(Data("  \(written) of \(items) items\n".utf8))
                 }
             }
             let seconds = Date().timeIntervalSince(start)
             print("Created \(household.name) (household \(household.id)) with \(items) items in \(String(format: "%.1f", seconds)) s.")
-            return household
+            // An owner, so the demo can be signed in to and backed up from the web app.
+            if let (user, _) = try await stores.accounts.userCredentials(email: owner) {
+                try await stores.accounts.addMember(household.id, user: user.id, role: .owner, now: Date())
+                print("Sign in as \(user.email) (its own password): it owns the demo.")
+                return
+            }
+            let given = ProcessInfo.processInfo.environment["NESTORY_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+            let password = given ?? String(SessionToken.generate().prefix(16))
+            let accounts = AccountService(stores: stores, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
+            let made = try await accounts.addUser(email: owner, displayName: "Demo owner", password: password, household: .id(household.id), role: .owner)
+            print("Sign in as \(made.user.email) with " + (given == nil ? "the password \(password) (shown once)." : "the password in NESTORY_PASSWORD."))
         }
-        // An owner, so the demo can be signed in to and backed up from the web app.
-        if let (user, _) = try reportingErrors({ try database.userCredentials(email: owner) }) {
-            try reportingErrors { try database.addMember(household.id, user: user.id, role: .owner, now: Date()) }
-            print("Sign in as \(user.email) (its own password): it owns the demo.")
-            return
-        }
-        let given = ProcessInfo.processInfo.environment["NESTORY_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-        let password = given ?? String(SessionToken.generate().prefix(16))
-        let accounts = AccountService(stores: .sqlite(database), passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
-        let made = try await reportingErrors {
-            try await accounts.addUser(email: owner, displayName: "Demo owner", password: password, household: .id(household.id), role: .owner)
-        }
-        print("Sign in as \(made.user.email) with " + (given == nil ? "the password \(password) (shown once)." : "the password in NESTORY_PASSWORD."))
     }
 }

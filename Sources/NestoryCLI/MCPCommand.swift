@@ -29,25 +29,26 @@ struct MCPCommand: AsyncParsableCommand {
         guard let token = token ?? ProcessInfo.processInfo.environment["NESTORY_TOKEN"], !token.isEmpty else {
             throw CLIError("No token: set NESTORY_TOKEN (make one with `nestory token create`).")
         }
-        let database = try await data.open(.readCurrent)
-        let blocking = BlockingPool(label: "nestory.mcp", width: 2)
-        let tokens = TokenService(stores: .sqlite(database))
-        guard let access = try await tokens.authenticate(token) else {
-            throw CLIError("That token is not valid: it was revoked, it expired, or its account left the household.")
+        let settings = try await data.settings()
+        let secrets = try settings.secretKeys() ?? .folder(data.folder)
+        try await data.withDatabase(.readCurrent) { database in
+            let blocking = BlockingPool(label: "nestory.mcp", width: 2)
+            let stores = database.stores
+            guard let access = try await TokenService(stores: stores).authenticate(token) else {
+                throw CLIError("That token is not valid: it was revoked, it expired, or its account left the household.")
+            }
+            let imagingLimits = ImagingLimits(maxFileBytes: Int(settings.limits.maxPhotoBytes))
+            let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in try LibvipsImageProcessor(limits: imagingLimits) }
+            let items = ItemsService(items: stores.items, attachments: stores.attachments, accounts: stores.accounts, reminders: stores.reminders,
+                                     files: stores.files, renditions: RenditionCache(folder: data.folder), imaging: imaging, blocking: blocking,
+                                     maxBytes: settings.limits.maxPhotoBytes, plan: settings.plan(stores.licences))
+            let valuations = ValuationService(store: stores.valuations, items: stores.items, accounts: stores.accounts, jobs: stores.jobs,
+                                              attachments: stores.attachments, secrets: secrets, providers: UnavailableValuationProviders(),
+                                              defaults: ValuationDefaults())
+            let mcp = NestoryMCP(items: items, places: PlacesService(items: stores.items), valuations: valuations)
+            let server = await mcp.server(for: MCPAccess(user: access.user.id, household: access.household, scope: access.scope))
+            try await server.start(transport: StdioTransport())
+            await server.waitUntilCompleted()
         }
-        let settings = try await Settings.read(flags: ["data": data.dataPath])
-        let imagingLimits = ImagingLimits(maxFileBytes: Int(settings.limits.maxPhotoBytes))
-        let imaging = LazyImageProcessor(limits: imagingLimits) { () throws(ImagingError) in try LibvipsImageProcessor(limits: imagingLimits) }
-        let stores = Stores.sqlite(database)
-        let items = ItemsService(items: stores.items, attachments: stores.attachments, accounts: stores.accounts, reminders: stores.reminders,
-                                 files: database.blobs, renditions: database.renditions, imaging: imaging, blocking: blocking,
-                                 maxBytes: settings.limits.maxPhotoBytes, plan: settings.plan(stores.licences))
-        let valuations = ValuationService(store: stores.valuations, items: stores.items, accounts: stores.accounts, jobs: stores.jobs,
-                                          attachments: stores.attachments, secrets: .folder(database.folder), providers: UnavailableValuationProviders(),
-                                          defaults: ValuationDefaults())
-        let mcp = NestoryMCP(items: items, places: PlacesService(items: stores.items), valuations: valuations)
-        let server = await mcp.server(for: MCPAccess(user: access.user.id, household: access.household, scope: access.scope))
-        try await server.start(transport: StdioTransport())
-        await server.waitUntilCompleted()
     }
 }

@@ -30,29 +30,11 @@ struct DataOptions: ParsableArguments {
 
     var folder: DataFolder { DataFolder(path: dataPath) }
 
-    /// Opens the folder's database with photos and files kept where the settings say (`storage.blobs` and
-    /// `storage.s3.*`, from the environment or the settings file; the data folder by default), so every command
-    /// reads, adds and removes them where the server does.
-    func open(_ mode: AppDatabase.OpenMode) throws -> AppDatabase {
-        let settings: Settings
-        do { settings = try Settings.readWaiting(flags: flags) } catch let error as Settings.Invalid { throw CLIError(error.description) }
-        try Self.sqliteOnly(settings)
-        return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
-    }
-
     /// What this command's flags set, by settings key.
     var flags: [String: String] {
         var flags = ["data": dataPath]
         if let databaseURL { flags["database.url"] = databaseURL }
         return flags
-    }
-
-    /// The commands not yet on the store interfaces open SQLite only: with PostgreSQL named, they say so rather than
-    /// work on a SQLite file in the data folder that the server does not use.
-    static func sqliteOnly(_ settings: Settings) throws {
-        guard settings.databaseURL != nil else { return }
-        let command = CommandLine.arguments.dropFirst().prefix { !$0.hasPrefix("-") }.joined(separator: " ")
-        throw CLIError("`nestory \(command)` works on the SQLite database only for now, and database.url names PostgreSQL.")
     }
 
     /// Opens the database the settings name (either engine).
@@ -78,13 +60,6 @@ struct DataOptions: ParsableArguments {
         do { return try await Settings.read(flags: flags.merging(self.flags) { _, own in own }) } catch let error as Settings.Invalid {
             throw CLIError(error.description)
         }
-    }
-
-    /// ``open(_:)`` for an asynchronous command (Swift picks this one there): the settings are read without waiting on a thread.
-    func open(_ mode: AppDatabase.OpenMode) async throws -> AppDatabase {
-        let settings = try await settings()
-        try Self.sqliteOnly(settings)
-        return try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: settings.blobBackend) }
     }
 }
 
@@ -116,16 +91,7 @@ func cliError(_ error: any Error) -> any Error {
     }
 }
 
-/// Resolves `--household` (a name or an id), or the only household when there is one.
-func resolveHousehold(_ database: AppDatabase, _ selector: String?) throws -> Household {
-    if let selector {
-        if let id = HouseholdID(string: selector), let household = try? database.household(id) { return household }
-        return try pickHousehold(named: selector, try database.households(named: selector))
-    }
-    return try onlyHousehold(try database.allHouseholds())
-}
-
-/// ``resolveHousehold(_:_:)`` on any engine's account store.
+/// Resolves `--household` (a name or an id), or the only household when there is one, on any engine's account store.
 func resolveHousehold(_ accounts: any AccountStore, _ selector: String?) async throws -> Household {
     if let selector {
         if let id = HouseholdID(string: selector), let household = try? await accounts.household(id) { return household }

@@ -3,6 +3,7 @@ import Foundation
 import NestoryDomain
 import NestoryReports
 import NestoryReportsLive
+import NestoryServices
 import NestoryStore
 
 /// `nestory report inventory|loss`: the same PDFs the Reports tab makes.
@@ -16,7 +17,7 @@ extension ReportGrouping: ExpressibleByArgument {}
 extension PaperSize: ExpressibleByArgument {}
 extension IncidentType: ExpressibleByArgument {}
 
-struct InventoryReportCommand: ParsableCommand {
+struct InventoryReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "inventory", abstract: "The full inventory report.")
 
     @OptionGroup var data: DataOptions
@@ -28,19 +29,19 @@ struct InventoryReportCommand: ParsableCommand {
     @Option(help: "a4 or letter.") var paper: PaperSize = .a4
     @Flag(help: "Print nothing but errors.") var quiet = false
 
-    func run() throws {
-        try reportingErrors {
-            let database = try data.open(.readCurrent)
-            let target = try resolveHousehold(database, household)
+    func run() async throws {
+        try await data.withDatabase(.readCurrent) { database in
+            let target = try await resolveHousehold(database.stores.accounts, household)
             let start = Date()
             let options = InventoryReportOptions(grouping: group, includePhotos: photos, includeUndocumented: undocumented, paper: paper)
-            let result = try ReportGenerator.sqlite(database).inventory(target.id, options: options, to: URL(fileURLWithPath: out), now: start)
-            if !quiet { print(ReportCommand.summary(result, path: out, seconds: Date().timeIntervalSince(start))) }
+            let maker = database.stores.reportMaker(folder: data.folder), out = URL(fileURLWithPath: out)
+            let result = try await ReportCommand.offThePool { try maker.inventory(target.id, options: options, to: out, now: start) }
+            if !quiet { print(ReportCommand.summary(result, path: self.out, seconds: Date().timeIntervalSince(start))) }
         }
     }
 }
 
-struct LossReportCommand: ParsableCommand {
+struct LossReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "loss", abstract: "A loss list for an incident, from chosen items or a search.")
 
@@ -59,10 +60,10 @@ struct LossReportCommand: ParsableCommand {
     @Option(help: "a4 or letter.") var paper: PaperSize = .a4
     @Flag(help: "Print nothing but errors.") var quiet = false
 
-    func run() throws {
-        try reportingErrors {
-            let database = try data.open(.readCurrent)
-            let target = try resolveHousehold(database, household)
+    func run() async throws {
+        try await data.withDatabase(.readCurrent) { database in
+            let stores = database.stores
+            let target = try await resolveHousehold(stores.accounts, household)
             var ids: [ItemID] = []
             for text in items {
                 guard let id = ItemID(string: text) else { throw CLIError("\(text) is not an item id.") }
@@ -71,14 +72,14 @@ struct LossReportCommand: ParsableCommand {
             if search != nil || room != nil {
                 var filter = ItemFilter()
                 if let room {
-                    guard let match = try database.rooms(target.id).first(where: { Text.foldKey($0.name) == Text.foldKey(room) }) else {
+                    guard let match = try await stores.items.rooms(target.id).first(where: { Text.foldKey($0.name) == Text.foldKey(room) }) else {
                         throw CLIError("There is no room called \(room).")
                     }
                     filter.roomID = match.id
                 }
                 var cursor: PageCursor?
                 repeat {
-                    let page = try database.items(target.id, ItemQuery(search: search ?? "", filter: filter, limit: ItemQuery.maxLimit, after: cursor))
+                    let page = try await stores.items.items(target.id, ItemQuery(search: search ?? "", filter: filter, limit: ItemQuery.maxLimit, after: cursor))
                     ids += page.elements.map(\.item.id)
                     cursor = page.nextCursor
                 } while cursor != nil
@@ -88,13 +89,20 @@ struct LossReportCommand: ParsableCommand {
             let incident = try Incident(date: CalendarDate(iso: date), type: type, description: description, policyNumber: policy,
                                         claimNumber: claim).validated(today: CalendarDate(start, in: .current))
             let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: !noPhotos, paper: paper)
-            let result = try ReportGenerator.sqlite(database).lossList(target.id, options: options, to: URL(fileURLWithPath: out), now: start)
-            if !quiet { print(ReportCommand.summary(result, path: out, seconds: Date().timeIntervalSince(start))) }
+            let maker = stores.reportMaker(folder: data.folder), out = URL(fileURLWithPath: out)
+            let result = try await ReportCommand.offThePool { try maker.lossList(target.id, options: options, to: out, now: start) }
+            if !quiet { print(ReportCommand.summary(result, path: self.out, seconds: Date().timeIntervalSince(start))) }
         }
     }
 }
 
 extension ReportCommand {
+    /// Runs a report's rendering on a thread of its own: the generator waits there for the stores, which it must not do on
+    /// Swift's cooperative pool (an async command's body runs there).
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await BlockingPool(label: "nestory.report", width: 1).run(body)
+    }
+
     static func summary(_ result: RenderedReport, path: String, seconds: Double) -> String {
         "Wrote \(path): \(result.items) item\(result.items == 1 ? "" : "s"), \(result.pages) page\(result.pages == 1 ? "" : "s"), "
             + "\(result.images) photo\(result.images == 1 ? "" : "s"), \(ReportFormat.byteCount(result.byteCount)) in \(String(format: "%.2f", seconds)) s."
@@ -102,7 +110,7 @@ extension ReportCommand {
 }
 
 /// `nestory export csv|json FILE`: the whole inventory as a spreadsheet or as documented JSON.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Export every item as CSV (spreadsheet-safe) or JSON.")
 
@@ -113,13 +121,14 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "csv or json.") var format: Format
     @Argument(help: "The file to write.") var file: String
 
-    func run() throws {
-        try reportingErrors {
-            let database = try data.open(.readCurrent)
-            let target = try resolveHousehold(database, household)
-            let generator = ReportGenerator.sqlite(database)
-            let url = URL(fileURLWithPath: file)
-            let count = format == .csv ? try generator.exportCSV(target.id, to: url) : try generator.exportJSON(target.id, to: url, now: Date())
+    func run() async throws {
+        try await data.withDatabase(.readCurrent) { database in
+            let target = try await resolveHousehold(database.stores.accounts, household)
+            let generator = database.stores.reportMaker(folder: data.folder)
+            let url = URL(fileURLWithPath: file), format = format
+            let count = try await ReportCommand.offThePool {
+                format == .csv ? try generator.exportCSV(target.id, to: url) : try generator.exportJSON(target.id, to: url, now: Date())
+            }
             print("Wrote \(count) item\(count == 1 ? "" : "s") to \(file).")
         }
     }

@@ -121,14 +121,11 @@ struct Serve: AsyncParsableCommand {
             ocrLogger.warning("\(message)")
         }
         // The one place live implementations are picked.
-        let renditions = RenditionCache(folder: folder)
-        let secrets: SecretKeys? = try settings.secretsKey.map { .key(try SecretBox(base64Key: $0)) }
+        let secrets = try settings.secretKeys()
         let services = Services(
             stores: stores, folder: folder, secrets: secrets,
             passwordHasher: BcryptPasswordHasher(), imaging: imaging,
-            reportMaker: ReportGenerator(stores: stores, files: stores.files, displayRendition: { renditions.url(for: $0, .display) }),
-            backupMaker: BackupWriter(archive: stores.archive, valuations: stores.valuations, blobs: stores.files, folder: folder,
-                                      secrets: secrets),
+            reportMaker: stores.reportMaker(folder: folder), backupMaker: stores.backupMaker(folder: folder, secrets: secrets),
             receiptReader: ReceiptReader(recognizer: TimedRecognizer(base: recognizer)), maxPhotoBytes: limits.maxPhotoBytes,
             plan: settings.plan(stores.licences),
             webhooks: .init(sender: LiveWebhookSender(), allowPrivateAddresses: settings.webhooksAllowPrivate),

@@ -107,11 +107,11 @@ public struct StoreReportSource: ReportItemSource {
 /// Waits on this thread for async work: a report's reads of the stores from inside its synchronous rendering. The
 /// work runs as a task of its own (never the caller's actor); the caller's thread must not be one of Swift's
 /// cooperative pool's (the blocking pool's are not, nor is a command's main thread), or the work may never get one.
-enum Waiting {
+package enum Waiting {
     /// What the task left, read after the semaphore (which orders the write before the read).
     private final class Box<T>: @unchecked Sendable { var result: Result<T, any Error>? }
 
-    static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    package static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let box = Box<T>()
         let done = DispatchSemaphore(value: 0)
         Task.detached {

@@ -41,4 +41,13 @@ public struct SQLiteArchiveStore: ArchiveStore {
                                   next: @escaping @Sendable () throws -> [NamedPlaceDraft]?) async throws -> ImportSummary {
         try await database.offload { try $0.importItemsInBulk(householdID, count: count, now: now, today: today, plan: plan, next: next) }
     }
+
+    public func storeAttachment(_ data: Data, contentType: String, now: Date) async throws -> Attachment {
+        try await database.offload { try $0.storeAttachment(data, contentType: contentType, now: now) }
+    }
+
+    public func insertItemsInBulk(_ householdID: HouseholdID, count: Int, today: CalendarDate,
+                                  next: @escaping @Sendable () throws -> [NewItem]?) async throws {
+        try await database.offload { try $0.insertItemsInBulk(householdID, count: count, today: today, next: next) }
+    }
 }

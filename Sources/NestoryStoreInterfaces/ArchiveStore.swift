@@ -67,4 +67,12 @@ public protocol ArchiveStore: Sendable {
     /// not have yet (matched by folded name), at the end of its order.
     func importItemsInBulk(_ householdID: HouseholdID, count: Int, now: Date, today: CalendarDate, plan: Entitlement?,
                            next: @escaping @Sendable () throws -> [NamedPlaceDraft]?) async throws -> ImportSummary
+    /// Stores a file and records it without linking it to anything yet; returns what rows refer to (files shared by
+    /// many rows, such as the demo's photos). Like every stored file, it is swept once nothing uses it.
+    func storeAttachment(_ data: Data, contentType: String, now: Date) async throws -> Attachment
+    /// Adds new items with their ids and times, photos and receipts (files already stored) in one transaction, batch by
+    /// batch from `next` (nil at the end): all or nothing. Drafts are validated; their rooms and categories must be the
+    /// household's. Each item's first photo is its primary; receipts are linked to it and searched with it.
+    func insertItemsInBulk(_ householdID: HouseholdID, count: Int, today: CalendarDate,
+                           next: @escaping @Sendable () throws -> [NewItem]?) async throws
 }

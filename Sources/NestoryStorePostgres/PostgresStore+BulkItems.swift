@@ -67,4 +67,72 @@ extension PostgresStore {
                 """, logger: logger)
         }
     }
+
+    /// ``ArchiveStore/storeAttachment(_:contentType:now:)``: the file kept, then its `blob` row, as a photo's is.
+    public func storeAttachment(_ data: Data, contentType: String, now: Date) async throws -> Attachment {
+        let files = try requireFiles()
+        let staged = try await Self.onFileThread { try files.stage(data) }
+        defer { files.discard(staged) }
+        try await Self.onFileThread { try files.upload(staged) }
+        return try await transaction { connection in
+            try await Self.commitBlob(connection, files, staged, contentType: contentType, now: now, logger: logger)
+        }
+    }
+
+    /// ``ArchiveStore/insertItemsInBulk(_:count:today:next:)``: each batch's items, tags and search documents with
+    /// `insertItems`, their photos with one statement, then each receipt and the document of the item it belongs to.
+    public func insertItemsInBulk(_ householdID: HouseholdID, count: Int, today: CalendarDate,
+                                  next: @escaping @Sendable () throws -> [NewItem]?) async throws {
+        try await transaction { connection in
+            _ = try await Self.fetchHousehold(connection, householdID, logger: logger)
+            var placeCheck = Set<String>()
+            var knownFiles = Set<String>()
+            while let batch = try next() {
+                var items: [Item] = []
+                for new in batch {
+                    let draft = try new.draft.validated(today: today)
+                    if placeCheck.insert("\(draft.roomID?.description ?? "")|\(draft.categoryID?.description ?? "")").inserted {
+                        try await Self.checkPlaces(connection, householdID, draft, logger: logger)
+                    }
+                    items.append(Item(id: new.id, householdID: householdID, draft: draft, createdAt: new.createdAt))
+                }
+                let files = Set(batch.flatMap { $0.photos.map(\.sha256) + $0.receipts.map(\.attachment.sha256) }).subtracting(knownFiles)
+                if !files.isEmpty {
+                    var found = Set<String>()
+                    for try await sha256 in try await connection.query("SELECT sha256 FROM blob WHERE sha256 = ANY(\(Array(files))::text[])",
+                                                                        logger: logger).decode(String.self) {
+                        found.insert(sha256)
+                    }
+                    if let missing = files.subtracting(found).sorted().first { throw DomainError.notFound("The stored file \(missing.prefix(12))…") }
+                    knownFiles.formUnion(found)
+                }
+                try await Self.insertItems(connection, householdID, items, logger: logger)
+                let photos = batch.flatMap { new in new.photos.enumerated().map { (item: new.id.rawValue, position: $0.offset, sha256: $0.element.sha256, at: new.createdAt.millis) } }
+                if !photos.isEmpty {
+                    try await connection.query("""
+                        INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
+                        SELECT p.id, i.household_id, i.seq, p.sha256, p.position = 0, p.position, p.created_at
+                        FROM unnest(\(photos.map { _ in PhotoID().rawValue })::uuid[], \(photos.map(\.item))::uuid[],
+                                    \(photos.map(\.sha256))::text[], \(photos.map { Int32(clamping: $0.position) })::integer[],
+                                    \(photos.map(\.at))::bigint[]) AS p(id, item, sha256, position, created_at)
+                        JOIN item i ON i.id = p.item AND i.household_id = \(householdID.rawValue)
+                        """, logger: logger)
+                }
+                for new in batch where !new.receipts.isEmpty {
+                    let seq = try await Self.itemSeq(connection, householdID, new.id, lock: false, logger: logger)
+                    for receipt in new.receipts {
+                        let fields = receipt.fields
+                        try await connection.query("""
+                            INSERT INTO receipt (id, household_id, item_seq, sha256, vendor, currency, total_minor, tax_minor, purchase_date, raw_text,
+                                confidence, created_at)
+                            VALUES (\(ReceiptID().rawValue), \(householdID.rawValue), \(seq), \(receipt.attachment.sha256), \(fields.vendor),
+                                    \((fields.total ?? fields.tax)?.currency.code), \(fields.total?.minorUnits), \(fields.tax?.minorUnits),
+                                    \(fields.purchaseDate?.iso), \(fields.rawText), \(fields.confidence), \(new.createdAt.millis))
+                            """, logger: logger)
+                    }
+                    try await Self.reindex(connection, householdID, seq: seq, logger: logger)
+                }
+            }
+        }
+    }
 }

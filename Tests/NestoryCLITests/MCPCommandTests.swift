@@ -5,12 +5,13 @@ import Testing
 
 /// `nestory mcp` over stdio (issue 20), driven by the SDK's client through the child's standard input and output.
 @Suite(.serialized) struct MCPCommandTests {
-    static func start(folder: CLI.Folder, token: String) throws -> (Process, Client, StdioTransport) {
+    static func start(folder: CLI.Folder, token: String, environment extra: [String: String] = [:]) throws -> (Process, Client, StdioTransport) {
         let process = Process()
         process.executableURL = CLI.binary
         process.arguments = ["mcp", "--data", folder.path]
         var environment = ProcessInfo.processInfo.environment
         environment["NESTORY_TOKEN"] = token
+        environment.merge(extra) { $1 }
         process.environment = environment
         let toChild = Pipe(), fromChild = Pipe()
         process.standardInput = toChild
