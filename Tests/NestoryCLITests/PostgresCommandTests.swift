@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import MCP
 import Testing
 
@@ -137,13 +138,5 @@ import Testing
 
 /// The text of a PDF, its whitespace made single spaces.
 private func pdftotext(_ path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/pdftotext")
-    process.arguments = [path, "-"]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    try ChildProcess.run("/usr/bin/pdftotext", [path, "-"]).outputText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
 }
