@@ -481,11 +481,16 @@ enum PostgresMigrations {
     /// A number every Nestory server takes the same advisory lock on while it migrates.
     static let lockKey: Int64 = 0x4E45_5354_4F52_59
 
-    /// The changes recorded in the database, in the order they were applied.
-    static func applied(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        try await connection.query("""
-            CREATE TABLE IF NOT EXISTS nestory_migration (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
-            """, logger: logger)
+    /// The changes recorded in the database, in the order they were applied, read without writing anything (so
+    /// `/health` on a read-only standby answers): nil when the database has no record of changes at all (its
+    /// `nestory_migration` table is missing: no Nestory has set it up).
+    static func applied(_ connection: PostgresConnection, logger: Logger) async throws -> [String]? {
+        var recorded = false
+        for try await present in try await connection.query("SELECT to_regclass('nestory_migration') IS NOT NULL", logger: logger)
+            .decode(Bool.self) {
+            recorded = present
+        }
+        guard recorded else { return nil }
         var ids: [String] = []
         for try await id in try await connection.query("SELECT id FROM nestory_migration ORDER BY applied_at, id", logger: logger)
             .decode(String.self) {
@@ -500,12 +505,18 @@ enum PostgresMigrations {
     static func bringUpToDate(_ connection: PostgresConnection, schema: String?, migrate: Bool, logger: Logger,
                               changes: [Change] = changes) async throws {
         try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            // Without migrating nothing is written (a read-only standby opens), and nothing needs the lock.
+            if migrate { try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger) }
             if let schema {
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                if migrate { try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger) }
                 try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(schema)"), logger: logger)
             }
-            let done = try await applied(connection, logger: logger)
+            if migrate {
+                try await connection.query("""
+                    CREATE TABLE IF NOT EXISTS nestory_migration (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+            }
+            let done = try await applied(connection, logger: logger) ?? []
             let known = Set(changes.map(\.id))
             let unknown = done.filter { !known.contains($0) }
             guard unknown.isEmpty else { throw PostgresStoreError.schemaTooNew(unknown: unknown) }
