@@ -89,4 +89,10 @@ extension PostgresStore {
     package func analyze() async throws {
         try await withStoreErrors { _ = try await client.query("ANALYZE", logger: logger) }
     }
+
+    /// Removes a benchmark's schema and everything in it.
+    package func dropSchemaForBenchmarks(_ schema: String) async throws {
+        precondition(schema.hasPrefix("bench_") && schema.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "not a benchmark's schema")
+        try await withStoreErrors { try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: logger) }
+    }
 }
