@@ -35,15 +35,22 @@ extension PostgresStore {
                 guard read >= Self.wordBudget else { return statements }
             }
         }
-        let budget = Self.walkBudget(query)
-        let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: budget)), rowLimit: rowLimit)
-        statements.append(walk)
-        guard try await run([walk]) <= query.limit else { return statements }
-        let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: budget), rowLimit: 1)
-        statements.append(candidates)
-        var count = 0
-        for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
-        guard count >= budget else { return statements }
+        // The walk, and when it finds less than a page before the filters' items run out, the longer walk, then the matches.
+        var budget = Self.walkBudget(query)
+        var longer = true
+        while true {
+            let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: budget)), rowLimit: rowLimit)
+            statements.append(walk)
+            let found = try await run([walk])
+            guard found <= query.limit else { return statements }
+            let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: budget), rowLimit: 1)
+            statements.append(candidates)
+            var count = 0
+            for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
+            guard count >= budget else { return statements }
+            guard longer, let next = Self.longerWalk(query, budget: budget, found: found) else { break }
+            (budget, longer) = (next, false)
+        }
         return statements + [RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
     }
 
