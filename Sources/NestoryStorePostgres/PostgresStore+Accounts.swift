@@ -107,8 +107,10 @@ extension PostgresStore: AccountStore {
         }
         let result: (User, Household, MemberRole) = try await transaction { connection in
             if onlyIfFirst {
-                // Two first-run set-ups at once: the second waits here, then sees the first one's account.
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey + 1))", logger: logger)
+                // Two first-run set-ups at once (in this schema): the second waits here, then sees the first one's account.
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey + 1) # hashtextextended(coalesce(current_schema(), ''), 0))",
+                    logger: logger)
                 if try await Self.exists(connection, "SELECT EXISTS (SELECT 1 FROM app_user)", logger: logger) {
                     throw DomainError.conflict("Nestory is already set up on this server: sign in instead.")
                 }

@@ -374,6 +374,32 @@ extension PostgresStore: AttachmentStore {
         return Attachment(sha256: staged.sha256, contentType: contentType, byteCount: staged.byteCount)
     }
 
+    /// `commitBlob` for many files at once (a restore's batch): their shared locks taken in hash order, the recorded
+    /// ones read with one statement, each file made sure of on the file thread, the new `blob` rows written with one.
+    static func commitBlobs(_ connection: PostgresConnection, _ files: any BlobFiles, _ blobs: [(staged: StagedBlob, contentType: String, now: Date)],
+                            logger: Logger) async throws {
+        let sorted = blobs.sorted { $0.staged.sha256 < $1.staged.sha256 }
+        let shas = sorted.map(\.staged.sha256)
+        try await connection.query("""
+            SELECT count(pg_advisory_xact_lock_shared(\(blobLockClass), hashtext(s))) FROM unnest(\(shas)::text[]) AS s
+            """, logger: logger)
+        var recorded = Set<String>()
+        for try await sha in try await connection.query("SELECT sha256 FROM blob WHERE sha256 = ANY(\(shas)::text[]) FOR SHARE", logger: logger)
+            .decode(String.self) {
+            recorded.insert(sha)
+        }
+        let (staged, known) = (sorted.map(\.staged), recorded)
+        try await onFileThread { for file in staged { try files.ensurePresent(file, recorded: known.contains(file.sha256)) } }
+        let new = sorted.filter { !recorded.contains($0.staged.sha256) }
+        guard !new.isEmpty else { return }
+        try await connection.query("""
+            INSERT INTO blob (sha256, content_type, byte_count, created_at)
+            SELECT * FROM unnest(\(new.map(\.staged.sha256))::text[], \(new.map(\.contentType))::text[], \(new.map(\.staged.byteCount))::bigint[],
+                                 \(new.map(\.now.millis))::bigint[])
+            ON CONFLICT (sha256) DO NOTHING
+            """, logger: logger)
+    }
+
     /// Removes stored files no photo, receipt or photo to value uses any more: each `blob` row locked, then its uses looked up (a new
     /// snapshot, after the lock), the row and file removed in that transaction. While a backup holds its pin, rows go
     /// and files stay (orphans for the next sweep).

@@ -35,15 +35,22 @@ extension PostgresStore {
                 guard read >= Self.wordBudget else { return statements }
             }
         }
-        let budget = Self.walkBudget(query)
-        let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: budget)), rowLimit: rowLimit)
-        statements.append(walk)
-        guard try await run([walk]) <= query.limit else { return statements }
-        let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: budget), rowLimit: 1)
-        statements.append(candidates)
-        var count = 0
-        for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
-        guard count >= budget else { return statements }
+        // The walk, and when it finds less than a page before the filters' items run out, the longer walk, then the matches.
+        var budget = Self.walkBudget(query)
+        var longer = true
+        while true {
+            let walk = RawStatement(query: try Self.pageQuery(householdID, query, plan: .walk(budget: budget)), rowLimit: rowLimit)
+            statements.append(walk)
+            let found = try await run([walk])
+            guard found <= query.limit else { return statements }
+            let candidates = RawStatement(query: try Self.walkCandidates(householdID, query, budget: budget), rowLimit: 1)
+            statements.append(candidates)
+            var count = 0
+            for try await value in try await client.query(candidates.query, logger: logger).decode(Int.self) { count = value }
+            guard count >= budget else { return statements }
+            guard longer, let next = Self.longerWalk(query, budget: budget, found: found) else { break }
+            (budget, longer) = (next, false)
+        }
         return statements + [RawStatement(query: try Self.pageQuery(householdID, query, plan: .searchFirst), rowLimit: rowLimit)]
     }
 
@@ -88,5 +95,11 @@ extension PostgresStore {
     /// Brings the planner's statistics up to date (after a bulk load).
     package func analyze() async throws {
         try await withStoreErrors { _ = try await client.query("ANALYZE", logger: logger) }
+    }
+
+    /// Removes a benchmark's schema and everything in it.
+    package func dropSchemaForBenchmarks(_ schema: String) async throws {
+        precondition(schema.hasPrefix("bench_") && schema.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "not a benchmark's schema")
+        try await withStoreErrors { try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: logger) }
     }
 }

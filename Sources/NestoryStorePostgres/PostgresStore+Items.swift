@@ -521,6 +521,20 @@ extension PostgresStore: ItemStore {
     /// The same for a walk of the items a room, category or tag index gives.
     static let itemWalkBudget = 500
 
+    /// A second, longer walk of a room's, category's or tag's items after one that found matches but less than a page
+    /// and one: as far as their density says a page and one lies (twice that), at most `longerWalkFactor` times the
+    /// first. Listing every match of the search instead sorts them all: a first keystroke ("s") with a room found 49 of
+    /// the 51 rows it needed in the Office's first 500 items, then sorted 78,000 matches at 200,000 items (80 ms; 420 ms at
+    /// 1,000,000). Nil when a second walk is not worth it (nothing found: the matches are few, the index is quicker).
+    static func longerWalk(_ query: ItemQuery, budget: Int, found: Int) -> Int? {
+        guard !walksSearchRows(query.filter), found > 0 else { return nil }
+        let longer = min(budget * longerWalkFactor, 2 * (query.limit + 1) * budget / found)
+        return longer > budget ? longer : nil
+    }
+
+    /// 500 items × 8: about 10 ms with the rows in memory (1.3 ms for 500 at 200,000 items).
+    static let longerWalkFactor = 8
+
     public func items(_ householdID: HouseholdID, _ query: ItemQuery) async throws -> Page<ItemListing> {
         try await items(householdID, query, walkBudget: Self.walkBudget(query))
     }
@@ -540,20 +554,27 @@ extension PostgresStore: ItemStore {
                    let rows = try await Self.wordPage(connection, householdID, query, words, budget: wordBudget, logger: logger) {
                     return Self.page(rows, query)
                 }
-                let walked = try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .walk(budget: walkBudget)),
-                                                                               logger: logger), householdID)
-                var rows = walked
-                if walked.count <= query.limit {
+                func walk(_ budget: Int) async throws -> [ItemRow] {
+                    try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .walk(budget: budget)),
+                                                                       logger: logger), householdID)
+                }
+                /// Whether a walk of `budget` stopped short of the items the filters leave (so a page may lie beyond it).
+                func cutShort(_ budget: Int) async throws -> Bool {
                     var candidates = 0
-                    for try await count in try await connection.query(try Self.walkCandidates(householdID, query, budget: walkBudget),
+                    for try await count in try await connection.query(try Self.walkCandidates(householdID, query, budget: budget),
                                                                       logger: logger).decode(Int.self) {
                         candidates = count
                     }
-                    if candidates >= walkBudget {
-                        rows = try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .searchFirst),
-                                                                                  logger: logger), householdID)
-                    }
+                    return candidates >= budget
                 }
+                var rows = try await walk(walkBudget)
+                guard rows.count <= query.limit, try await cutShort(walkBudget) else { return Self.page(rows, query) }
+                if let longer = Self.longerWalk(query, budget: walkBudget, found: rows.count) {
+                    rows = try await walk(longer)
+                    guard rows.count <= query.limit, try await cutShort(longer) else { return Self.page(rows, query) }
+                }
+                rows = try await Self.itemRows(try await connection.query(try Self.pageQuery(householdID, query, plan: .searchFirst),
+                                                                          logger: logger), householdID)
                 return Self.page(rows, query)
             }
         }

@@ -24,6 +24,9 @@ extension PostgresStore {
         let outcome: (summary: RestoreSummary, removedBlobs: [String], removedReports: [String])
         do {
             outcome = try await transaction { c in
+                // The row triggers of items, tags, photos and receipts stand aside (migrations 2026-12-03-places and
+                // 2026-12-04-batch): the rows go in by batches, and `recount` puts the counters right once at the end.
+                try await c.query("SELECT set_config('nestory.item_rows', 'statement', true)", logger: logger)
                 var restore = Restore(c: c, logger: logger, source: source, target: target, mode: mode)
                 try await restore.household()
                 try await restore.places()
@@ -33,6 +36,8 @@ extension PostgresStore {
                 try await restore.receipts(files: files, blobFiles: blobFiles)
                 try await restore.reports(files: reportFiles, folder: reportsFolder, placed: placedReports)
                 try await restore.reindex()
+                try await restore.recount()
+                try await c.query("SELECT set_config('nestory.item_rows', '', true)", logger: logger)
                 return (restore.summary, restore.removedBlobs, restore.removedReports)
             }
         } catch {
@@ -254,97 +259,207 @@ private struct Restore {
 
     // MARK: Items
 
-    /// New items added, newer ones replace the stored row, the rest are kept; Free's item limit checked after.
+    /// New items added, newer ones replace the stored row, the rest are kept; Free's item limit checked after. Each
+    /// batch of the archive is looked up with one statement and its new items and their tags written with one each.
     mutating func items(plan: Entitlement?) async throws {
         let batches = ArchiveBatches<ArchiveRecord.Item>(source.forEachItem)
         defer { batches.finish() }
-        while let batch = try await batches.next() {
-            for item in batch { try await self.item(item) }
-        }
+        while let batch = try await batches.next() { try await itemBatch(batch) }
         try plan?.checkItems(before: itemsBefore, after: try await count("item"), action: .restore)
     }
 
-    private mutating func item(_ item: ArchiveRecord.Item) async throws {
-        let uuid = Self.uuid(item.id)
-        var existing: (seq: Int64, household: UUID, updated: Int64)?
-        for try await row in try await c.query("SELECT seq, household_id, updated_at FROM item WHERE id = \(uuid)", logger: logger)
-            .decode((Int64, UUID, Int64).self) {
-            existing = row
+    /// A new item's row as `jsonb_to_recordset` reads it (NULLs as JSON nulls), `n` its place in the archive.
+    private struct NewItem: Encodable {
+        let n: Int, id: UUID, name: String, nameKey: String, brand: String?, modelNumber: String?, serialNumber: String?
+        let priceMinor: Int64?, currency: String, quantity: Int, purchaseDate: String?, categoryID: UUID?, roomID: UUID?
+        let condition: String, conditionNotes: String?, barcode: String?, warrantyExpiry: String?, notes: String?
+        let createdAt: Int64, updatedAt: Int64
+    }
+
+    private struct NewTag: Encodable {
+        let seq: Int64, position: Int, tag: String, tagKey: String
+    }
+
+    static func json(_ rows: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(rows), as: UTF8.self)
+    }
+
+    private mutating func itemBatch(_ batch: [ArchiveRecord.Item]) async throws {
+        var existing: [UUID: (seq: Int64, household: UUID, updated: Int64)] = [:]
+        for try await (id, seq, household, updated) in try await c.query("""
+            SELECT id, seq, household_id, updated_at FROM item WHERE id = ANY(\(batch.map { Self.uuid($0.id) })::uuid[])
+            """, logger: logger).decode((UUID, Int64, UUID, Int64).self) {
+            existing[id] = (seq, household, updated)
         }
-        let roomID = item.roomID.flatMap { rooms[$0] }
-        let categoryID = item.categoryID.flatMap { categories[$0] }
-        if let existing, existing.household == targetID {
-            guard item.updatedAt > existing.updated else {
-                summary.items.skipped += 1
-                return
+        var rows: [NewItem] = []
+        var tags: [[String]] = []
+        for item in batch {
+            let uuid = Self.uuid(item.id)
+            let roomID = item.roomID.flatMap { rooms[$0] }
+            let categoryID = item.categoryID.flatMap { categories[$0] }
+            if let found = existing[uuid], found.household == targetID {
+                guard item.updatedAt > found.updated else {
+                    summary.items.skipped += 1
+                    continue
+                }
+                try await update(item, seq: found.seq, roomID: roomID, categoryID: categoryID)
+                continue
             }
-            try await c.query("""
-                UPDATE item SET name = \(item.name), name_key = \(Text.foldKey(item.name)), brand = \(item.brand), model_number = \(item.modelNumber),
-                    serial_number = \(item.serialNumber), price_minor = \(item.priceMinor), currency = \(item.currency),
-                    quantity = \(Int32(item.quantity)), purchase_date = \(item.purchaseDate), category_id = \(categoryID), room_id = \(roomID),
-                    condition = \(item.condition), condition_notes = \(item.conditionNotes), barcode = \(item.barcode),
-                    warranty_expiry = \(item.warrantyExpiry), notes = \(item.notes), created_at = \(item.createdAt), updated_at = \(item.updatedAt)
-                WHERE seq = \(existing.seq)
-                """, logger: logger)
-            try await c.query("DELETE FROM item_tag WHERE item_seq = \(existing.seq)", logger: logger)
-            try await PostgresStore.insertTags(c, household, seq: existing.seq, tags: item.tags, logger: logger)
-            touched.insert(existing.seq)
-            summary.items.updated += 1
-            return
+            let id = existing[uuid] == nil ? uuid : UUID()
+            if existing[uuid] != nil { movedItems[item.id] = id }
+            rows.append(NewItem(n: rows.count, id: id, name: item.name, nameKey: Text.foldKey(item.name), brand: item.brand,
+                                modelNumber: item.modelNumber, serialNumber: item.serialNumber, priceMinor: item.priceMinor,
+                                currency: item.currency, quantity: item.quantity, purchaseDate: item.purchaseDate, categoryID: categoryID,
+                                roomID: roomID, condition: item.condition, conditionNotes: item.conditionNotes, barcode: item.barcode,
+                                warrantyExpiry: item.warrantyExpiry, notes: item.notes, createdAt: item.createdAt, updatedAt: item.updatedAt))
+            tags.append(item.tags)
         }
-        let id = existing == nil ? uuid : UUID()
-        if existing != nil { movedItems[item.id] = id }
-        var seq: Int64 = 0
-        for try await value in try await c.query("""
+        guard !rows.isEmpty else { return }
+        // In the archive's order, so `seq` (the lists' tie-break) follows it as when the items were added one by one.
+        var seqs: [UUID: Int64] = [:]
+        for try await (id, seq) in try await c.query("""
             INSERT INTO item (id, household_id, name, name_key, brand, model_number, serial_number, price_minor, currency, quantity,
                 purchase_date, category_id, room_id, condition, condition_notes, barcode, warranty_expiry, notes, created_at, updated_at)
-            VALUES (\(id), \(targetID), \(item.name), \(Text.foldKey(item.name)), \(item.brand), \(item.modelNumber), \(item.serialNumber),
-                    \(item.priceMinor), \(item.currency), \(Int32(item.quantity)), \(item.purchaseDate), \(categoryID), \(roomID),
-                    \(item.condition), \(item.conditionNotes), \(item.barcode), \(item.warrantyExpiry), \(item.notes), \(item.createdAt),
-                    \(item.updatedAt))
-            RETURNING seq
-            """, logger: logger).decode(Int64.self) {
-            seq = value
+            SELECT id, \(targetID), name, name_key, brand, model_number, serial_number, price_minor, currency, quantity, purchase_date,
+                   category_id, room_id, condition, condition_notes, barcode, warranty_expiry, notes, created_at, updated_at
+            FROM jsonb_to_recordset(\(try Self.json(rows))::jsonb) AS t(n integer, id uuid, name text, name_key text, brand text,
+                model_number text, serial_number text, price_minor bigint, currency text, quantity integer, purchase_date text,
+                category_id uuid, room_id uuid, condition text, condition_notes text, barcode text, warranty_expiry text, notes text,
+                created_at bigint, updated_at bigint)
+            ORDER BY n
+            RETURNING id, seq
+            """, logger: logger).decode((UUID, Int64).self) {
+            seqs[id] = seq
         }
-        try await PostgresStore.insertTags(c, household, seq: seq, tags: item.tags, logger: logger)
-        added.append(seq)
-        summary.items.added += 1
+        var newTags: [NewTag] = []
+        for (row, itemTags) in zip(rows, tags) {
+            guard let seq = seqs[row.id] else { throw DomainError.notFound("The restored item") }
+            added.append(seq)
+            for (position, tag) in itemTags.enumerated() {
+                newTags.append(NewTag(seq: seq, position: position, tag: tag, tagKey: Text.foldKey(tag)))
+            }
+        }
+        if !newTags.isEmpty {
+            try await c.query("""
+                INSERT INTO item_tag (item_seq, household_id, position, tag, tag_key)
+                SELECT seq, \(targetID), position, tag, tag_key
+                FROM jsonb_to_recordset(\(try Self.json(newTags))::jsonb) AS t(seq bigint, position integer, tag text, tag_key text)
+                """, logger: logger)
+        }
+        summary.items.added += rows.count
     }
 
-    /// The row of the archive's item `id` as the target household has it after the items are in.
-    func itemSeq(_ id: String) async throws -> Int64? {
-        try await scalar("SELECT seq FROM item WHERE id = \(movedItems[id] ?? Self.uuid(id)) AND household_id = \(targetID)", Int64.self)
+    /// An item already here that the archive has newer: its row and tags replaced (merges only, so one at a time).
+    private mutating func update(_ item: ArchiveRecord.Item, seq: Int64, roomID: UUID?, categoryID: UUID?) async throws {
+        try await c.query("""
+            UPDATE item SET name = \(item.name), name_key = \(Text.foldKey(item.name)), brand = \(item.brand), model_number = \(item.modelNumber),
+                serial_number = \(item.serialNumber), price_minor = \(item.priceMinor), currency = \(item.currency),
+                quantity = \(Int32(item.quantity)), purchase_date = \(item.purchaseDate), category_id = \(categoryID), room_id = \(roomID),
+                condition = \(item.condition), condition_notes = \(item.conditionNotes), barcode = \(item.barcode),
+                warranty_expiry = \(item.warrantyExpiry), notes = \(item.notes), created_at = \(item.createdAt), updated_at = \(item.updatedAt)
+            WHERE seq = \(seq)
+            """, logger: logger)
+        try await c.query("DELETE FROM item_tag WHERE item_seq = \(seq)", logger: logger)
+        try await PostgresStore.insertTags(c, household, seq: seq, tags: item.tags, logger: logger)
+        touched.insert(seq)
+        summary.items.updated += 1
     }
+
+    /// The rows of the archive's items `ids` as the target household has them after the items are in (one statement).
+    func itemSeqs(_ ids: some Sequence<String>) async throws -> [String: Int64] {
+        var wanted: [UUID: String] = [:]
+        for id in ids { wanted[movedItems[id] ?? Self.uuid(id)] = id }
+        var seqs: [String: Int64] = [:]
+        for try await (id, seq) in try await c.query("""
+            SELECT id, seq FROM item WHERE household_id = \(targetID) AND id = ANY(\(Array(wanted.keys))::uuid[])
+            """, logger: logger).decode((UUID, Int64).self) {
+            if let archived = wanted[id] { seqs[archived] = seq }
+        }
+        return seqs
+    }
+
+    /// Of a batch's ids in `table`: those the target household has (a restore skips them) and those another household
+    /// has (a restore gives the row a new id), in one statement.
+    func owners(_ table: String, _ ids: [String]) async throws -> (here: Set<String>, elsewhere: Set<String>) {
+        var (here, elsewhere) = (Set<String>(), Set<String>())
+        let query = PostgresQuery(unsafeSQL: "SELECT id, household_id FROM \(table) WHERE id = ANY($1::uuid[])",
+                                  binds: try PostgresStore.binds(ids.map(Self.uuid)))
+        for try await (id, owner) in try await c.query(query, logger: logger).decode((UUID, UUID).self) {
+            if owner == targetID { here.insert(id.uuidString.lowercased()) } else { elsewhere.insert(id.uuidString.lowercased()) }
+        }
+        return (here, elsewhere)
+    }
+
+    /// The id itself, or a new one when another household uses it (`owners`).
+    static func fresh(_ id: String, _ elsewhere: Set<String>) -> UUID { elsewhere.contains(id.lowercased()) ? UUID() : uuid(id) }
 
     // MARK: Valuations, photos, receipts, reports
+
+    private struct NewValuation: Encodable {
+        let n: Int, id: UUID, itemSeq: Int64, currency: String, rcvMinor: Int64?, rcvLowMinor: Int64?, rcvHighMinor: Int64?
+        let acvMinor: Int64?, acvLowMinor: Int64?, acvHighMinor: Int64?, method: String, confidence: String, valuedOn: String
+        let sources: String, explanation: String?, createdAt: Int64
+    }
 
     /// Each item's history, on the items as the target knows them; one already there is kept.
     mutating func valuations() async throws {
         let batches = ArchiveBatches<ArchiveRecord.Valuation>(source.forEachValuation)
         defer { batches.finish() }
         while let batch = try await batches.next() {
+            let seqs = try await itemSeqs(batch.map(\.itemID))
+            let (here, elsewhere) = try await owners("valuation", batch.map(\.id))
+            var rows: [NewValuation] = []
             for v in batch {
-                guard let seq = try await itemSeq(v.itemID) else { continue }
-                if try await scalar("SELECT 1 FROM valuation WHERE id = \(Self.uuid(v.id)) AND household_id = \(targetID)", Int32.self) != nil {
-                    continue
-                }
-                let id = try await fresh("valuation", v.id)
-                try await c.query("""
-                    INSERT INTO valuation (id, household_id, item_seq, currency, rcv_minor, rcv_low_minor, rcv_high_minor, acv_minor, acv_low_minor,
-                        acv_high_minor, method, confidence, valued_on, sources, explanation, created_at)
-                    VALUES (\(id), \(targetID), \(seq), \(v.currency), \(v.rcvMinor), \(v.rcvLowMinor), \(v.rcvHighMinor), \(v.acvMinor),
-                            \(v.acvLowMinor), \(v.acvHighMinor), \(v.method), \(v.confidence), \(v.valuedOn), \(v.sources), \(v.explanation),
-                            \(v.createdAt))
-                    """, logger: logger)
+                guard let seq = seqs[v.itemID], !here.contains(v.id.lowercased()) else { continue }
+                rows.append(NewValuation(n: rows.count, id: Self.fresh(v.id, elsewhere), itemSeq: seq, currency: v.currency, rcvMinor: v.rcvMinor,
+                                         rcvLowMinor: v.rcvLowMinor, rcvHighMinor: v.rcvHighMinor, acvMinor: v.acvMinor, acvLowMinor: v.acvLowMinor,
+                                         acvHighMinor: v.acvHighMinor, method: v.method, confidence: v.confidence, valuedOn: v.valuedOn,
+                                         sources: v.sources, explanation: v.explanation, createdAt: v.createdAt))
             }
+            guard !rows.isEmpty else { continue }
+            try await c.query("""
+                INSERT INTO valuation (id, household_id, item_seq, currency, rcv_minor, rcv_low_minor, rcv_high_minor, acv_minor, acv_low_minor,
+                    acv_high_minor, method, confidence, valued_on, sources, explanation, created_at)
+                SELECT id, \(targetID), item_seq, currency, rcv_minor, rcv_low_minor, rcv_high_minor, acv_minor, acv_low_minor, acv_high_minor,
+                       method, confidence, valued_on, sources, explanation, created_at
+                FROM jsonb_to_recordset(\(try Self.json(rows))::jsonb) AS t(n integer, id uuid, item_seq bigint, currency text,
+                    rcv_minor bigint, rcv_low_minor bigint, rcv_high_minor bigint, acv_minor bigint, acv_low_minor bigint, acv_high_minor bigint,
+                    method text, confidence text, valued_on text, sources text, explanation text, created_at bigint)
+                ORDER BY n
+                """, logger: logger)
         }
     }
 
-    /// A file in place (fsynced, held) and its `blob` row recorded, before the row that names it commits.
-    private func placeFile(_ sha: String, files: [String: StagedBlob], blobFiles: (any BlobFiles)?, placed: inout Set<String>) async throws {
-        guard placed.insert(sha).inserted else { return }
-        guard let staged = files[sha], let blob = source.blobs[sha], let blobFiles else { throw DomainError.notFound("The archive's file \(sha.prefix(12))…") }
-        _ = try await PostgresStore.commitBlob(c, blobFiles, staged, contentType: blob.contentType, now: Date(millis: blob.createdAt), logger: logger)
+    /// The files a batch's rows name, each in place (fsynced, held) and its `blob` row recorded before the rows that
+    /// name it commit; each file once per restore.
+    private func placeFiles(_ shas: [String], files: [String: StagedBlob], blobFiles: (any BlobFiles)?, placed: inout Set<String>) async throws {
+        var batch: [(StagedBlob, String, Date)] = []
+        for sha in shas where placed.insert(sha).inserted {
+            guard let staged = files[sha], let blob = source.blobs[sha], blobFiles != nil else {
+                throw DomainError.notFound("The archive's file \(sha.prefix(12))…")
+            }
+            batch.append((staged, blob.contentType, Date(millis: blob.createdAt)))
+        }
+        guard let blobFiles, !batch.isEmpty else { return }
+        try await PostgresStore.commitBlobs(c, blobFiles, batch, logger: logger)
+    }
+
+    /// Moves `item`'s photo or receipt counts by a batch's rows, one statement (the row triggers stand aside).
+    private func moveCounts(_ column: String, _ seqs: [Int64]) async throws {
+        guard !seqs.isEmpty else { return }
+        var counts: [Int64: Int32] = [:]
+        for seq in seqs { counts[seq, default: 0] += 1 }
+        let keys = Array(counts.keys)
+        let query = PostgresQuery(unsafeSQL: """
+            UPDATE item i SET \(column) = i.\(column) + t.n FROM unnest($1::bigint[], $2::integer[]) AS t(seq, n) WHERE i.seq = t.seq
+            """, binds: try PostgresStore.binds(keys, keys.map { counts[$0]! }))
+        try await c.query(query, logger: logger)
+    }
+
+    private struct NewPhoto: Encodable {
+        let n: Int, id: UUID, itemSeq: Int64, sha256: String, isPrimary: Bool, position: Int, createdAt: Int64
     }
 
     mutating func photos(files: [String: StagedBlob], blobFiles: (any BlobFiles)?) async throws {
@@ -352,24 +467,37 @@ private struct Restore {
         let batches = ArchiveBatches<ArchiveRecord.Photo>(source.forEachPhoto)
         defer { batches.finish() }
         while let batch = try await batches.next() {
-            for photo in batch {
-                guard let seq = try await itemSeq(photo.itemID) else {
-                    summary.photos.skipped += 1
-                    continue
-                }
-                if try await scalar("SELECT household_id FROM item_photo WHERE id = \(Self.uuid(photo.id))", UUID.self) == targetID {
-                    summary.photos.skipped += 1
-                    continue
-                }
-                let id = try await fresh("item_photo", photo.id)
-                try await placeFile(photo.sha256, files: files, blobFiles: blobFiles, placed: &placed)
-                let hasPrimary = try await scalar("SELECT 1 FROM item_photo WHERE item_seq = \(seq) AND is_primary", Int32.self) != nil
-                try await c.query("""
-                    INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
-                    VALUES (\(id), \(targetID), \(seq), \(photo.sha256), \(photo.isPrimary && !hasPrimary), \(Int32(photo.position)), \(photo.createdAt))
-                    """, logger: logger)
-                summary.photos.added += 1
+            let seqs = try await itemSeqs(batch.map(\.itemID))
+            let (here, elsewhere) = try await owners("item_photo", batch.map(\.id))
+            // The items that have a primary photo already (one made earlier in this restore too): a restored photo is
+            // primary only on an item without one.
+            var hasPrimary = Set<Int64>()
+            for try await seq in try await c.query("""
+                SELECT item_seq FROM item_photo WHERE item_seq = ANY(\(Array(Set(seqs.values)))::bigint[]) AND is_primary
+                """, logger: logger).decode(Int64.self) {
+                hasPrimary.insert(seq)
             }
+            var rows: [NewPhoto] = []
+            for photo in batch {
+                guard let seq = seqs[photo.itemID], !here.contains(photo.id.lowercased()) else {
+                    summary.photos.skipped += 1
+                    continue
+                }
+                let primary = photo.isPrimary && hasPrimary.insert(seq).inserted
+                rows.append(NewPhoto(n: rows.count, id: Self.fresh(photo.id, elsewhere), itemSeq: seq, sha256: photo.sha256, isPrimary: primary,
+                                     position: photo.position, createdAt: photo.createdAt))
+            }
+            guard !rows.isEmpty else { continue }
+            try await placeFiles(rows.map(\.sha256), files: files, blobFiles: blobFiles, placed: &placed)
+            try await c.query("""
+                INSERT INTO item_photo (id, household_id, item_seq, sha256, is_primary, position, created_at)
+                SELECT id, \(targetID), item_seq, sha256, is_primary, position, created_at
+                FROM jsonb_to_recordset(\(try Self.json(rows))::jsonb) AS t(n integer, id uuid, item_seq bigint, sha256 text, is_primary boolean,
+                    position integer, created_at bigint)
+                ORDER BY n
+                """, logger: logger)
+            try await moveCounts("photo_count", rows.map(\.itemSeq))
+            summary.photos.added += rows.count
         }
         placedFiles = placed
     }
@@ -377,30 +505,45 @@ private struct Restore {
     /// Files already placed by the photos (each is held once).
     var placedFiles = Set<String>()
 
+    private struct NewReceipt: Encodable {
+        let n: Int, id: UUID, itemSeq: Int64?, sha256: String, vendor: String?, currency: String?, totalMinor: Int64?, taxMinor: Int64?
+        let purchaseDate: String?, rawText: String?, confidence: Double?, createdAt: Int64
+    }
+
     mutating func receipts(files: [String: StagedBlob], blobFiles: (any BlobFiles)?) async throws {
         var placed = placedFiles
         let batches = ArchiveBatches<ArchiveRecord.Receipt>(source.forEachReceipt)
         defer { batches.finish() }
         let addedSeqs = Set(added)
         while let batch = try await batches.next() {
+            let (here, elsewhere) = try await owners("receipt", batch.map(\.id))
+            let seqs = try await itemSeqs(batch.compactMap(\.itemID))
+            var rows: [NewReceipt] = []
             for receipt in batch {
-                if try await scalar("SELECT household_id FROM receipt WHERE id = \(Self.uuid(receipt.id))", UUID.self) == targetID {
+                if here.contains(receipt.id.lowercased()) {
                     summary.receipts.skipped += 1
                     continue
                 }
-                let id = try await fresh("receipt", receipt.id)
-                try await placeFile(receipt.sha256, files: files, blobFiles: blobFiles, placed: &placed)
-                var seq: Int64?
-                if let item = receipt.itemID { seq = try await itemSeq(item) }
-                try await c.query("""
-                    INSERT INTO receipt (id, household_id, item_seq, sha256, vendor, currency, total_minor, tax_minor, purchase_date, raw_text,
-                        confidence, created_at)
-                    VALUES (\(id), \(targetID), \(seq), \(receipt.sha256), \(receipt.vendor), \(receipt.currency), \(receipt.totalMinor),
-                            \(receipt.taxMinor), \(receipt.purchaseDate), \(receipt.rawText), \(receipt.confidence), \(receipt.createdAt))
-                    """, logger: logger)
+                let seq = receipt.itemID.flatMap { seqs[$0] }
+                rows.append(NewReceipt(n: rows.count, id: Self.fresh(receipt.id, elsewhere), itemSeq: seq, sha256: receipt.sha256,
+                                       vendor: receipt.vendor, currency: receipt.currency, totalMinor: receipt.totalMinor, taxMinor: receipt.taxMinor,
+                                       purchaseDate: receipt.purchaseDate, rawText: receipt.rawText, confidence: receipt.confidence,
+                                       createdAt: receipt.createdAt))
                 if let seq, !addedSeqs.contains(seq) { touched.insert(seq) }
-                summary.receipts.added += 1
             }
+            guard !rows.isEmpty else { continue }
+            try await placeFiles(rows.map(\.sha256), files: files, blobFiles: blobFiles, placed: &placed)
+            try await c.query("""
+                INSERT INTO receipt (id, household_id, item_seq, sha256, vendor, currency, total_minor, tax_minor, purchase_date, raw_text,
+                    confidence, created_at)
+                SELECT id, \(targetID), item_seq, sha256, vendor, currency, total_minor, tax_minor, purchase_date, raw_text, confidence, created_at
+                FROM jsonb_to_recordset(\(try Self.json(rows))::jsonb) AS t(n integer, id uuid, item_seq bigint, sha256 text, vendor text,
+                    currency text, total_minor bigint, tax_minor bigint, purchase_date text, raw_text text, confidence double precision,
+                    created_at bigint)
+                ORDER BY n
+                """, logger: logger)
+            try await moveCounts("receipt_count", rows.compactMap(\.itemSeq))
+            summary.receipts.added += rows.count
         }
     }
 
@@ -431,11 +574,75 @@ private struct Restore {
         }
     }
 
-    /// The search documents: every added item's, then the changed ones already here.
+    /// The search documents: every added item's, then the changed ones already here, a few hundred items a statement
+    /// (their rows, tags and linked receipts read with one statement each).
     func reindex() async throws {
-        for seq in added + touched.subtracting(added).sorted() {
-            try await PostgresStore.reindex(c, household, seq: seq, logger: logger)
+        let seqs = added + touched.subtracting(added).sorted()
+        var start = 0
+        while start < seqs.count {
+            let chunk = Array(seqs[start..<min(start + 500, seqs.count)])
+            start += chunk.count
+            var receipts: [Int64: [String]] = [:]
+            for try await (seq, text) in try await c.query("""
+                SELECT item_seq, COALESCE(vendor, '') || ' ' || COALESCE(raw_text, '') FROM receipt
+                WHERE household_id = \(targetID) AND item_seq = ANY(\(chunk)::bigint[]) ORDER BY item_seq, created_at, id
+                """, logger: logger).decode((Int64, String).self) {
+                receipts[seq, default: []].append(text)
+            }
+            let rows = try await PostgresStore.fetchItems(c, household, seqs: chunk, logger: logger)
+            let documents = rows.map { row in
+                PostgresStore.itemDocument(name: row.item.name, brand: row.item.brand, modelNumber: row.item.modelNumber,
+                                           serialNumber: row.item.serialNumber, notes: row.item.notes, tags: row.item.tags,
+                                           receipts: receipts[row.seq] ?? [])
+            }
+            // Tokens hold no spaces (as `insertItems` passes them).
+            try await c.query("""
+                INSERT INTO item_search (seq, household_id, document, name_key, value_minor, created_at)
+                SELECT i.seq, i.household_id,
+                       nestory_document(string_to_array(d.tokens, ' '), string_to_array(d.positions, ' ')::integer[]),
+                       i.name_key, i.value_minor, i.created_at
+                FROM unnest(\(rows.map(\.seq))::bigint[], \(documents.map { $0.tokens.joined(separator: " ") })::text[],
+                            \(documents.map { $0.positions.map(String.init).joined(separator: " ") })::text[]) AS d(seq, tokens, positions)
+                JOIN item i ON i.seq = d.seq
+                ON CONFLICT (seq) DO UPDATE SET document = excluded.document
+                """, logger: logger)
         }
+    }
+
+    /// The counters the row triggers keep, counted again over the household's items (they stood aside for the
+    /// restore: a household's counters, whatever was there before), and the item content version moved on once.
+    func recount() async throws {
+        try await c.query("DELETE FROM item_stats WHERE household_id = \(targetID)", logger: logger)
+        try await c.query("""
+            INSERT INTO item_stats (household_id, items, documented, no_photo, no_receipt, no_value, high_value)
+            SELECT h.id, count(i.seq),
+                   count(*) FILTER (WHERE i.photo_count > 0 AND i.price_minor IS NOT NULL AND i.category_id IS NOT NULL AND i.room_id IS NOT NULL),
+                   count(*) FILTER (WHERE i.photo_count = 0), count(*) FILTER (WHERE i.receipt_count = 0),
+                   count(*) FILTER (WHERE i.seq IS NOT NULL AND i.price_minor IS NULL),
+                   count(*) FILTER (WHERE i.value_minor > h.high_value_threshold_minor AND i.currency = h.currency)
+            FROM household h LEFT JOIN item i ON i.household_id = h.id WHERE h.id = \(targetID) GROUP BY h.id
+            """, logger: logger)
+        try await c.query("DELETE FROM value_total WHERE household_id = \(targetID)", logger: logger)
+        try await c.query("""
+            INSERT INTO value_total (household_id, currency, total, items)
+            SELECT household_id, currency, sum(value_minor)::bigint, count(*) FROM item
+            WHERE household_id = \(targetID) AND price_minor IS NOT NULL GROUP BY household_id, currency
+            """, logger: logger)
+        try await c.query("DELETE FROM room_total WHERE household_id = \(targetID)", logger: logger)
+        try await c.query("""
+            INSERT INTO room_total (household_id, room_id, items)
+            SELECT household_id, room_id, count(*) FROM item WHERE household_id = \(targetID) GROUP BY household_id, room_id
+            """, logger: logger)
+        try await c.query("DELETE FROM category_total WHERE household_id = \(targetID)", logger: logger)
+        try await c.query("""
+            INSERT INTO category_total (household_id, category_id, currency, total, items)
+            SELECT household_id, category_id, currency, sum(value_minor)::bigint, count(*) FROM item
+            WHERE household_id = \(targetID) AND price_minor IS NOT NULL GROUP BY household_id, category_id, currency
+            """, logger: logger)
+        try await c.query("""
+            INSERT INTO item_content_version AS v (household_id, content) VALUES (\(targetID), 1)
+            ON CONFLICT (household_id) DO UPDATE SET content = v.content + 1
+            """, logger: logger)
     }
 }
 

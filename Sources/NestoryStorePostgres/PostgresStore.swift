@@ -124,11 +124,13 @@ public final class PostgresStore: Sendable {
     public static var knownMigrations: [String] { PostgresMigrations.changes.map(\.id) }
 
     /// The migrations applied, in this version's order (those applied together share a time), then any this version
-    /// does not know.
+    /// does not know. Read only: it writes nothing, so a read-only standby answers. A database whose record of changes
+    /// is gone (dropped after the store opened) needs every change: `schemaTooOld` names them.
     public func appliedMigrations() async throws -> [String] {
-        let applied = try await withStoreErrors {
+        let recorded = try await withStoreErrors {
             try await client.withConnection { connection in try await PostgresMigrations.applied(connection, logger: logger) }
         }
+        guard let applied = recorded else { throw PostgresStoreError.schemaTooOld(missing: Self.knownMigrations) }
         let known = Self.knownMigrations
         return known.filter(applied.contains) + applied.filter { !known.contains($0) }
     }

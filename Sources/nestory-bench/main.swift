@@ -9,6 +9,7 @@ import NestoryStore
 // in R rounds; prints the median over the rounds of each round's p50 and p95.
 // `--only TEXT` measures only the queries whose name contains TEXT and prints each statement they run with its time.
 // nestory-bench postgres --url postgres://… [--items N] [--households H]: the same on PostgreSQL (PostgresBench.swift).
+// nestory-bench restore --url postgres://… [--items N]: restoring a household archive into PostgreSQL (RestoreBench.swift).
 
 struct Options {
     var dataPath = "./bench-data"
@@ -23,6 +24,7 @@ struct Options {
     static let usage = """
         usage: nestory-bench [store] --data DIR [--runs N] [--rounds R] [--only TEXT]
                nestory-bench postgres --url postgres://… [--items N] [--households H] [--runs N] [--rounds R] [--only TEXT]
+               nestory-bench restore --url postgres://… [--items N] [--runs N]
         """
 
     init(_ args: [String]) {
@@ -244,5 +246,6 @@ let options = Options(CommandLine.arguments)
 switch options.command {
 case "store": try await runStore(options)
 case "postgres": try await runPostgres(options)
-default: fatalError("unknown benchmark \(options.command); known: store, postgres")
+case "restore": try await runRestore(options)
+default: fatalError("unknown benchmark \(options.command); known: store, postgres, restore")
 }

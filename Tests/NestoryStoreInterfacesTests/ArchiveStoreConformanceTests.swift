@@ -282,6 +282,69 @@ import ZIPFoundation
         }
     }
 
+    /// The summary figures and charts after a restore are the restored rows' own (PostgreSQL writes a restore by batches
+    /// and counts them once at the end), and keep moving by one as items come and go after it.
+    @Test(arguments: Engine.available)
+    func theFiguresAfterARestoreAreTheRowsOwnAndKeepMoving(engine: Engine) async throws {
+        try await withArchive(engine) { f in
+            let (home, items) = try await seed(f, "Home")
+            let rooms = try await f.stores.items.rooms(home.id)
+            let categories = try await f.stores.items.categories(home.id)
+            func figures() async throws -> (summary: InventorySummary, byCategory: [String], byRoom: [String]) {
+                let s = f.stores.items
+                return (try await s.summary(home.id),
+                        try await s.valueByCategory(home.id).map { "\($0.categoryID?.description ?? "none") \($0.value.minorUnits) \($0.itemCount)" },
+                        try await s.itemsByRoom(home.id).map { "\($0.roomID?.description ?? "none") \($0.itemCount)" })
+            }
+            let made = try await figures()
+            // As seeded: the desk (priced, photographed, with a room and a category, a receipt), the teapot (priced, two of
+            // it, a photo, a room), the lamp (nothing).
+            #expect([made.summary.itemCount, made.summary.score.documented, made.summary.needsPhoto, made.summary.needsReceipt,
+                     made.summary.needsValue, made.summary.roomsInUse] == [3, 1, 1, 2, 1, 2] as [Int])
+            #expect(made.summary.estimatedValue == [usd(12_999 + 2 * 8_990)])
+            let archive = try await f.backup(home.id)
+            // After the backup: the teapot's photo removed, a sofa added, the lamp priced, the desk deleted.
+            let teapotPhoto = try #require(try await f.stores.attachments.photos(home.id, of: items[1].id).first)
+            try await f.stores.attachments.removePhoto(home.id, teapotPhoto.id, now: at(99))
+            _ = try await f.stores.items.createItem(home.id, ItemDraft(name: "Sofa", currency: .usd), now: at(100), today: nil, plan: nil)
+            _ = try await f.stores.items.updateItem(home.id, items[2].id, ItemDraft(name: "Lamp", purchasePrice: usd(2_500), currency: .usd),
+                                                    now: at(101), today: nil)
+            try await f.stores.items.deleteItem(home.id, items[0].id)
+            let version = try await f.stores.items.itemContentVersion(home.id)
+
+            // Merge: the desk comes back with its two photos (its receipt stayed here, unlinked), the teapot gets its
+            // photo again, the priced lamp and the sofa stay.
+            _ = try await f.restore(archive, into: home.id, mode: .merge)
+            #expect(try await f.stores.items.itemContentVersion(home.id) != version)
+            let merged = try await figures()
+            #expect([merged.summary.itemCount, merged.summary.score.documented, merged.summary.needsPhoto, merged.summary.needsReceipt,
+                     merged.summary.needsValue, merged.summary.roomsInUse] == [4, 1, 2, 4, 1, 2] as [Int])
+            #expect(merged.summary.estimatedValue == [usd(12_999 + 2 * 8_990 + 2_500)])
+            #expect(merged.byCategory == ["none \(2 * 8_990 + 2_500) 2", "\(categories[1].id) 12999 1"])
+            #expect(merged.byRoom == ["none 2", "\(rooms[0].id) 1", "\(rooms[1].id) 1"])
+            let teapot = try #require(try await f.stores.items.items(home.id, ItemQuery(search: "théière", limit: 5)).elements.first)
+            #expect(teapot.photoCount == 1)
+
+            // The counters go on from there: an item added in the first room, then the teapot deleted.
+            _ = try await f.stores.items.createItem(home.id, ItemDraft(name: "Stool", purchasePrice: usd(1_000), currency: .usd, roomID: rooms[0].id),
+                                                    now: at(110), today: nil, plan: nil)
+            try await f.stores.items.deleteItem(home.id, items[1].id)
+            let moved = try await figures()
+            #expect([moved.summary.itemCount, moved.summary.score.documented, moved.summary.needsPhoto, moved.summary.needsReceipt,
+                     moved.summary.needsValue, moved.summary.roomsInUse] == [4, 1, 3, 4, 1, 1] as [Int])
+            #expect(moved.summary.estimatedValue == [usd(12_999 + 2_500 + 1_000)])
+            #expect(moved.byCategory == ["\(categories[1].id) 12999 1", "none 3500 2"])
+            #expect(moved.byRoom == ["none 2", "\(rooms[0].id) 2"])
+
+            // Replace: the figures are the archive's again, as when the rows were made one by one.
+            _ = try await f.restore(archive, into: home.id, mode: .replace)
+            let replaced = try await figures()
+            #expect(replaced.summary == made.summary)
+            #expect(replaced.byCategory == made.byCategory)
+            #expect(replaced.byRoom == made.byRoom)
+        }
+    }
+
     // MARK: - Isolation
 
     @Test(arguments: Engine.available)
