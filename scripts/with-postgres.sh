@@ -36,9 +36,10 @@ if [ ${#AS[@]} -gt 0 ]; then chown postgres "$DIR/pwfile"; fi
 "${AS[@]}" "$BIN/initdb" -D "$DIR/data" -U nestory --pwfile="$DIR/pwfile" --auth=scram-sha-256 \
   --encoding=UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 || { cat "$DIR/initdb.log" >&2; exit 1; }
 rm -f "$DIR/pwfile"
-# Loopback only, no Unix socket folder outside ours; fsync off: a test cluster needs no durability.
+# Loopback only, no Unix socket folder outside ours; fsync off: a test cluster needs no durability. Tests migrate many
+# fresh schemas at once (each migration a transaction that locks every object it makes): room for their locks.
 "${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 \
-  -o "-h 127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+  -o "-h 127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c max_locks_per_transaction=512" \
   start >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
 PGPASSWORD="$PASSWORD" "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U nestory nestory_test
 
