@@ -191,7 +191,6 @@ let package = Package(
                 "NestoryValuationLive",
                 "NestoryObjectStorage",
                 "NestoryMCP",
-                "NestoryStorePostgres",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

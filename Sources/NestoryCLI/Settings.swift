@@ -353,20 +353,6 @@ struct Settings: Sendable, Equatable {
                              retry: RetryPolicy(maxAttempts: s3Attempts, baseDelay: .milliseconds(200), maxDelay: .seconds(5)))
     }
 
-    /// ``read(flags:environment:)`` for a synchronous command (it waits on this thread, which is not one of Swift's
-    /// cooperative pool's: a command's `run` on the main thread).
-    static func readWaiting(flags: [String: String]) throws -> Settings {
-        final class Box: @unchecked Sendable { var result: Result<Settings, any Error>? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await read(flags: flags)) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try box.result!.get()
-    }
-
     /// The effective settings for the start-up log, secrets redacted.
     var logged: Logger.Metadata {
         [
