@@ -111,6 +111,17 @@ static int nb_load_png_gray(const void *data, size_t length, uint64_t max_pixels
     return 0;
 }
 
+/// Whether `loader` (the class name vips_foreign_find_load_buffer gives) decodes one of the accepted formats: JPEG,
+/// PNG, HEIF, WebP, the four loader families the imaging module leaves unblocked.
+static int nb_accepted_loader(const char *loader) {
+    static const char *const accepted[] = { "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadHeif", "VipsForeignLoadWebp", NULL };
+    if (loader == NULL) return 0;
+    for (const char *const *family = accepted; *family; family++) {
+        if (strncmp(loader, *family, strlen(*family)) == 0) return 1;
+    }
+    return 0;
+}
+
 /// Replaces *image with out, dropping the reference to the old image.
 static void nb_swap(VipsImage **image, VipsImage *out) {
     g_object_unref(*image);
@@ -138,7 +149,11 @@ int nb_load_gray(const void *data, size_t length, uint64_t max_pixels,
         status = nb_load_png_gray(data, length, max_pixels, pixels, width, height, error, error_size);
         if (status >= 0) return status;
     }
-    if (data == NULL || length == 0 || vips_foreign_find_load_buffer(data, length) == NULL) {
+    // Only the formats photos come in (those the imaging module lets libvips decode); anything else
+    // libvips might sniff (ImageMagick's loader matches some random bytes) is not an image here, whether or
+    // not the imaging module has blocked its loader in this process.
+    const char *loader = data == NULL || length == 0 ? NULL : vips_foreign_find_load_buffer(data, length);
+    if (!nb_accepted_loader(loader)) {
         vips_error_clear();
         if (error && error_size) snprintf(error, error_size, "not a recognised image format");
         return 1;

@@ -268,6 +268,15 @@ import Testing
         #expect(throws: BarcodeReaderError.notAnImage) { try reader.decode(imageData: random) }
         #expect(throws: BarcodeReaderError.emptyFile) { try reader.decode(imageData: Data()) }
         #expect(throws: BarcodeReaderError.notAnImage) { try reader.decode(imageData: Data("not a picture at all".utf8)) }
+        // Formats other than JPEG, PNG, HEIF and WebP are not images here, whichever loaders this process has
+        // blocked: a 1×1 GIF (libvips's own loader) and a 1×1 BMP (only ImageMagick's would read it).
+        let gif: [UInt8] = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x21, 0xF9, 4, 1,
+                            0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
+        #expect(throws: BarcodeReaderError.notAnImage) { try reader.decode(imageData: Data(gif)) }
+        var bmp: [UInt8] = Array("BM".utf8) + [58, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0]
+        bmp += [40, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 24, 0, 0, 0, 0, 0, 4, 0, 0, 0] + [UInt8](repeating: 0, count: 16)
+        bmp += [0, 0, 0, 0]
+        #expect(throws: BarcodeReaderError.notAnImage) { try reader.decode(imageData: Data(bmp)) }
 
         // A PNG cut short: recognised as an image, but unreadable.
         let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
