@@ -519,7 +519,8 @@ enum PostgresMigrations {
         ]),
     ]
 
-    /// A number every Nestory server takes an advisory lock on while it migrates (with its schema's name mixed in).
+    /// A number every Nestory server takes an advisory lock on while it migrates (with its schema's name mixed in), and
+    /// alone while it creates an extension (the whole database's).
     static let lockKey: Int64 = 0x4E45_5354_4F52_59
 
     /// The changes recorded in the database, in the order they were applied, read without writing anything (so
@@ -570,6 +571,12 @@ enum PostgresMigrations {
             guard migrate else { throw PostgresStoreError.schemaTooOld(missing: missing.map(\.id)) }
             for change in missing {
                 for statement in change.sql {
+                    if statement.hasPrefix("CREATE EXTENSION") {
+                        // An extension is the database's, not the schema's: two schemas migrating at once would both
+                        // find it missing and one would fail on "already exists" (seen in a full test run). Servers
+                        // of every schema take one lock for it, held to the end of this migration.
+                        try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                    }
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("INSERT INTO nestory_migration (id) VALUES (\(change.id))", logger: logger)
