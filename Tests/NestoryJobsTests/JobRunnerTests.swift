@@ -60,8 +60,11 @@ final class ScriptedHandler: JobHandler, @unchecked Sendable {
         }
 
         /// Waits (at most 90 s: the whole suite runs at once on two cores) until the job is in one of the states.
+        /// Waits for the job to reach one of `states`, at most 5 minutes: a bound against hanging, not a timing. In a full
+        /// run every test's tasks share the two cores' cooperative threads, and a runner started here was once not
+        /// scheduled for 90 s (load 11; a test of pure arithmetic beside it "took" 196 s).
         func wait(_ id: JobID, for states: Set<JobState>) async throws -> Job {
-            let deadline = Date().addingTimeInterval(90)
+            let deadline = Date().addingTimeInterval(300)
             while Date() < deadline {
                 let job = try #require(try database.job(id))
                 if states.contains(job.state) { return job }

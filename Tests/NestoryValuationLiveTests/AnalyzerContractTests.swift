@@ -29,7 +29,9 @@ struct AnalyzerContractTests {
     static let key = "sk-test-0123456789abcdefghijklmnop"
     static let photos = [Data([0xFF, 0xD8, 0xFF, 0xE0, 0x01, 0x02]), Data([0xFF, 0xD8, 0xFF, 0xDB, 0x03])]
 
-    func analyzer(_ server: FakeProvider, waits: Waits = Waits(), attempts: Int = 4, timeout: TimeInterval = 10) -> OpenAICompatibleAnalyzer {
+    /// A patient timeout unless a test is about timeouts: at 10 s a loaded full run once timed a 400 and a 429 out and
+    /// sent them again (two requests where one is expected).
+    func analyzer(_ server: FakeProvider, waits: Waits = Waits(), attempts: Int = 4, timeout: TimeInterval = 60) -> OpenAICompatibleAnalyzer {
         OpenAICompatibleAnalyzer(baseURL: server.openAIBase, model: "gpt-4o", apiKey: Self.key, name: "OpenAI", timeout: timeout,
                                  retry: waits.policy(attempts: attempts))
     }
