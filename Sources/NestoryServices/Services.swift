@@ -25,6 +25,8 @@ public struct Services: Sendable {
     public let idempotency: IdempotencyService
     /// The capture screen's daily counters.
     public let captureCounters: CaptureCountersService
+    /// The pages' error reports, limited per session.
+    public let clientErrors: ClientErrorsService
     /// Warranty reminders, the weekly nudge, the calendar feed and the household's webhook.
     public let reminders: RemindersService
     /// What items are worth: the offline estimate, values entered by hand, the history.
@@ -129,6 +131,7 @@ public struct Services: Sendable {
                                    reads: receiptReader != nil, now: now)
         idempotency = IdempotencyService(store: stores.idempotency, window: idempotencyWindow, now: now)
         captureCounters = CaptureCountersService(store: stores.captureCounters, now: now)
+        clientErrors = ClientErrorsService(budget: stores.requestBudget, now: now)
         self.valuations = valuations
         reminders = RemindersService(store: reminderStore, blocking: blocking, queue: queue, addressGuard: addressGuard, now: now)
         security = SecurityService(accounts: accounts, now: now)

@@ -11,8 +11,6 @@ import NestoryServices
 /// and loses anything that looks like an email address, an id or a long number before it reaches the log.
 struct ClientReportsController {
     let dependencies: WebDependencies
-    /// Error reports per session and minute, on every server together: a page stuck in a loop must not fill the log.
-    static let errorReportsPerMinute = 5
 
     func addRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("events", use: event)
@@ -52,9 +50,7 @@ struct ClientReportsController {
         guard ["uncaught", "upload"].contains(body.kind) else {
             throw DomainError.invalid(field: "kind", message: "kind is uncaught or upload.")
         }
-        let now = dependencies.now()
-        if let seconds = try await dependencies.services.stores.requestBudget.admit(
-            "client-errors:\(viewer.sessionTokenHash)", limit: Self.errorReportsPerMinute, at: now) {
+        if let seconds = try await dependencies.services.clientErrors.admit(session: viewer.sessionTokenHash) {
             var response = ErrorMiddleware.response(.tooManyRequests, code: "too_many_reports",
                                                     message: "Too many error reports from this page. Try again in \(seconds) s.")
             response.headers[.retryAfter] = String(seconds)
