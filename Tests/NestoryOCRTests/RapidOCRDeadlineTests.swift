@@ -38,9 +38,9 @@ import Testing
             await #expect(throws: RecognitionError.recognitionFailed("the RapidOCR worker stopped or took longer than 1 s.")) {
                 _ = try await recognizer.recognize(imageData: image)
             }
-            // Far under the hung worker's 600 s, with room for a loaded machine (36 s was seen with the whole
-            // suite and a build running beside it): the point is that it was killed, not how fast.
-            #expect(Date().timeIntervalSince(start) < 150, "attempt \(attempt) waited past the deadline")
+            // Under the hung worker's 600 s, with room for a loaded machine (36 s was seen with the whole suite and a
+            // build running beside it, 152 s at load 14 with two builds): the point is that it was killed, not how fast.
+            #expect(Date().timeIntervalSince(start) < 300, "attempt \(attempt) waited past the deadline")
         }
         try await Task.sleep(for: .milliseconds(200))
         // Two workers were started (the first was killed), and each one's stderr was logged.
