@@ -362,10 +362,10 @@ let package = Package(
         .testTarget(name: "NestoryStoreInterfacesTests",
                     dependencies: ["NestoryChildProcess", "NestoryStoreInterfaces", "NestoryStore", "NestoryStorePostgres", "NestoryDomain", "NestoryJobs", "NestoryBackup",
                                    "NestoryReports", "NestoryReportsLive", "NestoryDemo", "NestoryServices", "NestoryReceipts",
-                                   .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+                                   "NestoryObjectStorage", "NestoryHTTP", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryStorePostgresTests",
-                    dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryDomain",
+                    dependencies: ["NestoryStorePostgres", "NestoryStoreInterfaces", "NestoryStore", "NestoryDomain",
                                    .product(name: "PostgresNIO", package: "postgres-nio")],
                     swiftSettings: swiftSettings),
         .testTarget(

@@ -20,7 +20,7 @@ public struct BackupWriter: Sendable {
     public let blobs: any BlobFiles
     /// The data folder: its tmp/ for the work files, its key for the providers' keys.
     public let folder: DataFolder
-    /// Where the reports' PDF files are.
+    /// Where the PDFs of reports that are not stored files are (SQLite's reports/).
     public let reports: URL
     /// The key the stored providers' keys are sealed with (the data folder's `secrets.key` unless given).
     public let secrets: SecretKeys
@@ -91,7 +91,7 @@ public struct BackupWriter: Sendable {
 
     /// The archive from the data files in `work`, the stored files and the reports' PDFs.
     private func zip(household: ArchiveRecord.Household, counts: BackupManifest.Counts, blobs: [ArchiveRecord.Blob],
-                     reports: [ArchiveRecord.Report], work: URL, to destination: URL, now: Date, progress: BackupProgress?) throws -> Result {
+                     reports: [(record: ArchiveRecord.Report, storedAs: String?)], work: URL, to destination: URL, now: Date, progress: BackupProgress?) throws -> Result {
         // 2. The archive.
         let partial = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
@@ -102,7 +102,7 @@ public struct BackupWriter: Sendable {
         let dataBytes = DataFile.allCases.reduce(Int64(0)) { sum, file in
             sum + ((try? FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(file.localName).path)[.size] as? Int64) ?? 0)
         }
-        let total = dataBytes + blobs.reduce(Int64(0)) { $0 + $1.byteCount } + reports.reduce(Int64(0)) { $0 + $1.byteCount }
+        let total = dataBytes + blobs.reduce(Int64(0)) { $0 + $1.byteCount } + reports.reduce(Int64(0)) { $0 + $1.record.byteCount }
         var done: Int64 = 0
         for file in DataFile.allCases {
             if file.isOptional, !FileManager.default.fileExists(atPath: work.appendingPathComponent(file.localName).path) { continue }
@@ -128,12 +128,20 @@ public struct BackupWriter: Sendable {
             done += blob.byteCount
             progress?(done, total)
         }
-        for report in reports {
+        for (report, storedAs) in reports {
             var hasher = SHA256()
-            let source = self.reports.appendingPathComponent(report.fileName)
-            guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
-            let size = try zip.addFile(named: "reports/\(report.fileName)", from: source, expectedSize: report.byteCount) {
-                hasher.update(bufferPointer: $0)
+            // A stored file as the stored files above (pinned with them); else the file in the reports folder.
+            func add(_ source: URL) throws -> UInt64 {
+                guard FileManager.default.fileExists(atPath: source.path) else { throw BackupError.missingFile(source.path) }
+                return try zip.addFile(named: "reports/\(report.fileName)", from: source, expectedSize: report.byteCount) {
+                    hasher.update(bufferPointer: $0)
+                }
+            }
+            let size: UInt64
+            do {
+                size = try storedAs.map { try self.blobs.withLocalFile($0, add) } ?? add(self.reports.appendingPathComponent(report.fileName))
+            } catch StoreError.attachmentMissing(let sha) {
+                throw BackupError.missingFile("\(sha) in \(self.blobs.location)")
             }
             entries.append(.init(path: "reports/\(report.fileName)", sha256: BlobStore.hex(hasher.finalize()), size: Int64(size)))
             done += Int64(size)
@@ -164,7 +172,7 @@ final class DataFiles: HouseholdArchiveSink, @unchecked Sendable {
     private let encoder: JSONEncoder
     private(set) var counts = BackupManifest.Counts()
     private(set) var blobs: [ArchiveRecord.Blob] = []
-    private(set) var reports: [ArchiveRecord.Report] = []
+    private(set) var reports: [(record: ArchiveRecord.Report, storedAs: String?)] = []
 
     init(work: URL, encoder: JSONEncoder) throws {
         var writers: [DataFile: LineWriter] = [:]
@@ -185,7 +193,7 @@ final class DataFiles: HouseholdArchiveSink, @unchecked Sendable {
         case .blob(let blob): try line(.blobs, blob); blobs.append(blob)
         case .photo(let photo): try line(.photos, photo); counts.photos += 1
         case .receipt(let receipt): try line(.receipts, receipt); counts.receipts += 1
-        case .report(let report): try line(.reports, report); reports.append(report); counts.reports += 1
+        case .report(let report, let storedAs): try line(.reports, report); reports.append((report, storedAs)); counts.reports += 1
         case .valuation(let valuation): try line(.valuations, valuation); counts.valuations += 1
         }
     }

@@ -33,11 +33,12 @@ struct CopyCommand: AsyncParsableCommand {
             calendar feed or webhook removed in SQLite since is removed. SQLite is the truth here: once people use the \
             PostgreSQL server, do not copy again (a household changed there would be replaced, a token made there removed).
 
-            Files: with --blobs s3://BUCKET[/PREFIX], photos and receipts are put in that object store (each file once: one \
-            already there is skipped), using the storage.s3.* settings (endpoint, region, pathStyle, accessKey, secretKey), \
-            and read back from it to verify; serve with storage.blobs set to the same address. Without --blobs they stay \
-            where the settings' storage.blobs keeps them for the SQLite server (the data folder by default), which the \
-            PostgreSQL deployment keeps using. Report PDFs stay in the data folder's reports/.
+            Files: with --blobs s3://BUCKET[/PREFIX], photos, receipts and report PDFs are put in that object store (each \
+            file once: one already there is skipped), using the storage.s3.* settings (endpoint, region, pathStyle, \
+            accessKey, secretKey), and read back from it to verify; serve with storage.blobs set to the same address. \
+            Without --blobs they go where the settings' storage.blobs keeps the SQLite server's stored files (the data \
+            folder's blobs/ by default, report PDFs moved there from its reports/), which the PostgreSQL deployment keeps \
+            using.
             """)
 
     @Option(help: "The SQLite data folder to copy from, as sqlite:PATH.")
@@ -77,7 +78,7 @@ struct CopyCommand: AsyncParsableCommand {
             files = BlobStore(folder: folder, backend: backend)
         }
         let target = try await reportingErrors {
-            try await PostgresStore.open(.init(location: location, schema: toSchema, maximumConnections: 4, blobs: files, reports: folder.reportsURL))
+            try await PostgresStore.open(.init(location: location, schema: toSchema, maximumConnections: 4, blobs: files))
         }
         do {
             try await copy(from: .sqlite(source), sourceFiles: source.blobs, to: .postgres(target, files: files), targetFiles: files, folder: folder)

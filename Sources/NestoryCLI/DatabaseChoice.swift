@@ -39,8 +39,9 @@ enum OpenDatabase {
 
 extension Settings {
     /// Opens the database these settings name. The data folder is still this server's: temporary files, the
-    /// rendition cache, reports and (with `storage.blobs = local`) stored files. `mode` is SQLite's; on
-    /// PostgreSQL anything but `.readCurrent` brings the schema up to date.
+    /// rendition cache and (with `storage.blobs = local`) stored files; on SQLite also reports. `mode` is SQLite's; on
+    /// PostgreSQL anything but `.readCurrent` brings the schema up to date and moves the PDFs of reports this server
+    /// made before they were stored files from its reports/ into the stored files.
     func openDatabase(_ mode: AppDatabase.OpenMode, logger: Logger = Logger(label: "nestory.postgres")) async throws -> OpenDatabase {
         let folder = DataFolder(path: data)
         guard let url = databaseURL else {
@@ -51,8 +52,17 @@ extension Settings {
             try folder.prepare(create: true)
             let files = BlobStore(folder: folder, backend: blobBackend)
             let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: databaseSchema, migrate: mode != .readCurrent,
-                                                           maximumConnections: databaseMaxConnections, blobs: files, reports: folder.reportsURL),
+                                                           maximumConnections: databaseMaxConnections, blobs: files),
                                                      logger: logger)
+            if mode != .readCurrent {
+                do {
+                    let moved = try await store.adoptReportFiles(from: folder.reportsURL)
+                    if moved > 0 { logger.info("Report files moved into the stored files", metadata: ["reports": "\(moved)", "to": "\(files.location)"]) }
+                } catch {
+                    await store.close()
+                    throw error
+                }
+            }
             return .postgres(store, files: files)
         } catch {
             throw cliError(error)

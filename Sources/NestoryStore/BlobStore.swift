@@ -233,6 +233,35 @@ public struct BlobStore: Sendable {
         return Staged(sha256: Self.hex(hasher.finalize()), byteCount: total, tmpURL: tmpURL)
     }
 
+    /// Takes a finished file on this machine (a rendered report) as staged: moved into tmp/ (copied when it is on
+    /// another file system), hashed and fsynced there, never held whole in memory. The file is gone from `source`
+    /// afterwards, kept or not.
+    public func stage(movingFile source: URL) throws -> Staged {
+        let tmpURL = tmp.appendingPathComponent("stage-\(UUID().uuidString.lowercased())")
+        guard rename(source.path, tmpURL.path) == 0 else {
+            guard errno == EXDEV else { throw StoreError.io("cannot move \(source.path) into \(tmp.path): \(String(cString: strerror(errno)))") }
+            defer { unlink(source.path) }
+            return try stage(contentsOf: source)
+        }
+        do {
+            let fd = open(tmpURL.path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw StoreError.io("cannot read \(tmpURL.path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            var hasher = SHA256()
+            var total: Int64 = 0
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
+            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                total += Int64(chunk.count)
+                hasher.update(data: chunk)
+            }
+            try Self.fsyncOrThrow(fd, tmpURL)
+            return Staged(sha256: Self.hex(hasher.finalize()), byteCount: total, tmpURL: tmpURL)
+        } catch {
+            unlink(tmpURL.path)
+            throw error
+        }
+    }
+
     /// Writes a stream of chunks (an upload as it arrives) to a staging file, hashing as it goes and
     /// refusing more than `maxBytes`. Call `finish` once, or `abandon` on failure.
     public final class Writer: @unchecked Sendable {

@@ -21,7 +21,7 @@ public struct SQLiteArchiveStore: ArchiveStore {
                 try export.forEachBlob { try sink.append(.blob($0)) }
                 try export.forEachPhoto { try sink.append(.photo($0)) }
                 try export.forEachReceipt { try sink.append(.receipt($0)) }
-                for report in try export.reports() { try sink.append(.report(report)) }
+                for report in try export.reports() { try sink.append(.report(report, storedAs: nil)) }
                 try export.forEachValuation { try sink.append(.valuation($0)) }
                 return export.household
             }

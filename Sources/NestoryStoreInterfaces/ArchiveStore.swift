@@ -11,7 +11,9 @@ public enum ArchiveRow: Sendable {
     case blob(ArchiveRecord.Blob)
     case photo(ArchiveRecord.Photo)
     case receipt(ArchiveRecord.Receipt)
-    case report(ArchiveRecord.Report)
+    /// `storedAs`: where the engine keeps the report's PDF, when it is a stored file (`BlobFiles`, by SHA-256: PostgreSQL);
+    /// nil: the file `fileName` of the data folder's `reports/` (SQLite).
+    case report(ArchiveRecord.Report, storedAs: String?)
     case valuation(ArchiveRecord.Valuation)
 }
 
@@ -59,7 +61,7 @@ public protocol ArchiveStore: Sendable {
     /// Whether a household with this id exists.
     func householdExists(_ id: String) async throws -> Bool
     /// Applies a validated archive in one transaction. `files`: the archive's stored files, staged and checked, by
-    /// SHA-256; `reportFiles`: the reports' PDFs, staged, by file name (moved into the reports folder).
+    /// SHA-256; `reportFiles`: the reports' PDFs, staged, by file name (kept where the engine keeps reports).
     func restoreHousehold(_ source: any HouseholdArchiveSource, files: [String: StagedBlob], reportFiles: [String: StagedBlob],
                           into target: HouseholdID?, mode: RestoreMode, plan: Entitlement?) async throws -> RestoreSummary
     /// Adds imported items in one transaction (all or nothing), batch by batch from `next` (nil at the end; `count` is

@@ -42,6 +42,12 @@ public protocol BlobFiles: Sendable {
     var location: String { get }
     /// Writes bytes to a temporary file, fsynced, and hashes them.
     func stage(_ data: Data) throws -> StagedBlob
+    /// Copies a file on this machine to a temporary file in chunks, fsynced, hashing as it goes; refuses more than
+    /// `maxBytes`.
+    func stage(contentsOf source: URL, maxBytes: Int64) throws -> StagedBlob
+    /// Takes a finished file on this machine (a rendered report) as staged: moved to a temporary file, hashed and
+    /// fsynced; the file is gone from `source` afterwards.
+    func stage(movingFile source: URL) throws -> StagedBlob
     /// A temporary file that takes an upload as it arrives, refusing more than `maxBytes`.
     func makeWriter(maxBytes: Int64) throws -> any StagedBlobWriter
     /// The bytes of a staged file (to check an upload before it is kept).

@@ -517,6 +517,13 @@ enum PostgresMigrations {
             EXECUTE FUNCTION nestory_receipt_count()
             """,
         ]),
+        // Report PDFs are stored files (`blob`, in the store's `BlobFiles`: the data folder or the object store every
+        // server shares), no longer a file of the reports/ folder of the server that made them. `sha256` is null for a
+        // report made before, until the server holding its file moves it (`PostgresStore.adoptReportFiles`, at open).
+        Change(id: "2026-12-05-report-files", sql: [
+            "ALTER TABLE report ADD COLUMN sha256 text REFERENCES blob(sha256)",
+            "CREATE INDEX report_by_blob ON report(sha256)",
+        ]),
     ]
 
     /// A number every Nestory server takes an advisory lock on while it migrates (with its schema's name mixed in), and

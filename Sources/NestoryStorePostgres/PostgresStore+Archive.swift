@@ -100,11 +100,12 @@ extension PostgresStore: ArchiveStore {
                     taxMinor: try r[6].decode(Int64?.self), purchaseDate: try r[7].decode(String?.self), rawText: try r[8].decode(String?.self),
                     confidence: try r[9].decode(Double?.self), createdAt: try r[10].decode(Int64.self))))
             }
-            for try await (report, kind, created, bytes, options, file) in try await c.query("""
-                SELECT id::text, kind, created_at, byte_count, options, file_name FROM report WHERE household_id = \(id) ORDER BY created_at, id
-                """, logger: logger).decode((String, String, Int64, Int64, String, String).self) {
+            for try await (report, kind, created, bytes, options, file, sha256) in try await c.query("""
+                SELECT id::text, kind, created_at, byte_count, options, file_name, sha256 FROM report WHERE household_id = \(id)
+                ORDER BY created_at, id
+                """, logger: logger).decode((String, String, Int64, Int64, String, String, String?).self) {
                 try sink.append(.report(ArchiveRecord.Report(id: report, kind: kind, createdAt: created, byteCount: bytes, options: options,
-                                                             fileName: file)))
+                                                             fileName: file), storedAs: sha256))
             }
             for try await row in try await c.query("""
                 SELECT v.id::text, i.id::text, v.currency, v.rcv_minor, v.rcv_low_minor, v.rcv_high_minor, v.acv_minor, v.acv_low_minor,

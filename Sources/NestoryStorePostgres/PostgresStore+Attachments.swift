@@ -144,22 +144,18 @@ extension PostgresStore: AttachmentStore {
         }
         let unreferenced: [String] = try await withStoreErrors {
             var hashes: [String] = []
-            for try await sha256 in try await client.query("""
-                SELECT sha256 FROM blob b WHERE NOT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = b.sha256)
-                AND NOT EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256)
-                AND NOT EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = b.sha256)
-                """, logger: logger).decode(String.self) {
+            for try await sha256 in try await client.query(PostgresQuery(unsafeSQL: "SELECT sha256 FROM blob b WHERE NOT (\(Self.blobInUse))"),
+                                                           logger: logger).decode(String.self) {
                 hashes.append(sha256)
             }
             return hashes
         }
         try await removeUnreferencedBlobs(unreferenced)
-        let reports = try await removeUnrecordedReports(now: now)
-        // Files without a row: put in place by a transaction that then failed.
-        guard let pin = files.removalPin() else { return unreferenced.count + reports }
+        // Files without a row: put in place by a transaction that then failed, or whose row went while a backup held them.
+        guard let pin = files.removalPin() else { return unreferenced.count }
         defer { pin.release() }
         let stored = try await Self.onFileThread { try files.sweepableHashes(now: now) }
-        guard !stored.isEmpty else { return unreferenced.count + reports }
+        guard !stored.isEmpty else { return unreferenced.count }
         let orphans: Int = try await withStoreErrors {
             try await client.withConnection { connection in
                 var removed = 0
@@ -182,7 +178,7 @@ extension PostgresStore: AttachmentStore {
                 return removed
             }
         }
-        return unreferenced.count + reports + orphans
+        return unreferenced.count + orphans
     }
 
     public func recordedFiles(among hashes: [String]) async throws -> Set<String> {
@@ -194,30 +190,6 @@ extension PostgresStore: AttachmentStore {
                 found.insert(sha256)
             }
             return found
-        }
-    }
-
-    /// Report files in the reports folder that no history row names (a report deleted while a backup held its file),
-    /// once they are an hour old: a report being recorded has its file in place a moment before its row.
-    func removeUnrecordedReports(now: Date) async throws -> Int {
-        guard let folder = reportsFolder else { return 0 }
-        let names: Set<String> = try await withStoreErrors {
-            var names: Set<String> = []
-            for try await name in try await client.query("SELECT file_name FROM report", logger: logger).decode(String.self) {
-                names.insert(name)
-            }
-            return names
-        }
-        return try await Self.onFileThread {
-            var removed = 0
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !names.contains(file) {
-                let url = folder.appendingPathComponent(file)
-                if let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
-                   now.timeIntervalSince(modified) > 3600, (try? FileManager.default.removeItem(at: url)) != nil {
-                    removed += 1
-                }
-            }
-            return removed
         }
     }
 
@@ -309,7 +281,7 @@ extension PostgresStore: AttachmentStore {
         try await removeUnreferencedBlobs([hash])
     }
 
-    /// Reports are not kept on PostgreSQL yet, so they count none; the database's size is the whole database's
+    /// Reports count by their rows (as SQLite's); the database's size is the whole database's
     /// (shared by every household, as SQLite's file is); the free space of the server's disk is not known here.
     public func storageSummary(_ householdID: HouseholdID) async throws -> StorageSummary {
         try await withStoreErrors {
@@ -400,7 +372,13 @@ extension PostgresStore: AttachmentStore {
             """, logger: logger)
     }
 
-    /// Removes stored files no photo, receipt or photo to value uses any more: each `blob` row locked, then its uses looked up (a new
+    /// Whether a stored file is in use, for `blob b`: a photo, a receipt, a photo to value or a report names it.
+    static let blobInUse = """
+        EXISTS (SELECT 1 FROM item_photo WHERE sha256 = b.sha256) OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = b.sha256) \
+        OR EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = b.sha256) OR EXISTS (SELECT 1 FROM report WHERE sha256 = b.sha256)
+        """
+
+    /// Removes stored files no photo, receipt, photo to value or report uses any more: each `blob` row locked, then its uses looked up (a new
     /// snapshot, after the lock), the row and file removed in that transaction. While a backup holds its pin, rows go
     /// and files stay (orphans for the next sweep).
     func removeUnreferencedBlobs(_ candidates: [String]) async throws {
@@ -414,10 +392,10 @@ extension PostgresStore: AttachmentStore {
                     held = true
                 }
                 guard held else { continue }
-                guard try await !Self.exists(connection, """
-                    SELECT EXISTS (SELECT 1 FROM item_photo WHERE sha256 = \(sha256)) OR EXISTS (SELECT 1 FROM receipt WHERE sha256 = \(sha256))
-                        OR EXISTS (SELECT 1 FROM valuation_intake WHERE sha256 = \(sha256))
-                    """, logger: logger) else { continue }
+                var binds = PostgresBindings()
+                binds.append(sha256)
+                guard try await !Self.exists(connection, PostgresQuery(unsafeSQL: "SELECT \(Self.blobInUse) FROM blob b WHERE b.sha256 = $1", binds: binds),
+                                             logger: logger) else { continue }
                 try await connection.query("DELETE FROM blob WHERE sha256 = \(sha256)", logger: logger)
                 guard pin != nil else { continue }
                 try await Self.onFileThread { try files.remove(sha256) }

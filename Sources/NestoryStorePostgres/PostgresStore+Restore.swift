@@ -8,73 +8,35 @@ extension PostgresStore {
     // MARK: - Restore
 
     /// SQLite's `restoreHousehold`, on PostgreSQL: the archive's files are uploaded before the transaction and each is
-    /// in place (`ensurePresent`, its `blob` row held) before a row naming it commits; report PDFs are moved into the
-    /// reports folder inside the transaction (and removed again if it fails). The archive's large tables are read a few
-    /// batches ahead on a thread of their own, so memory stays flat.
+    /// in place (`ensurePresent`, its `blob` row held) before a row naming it commits; report PDFs are stored files too.
+    /// The archive's large tables are read a few batches ahead on a thread of their own, so memory stays flat.
     public func restoreHousehold(_ source: any HouseholdArchiveSource, files: [String: StagedBlob], reportFiles: [String: StagedBlob],
                                  into target: HouseholdID?, mode: RestoreMode, plan: Entitlement?) async throws -> RestoreSummary {
-        let blobFiles = files.isEmpty ? nil : try requireFiles()
-        let reportsFolder = source.reports.isEmpty ? nil : try requireReportsFolder()
+        let blobFiles = files.isEmpty && reportFiles.isEmpty ? nil : try requireFiles()
         if let blobFiles {
-            let staged = Array(files.values)
+            let staged = Array(files.values) + Array(reportFiles.values)
             try await Self.onFileThread { for file in staged { try blobFiles.upload(file) } }
         }
-        let placedReports = PlacedFiles()
         let logger = logger
-        let outcome: (summary: RestoreSummary, removedBlobs: [String], removedReports: [String])
-        do {
-            outcome = try await transaction { c in
-                // The row triggers of items, tags, photos and receipts stand aside (migrations 2026-12-03-places and
-                // 2026-12-04-batch): the rows go in by batches, and `recount` puts the counters right once at the end.
-                try await c.query("SELECT set_config('nestory.item_rows', 'statement', true)", logger: logger)
-                var restore = Restore(c: c, logger: logger, source: source, target: target, mode: mode)
-                try await restore.household()
-                try await restore.places()
-                try await restore.items(plan: plan)
-                try await restore.valuations()
-                try await restore.photos(files: files, blobFiles: blobFiles)
-                try await restore.receipts(files: files, blobFiles: blobFiles)
-                try await restore.reports(files: reportFiles, folder: reportsFolder, placed: placedReports)
-                try await restore.reindex()
-                try await restore.recount()
-                try await c.query("SELECT set_config('nestory.item_rows', '', true)", logger: logger)
-                return (restore.summary, restore.removedBlobs, restore.removedReports)
-            }
-        } catch {
-            placedReports.removeAll()
-            throw error
+        let outcome: (summary: RestoreSummary, removedBlobs: [String]) = try await transaction { c in
+            // The row triggers of items, tags, photos and receipts stand aside (migrations 2026-12-03-places and
+            // 2026-12-04-batch): the rows go in by batches, and `recount` puts the counters right once at the end.
+            try await c.query("SELECT set_config('nestory.item_rows', 'statement', true)", logger: logger)
+            var restore = Restore(c: c, logger: logger, source: source, target: target, mode: mode)
+            try await restore.household()
+            try await restore.places()
+            try await restore.items(plan: plan)
+            try await restore.valuations()
+            try await restore.photos(files: files, blobFiles: blobFiles)
+            try await restore.receipts(files: files, blobFiles: blobFiles)
+            try await restore.reports(files: reportFiles, blobFiles: blobFiles)
+            try await restore.reindex()
+            try await restore.recount()
+            try await c.query("SELECT set_config('nestory.item_rows', '', true)", logger: logger)
+            return (restore.summary, restore.removedBlobs)
         }
         try await removeUnreferencedBlobs(outcome.removedBlobs)
-        try await removeReportFiles(outcome.removedReports)
         return outcome.summary
-    }
-
-    /// The replaced reports' files, once their rows are gone: each only if no report names it now (a restored report
-    /// may have taken its name again), and not while a backup holds the files' pin (as SQLite's `removeReportFiles`).
-    func removeReportFiles(_ names: [String]) async throws {
-        guard !names.isEmpty, let folder = reportsFolder else { return }
-        let pin = blobFiles?.removalPin()
-        defer { pin?.release() }
-        if blobFiles != nil && pin == nil { return }
-        for name in Set(names).sorted() {
-            let used = try await withStoreErrors {
-                for try await _ in try await client.query("SELECT 1 FROM report WHERE file_name = \(name)", logger: logger) { return true }
-                return false
-            }
-            if !used { try? await Self.onFileThread { unlink(folder.appendingPathComponent(name).path) } }
-        }
-    }
-}
-
-/// Report files a restore moved into place, removed again when its transaction fails.
-private final class PlacedFiles: @unchecked Sendable {
-    private let lock = NSLock()
-    private var urls: [URL] = []
-
-    func add(_ url: URL) { lock.withLock { urls.append(url) } }
-
-    func removeAll() {
-        for url in lock.withLock({ urls }) { unlink(url.path) }
     }
 }
 
@@ -89,7 +51,6 @@ private struct Restore {
     var targetID = UUID()
     var exists = false
     var removedBlobs: [String] = []
-    var removedReports: [String] = []
     /// The archive's rooms, categories and moved items as the target knows them.
     var rooms: [String: UUID] = [:]
     var categories: [String: UUID] = [:]
@@ -144,11 +105,11 @@ private struct Restore {
             summary.photos.removed = try await count("item_photo")
             summary.rooms.removed = try await count("room")
             summary.categories.removed = try await count("category")
-            for try await name in try await c.query("SELECT file_name FROM report WHERE household_id = \(targetID)", logger: logger)
-                .decode(String.self) {
-                removedReports.append(name)
+            for try await sha in try await c.query("SELECT sha256 FROM report WHERE household_id = \(targetID)", logger: logger)
+                .decode(String?.self) {
+                if let sha { removedBlobs.append(sha) }
+                summary.reports.removed += 1
             }
-            summary.reports.removed = removedReports.count
             for table in ["report", "receipt", "item", "room", "category"] {
                 try await c.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE household_id = $1", binds: binds(targetID)), logger: logger)
             }
@@ -547,28 +508,24 @@ private struct Restore {
         }
     }
 
-    /// The export history: each report's file is moved into the reports folder before its row commits.
-    mutating func reports(files: [String: StagedBlob], folder: URL?, placed: PlacedFiles) async throws {
+    /// The export history: each report's file a stored file, in place (held) with its `blob` row before its row commits.
+    mutating func reports(files: [String: StagedBlob], blobFiles: (any BlobFiles)?) async throws {
+        var placed = Set<String>()
         for report in source.reports {
             if try await scalar("SELECT household_id FROM report WHERE id = \(Self.uuid(report.id))", UUID.self) == targetID {
                 summary.reports.skipped += 1
                 continue
             }
-            guard let staged = files[report.fileName], let folder else { throw DomainError.notFound("The archive's report \(report.fileName)") }
-            let id = try await fresh("report", report.id)
-            let fileName = "\(id.uuidString.lowercased()).pdf"
-            let destination = folder.appendingPathComponent(fileName)
-            try await PostgresStore.onFileThread {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                guard rename(staged.tmpURL.path, destination.path) == 0 else {
-                    throw PostgresStoreError.reportFile("cannot move a report into \(destination.path): \(String(cString: strerror(errno)))")
-                }
-                try PostgresStore.fsyncFolder(folder)
+            guard let staged = files[report.fileName], let blobFiles else { throw DomainError.notFound("The archive's report \(report.fileName)") }
+            if placed.insert(staged.sha256).inserted {
+                try await PostgresStore.commitBlobs(c, blobFiles, [(staged, PostgresStore.reportContentType, Date(millis: report.createdAt))],
+                                                    logger: logger)
             }
-            placed.add(destination)
+            let id = try await fresh("report", report.id)
             try await c.query("""
-                INSERT INTO report (id, household_id, kind, created_at, byte_count, options, file_name)
-                VALUES (\(id), \(targetID), \(report.kind), \(report.createdAt), \(report.byteCount), \(report.options), \(fileName))
+                INSERT INTO report (id, household_id, kind, created_at, byte_count, options, file_name, sha256)
+                VALUES (\(id), \(targetID), \(report.kind), \(report.createdAt), \(report.byteCount), \(report.options),
+                        \("\(id.uuidString.lowercased()).pdf"), \(staged.sha256))
                 """, logger: logger)
             summary.reports.added += 1
         }
@@ -708,15 +665,5 @@ final class ArchiveBatches<Row: Sendable>: @unchecked Sendable {
             stopped = true
             condition.broadcast()
         }
-    }
-}
-
-extension PostgresStore {
-    /// Makes a folder's entries durable (a file just renamed into it).
-    static func fsyncFolder(_ url: URL) throws {
-        let fd = Glibc.open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw PostgresStoreError.reportFile("cannot open folder \(url.path)") }
-        defer { Glibc.close(fd) }
-        guard fsync(fd) == 0 else { throw PostgresStoreError.reportFile("fsync of \(url.path) failed") }
     }
 }

@@ -18,17 +18,13 @@ public final class PostgresStore: Sendable {
         /// The most connections the pool opens.
         public var maximumConnections: Int
         public var connectTimeout: Duration
-        /// Where photos' and receipts' bytes are kept (the same files every server of the deployment sees); nil: the
-        /// store has no files, and adding or reading one fails.
+        /// Where the bytes of photos, receipts and generated reports are kept (the same files every server of the
+        /// deployment sees); nil: the store has no files, and adding or reading one fails.
         public var blobs: (any BlobFiles)?
-        /// The folder generated reports' PDF files are kept in (one every server of the deployment sees); nil: the
-        /// store keeps no reports, and recording or reading one fails.
-        public var reports: URL?
 
         public init(location: PostgresLocation, schema: String? = nil, migrate: Bool = true, maximumConnections: Int = 20,
-                    connectTimeout: Duration = .seconds(10), blobs: (any BlobFiles)? = nil, reports: URL? = nil) {
+                    connectTimeout: Duration = .seconds(10), blobs: (any BlobFiles)? = nil) {
             self.blobs = blobs
-            self.reports = reports
             self.location = location
             self.schema = schema
             self.migrate = migrate
@@ -41,12 +37,10 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     public let location: PostgresLocation
     let blobFiles: (any BlobFiles)?
-    let reportsFolder: URL?
     private let runner: Task<Void, Never>
 
-    private init(client: PostgresClient, location: PostgresLocation, blobs: (any BlobFiles)?, reports: URL?, logger: Logger) {
+    private init(client: PostgresClient, location: PostgresLocation, blobs: (any BlobFiles)?, logger: Logger) {
         self.blobFiles = blobs
-        self.reportsFolder = reports
         self.client = client
         self.location = location
         self.logger = logger
@@ -74,7 +68,7 @@ public final class PostgresStore: Sendable {
             poolConfiguration.options.additionalStartupParameters = [("search_path", schema)]
         }
         let store = PostgresStore(client: PostgresClient(configuration: poolConfiguration, backgroundLogger: logger), location: location,
-                                  blobs: configuration.blobs, reports: configuration.reports, logger: logger)
+                                  blobs: configuration.blobs, logger: logger)
         // The first connection, of its own: classify its failure, then migrate on it.
         var probeConfiguration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.username,
                                                                   password: location.password, database: location.database,

@@ -19,12 +19,8 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible, Local
     case schemaTooNew(unknown: [String])
     /// The database is missing changes this Nestory needs, and was opened without migrating.
     case schemaTooOld(missing: [String])
-    /// The store was opened without a place for photos' and receipts' files, and one was asked for.
+    /// The store was opened without a place for stored files (photos, receipts, reports), and one was asked for.
     case noBlobFiles
-    /// The store was opened without a folder for reports' files, and a report was recorded or asked for.
-    case noReportsFolder
-    /// A report's file could not be moved into the reports folder.
-    case reportFile(String)
 
     public var description: String {
         switch self {
@@ -45,11 +41,7 @@ public enum PostgresStoreError: Error, Equatable, CustomStringConvertible, Local
         case .schemaTooOld(let missing):
             return "The database needs \(missing.count) change(s) that have not been applied (\(missing.joined(separator: ", "))). Start Nestory with migrations allowed."
         case .noBlobFiles:
-            return "The PostgreSQL store was opened without a place for stored files (photos and receipts)."
-        case .noReportsFolder:
-            return "The PostgreSQL store was opened without a folder for reports' files."
-        case .reportFile(let detail):
-            return "The report's file could not be kept: \(detail)"
+            return "The PostgreSQL store was opened without a place for stored files (photos, receipts and reports)."
         }
     }
 

@@ -15,7 +15,7 @@ func runRestore(_ options: Options) async throws {
     guard let url = options.url else { fatalError("nestory-bench restore needs --url postgres://…") }
     let folder = DataFolder(path: FileManager.default.temporaryDirectory.appendingPathComponent("nestory-bench-restore-\(UUID().uuidString)").path)
     defer { try? FileManager.default.removeItem(at: folder.url) }
-    for sub in [folder.blobsURL, folder.tmpURL, folder.reportsURL] {
+    for sub in [folder.blobsURL, folder.tmpURL] {
         try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
     }
     let blobs = BlobStore(folder: folder)
@@ -26,7 +26,7 @@ func runRestore(_ options: Options) async throws {
     for run in 1...runs {
         let schema = "bench_restore_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12))"
         let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: schema, maximumConnections: 4,
-                                                      blobs: blobs, reports: folder.reportsURL))
+                                                      blobs: blobs))
         func timed(_ label: String, mode: RestoreMode, into target: HouseholdID?) async throws -> RestoreSummary {
             let files = try source.stage(blobs)
             let start = ContinuousClock.now

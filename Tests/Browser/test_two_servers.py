@@ -204,6 +204,20 @@ def test_what_one_server_writes_the_other_reads_and_a_session_is_valid_on_both(b
     answers = [api(page, "GET", f"/api/v1/items/{item}") for _ in range(6)]
     assert {answer["status"] for answer in answers} == {200}
     assert {json.loads(answer["body"])["name"] for answer in answers} == {"Walnut sideboard"}
+    # A report, made by whichever server's job ran, downloads from both: its PDF is a stored file in the object store.
+    page.goto(topology.base("a") + "/reports")
+    page.click("a.button:has-text('Generate')")
+    page.uncheck("input[name=photos]")
+    page.click("button:has-text('Generate PDF')")
+    expect(page.get_by_text("Your report is ready.")).to_be_visible(timeout=30_000)
+    download = page.locator("a:has-text('Download PDF')").get_attribute("href")
+    for name in ("a", "b"):
+        page.goto(topology.base(name) + "/reports")
+        fetched = page.evaluate("""async (href) => {
+            const answer = await fetch(href, { credentials: "same-origin" });
+            return [answer.status, answer.headers.get("content-type"), (await answer.text()).slice(0, 5)];
+        }""", download)
+        assert fetched == [200, "application/pdf", "%PDF-"], (name, fetched)
     context.close()
 
 

@@ -65,8 +65,7 @@ struct CopyCommandTests {
                               _ body: (Stores) async throws -> T) async throws -> T {
         let data = DataFolder(path: folder)
         let files = BlobStore(folder: data, backend: backend)
-        let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: schema, maximumConnections: 2, blobs: files,
-                                                       reports: data.reportsURL))
+        let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: schema, maximumConnections: 2, blobs: files))
         do {
             let result = try await body(.postgres(store, files: files))
             await store.close()

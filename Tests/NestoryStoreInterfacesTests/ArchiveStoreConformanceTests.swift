@@ -46,8 +46,13 @@ import ZIPFoundation
             return try await reader.apply(checked, into: target, mode: mode, plan: plan)
         }
 
+        /// The files kept in the data folder, reports' and stored ones (PostgreSQL keeps reports with the stored files).
         func reportFiles() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder.reportsURL.path)) ?? []).sorted()
+            [folder.reportsURL, folder.blobsURL].flatMap { root in
+                (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? [])
+                    .filter { $0.hasSuffix(".pdf") || ($0 as NSString).lastPathComponent.count == 64 }
+                    .map { "\(root.lastPathComponent)/\($0)" }
+            }.sorted()
         }
     }
 
@@ -61,12 +66,12 @@ import ZIPFoundation
             return try await body(Fixture(stores: .sqlite(database), blobs: database.blobs, folder: folder))
         case .postgres:
             guard let url = Engine.postgresURL else { throw PostgresNotConfigured() }
-            for sub in [folder.blobsURL, folder.tmpURL, folder.reportsURL] {
+            for sub in [folder.blobsURL, folder.tmpURL] {
                 try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
             }
             let blobs = BlobStore(folder: folder)
             let store = try await PostgresStore.open(.init(location: try PostgresLocation(url: url), schema: freshSchemaName(), maximumConnections: 4,
-                                                           blobs: blobs, reports: folder.reportsURL))
+                                                           blobs: blobs))
             do {
                 let result = try await body(Fixture(stores: .postgres(store, files: blobs), blobs: blobs, folder: folder))
                 await store.close()

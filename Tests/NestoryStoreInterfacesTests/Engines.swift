@@ -111,12 +111,14 @@ func freshSchemaName() -> String {
 }
 
 /// Two PostgreSQL stores, each with its own pool, on one new schema: two servers on one database (and, given `blobs`,
-/// one place for files). Both are closed after.
-func withTwoPostgresStores<T>(blobs: (any BlobFiles)? = nil, _ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
+/// one place for files; given `secondBlobs` too, the second server's own: another data folder on the same object store).
+/// Both are closed after.
+func withTwoPostgresStores<T>(blobs: (any BlobFiles)? = nil, secondBlobs: (any BlobFiles)? = nil,
+                              _ body: (PostgresStore, PostgresStore) async throws -> T) async throws -> T {
     let schema = freshSchemaName()
     let first = try await openPostgres(schema: schema, blobs: blobs)
     let second: PostgresStore
-    do { second = try await openPostgres(schema: schema, blobs: blobs) } catch {
+    do { second = try await openPostgres(schema: schema, blobs: secondBlobs ?? blobs) } catch {
         await first.close()
         throw error
     }

@@ -1,0 +1,1 @@
+../NestoryObjectStorageTests/S3TestServer.swift
