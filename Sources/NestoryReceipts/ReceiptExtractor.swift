@@ -53,6 +53,8 @@ public struct ReceiptExtractor: Sendable {
         var amountOnly: Bool
         /// The recogniser's confidence in this line (0–1); nil for plain text.
         var confidence: Double?
+        /// The blank space between this line and the one above, in median line heights; nil without layout.
+        var gapAbove: Double? = nil
     }
 
     /// Lines in reading order, with fragments on the same row joined left to right.
@@ -112,7 +114,7 @@ public struct ReceiptExtractor: Sendable {
     static func analyse(_ lines: [RecognizedLine]) -> [Line] {
         let heights = lines.compactMap { $0.box?.height }.filter { $0 > 0 }.sorted()
         let median = heights.isEmpty ? 0 : Double(heights[heights.count / 2])
-        return lines.enumerated().map { index, original in
+        var analysed = lines.enumerated().map { index, original in
             var line = original
             // OCR sometimes splits the cents off as their own word (`161. 84` is `161.84`) or reads digits as letters.
             line.text = AmountScanner.repair(line.text)
@@ -150,6 +152,14 @@ public struct ReceiptExtractor: Sendable {
                         amountOnly: !amounts.isEmpty && (leftover.count <= 2 || ["RM", "MYR", "SR", "ZR", "TX", "USD", "EUR", "GBP"].contains(leftover)),
                         confidence: line.confidence ?? wordConfidence(line))
         }
+        if median > 0 {
+            for index in analysed.indices.dropFirst() {
+                if let box = lines[index].box, let above = lines[index - 1].box {
+                    analysed[index].gapAbove = Double(box.y - above.maxY) / median
+                }
+            }
+        }
+        return analysed
     }
 
     static func wordConfidence(_ line: RecognizedLine) -> Double? {
@@ -721,19 +731,24 @@ public struct ReceiptExtractor: Sendable {
             || line.upper.contains("@") || line.upper.contains(".COM") || line.upper.contains("WWW.")
             || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil
             // Run together by a recogniser that drops spaces: `(GSTREG.NO000670224384)`.
-            || line.upper.range(of: #"(GST|SST|REG|ROC|BRN)[A-Z.:# ]{0,8}[0-9]{6,}"#, options: .regularExpression) != nil {
+            || line.upper.range(of: #"(GST|SST|REG|ROC|BRN)[A-Z.:# ]{0,8}[0-9]{6,}"#, options: .regularExpression) != nil
+            // A company number after a misread label (`Conpany No:_JM0632980-V`): `NO` and a number with its check letter.
+            || line.upper.range(of: #"\bNO\b[.:_ #]*[A-Z]{0,3}[0-9]{5,}-[A-Z]\)?$"#, options: .regularExpression) != nil
+            // A phone's label glued to its number or misread (`TELN0:-012-6028832`, `Te1 No.03-6092-1968`).
+            || line.upper.range(of: #"^\W*(TE[L1I]|FAX|PHONE|H/?P)\s*(N[O0])?[\s.:\-]*\+?\(?[0-9]{2,}"#, options: .regularExpression) != nil {
             return true
         }
-        // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line.
+        // `(123456-X)`, `002043319-W`, `(8199K)` alone on the line. (Not a branch's number and name: `1245-DESA JAYA`.)
         let stripped = line.upper.filter { !" ()[]:.#".contains($0) }
-        if stripped.range(of: #"^[0-9]{4,}-?[A-Z]?(-[A-Z0-9]+)?$"#, options: .regularExpression) != nil { return true }
+        if stripped.range(of: #"^[0-9]{4,}-?[A-Z]?(-[A-Z]?[0-9][A-Z0-9]*)?$"#, options: .regularExpression) != nil { return true }
         if line.letters.count <= 3, line.upper.filter(\.isNumber).count >= 6, !startsWithHouseNumber(line) { return true }
         return false
     }
 
-    /// `NO 43-45-47G,`, `LOT 1851-A`, `NO.3, JALAN …`: the number an address starts with, not an id.
+    /// `NO 43-45-47G,`, `LOT 1851-A`, `NO.3, JALAN …`: the number an address starts with, not an id. (Also glued to
+    /// its number by a recogniser that drops spaces: `NO43-45-47G,`.)
     static func startsWithHouseNumber(_ line: Line) -> Bool {
-        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)\b[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]"#, options: .regularExpression) != nil
+        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)(?![A-Z])[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]"#, options: .regularExpression) != nil
     }
 
     /// Countries: an address ends with its country.
@@ -750,7 +765,7 @@ public struct ReceiptExtractor: Sendable {
         // A postcode: five digits, not a registration number such as `(81497-P)`.
         if line.upper.range(of: #"(^|[^0-9(\-])[0-9]{5}($|[^0-9)\-])"#, options: .regularExpression) != nil { return true }
         if line.upper.range(of: #"^(NO\.? ?)?[0-9]+[A-Z]?(-[0-9A-Z]+)?,"#, options: .regularExpression) != nil { return true }
-        return false
+        return startsWithHouseNumber(line)
     }
 
     static func isHeaderNoise(_ line: Line) -> Bool {
@@ -889,9 +904,10 @@ public struct ReceiptExtractor: Sendable {
         return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
     }
 
-    /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`).
+    /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`, `SELANGCR`, `SCLANGOR`).
     static let lookalikeLetters: Set<String> = ["MN", "NM", "IL", "LI", "OU", "UO", "OD", "DO", "BH", "HB", "CG", "GC", "EF", "FE",
-                                                "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR", "HM", "MH"]
+                                                "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR", "HM", "MH",
+                                                "OC", "CO", "EC", "CE"]
 
     /// A name's words put right where one letter was misread: a word of four letters or more that the receipt prints,
     /// one letter different, on another line (`GOARDIAN` in the name, `GUARDIAN` in the footer or in `www.guardian.com.my`;
@@ -923,7 +939,15 @@ public struct ReceiptExtractor: Sendable {
                 guard oneEditApart(word, other), !plural(other), inside(other) else { return false }
                 return word.count == other.count ? word.count >= 5 || lookalike(word, other) : min(word.count, other.count) >= 7
             }
-            let again = otherWords.filter(close)
+            // (A long word that lost a letter, also inside a line the recogniser glued together: `GARDEIA` and
+            // `TherecipientofGardenia'sproducts`. Not a letter changed: `BHPETROL` is not the `BHPETROM` of `BHPETROMART`.)
+            let glued = word.count >= 7 ? otherWords.filter { $0.count >= word.count + 3 } : []
+            guard !glued.contains(where: { $0.contains(word) }) else { return nil }
+            let pieces = glued.flatMap { other -> [String] in
+                let letters = Array(other)
+                return (0...(letters.count - word.count - 1)).map { String(letters[$0..<($0 + word.count + 1)]) }
+            }
+            let again = otherWords.union(pieces).filter(close)
             if again.count == 1, let found = again.first { return found }
             let known = vocabulary.filter {
                 ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
@@ -959,7 +983,7 @@ public struct ReceiptExtractor: Sendable {
         value = lettersForZeros(value).replacingOccurrences(of: #"(?<=[A-Za-z]-)0(?![0-9])"#, with: "O", options: .regularExpression)
         value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8EH]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
         value = placeInBrackets(value)
-        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8D](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8DR](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
         value = value.replacingOccurrences(of: #"^[^A-Za-z0-9(]+"#, with: "", options: .regularExpression)
         // A registration or contact line read onto the same row: `HASHA PETROKIOSK Company No: …`.
@@ -1041,6 +1065,9 @@ public struct ReceiptExtractor: Sendable {
     /// `2B11`) and a postcode's five characters (`411SO`, `5600o`) as digits, a `1` between letters as an `l` (`Ja1an`),
     /// and a street word, place or state one look-alike letter off (`TANAN`, `SELAMGOR`) as the word (only look-alikes:
     /// streets are named after places, `JALAN PINANG` is not `PENANG`).
+    /// A run of digits and the letters that look like a 1, standing apart from letters (a house number's one letter may follow).
+    private static let onesInNumber = try! NSRegularExpression(pattern: #"(?<![A-Za-z])[Il|i]*[0-9][0-9Il|i]*(?=[A-Za-z]?(?![A-Za-z]))"#)
+
     static func repairedAddress(_ text: String) -> String {
         let digitFor: [Character: Character] = ["O": "0", "o": "0", "D": "0", "I": "1", "l": "1", "i": "1", "|": "1", "S": "5", "s": "5", "B": "8", "Z": "2"]
         var value = text.split(separator: " ", omittingEmptySubsequences: false).map { token -> String in
@@ -1062,6 +1089,17 @@ public struct ReceiptExtractor: Sendable {
             }
             return String(chars)
         }.joined(separator: " ")
+        // `I`, `l`, `i` or `|` in a number, beside its digits (`NO.I5`, `7/ll8B`, `7/i18B`): the digit 1. (Not in a word:
+        // `Level1`, `BIk2`.)
+        for match in onesInNumber.matches(in: value, range: NSRange(value.startIndex..., in: value)).reversed() {
+            guard let range = Range(match.range, in: value), value[range].contains(where: { !$0.isNumber }) else { continue }
+            value.replaceSubrange(range, with: String(value[range].map { $0.isNumber ? $0 : "1" }))
+        }
+        // `5`, `8` or `0` inside a word of letters, three of them on one side (`ANG5A`, `JALAN8ESAR`): the letter it looks
+        // like. (Not in codes such as `SS5A` or `U13A`, nor `1`: `PJU1A` is a code.)
+        value = value.replacingOccurrences(of: #"(?<=[A-Z]{3})5(?=[A-Z])|(?<=[A-Z])5(?=[A-Z]{3})"#, with: "S", options: .regularExpression)
+            .replacingOccurrences(of: #"(?<=[A-Z]{3})8(?=[A-Z])|(?<=[A-Z])8(?=[A-Z]{3})"#, with: "B", options: .regularExpression)
+            .replacingOccurrences(of: #"(?<=[A-Z]{3})0(?=[A-Z])|(?<=[A-Z])0(?=[A-Z]{3})"#, with: "O", options: .regularExpression)
         value = value.replacingOccurrences(of: #"(?<=[a-z])1(?=[a-z])"#, with: "l", options: .regularExpression)
             .replacingOccurrences(of: #"(?<=[A-Z])1(?=[A-Z]{2})"#, with: "L", options: .regularExpression)
         return repairedName(value, elsewhere: [], vocabulary: Lexicon.addressWords.union(Lexicon.placeWords).union(["SELANGOR", "KUALA", "LUMPUR"]),
@@ -1074,9 +1112,9 @@ public struct ReceiptExtractor: Sendable {
         return text.replacingOccurrences(of: #"(?<=[A-Za-z])0(?![0-9])|(?<![0-9A-Za-z])0(?=[A-Za-z]{2})"#, with: "O", options: .regularExpression)
     }
 
-    /// The address: header lines after the vendor, up to the first contact, id, date or amount line.
+    /// The address: header lines after the vendor (from the top when no name was read: a logo), up to the first
+    /// contact, id, date or amount line.
     static func address(_ lines: [Line], after vendorLine: Int) -> ReadField<String>? {
-        guard vendorLine >= 0 else { return nil }
         var collected: [Line] = []
         var index = vendorLine + 1
         var skipped = 0
@@ -1089,15 +1127,23 @@ public struct ReceiptExtractor: Sendable {
                 break
             }
             // (A house number such as `NO 43-45-47G` may scan as a date.)
-            if (!line.dates.isEmpty && !startsWithHouseNumber(line)) || !line.amounts.isEmpty || isHeaderNoise(line) { break }
+            if (!line.dates.isEmpty && !startsWithHouseNumber(line)) || !line.amounts.isEmpty { break }
+            // A title (`TAX INVOICE`) ends the address; printed between the name and the address, it is passed over.
+            if isHeaderNoise(line) {
+                if collected.isEmpty, line.letters.count >= 3, skipped < 3 { skipped += 1; continue }
+                break
+            }
             // A phone or a long number (`GSTReg.1o.:000155453440`) ends the address, or is passed over before it (as ids are).
             if line.upper.range(of: phonePattern, options: .regularExpression) != nil, !isAddressLine(line) {
                 if collected.isEmpty { continue }
                 break
             }
             if !collected.isEmpty {
-                // The country is an address's last line: what follows (`SUNWAY VELOCITY`, the outlet) is not in it.
-                if let last = collected.last?.words.last(where: { $0.contains(where: \.isLetter) }), countries.contains(last) { break }
+                // The address is one block of print: a blank line below it (a line's height or more) ends it.
+                if let gap = line.gapAbove, gap >= 1.0 { break }
+                // The country (even with a letter misread or lost: `MALAYSI.`) is an address's last line: what follows
+                // (`SUNWAY VELOCITY`, the outlet) is not in it.
+                if let last = collected.last?.words.last(where: { $0.contains(where: \.isLetter) }), countries.contains(where: { $0 == last || ($0.count >= 6 && oneEditApart($0, last)) }) { break }
                 // A labelled code (`SITE : 2591`, `INV NO # : BWMC0200`) is not part of an address.
                 if line.upper.range(of: #"^[A-Z][A-Z .#]{1,15}:\s*[A-Z0-9\-/]*[0-9][A-Z0-9\-/]*$"#, options: .regularExpression) != nil,
                    !startsWithHouseNumber(line) { break }

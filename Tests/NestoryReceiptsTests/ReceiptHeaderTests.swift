@@ -159,4 +159,88 @@ import Testing
         let none = "KEDAI MAJU SDN BHD\nONE\nTWO\nTHREE\nFOUR\nNO 8, JALAN MERBAU 3\nTEL 03-9201 6281"
         #expect(extractor.extract(text: none, hints: malaysia).address == nil)
     }
+
+    @Test func aBranchNumberAndNameBelowTheAddressArePartOfIt() {
+        // `1245-DESA JAYA`, the outlet's number and name before the tax id, is no registration number.
+        let text = "KEDAI MAJU S/B (519537-X)\nLOT 12, JALAN MAWAR\n41150 KLANG, SELANGOR\n1245-DESA JAYA\nGST ID. NO : 000181747712"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LOT 12, JALAN MAWAR 41150 KLANG, SELANGOR 1245-DESA JAYA")
+        // A registration number alone on its line still ends the address.
+        for id in ["(123456-X)", "002043319-W", "0195932-X-01"] {
+            let registered = "KEDAI MAJU S/B\nLOT 12, JALAN MAWAR\n41150 KLANG, SELANGOR\n\(id)\nRECEIPT"
+            #expect(extractor.extract(text: registered, hints: malaysia).address?.value == "LOT 12, JALAN MAWAR 41150 KLANG, SELANGOR", "\(id)")
+        }
+    }
+
+    @Test func aHouseNumberGluedToItsWordStartsTheAddress() {
+        let text = "MINI MARKET SETIA\nBRNo.:0195932-X\nNO43-45-47G,\nTAMANSEJATI\n45600 BESTARI JAYA\nGST No.:001601310720"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO43-45-47G, TAMANSEJATI 45600 BESTARI JAYA")
+        // A word that only begins with one is no house number.
+        #expect(extractor.extract(text: "KEDAI MAJU\nNOTICE 12\nJALAN MAWAR 3\nTEL 03-3279 1851", hints: malaysia).address?.value == "JALAN MAWAR 3")
+    }
+
+    @Test func aPhoneLabelGluedToItsNumberIsNoNameAndTheAddressIsReadWithoutOne() {
+        // The name was a logo the recogniser did not read: the address is the block at the top, and the phone is no name.
+        let text = "NO.41,JALAN SERI BINTANG 2\nTAMAN SRI BINTANG\n52100 KUALA LUMPUR\nTELN0:-012-6028832\nDate:11/03/18"
+        let reading = extractor.extract(text: text, hints: malaysia)
+        #expect(reading.vendor == nil)
+        #expect(reading.address?.value == "NO.41,JALAN SERI BINTANG 2 TAMAN SRI BINTANG 52100 KUALA LUMPUR")
+        #expect(extractor.extract(text: "KEDAI MAJU\nTe1 No.03-6092-1968\nNO 3, JALAN MAWAR", hints: malaysia).address?.value == "NO 3, JALAN MAWAR")
+    }
+
+    @Test func aBlankBelowTheAddressEndsIt() {
+        func line(_ text: String, _ y: Int) -> RecognizedLine {
+            RecognizedLine(text: text, box: TextBox(x: 10, y: y, width: 300, height: 30), confidence: 0.95)
+        }
+        let lines = [line("KEDAI MAJU SDN BHD", 10), line("NO 3, JALAN MAWAR 2", 45), line("47400 PETALING JAYA", 80),
+                     line("TAXINVOICE NO", 170), line("5664", 205)]
+        #expect(extractor.extract(RecognizedText(lines: lines), hints: malaysia).address?.value == "NO 3, JALAN MAWAR 2 47400 PETALING JAYA")
+        // Lines set closer together are one block.
+        let close = [line("KEDAI MAJU SDN BHD", 10), line("NO 3, JALAN MAWAR 2", 45), line("47400 PETALING JAYA", 80), line("SELANGOR", 120)]
+        #expect(extractor.extract(RecognizedText(lines: close), hints: malaysia).address?.value == "NO 3, JALAN MAWAR 2 47400 PETALING JAYA SELANGOR")
+    }
+
+    @Test func anIOrLInANumberIsAOne() {
+        #expect(ReceiptExtractor.repairedAddress("NO.I5, JALAN 7/ll8B, JALAN 7/i18B") == "NO.15, JALAN 7/118B, JALAN 7/118B")
+        // Left alone: letters in a word glued to its number (`BIk` is put right as the street word it is).
+        #expect(ReceiptExtractor.repairedAddress("Level1, BIk2, JIn PJU 1A/3") == "Level1, Blk2, Jln PJU 1A/3")
+    }
+
+    @Test func aCountryWithALetterLostStillEndsTheAddress() {
+        let text = "KEDAI BUKU CAHAYA SDN BHD\nNO 8, JALAN MERBAU 3\n56000 KUALA LUMPUR, MALAYSI.\nIOI MALL\nTEL : 03-9201 6281"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 8, JALAN MERBAU 3 56000 KUALA LUMPUR, MALAYSI.")
+    }
+
+    @Test func aTitleBetweenTheNameAndTheAddressIsPassedOver() {
+        let text = "PERNIAGAAN RIA\ngst:001662431232 1210644T\nTAX INVOICE\nNO7,JLN MAWAR,SHAH ALAM.\n1.00X21.32 21.32"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO7,JLN MAWAR,SHAH ALAM.")
+    }
+
+    @Test func aCompanyNumberUnderAMisreadLabelIsNoAddressLine() {
+        let text = "PETRO KIOSK MAJU\nConpany No:_JM0632980-V\nLot PTD 198718 Tmn Sierra\n81750 Masai Johor\nTelephone:073000190"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "Lot PTD 198718 Tmn Sierra 81750 Masai Johor")
+    }
+
+    @Test func aDigitInsideAWordOfLettersIsTheLetterItLooksLike() {
+        #expect(ReceiptExtractor.repairedAddress("LOT 2811, JALAN ANG5A, JALAN8ESAR, T0NGKAT") == "LOT 2811, JALAN ANGSA, JALANBESAR, TONGKAT")
+        // Codes keep their digits.
+        #expect(ReceiptExtractor.repairedAddress("SS5A, U13A, PJU1A, KPB6, 5A") == "SS5A, U13A, PJU1A, KPB6, 5A")
+    }
+
+    @Test func aNameIsPutRightByAFooterTheRecogniserGluedTogether() {
+        // The footer's words run together; the name's word, a letter lost, is found inside them.
+        #expect(ReceiptExtractor.repairedName("GARDEIA BAKERS", elsewhere: ["THERECIPIENTOFGARDENIA'SPRODUCTSIS"]) == "GARDENIA BAKERS")
+        // Not when the word itself is in there, nor for short words.
+        #expect(ReceiptExtractor.repairedName("GARDEIA BAKERS", elsewhere: ["THANKSFROMGARDEIAANDGARDENIA"]) == "GARDEIA BAKERS")
+        #expect(ReceiptExtractor.repairedName("KEDAI MAJU", elsewhere: ["THANKYOUFORSHOPPINGATKEDAIMAJO"]) == "KEDAI MAJU")
+        #expect(ReceiptExtractor.repairedName("BHPETROL PERMAS", elsewhere: ["THANKYOUFORSHOPPINGATBHPETROMART"]) == "BHPETROL PERMAS")
+    }
+
+    @Test func aLegalFormWithItsLastLetterMisreadIsPutRight() {
+        #expect(ReceiptExtractor.cleanVendor("SOON FATT S/R") == "SOON FATT S/B")
+    }
+
+    @Test func anOReadAsCOrAnEReadAsCInAStateIsPutRight() {
+        #expect(ReceiptExtractor.repairedAddress("40300 SHAH ALAM, SELANGCR.") == "40300 SHAH ALAM, SELANGOR.")
+        #expect(ReceiptExtractor.repairedAddress("41150 KLANG,SCLANGOR") == "41150 KLANG,SELANGOR")
+    }
 }
