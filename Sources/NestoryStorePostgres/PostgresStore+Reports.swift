@@ -111,13 +111,13 @@ extension PostgresStore: ReportStore {
             }
             return names
         }
+        let named = Set(waiting.map(\.1))  // files whose rows were waiting: now stored, so their old copy goes at once
         try await Self.onFileThread {
             let fm = FileManager.default
             for name in (try? fm.contentsOfDirectory(atPath: folder.path)) ?? [] where !unmoved.contains(name) {
                 let url = folder.appendingPathComponent(name)
-                let moved = waiting.contains { $0.1 == name }
                 guard let modified = (try? fm.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
-                      moved || now.timeIntervalSince(modified) > 3600 else { continue }
+                      named.contains(name) || now.timeIntervalSince(modified) > 3600 else { continue }
                 try? fm.removeItem(at: url)
             }
         }
