@@ -134,6 +134,42 @@ import Testing
         #expect(try pg.run(["export", "csv", export]).status == 0)
         #expect(try String(contentsOfFile: export, encoding: .utf8).contains("Record player,"))
     }
+
+    /// A report made before report PDFs were stored files (its row names no file; the PDF is in the reports/ folder of
+    /// the server that made it) is moved into the stored files when that server next opens the database to write
+    /// (`serve`, `demo`, `user add`: here the last), and not by a command that only reads.
+    @Test func aServersOldReportFilesAreMovedIntoTheStoredFilesWhenItOpensTheDatabaseToWrite() throws {
+        guard let pg = try Database(), let url = pg.environment["NESTORY_DATABASE_URL"], let schema = pg.environment["NESTORY_DATABASE_SCHEMA"] else { return }
+        #expect(try pg.run(["demo", "--items", "1", "--name", "Home"]).status == 0)
+        let id = UUID().uuidString.lowercased()
+        let bytes = "%PDF-1.7 made before\n%%EOF\n"
+        let reports = pg.folder.path + "/reports"
+        try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+        try Data(bytes.utf8).write(to: URL(fileURLWithPath: "\(reports)/\(id).pdf"))
+        _ = try psql(url, """
+            INSERT INTO \(schema).report (id, household_id, kind, created_at, byte_count, options, file_name)
+            SELECT '\(id)', id, 'inventory', 1, \(bytes.utf8.count), '{}', '\(id).pdf' FROM \(schema).household
+            """)
+
+        #expect(try pg.run(["stats"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: reports) == ["\(id).pdf"], "a read-only command moved it")
+        #expect(try psql(url, "SELECT coalesce(sha256, 'none') FROM \(schema).report") == "none")
+
+        let user = try pg.run(["user", "add", "ann@example.com", "--household", "Smiths"], stdin: "correct horse battery\n")
+        #expect(user.status == 0, "\(user.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: reports).isEmpty)
+        let sha256 = try psql(url, "SELECT sha256 FROM \(schema).report")
+        try #require(sha256.count == 64, "\(sha256)")
+        let stored = "\(pg.folder.path)/blobs/\(sha256.prefix(2))/\(sha256.dropFirst(2).prefix(2))/\(sha256)"
+        #expect(FileManager.default.contents(atPath: stored) == Data(bytes.utf8))
+    }
+}
+
+/// The one value `sql` answers, through Debian's psql.
+private func psql(_ url: String, _ sql: String) throws -> String {
+    let result = try ChildProcess.run("/usr/bin/psql", [url, "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    try #require(result.exitCode == 0, "psql: \(result.errorText)")
+    return result.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// The text of a PDF, its whitespace made single spaces.
