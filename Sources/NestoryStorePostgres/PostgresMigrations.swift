@@ -524,6 +524,44 @@ enum PostgresMigrations {
             "ALTER TABLE report ADD COLUMN sha256 text REFERENCES blob(sha256)",
             "CREATE INDEX report_by_blob ON report(sha256)",
         ]),
+        // A tag's items in each sort's order from the tag's own rows, as a room's and a category's come from `item`'s
+        // indexes: each `item_tag` row carries its item's sort keys (set from the item as the row is written, and
+        // following every change of them with `item_search`'s copy), in an index per sort. Before, a tag's page read
+        // every item with the tag and sorted them: at a million items "heirloom" (47,000 items) took 8 ms for a page,
+        // and a first keystroke with it 50 ms.
+        Change(id: "2026-12-06-tag-order", sql: [
+            "ALTER TABLE item_tag ADD COLUMN name_key text COLLATE \"C\", ADD COLUMN value_minor bigint, ADD COLUMN created_at bigint",
+            // The content version's row trigger stands aside for the copy (the items' content does not change): row by row it
+            // updated one counter row per tag row in this one transaction, for minutes at a million items.
+            "SELECT set_config('nestory.item_rows', 'statement', true)",
+            "UPDATE item_tag t SET name_key = i.name_key, value_minor = i.value_minor, created_at = i.created_at FROM item i WHERE i.seq = t.item_seq",
+            "SELECT set_config('nestory.item_rows', '', true)",
+            "ALTER TABLE item_tag ALTER COLUMN name_key SET NOT NULL, ALTER COLUMN value_minor SET NOT NULL, ALTER COLUMN created_at SET NOT NULL",
+            """
+            CREATE FUNCTION nestory_item_tag_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                SELECT i.name_key, i.value_minor, i.created_at INTO NEW.name_key, NEW.value_minor, NEW.created_at
+                FROM item i WHERE i.seq = NEW.item_seq;
+                RETURN NEW;
+            END
+            $$
+            """,
+            "CREATE TRIGGER item_tag_keys BEFORE INSERT ON item_tag FOR EACH ROW EXECUTE FUNCTION nestory_item_tag_keys()",
+            """
+            CREATE OR REPLACE FUNCTION nestory_item_search_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE item_search SET name_key = NEW.name_key, value_minor = NEW.value_minor, created_at = NEW.created_at
+                WHERE seq = NEW.seq;
+                UPDATE item_tag SET name_key = NEW.name_key, value_minor = NEW.value_minor, created_at = NEW.created_at
+                WHERE item_seq = NEW.seq;
+                RETURN NULL;
+            END
+            $$
+            """,
+            "CREATE INDEX item_tag_by_name ON item_tag(household_id, tag_key, name_key, item_seq)",
+            "CREATE INDEX item_tag_by_value ON item_tag(household_id, tag_key, value_minor, item_seq)",
+            "CREATE INDEX item_tag_by_created ON item_tag(household_id, tag_key, created_at, item_seq)",
+        ]),
     ]
 
     /// A number every Nestory server takes an advisory lock on while it migrates (with its schema's name mixed in), and

@@ -339,10 +339,13 @@ extension PostgresStore: ItemStore {
             if let room = filter.roomID { conditions.append("i.room_id = \(try bind(room.rawValue))") }
             if let category = filter.categoryID { conditions.append("i.category_id = \(try bind(category.rawValue))") }
             if let tag = filter.tag.flatMap(Text.clean) {
+                let key = try bind(Text.foldKey(tag))
+                tagKey = key
                 conditions.append("""
                     EXISTS (SELECT 1 FROM item_tag t WHERE t.item_seq = i.seq AND t.household_id = \(household) \
-                    AND t.tag_key = \(try bind(Text.foldKey(tag))))
+                    AND t.tag_key = \(key))
                     """)
+                tagCondition = conditions.last
             }
             if let (tokens, operators) = PostgresStore.searchQuery(search) {
                 tsquery = "(SELECT nestory_query(\(try bind(tokens))::text[], \(try bind(operators))::text[]))"
@@ -351,18 +354,51 @@ extension PostgresStore: ItemStore {
 
         /// `alias`: the table the sort keys are read from (`i`: item; `s`: item_search, which holds them too).
         mutating func after(_ cursor: PageCursor, sort: ItemSort, alias: String = "i") throws {
+            conditions.append(try condition(after: cursor, sort: sort, alias: alias))
+        }
+
+        /// The condition of the rows after `cursor` in the sort's order, its values bound.
+        mutating func condition(after cursor: PageCursor, sort: ItemSort, alias: String) throws -> String {
             guard let (key, seq) = ItemPageCursor.parse(cursor, sort: sort) else { throw ItemPageCursor.outOfDate }
             let a = alias
             switch (sort, key) {
-            case (.name, .name(let name)): conditions.append("(\(a).name_key, \(a).seq) > (\(try bind(name)) COLLATE \"C\", \(try bind(seq)))")
-            case (.value, .number(let value)): conditions.append("(\(a).value_minor, \(a).seq) < (\(try bind(value)), \(try bind(seq)))")
-            case (.newest, .number(let created)): conditions.append("(\(a).created_at, \(a).seq) < (\(try bind(created)), \(try bind(seq)))")
+            case (.name, .name(let name)): return "(\(a).name_key, \(a).seq) > (\(try bind(name)) COLLATE \"C\", \(try bind(seq)))"
+            case (.value, .number(let value)): return "(\(a).value_minor, \(a).seq) < (\(try bind(value)), \(try bind(seq)))"
+            case (.newest, .number(let created)): return "(\(a).created_at, \(a).seq) < (\(try bind(created)), \(try bind(seq)))"
             default: throw ItemPageCursor.outOfDate
             }
         }
 
+        /// The items the filters leave after `cursor`, in the sort's order, as `seq` and the sort key `k`, at most `limit`.
+        /// With a tag they are read from the tag's rows in that order (`item_tag_by_*`: each carries its item's keys), and
+        /// each one's item row tested for the other filters; else from `item`, whose indexes give the household's, a
+        /// room's or a category's items in each order. Call on conditions without a cursor of their own.
+        mutating func inOrder(_ sort: ItemSort, after cursor: PageCursor?, limit: Int?) throws -> String {
+            let bound = limit.map { " LIMIT \($0)" } ?? ""
+            guard let tagKey else {
+                let key = PostgresStore.walkKey(sort)
+                var clause = filterClause
+                if let cursor { clause += " AND " + (try condition(after: cursor, sort: sort, alias: "i")) }
+                return "SELECT i.seq, \(key.column) AS k FROM item i WHERE \(clause) ORDER BY \(PostgresStore.order(sort))\(bound)"
+            }
+            let key = PostgresStore.walkKey(sort, alias: "t")
+            var clause = "t.household_id = \(household) AND t.tag_key = \(tagKey)"
+            if let cursor { clause += " AND " + (try condition(after: cursor, sort: sort, alias: "t")) }
+            let others = conditions.filter { $0 != tagCondition && $0 != "i.household_id = \(household)" }
+            let item = others.isEmpty ? "" : """
+                 CROSS JOIN LATERAL (SELECT 1 FROM item i WHERE i.seq = t.seq AND \(others.joined(separator: " AND ")) LIMIT 1) AS f
+                """
+            return """
+                SELECT t.seq, \(key.column) AS k FROM \(PostgresStore.taggedItems) AS t\(item) \
+                WHERE \(clause) ORDER BY \(PostgresStore.order(sort, alias: "t"))\(bound)
+                """
+        }
+
         /// Whether only the household (and a cursor) limits the list: no filter.
         let unfiltered: Bool
+        /// The tag filter's key (its bound value) and its condition among `conditions`, when the list has one.
+        private(set) var tagKey: String?
+        private var tagCondition: String?
 
         /// The household, filters and cursor, without the search.
         var filterClause: String { conditions.joined(separator: " AND ") }
@@ -386,6 +422,10 @@ extension PostgresStore: ItemStore {
         case searchFirst
     }
 
+    /// A tag's rows named as the list's statements name an item's sort keys (`seq` for `item_seq`): a sub-select
+    /// PostgreSQL flattens, so conditions on it are conditions on `item_tag` and its indexes serve them.
+    static let taggedItems = "(SELECT item_seq AS seq, household_id, tag_key, name_key, value_minor, created_at FROM item_tag)"
+
     static func order(_ sort: ItemSort, alias: String = "i") -> String {
         switch sort {
         case .name: return "\(alias).name_key, \(alias).seq"
@@ -407,8 +447,31 @@ extension PostgresStore: ItemStore {
     /// The statement of one page by one plan: a page and one row, to tell whether another follows.
     static func pageQuery(_ householdID: HouseholdID, _ query: ItemQuery, plan: ListPlan = .sortOrder) throws -> PostgresQuery {
         var conditions = try ListConditions(householdID, search: query.search, filter: query.filter)
-        if let cursor = query.after { try conditions.after(cursor, sort: query.sort) }
         let limit = query.limit + 1
+        if conditions.tsquery == nil, conditions.tagKey != nil {
+            // A tag's page: its rows in the sort's order, each item read and tested for the other filters, until a page
+            // and one pass.
+            let items = try conditions.inOrder(query.sort, after: query.after, limit: nil)
+            return PostgresQuery(unsafeSQL: """
+                SELECT \(itemColumns) FROM (\(items)) AS w JOIN item i ON i.seq = w.seq
+                ORDER BY \(walkKey(query.sort).order) LIMIT \(limit)
+                """, binds: conditions.binds)
+        }
+        if case .walk(let budget) = plan, let tsquery = conditions.tsquery, !Self.walksSearchRows(query.filter) {
+            // A room, a category or a tag: the items of the sort order that pass it come from their own indexes
+            // (`item_by_room_*`, `item_by_category_*`, `item_tag_by_*`), and each one's document is tested by its key in
+            // a LATERAL sub-select (its LIMIT keeps the planner from making it a join, which read every match of the index
+            // first); the walk's rows keep their order (the outer ORDER BY is theirs), so reading stops after a page and one.
+            let items = try conditions.inOrder(query.sort, after: query.after, limit: budget)
+            return PostgresQuery(unsafeSQL: """
+                SELECT \(itemColumns) FROM (\(items)) AS w
+                CROSS JOIN LATERAL (SELECT 1 FROM item_search s WHERE s.seq = w.seq AND s.household_id = \(conditions.household)
+                                    AND s.document @@ \(tsquery) LIMIT 1) AS m
+                JOIN item i ON i.seq = w.seq
+                ORDER BY \(walkKey(query.sort).order) LIMIT \(limit)
+                """, binds: conditions.binds)
+        }
+        if let cursor = query.after { try conditions.after(cursor, sort: query.sort) }
         guard let tsquery = conditions.tsquery, plan != .sortOrder else {
             return PostgresQuery(unsafeSQL: """
                 SELECT \(itemColumns) FROM item i WHERE \(conditions.whereClause)
@@ -434,22 +497,6 @@ extension PostgresStore: ItemStore {
                 WHERE w.document @@ \(walk.tsquery ?? tsquery)
                 ORDER BY \(key.order) LIMIT \(limit)
                 """, binds: walk.binds)
-        }
-        if case .walk(let budget) = plan {
-            // A room, a category or a tag: the items of the sort order that pass it come from their own indexes
-            // (`item_by_room_*`, `item_by_category_*`, `item_tag_by_key`), and each one's document is tested by its key in
-            // a LATERAL sub-select (its LIMIT keeps the planner from making it a join, which read every match of the index
-            // first); the walk's rows keep their order (the outer ORDER BY is theirs), so reading stops after a page and one.
-            let key = walkKey(query.sort)
-            return PostgresQuery(unsafeSQL: """
-                SELECT \(itemColumns) FROM (
-                    SELECT i.seq, \(key.column) AS k FROM item i WHERE \(conditions.filterClause)
-                    ORDER BY \(order(query.sort)) LIMIT \(budget)) AS w
-                CROSS JOIN LATERAL (SELECT 1 FROM item_search s WHERE s.seq = w.seq AND s.household_id = \(conditions.household)
-                                    AND s.document @@ \(tsquery) LIMIT 1) AS m
-                JOIN item i ON i.seq = w.seq
-                ORDER BY \(key.order) LIMIT \(limit)
-                """, binds: conditions.binds)
         }
         if conditions.unfiltered {
             // Without filters the matches are sorted by the keys the index's rows hold; only the page's items are read.
@@ -490,10 +537,8 @@ extension PostgresStore: ItemStore {
     static func walkCandidates(_ householdID: HouseholdID, _ query: ItemQuery, budget: Int) throws -> PostgresQuery {
         guard walksSearchRows(query.filter) else {
             var conditions = try ListConditions(householdID, search: "", filter: query.filter)
-            if let cursor = query.after { try conditions.after(cursor, sort: query.sort) }
-            return PostgresQuery(unsafeSQL: """
-                SELECT count(*) FROM (SELECT 1 FROM item i WHERE \(conditions.filterClause) ORDER BY \(order(query.sort)) LIMIT \(budget)) AS c
-                """, binds: conditions.binds)
+            let items = try conditions.inOrder(query.sort, after: query.after, limit: budget)
+            return PostgresQuery(unsafeSQL: "SELECT count(*) FROM (\(items)) AS c", binds: conditions.binds)
         }
         var conditions = try ListConditions(householdID, search: "", filter: ItemFilter())
         conditions.conditions = ["s.household_id = \(conditions.household)"]

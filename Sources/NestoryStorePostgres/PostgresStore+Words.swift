@@ -133,8 +133,8 @@ extension PostgresStore {
         var candidates: String
         var tests: [String] = []
         if let partner = partner(query, words) {
-            // The lead word's items and its partner's (a room's or category's items, `item_by_room_name`,
-            // `item_by_category_name`, or the next rarest word's) are two lists in name order: each step seeks one list to
+            // The lead word's items and its partner's (a room's, category's or tag's items, `item_by_room_name`,
+            // `item_by_category_name`, `item_tag_by_name`, or the next rarest word's) are two lists in name order: each step seeks one list to
             // where the other stands (a leapfrog), so items of one far from the other's (at a million items "walnut" in
             // the Office: 93,000 of its items before the first) are stepped over, not read. A step is two index probes
             // (and one per other word, where the two meet), about 10 µs; `budget / 4` steps at most. When nothing else is
@@ -148,6 +148,9 @@ extension PostgresStore {
             case .place(let column, let value):
                 seek = "FROM item f WHERE f.household_id = \(h) AND f.\(column) = \(try conditions.bind(value))"
                 if column == "room_id" { rest.roomID = nil } else { rest.categoryID = nil }
+            case .tag(let key):
+                seek = "FROM \(taggedItems) AS f WHERE f.household_id = \(h) AND f.tag_key = \(try conditions.bind(key))"
+                rest.tag = nil
             case .word(let word):
                 seek = "FROM item_word f WHERE f.household_id = \(h) AND f.token = \(try conditions.bind(word))"
             }
@@ -216,9 +219,11 @@ extension PostgresStore {
         return read < (partner(query, words) != nil ? budget / 4 : budget) ? rows : nil
     }
 
-    /// What a search's lead word steps along with (`wordQuery`): a room's or category's items, else the next rarest word's.
+    /// What a search's lead word steps along with (`wordQuery`): a room's, category's or tag's items (the tag by its
+    /// key), else the next rarest word's.
     enum Partner {
         case place(column: String, id: UUID)
+        case tag(String)
         case word(String)
 
         var isWord: Bool { if case .word = self { true } else { false } }
@@ -229,6 +234,7 @@ extension PostgresStore {
         guard words.groups.first?.count == 1 else { return nil }
         if let room = query.filter.roomID { return .place(column: "room_id", id: room.rawValue) }
         if let category = query.filter.categoryID { return .place(column: "category_id", id: category.rawValue) }
+        if let tag = query.filter.tag.flatMap(Text.clean) { return .tag(Text.foldKey(tag)) }
         if words.groups.count > 1, words.groups[1].count == 1 { return .word(words.groups[1][0]) }
         return nil
     }
