@@ -36,6 +36,8 @@ struct Options {
     var python = "python3"
     /// `all`, or only the `working` or `held-out` part of the stores (see `StoreSplit`).
     var part = "all"
+    /// Read the doubtful header lines again with tesseract (`RereadingRecognizer`, `SecondReading`).
+    var reread = false
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -60,6 +62,7 @@ struct Options {
             case "--engine": engine = iterator.next() ?? engine
             case "--python": python = iterator.next() ?? python
             case "--part": part = iterator.next() ?? part
+            case "--reread": reread = true
             default: folder = argument
             }
         }
@@ -237,6 +240,35 @@ if !options.textOnly {
     }
     let cacheFolder = options.cache.map { URL(fileURLWithPath: $0).appendingPathComponent(options.configurationKey) }
     if let cacheFolder { try? FileManager.default.createDirectory(at: cacheFolder, withIntermediateDirectories: true) }
+    // The second reading: tesseract on the doubtful lines, cached apart from the first engine's output (by line box),
+    // so a change to which lines are doubtful reads only the lines not read before.
+    let rereader: TesseractRecognizer? = options.reread ? TesseractRecognizer(configuration: .init(workers: options.workers)) : nil
+    let rereadFolder = options.reread ? options.cache.map { URL(fileURLWithPath: $0).appendingPathComponent("tesseract-lines") } : nil
+    if let rereadFolder { try? FileManager.default.createDirectory(at: rereadFolder, withIntermediateDirectories: true) }
+    struct CachedLine: Codable { let box: TextBox; let line: RecognizedLine }
+    /// The first reading with its doubtful lines read again and merged; the seconds the second reading took (0 when
+    /// every line came from the cache).
+    @Sendable func secondReading(_ text: RecognizedText, _ sample: Sample) async -> (RecognizedText, Double) {
+        guard let rereader else { return (text, 0) }
+        let doubtful = SecondReading.doubtfulLines(text)
+        guard !doubtful.isEmpty else { return (text, 0) }
+        let cached = rereadFolder?.appendingPathComponent(sample.name + ".json")
+        var known = (cached.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode([CachedLine].self, from: $0) }) ?? []
+        let missing = doubtful.compactMap { text.lines[$0].box }.filter { box in !known.contains { $0.box == box } }
+        var elapsed = 0.0
+        if !missing.isEmpty, let data = try? Data(contentsOf: sample.image) {
+            let clock = ContinuousClock.now
+            if let lines = try? await rereader.reread(imageData: data, boxes: missing), lines.count == missing.count {
+                let time = ContinuousClock.now - clock
+                elapsed = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+                known += zip(missing, lines).map { CachedLine(box: $0, line: $1) }
+                if let cached, let encoded = try? JSONEncoder().encode(known) { try? encoded.write(to: cached) }
+            }
+        }
+        var readings: [Int: RecognizedLine] = [:]
+        for index in doubtful { if let box = text.lines[index].box, let line = known.first(where: { $0.box == box })?.line { readings[index] = line } }
+        return (SecondReading.merged(text, readings: readings), elapsed)
+    }
 
     struct Outcome: Sendable { let index: Int; let text: RecognizedText?; let seconds: Double?; let error: String? }
     let outcomes: [Outcome] = await withTaskGroup(of: Outcome.self) { group in
@@ -248,7 +280,8 @@ if !options.textOnly {
                 let cached = cacheFolder?.appendingPathComponent(sample.name + ".json")
                 if let cached, let data = try? Data(contentsOf: cached),
                    let text = try? JSONDecoder().decode(RecognizedText.self, from: data) {
-                    return Outcome(index: index, text: text, seconds: nil, error: nil)
+                    let (merged, _) = await secondReading(text, sample)
+                    return Outcome(index: index, text: merged, seconds: nil, error: nil)
                 }
                 guard let data = try? Data(contentsOf: sample.image) else {
                     return Outcome(index: index, text: nil, seconds: nil, error: "missing image")
@@ -256,11 +289,14 @@ if !options.textOnly {
                 let clock = ContinuousClock.now
                 do {
                     let text = try await recognizer.recognize(imageData: data)
-                    _ = extractor.extract(text, hints: hints)
-                    let elapsed = ContinuousClock.now - clock
+                    let firstDone = ContinuousClock.now
                     if let cached, let encoded = try? JSONEncoder().encode(text) { try? encoded.write(to: cached) }
-                    return Outcome(index: index, text: text,
-                                   seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, error: nil)
+                    let (merged, secondSeconds) = await secondReading(text, sample)
+                    let extracting = ContinuousClock.now
+                    _ = extractor.extract(merged, hints: hints)
+                    let elapsed = (firstDone - clock) + (ContinuousClock.now - extracting)
+                    return Outcome(index: index, text: merged,
+                                   seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18 + secondSeconds, error: nil)
                 } catch {
                     return Outcome(index: index, text: nil, seconds: nil, error: "\(error)")
                 }
@@ -311,6 +347,7 @@ if !options.textOnly {
         }
     }
     shutdown()
+    rereader?.shutdown()
     if options.engine == "rapidocr" {
         // Let the worker processes exit so their peak memory is counted below.
         try? await Task.sleep(for: .seconds(2))
