@@ -106,15 +106,58 @@ public enum SecondReading {
         let candidate = String(text.filter(isAlnum)).uppercased()
         let upper = token.uppercased()
         guard candidate != upper, distance(Array(upper), Array(candidate)) <= max(1, upper.count / 4) else { return nil }
-        let words = tokens(text)
         if digitInLetters(token), candidate.count == upper.count, candidate.allSatisfy(\.isLetter) {
             return text
         }
         // The second engine's own confidence is no evidence: taking its confident words where neither reading is
         // a known word lost more than it gained (BENCHMARKS.md, Receipts, 2026-11-27).
-        guard token.allSatisfy(\.isLetter), candidate.allSatisfy(\.isLetter), !known(upper, elsewhere: elsewhere),
-              words.allSatisfy({ known($0.uppercased(), elsewhere: elsewhere) }) else { return nil }
-        return text
+        // A word with digits is changed only by the rule above (`N0` stays: `NO` would make an id line an address).
+        guard upper.allSatisfy(\.isLetter), !known(upper, elsewhere: elsewhere) else { return nil }
+        // Each word of the second reading against the first reading's letters at its place: a word it changes is taken
+        // when it is a known word made of letters, else the first reading's letters stay there; the words it only sets
+        // apart (`AIKHUATHARDHARE` → `AIK HUAT HARDWARE`) need no evidence.
+        let words = secondWords(first: Array(token), span: span, match: match, kept: low...high, second: second, secondKept: secondKept)
+        let taken = words.map { word in
+            word.first.uppercased() == word.second || (word.second.allSatisfy(\.isLetter) && known(word.second, elsewhere: elsewhere))
+        }
+        guard zip(words, taken).contains(where: { $0.first.uppercased() != $0.second && $1 }) else { return nil }
+        var result = ""
+        var position = secondKept[low]
+        for (word, take) in zip(words, taken) {
+            result += String(second[position..<word.range.lowerBound])
+            result += take ? String(second[word.range]) : word.first
+            position = word.range.upperBound + 1
+        }
+        return result
+    }
+
+    /// The words of the second reading over `kept` (upper case, with their places in `second`), each with the first
+    /// reading's characters printed at its place (a letter the second did not read goes with the word after it).
+    static func secondWords(first: [Character], span: Range<Int>, match: [Int?], kept: ClosedRange<Int>, second: [Character],
+                            secondKept: [Int]) -> [(first: String, second: String, range: ClosedRange<Int>)] {
+        // The second reading's words: runs of letters and digits with nothing between them in its text.
+        var wordOf: [Int: Int] = [:]
+        var words: [(text: String, range: ClosedRange<Int>)] = []
+        for k in kept {
+            if k == kept.lowerBound || secondKept[k] != secondKept[k - 1] + 1 {
+                words.append(("", secondKept[k]...secondKept[k]))
+            }
+            words[words.count - 1].text.append(Character(second[secondKept[k]].uppercased()))
+            words[words.count - 1].range = words[words.count - 1].range.lowerBound...secondKept[k]
+            wordOf[k] = words.count - 1
+        }
+        var firsts = [String](repeating: "", count: words.count)
+        var pending = ""
+        for index in span {
+            // `match` holds the index into the second's letters each of the first's is aligned with.
+            pending.append(first[index - span.lowerBound])
+            if let k = match[index], let word = wordOf[k] {
+                firsts[word] += pending
+                pending = ""
+            }
+        }
+        if !pending.isEmpty, !firsts.isEmpty { firsts[firsts.count - 1] += pending }
+        return zip(firsts, words).map { ($0, $1.text, $1.range) }
     }
 
     /// A street, place, business, legal-form, contact or title word, or a word of four letters or more said on another line.

@@ -25,6 +25,16 @@ import Testing
         #expect(SecondReading.chosen(line, second, elsewhere: ["SETIA"]) == line)
     }
 
+    @Test func wordsTheSecondOnlySetsApartNeedNoEvidence() {
+        // AIK and HUAT are read alike (only set apart); HARDWARE, the one changed, is a business word.
+        #expect(SecondReading.chosen("AIKHUATHARDHARE", "AIK HUAT HARDWARE", elsewhere: []) == "AIK HUAT HARDWARE")
+        #expect(SecondReading.chosen("ALAHSDNHHD", "ALAM) SDN BHD", elsewhere: ["SETIA", "ALAM"]) == "ALAM) SDN BHD")
+        // Word by word: the known word is taken, the unknown one keeps the first reading's letters.
+        #expect(SecondReading.chosen("TANANBERKELEY", "TAMAN SERKELEY", elsewhere: []) == "TAMAN BERKELEY")
+        // The changed word is no known word: the first reading stays.
+        #expect(SecondReading.chosen("TAMANSEJATI", "TAMAN SBYJATI", elsewhere: []) == "TAMANSEJATI")
+    }
+
     @Test func aKnownWordIsNotReplacedNorIsAFarReading() {
         // The first reading is a known word: kept even where the second reads another known word.
         #expect(SecondReading.chosen("JLN BESAR", "JL BESAR", elsewhere: []) == "JLN BESAR")
@@ -41,7 +51,8 @@ import Testing
     @Test func onlyTheHeaderLinesWithADoubtfulWordAreReadAgain() {
         var lines = [Self.line("JALAN TAMAN", 0), Self.line("Bandar Baru Rawan9", 30), Self.line("TEL 03-1234567", 60),
                      Self.line("Taman Bukit Kuching", 90), Self.line("Kuching", 120)]
-        lines += (0..<SecondReading.headerLines).map { Self.line("Mystery Word", 150 + 30 * $0) }
+        // Words said nowhere else (each line its own).
+        lines += (0..<SecondReading.headerLines).map { Self.line("Lorem" + String(UnicodeScalar(UInt8(65 + $0))), 150 + 30 * $0) }
         let doubtful = SecondReading.doubtfulLines(RecognizedText(lines: lines))
         // Known words only, a phone line, and a place said again on the next line are not doubtful; lines past the
         // header are not read again.
