@@ -36,8 +36,8 @@ import Testing
     }
 
     @Test func aKnownWordIsNotReplacedNorIsAFarReading() {
-        // The first reading is a known word: kept even where the second reads another known word.
-        #expect(SecondReading.chosen("JLN BESAR", "JL BESAR", elsewhere: []) == "JLN BESAR")
+        // The first reading is a known word (here said on another line): kept even where the second reads another.
+        #expect(SecondReading.chosen("JALAN BESAR", "JALAN BESAT", elsewhere: ["BESAR", "BESAT"]) == "JALAN BESAR")
         // Two letters changed in a five-letter word is another word, not a misread one.
         #expect(SecondReading.chosen("TOMON BERKELEY", "TAMAN BERKELEY", elsewhere: []) == "TOMON BERKELEY")
         // A letter at a word's end that the second engine read as a sign stays (`BAKERYS/B`, not `BAKERY/B`).
