@@ -117,8 +117,14 @@ public enum SecondReading {
         // when it is a known word made of letters, else the first reading's letters stay there; the words it only sets
         // apart (`AIKHUATHARDHARE` → `AIK HUAT HARDWARE`) need no evidence.
         let words = secondWords(first: Array(token), span: span, match: match, kept: low...high, second: second, secondKept: secondKept)
-        let taken = words.map { word in
-            word.first.uppercased() == word.second || (word.second.allSatisfy(\.isLetter) && known(word.second, elsewhere: elsewhere))
+        let taken = words.indices.map { index in
+            let word = words[index]
+            guard word.first.uppercased() != word.second else { return true }
+            guard word.second.allSatisfy(\.isLetter), known(word.second, elsewhere: elsewhere) else { return false }
+            // A letter of the first reading that the second read as a sign between two words is dropped only when
+            // the word before is a known word too (`ENTERPRISETSETIA` → `ENTERPRISE (SETIA`); else it may be that
+            // word's last letter (`BHPetrolPalekbang` is not `BHPetro] Palekbang`).
+            return !word.leadingDropped || (index > 0 && known(words[index - 1].second, elsewhere: elsewhere))
         }
         guard zip(words, taken).contains(where: { $0.first.uppercased() != $0.second && $1 }) else { return nil }
         var result = ""
@@ -132,9 +138,10 @@ public enum SecondReading {
     }
 
     /// The words of the second reading over `kept` (upper case, with their places in `second`), each with the first
-    /// reading's characters printed at its place (a letter the second did not read goes with the word after it).
+    /// reading's characters printed at its place (a letter the second did not read goes with the word after it, which is
+    /// then `leadingDropped` when that letter comes first).
     static func secondWords(first: [Character], span: Range<Int>, match: [Int?], kept: ClosedRange<Int>, second: [Character],
-                            secondKept: [Int]) -> [(first: String, second: String, range: ClosedRange<Int>)] {
+                            secondKept: [Int]) -> [(first: String, second: String, range: ClosedRange<Int>, leadingDropped: Bool)] {
         // The second reading's words: runs of letters and digits with nothing between them in its text.
         var wordOf: [Int: Int] = [:]
         var words: [(text: String, range: ClosedRange<Int>)] = []
@@ -147,25 +154,26 @@ public enum SecondReading {
             wordOf[k] = words.count - 1
         }
         var firsts = [String](repeating: "", count: words.count)
+        var leadingDropped = [Bool](repeating: false, count: words.count)
         var pending = ""
         for index in span {
             // `match` holds the index into the second's letters each of the first's is aligned with.
             pending.append(first[index - span.lowerBound])
             if let k = match[index], let word = wordOf[k] {
+                if firsts[word].isEmpty, pending.count > 1 { leadingDropped[word] = true }
                 firsts[word] += pending
                 pending = ""
             }
         }
         if !pending.isEmpty, !firsts.isEmpty { firsts[firsts.count - 1] += pending }
-        return zip(firsts, words).map { ($0, $1.text, $1.range) }
+        return words.indices.map { (firsts[$0], words[$0].text, words[$0].range, leadingDropped[$0]) }
     }
 
-    /// A street, place, business, legal-form, contact or title word, or a word of four letters or more said on another line.
+    /// A word of the lexicon (street, place, business, legal-form, contact or title word), or a word of four letters
+    /// or more said on another line.
     static func known(_ word: String, elsewhere: Set<String>) -> Bool {
         let upper = word.uppercased()
-        return Lexicon.addressWords.contains(upper) || Lexicon.placeWords.contains(upper) || Lexicon.businessWords.contains(upper)
-            || Lexicon.companySuffixes.contains(upper) || Lexicon.idWords.contains(upper) || Lexicon.headerNoise.contains(upper)
-            || (upper.count >= 4 && elsewhere.contains(upper))
+        return Lexicon.lookalikeVocabulary.contains(upper) || (upper.count >= 4 && elsewhere.contains(upper))
     }
 
     /// The words of four letters or more on these lines (upper case), split at anything not a letter.

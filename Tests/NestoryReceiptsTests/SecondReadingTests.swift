@@ -31,6 +31,10 @@ import Testing
         #expect(SecondReading.chosen("ALAHSDNHHD", "ALAM) SDN BHD", elsewhere: ["SETIA", "ALAM"]) == "ALAM) SDN BHD")
         // Word by word: the known word is taken, the unknown one keeps the first reading's letters.
         #expect(SecondReading.chosen("TANANBERKELEY", "TAMAN SERKELEY", elsewhere: []) == "TAMAN BERKELEY")
+        // A letter the second read as a sign between two words is dropped only when both words are known: the
+        // letter may end the word before (BHPetrol).
+        #expect(SecondReading.chosen("ENTERPRISETSETIA", "ENTERPRISE (SETIA", elsewhere: ["SETIA"]) == "ENTERPRISE (SETIA")
+        #expect(SecondReading.chosen("BHPetrolPalekbang", "BHPetro] Palekbang", elsewhere: ["PALEKBANG"]) == "BHPetrolPalekbang")
         // The changed word is no known word: the first reading stays.
         #expect(SecondReading.chosen("TAMANSEJATI", "TAMAN SBYJATI", elsewhere: []) == "TAMANSEJATI")
     }
