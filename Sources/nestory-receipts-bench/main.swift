@@ -3,7 +3,7 @@
 //
 //   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
 //                              [--normalize] [--sharpen] [--cache DIR] [--limit N] [--text-only] [--misses FILE]
-//                              [--date-order dmy|mdy] [--readings FILE] [--part working|held-out|all]
+//                              [--date-order dmy|mdy] [--readings FILE] [--part working|held-out|all] [--reread|--no-reread]
 //
 // Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
 // image (tesseract + extraction) and from the dataset's perfect text (extraction alone), plus seconds per
@@ -36,8 +36,10 @@ struct Options {
     var python = "python3"
     /// `all`, or only the `working` or `held-out` part of the stores (see `StoreSplit`).
     var part = "all"
-    /// Read the doubtful header lines again with tesseract (`RereadingRecognizer`, `SecondReading`).
-    var reread = false
+    /// Read the doubtful header lines again with tesseract (`RereadingRecognizer`, `SecondReading`): by default with
+    /// RapidOCR, as the server does (`--no-reread` to measure without it).
+    var rereadChoice: Bool?
+    var reread: Bool { rereadChoice ?? (engine == "rapidocr") }
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -62,7 +64,8 @@ struct Options {
             case "--engine": engine = iterator.next() ?? engine
             case "--python": python = iterator.next() ?? python
             case "--part": part = iterator.next() ?? part
-            case "--reread": reread = true
+            case "--reread": rereadChoice = true
+            case "--no-reread": rereadChoice = false
             default: folder = argument
             }
         }
