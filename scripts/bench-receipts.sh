@@ -13,7 +13,9 @@
 #          --misses FILE (every wrong field, for reading), --readings FILE (every image field with its confidence and
 #          whether it is right, one line each, to compare engines),
 #          --part working|held-out (only that part of the stores: the store's first word hashed, a quarter held out;
-#          every run prints both parts and the vendor's mean per store).
+#          every run prints both parts and the vendor's mean per store),
+#          --no-reread (with RapidOCR, do not read the doubtful header lines again with tesseract, as the server does;
+#          the second readings are cached in CACHE/tesseract-lines by line box).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"

@@ -14,7 +14,7 @@ _Static_assert(TESSERACT_MAJOR_VERSION == 5, "tesseract headers are not libtesse
 #define NT_FUNCTIONS(X) \
     X(TessBaseAPICreate) X(TessBaseAPIClear) X(TessBaseAPIDelete) X(TessBaseAPIEnd) \
     X(TessBaseAPIGetIterator) X(TessBaseAPIInit3) X(TessBaseAPIRecognize) X(TessBaseAPISetImage2) \
-    X(TessBaseAPISetPageSegMode) X(TessBaseAPISetSourceResolution) X(TessBaseAPISetVariable) \
+    X(TessBaseAPISetPageSegMode) X(TessBaseAPISetSourceResolution) X(TessBaseAPISetVariable) X(TessBaseAPISetRectangle) \
     X(TessDeleteText) X(TessPageIteratorBoundingBox) X(TessPageIteratorIsAtBeginningOf) \
     X(TessResultIteratorConfidence) X(TessResultIteratorDelete) X(TessResultIteratorGetPageIterator) \
     X(TessResultIteratorGetUTF8Text) X(TessResultIteratorNext) \
@@ -92,6 +92,7 @@ NT_FORWARD(int, TessBaseAPIRecognize, (TessBaseAPI *handle, ETEXT_DESC *monitor)
 NT_FORWARD_VOID(TessBaseAPISetImage2, (TessBaseAPI *handle, struct Pix *pix), (handle, pix))
 NT_FORWARD_VOID(TessBaseAPISetPageSegMode, (TessBaseAPI *handle, TessPageSegMode mode), (handle, mode))
 NT_FORWARD_VOID(TessBaseAPISetSourceResolution, (TessBaseAPI *handle, int ppi), (handle, ppi))
+NT_FORWARD_VOID(TessBaseAPISetRectangle, (TessBaseAPI *handle, int left, int top, int width, int height), (handle, left, top, width, height))
 NT_FORWARD(BOOL, TessBaseAPISetVariable, (TessBaseAPI *handle, const char *name, const char *value), (handle, name, value))
 NT_FORWARD_VOID(TessDeleteText, (const char *text), (text))
 NT_FORWARD(BOOL, TessPageIteratorBoundingBox,

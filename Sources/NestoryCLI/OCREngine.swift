@@ -40,7 +40,9 @@ enum OCREngine {
         let rapid = LazyTextRecognizer {
             RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python, timeout: timeout, log: report))
         }
-        return FallbackTextRecognizer(primary: rapid, fallback: tesseract) { reason in
+        // tesseract reads again the header lines RapidOCR read doubtfully (the store's name and address; BENCHMARKS.md,
+        // Receipts, 2026-11-27), on the same lazily started workers as the fallback.
+        return FallbackTextRecognizer(primary: RereadingRecognizer(primary: rapid, rereader: tesseract), fallback: tesseract) { reason in
             report("RapidOCR is not available, reading receipts with tesseract: \(reason)")
         }
     }

@@ -34,13 +34,17 @@ final class TesseractEngine {
     /// Recognises a prepared image. `scale` is how much the image was enlarged, so boxes are reported
     /// in the original image's pixels.
     /// tesseract stops at `deadline` (its monitor's deadline) and reports what it read by then: a hung or
-    /// endless page never holds a worker.
+    /// endless page never holds a worker. With `rectangle` (in the prepared image's pixels), only that part is read.
     func recognize(_ pix: UnsafeMutablePointer<PIX>, pageSegmentation: PageSegmentation, scale: Double,
-                   originalWidth: Int, originalHeight: Int, deadline: TimeInterval) throws(RecognitionError) -> RecognizedText {
+                   originalWidth: Int, originalHeight: Int, deadline: TimeInterval,
+                   rectangle: TextBox? = nil) throws(RecognitionError) -> RecognizedText {
         TessBaseAPIClear(handle)
         TessBaseAPISetPageSegMode(handle, TessPageSegMode(rawValue: pageSegmentation.rawValue))
         TessBaseAPISetImage2(handle, pix)
         TessBaseAPISetSourceResolution(handle, 300)
+        if let rectangle {
+            TessBaseAPISetRectangle(handle, Int32(rectangle.x), Int32(rectangle.y), Int32(rectangle.width), Int32(rectangle.height))
+        }
         let monitor = TessMonitorCreate()
         defer { if let monitor { TessMonitorDelete(monitor) } }
         if let monitor { TessMonitorSetDeadlineMSecs(monitor, Int32(clamping: Int(deadline * 1000))) }

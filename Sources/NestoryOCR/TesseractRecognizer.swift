@@ -12,6 +12,8 @@ public enum PageSegmentation: UInt32, Sendable, CaseIterable {
     case singleBlock = 6
     /// As much text as possible, in no particular order (PSM 11).
     case sparse = 11
+    /// One line of text (PSM 7): a line read again (`LineRereader`).
+    case singleLine = 7
 }
 
 /// Image preparation before recognition. Each step is kept only where the receipt benchmark shows it helps.
@@ -127,15 +129,36 @@ public final class TesseractRecognizer: TextRecognizer, @unchecked Sendable {
         return try result.get()
     }
 
+    /// A line read again is read from its box widened by this share of its height on every side (the first
+    /// engine's box may clip a letter's top or a slanted line's end).
+    static let linePadding = 0.25
+
     private static let silenceLeptonica: Void = {
         // Leptonica reports unreadable images on stderr; the caller gets a Swift error instead.
         _ = setMsgSeverity(Int32(L_SEVERITY_NONE))
     }()
 }
 
-/// One image to read and how to hand back the result.
+extension TesseractRecognizer: LineRereader {
+    /// Reads each box of the image as one line, on the same workers as whole images.
+    public func reread(imageData: Data, boxes: [TextBox]) async throws(RecognitionError) -> [RecognizedLine] {
+        guard !boxes.isEmpty else { return [] }
+        guard !imageData.isEmpty else { throw .unreadableImage }
+        let result: Result<RecognizedText, RecognitionError> = await withCheckedContinuation { continuation in
+            let accepted = queue.push(Job(data: imageData, boxes: boxes, finish: { continuation.resume(returning: $0) }))
+            if !accepted {
+                continuation.resume(returning: .failure(.recognitionFailed("too many receipts are waiting to be read; try again shortly.")))
+            }
+        }
+        return try result.get().lines
+    }
+}
+
+/// One image to read and how to hand back the result. With `boxes`, only those lines are read, one line each
+/// (`RecognizedText.lines` in the boxes' order).
 struct Job: Sendable {
     let data: Data
+    var boxes: [TextBox]? = nil
     let finish: @Sendable (Result<RecognizedText, RecognitionError>) -> Void
 }
 
@@ -197,7 +220,7 @@ struct Worker {
             switch engine {
             case let .failure(error): job.finish(.failure(error))
             case let .success(engine):
-                job.finish(read(job.data, engine))
+                job.finish(job.boxes.map { read(job.data, lines: $0, engine) } ?? read(job.data, engine))
             }
         }
     }
@@ -209,6 +232,36 @@ struct Worker {
             return .success(try engine.recognize(image.pix, pageSegmentation: configuration.pageSegmentation, scale: image.scale,
                                                  originalWidth: image.originalWidth, originalHeight: image.originalHeight,
                                                  deadline: configuration.timeout))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Worker {
+    /// Each box read as one line (PSM 7), padded a quarter of its height around, on the prepared image.
+    func read(_ data: Data, lines boxes: [TextBox], _ engine: TesseractEngine) -> Result<RecognizedText, RecognitionError> {
+        do throws(RecognitionError) {
+            let image = try PreparedImage(data: data, configuration: configuration)
+            defer { image.destroy() }
+            let width = Int(pixGetWidth(image.pix)), height = Int(pixGetHeight(image.pix))
+            var lines: [RecognizedLine] = []
+            for box in boxes {
+                let pad = Double(box.height) * TesseractRecognizer.linePadding
+                let left = max(0, Int((Double(box.x) - pad) * image.scale)), top = max(0, Int((Double(box.y) - pad) * image.scale))
+                let right = min(width, Int((Double(box.maxX) + pad) * image.scale)), bottom = min(height, Int((Double(box.maxY) + pad) * image.scale))
+                guard right > left, bottom > top else { lines.append(RecognizedLine(text: "", box: box)); continue }
+                let read = try engine.recognize(image.pix, pageSegmentation: .singleLine, scale: image.scale,
+                                                originalWidth: image.originalWidth, originalHeight: image.originalHeight,
+                                                deadline: configuration.timeout,
+                                                rectangle: TextBox(x: left, y: top, width: right - left, height: bottom - top))
+                let words = read.lines.flatMap(\.words)
+                let confidences = words.compactMap(\.confidence)
+                lines.append(RecognizedLine(text: words.map(\.text).joined(separator: " "), box: box,
+                                            confidence: confidences.isEmpty ? nil : confidences.reduce(0, +) / Double(confidences.count),
+                                            words: words))
+            }
+            return .success(RecognizedText(lines: lines, imageWidth: image.originalWidth, imageHeight: image.originalHeight))
         } catch {
             return .failure(error)
         }

@@ -24,3 +24,13 @@ public final class LazyTextRecognizer: TextRecognizer, @unchecked Sendable {
         try await recognizer().recognize(imageData: imageData)
     }
 }
+
+extension LazyTextRecognizer: LineRereader {
+    /// Reads lines again with the real recogniser, when it can (`LineRereader`); started on first use as well.
+    public func reread(imageData: Data, boxes: [TextBox]) async throws(RecognitionError) -> [RecognizedLine] {
+        guard let rereader = recognizer() as? any LineRereader else {
+            throw .engineUnavailable("this recogniser does not read single lines.")
+        }
+        return try await rereader.reread(imageData: imageData, boxes: boxes)
+    }
+}
