@@ -246,15 +246,16 @@ public enum SecondReading {
         return match
     }
 
+    /// The least number of letters changed, dropped or added to make `x` into `y`.
     static func distance(_ x: [Character], _ y: [Character]) -> Int {
         var previous = Array(0...y.count)
-        for i in 1...max(1, x.count) where !x.isEmpty {
+        for i in stride(from: 1, through: x.count, by: 1) {
             var current = [i] + Array(repeating: 0, count: y.count)
             for j in stride(from: 1, through: y.count, by: 1) {
                 current[j] = min(previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1), previous[j] + 1, current[j - 1] + 1)
             }
             previous = current
         }
-        return x.isEmpty ? y.count : previous[y.count]
+        return previous[y.count]
     }
 }
