@@ -66,6 +66,8 @@ let package = Package(
                 "NestoryDomain",
                 "NestoryStoreInterfaces",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The C API, for one aggregate GRDB's functions would slow (SeqCollector).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

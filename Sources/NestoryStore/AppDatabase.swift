@@ -121,6 +121,7 @@ public final class AppDatabase: Sendable {
     static func addFunctions(_ db: Database) throws {
         db.add(function: searchFold)
         db.add(function: try SearchMatcher(db).function())
+        try SeqCollector.register(db)
     }
 
     /// `nestory_fold(text)`: the search index's letter folding (Text.searchFold), for what it indexes.

@@ -7,7 +7,8 @@ import Synchronization
 /// that many items match is listed from the search index's matches without looking each match up in the item
 /// table. That lookup is a seek (about 1 µs at a million items): 76 ms for a word 76,000 items share, when they
 /// sit together in the asked order and the bounded walk of the sort order (AppDatabase.plan) cannot find them.
-/// Reading the index's matches alone costs about 0.03 µs each.
+/// Reading the index's matches costs about 0.06 µs each, gathered in one blob (SeqCollector), and placing them by these
+/// keys about 0.03 µs.
 ///
 /// A copy is used only while it is exactly current: it carries the household's `item_list_version` (a number
 /// triggers move on with every change to these keys, Migrations.itemListVersion) read in the same transaction as
@@ -55,7 +56,11 @@ final class ItemListCache: Sendable {
         // The first word of the index after the token and any longer word starting with it (no word has a control
         // character): `instance` rows, so no word's list of places is read to count it (`row` rows read the list of
         // the word they stop at, and a `>` bound stops at the token itself first: 23 ms for "for" at a million items).
-        try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.nestory_vocabulary USING fts5vocab(main, item_fts, instance)")
+        // Made once per connection: GRDB empties a connection's statement cache after any statement that creates a table,
+        // even one that already exists (so each search prepared all its statements again).
+        if try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = 'nestory_vocabulary')")) != true {
+            try db.execute(sql: "CREATE VIRTUAL TABLE temp.nestory_vocabulary USING fts5vocab(main, item_fts, instance)")
+        }
         let next = try String.fetchOne(db.cachedStatement(sql: "SELECT term FROM temp.nestory_vocabulary WHERE term >= ? LIMIT 1"),
                                        arguments: [token + "\u{1}"])
         if let next, next.utf8.starts(with: token.utf8) { return match }
@@ -333,48 +338,103 @@ final class ItemListCache: Sendable {
             }
         }
 
-        /// Walks the sort's order from the cursor over the items passing the filter, at most `budget` of them, and tests
-        /// their indexed text against the search in batches (`nestory_matches`, as the SQL walk does): the positions of
-        /// the first `limit` that match, or nil when the budget ran out first (or the cursor cannot be placed). A walk
-        /// that reached the end of the order is complete.
+        /// A walk of the sort's order from the cursor over the items passing the filter, testing their indexed text
+        /// against the search in batches (`nestory_matches`, as the SQL walk does); nil when the cursor cannot be placed.
         func walk(_ db: Database, search: String, filter: ItemFilter, sort: ItemSort, after cursor: PageCursor?, limit: Int,
-                  budget: Int, log: AppDatabase.StatementLog?) throws -> [Int]? {
+                  log: AppDatabase.StatementLog?) throws -> Walk? {
             let test = try test(db, filter)
-            if test.none { return [] }
-            let order = switch sort { case .name: byName; case .value: byValue; case .newest: byNewest }
+            let order = self.order(sort)
             var start = 0
-            if let cursor {
-                guard let after = try boundary(db, cursor, sort) else { return nil }
-                var high = order.count
-                while start < high {
-                    let middle = (start + high) / 2
-                    if orderKey(Int(order[middle]), sort) > after { high = middle } else { start = middle + 1 }
-                }
+            if let cursor, !test.none {
+                guard let first = try first(db, after: cursor, sort) else { return nil }
+                start = first
             }
-            var found: [Int] = [], candidates: [Int] = [], walked = 0, index = start
-            func testBatch() throws {
+            return Walk(snapshot: self, test: test, order: order, index: test.none ? order.count : start, search: search,
+                        limit: limit, log: log)
+        }
+
+        func order(_ sort: ItemSort) -> [UInt32] {
+            switch sort { case .name: byName; case .value: byValue; case .newest: byNewest }
+        }
+
+        /// The place in the sort's order of the first item after the cursor; nil when the cursor cannot be placed here.
+        func first(_ db: Database, after cursor: PageCursor, _ sort: ItemSort) throws -> Int? {
+            guard let after = try boundary(db, cursor, sort) else { return nil }
+            let order = self.order(sort)
+            var start = 0, high = order.count
+            while start < high {
+                let middle = (start + high) / 2
+                if orderKey(Int(order[middle]), sort) > after { high = middle } else { start = middle + 1 }
+            }
+            return start
+        }
+
+        /// A walk under way: it goes on from where it stopped when given a larger budget.
+        final class Walk {
+            private let snapshot: Snapshot
+            private let test: Test
+            private let order: [UInt32]
+            private var index: Int
+            private let search: String
+            private let limit: Int
+            private let log: AppDatabase.StatementLog?
+            private var found: [Int] = []
+            private var candidates: [Int] = []
+            /// Items passing the filter tested so far (or waiting in `candidates`).
+            private var walked = 0
+
+            fileprivate init(snapshot: Snapshot, test: Test, order: [UInt32], index: Int, search: String, limit: Int,
+                             log: AppDatabase.StatementLog?) {
+                self.snapshot = snapshot
+                self.test = test
+                self.order = order
+                self.index = index
+                self.search = search
+                self.limit = limit
+                self.log = log
+            }
+
+            /// Walks on until `budget` items in all were tested: the positions of the first `limit` that match, or of
+            /// every match when the walk reached the end of the order (complete); nil when the budget ran out first.
+            /// `whilePromising`: the walk also stops (nil) after a batch when, at the share of matches found so far, the
+            /// rest of the budget could not find a page (the index's matches are then cheaper than walking on).
+            func run(_ db: Database, budget: Int, whilePromising: Bool = false) throws -> [Int]? {
+                if whilePromising, !promising(budget) { return nil }
+                while index < order.count, found.count < limit, walked < budget {
+                    let position = Int(order[index])
+                    index += 1
+                    guard test.passes(snapshot, position) else { continue }
+                    candidates.append(position)
+                    walked += 1
+                    if candidates.count == Snapshot.walkBatch {
+                        try testBatch(db)
+                        if whilePromising, !promising(budget) { break }
+                    }
+                }
+                if found.count < limit { try testBatch(db) }
+                if found.count >= limit { return Array(found.prefix(limit)) }
+                return index >= order.count ? found : nil
+            }
+
+            /// Whether `budget` items in all are expected to give a page, at the share of matches among those tested.
+            private func promising(_ budget: Int) -> Bool {
+                walked == 0 || found.count * budget >= limit * walked
+            }
+
+            private func testBatch(_ db: Database) throws {
                 guard !candidates.isEmpty else { return }
+                let seqs = snapshot.seqs
+                // Prepared once for each batch size (nearly always `walkBatch`).
                 let sql = """
-                    SELECT rowid FROM item_fts WHERE rowid IN (\(candidates.map { String(seqs[$0]) }.joined(separator: ",")))
+                    SELECT rowid FROM item_fts WHERE rowid IN (\(AppDatabase.placeholders(candidates.count)))
                     AND nestory_matches(?, name, brand, model, serial, notes, tags, receipts)
                     """
-                log?.statements.append(.init(sql: sql, arguments: [search], rowLimit: .max))
-                let matching = Set(try Int64.fetchAll(db, sql: sql, arguments: [search]))
+                let arguments = StatementArguments(candidates.map { seqs[$0] }) + [search]
+                log?.statements.append(.init(sql: sql, arguments: arguments, rowLimit: .max))
+                let matching = Set(try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments))
                 found += candidates.filter { matching.contains(seqs[$0]) }
                 candidates.removeAll(keepingCapacity: true)
             }
-            while index < order.count, found.count < limit {
-                let position = Int(order[index])
-                index += 1
-                guard test.passes(self, position) else { continue }
-                candidates.append(position)
-                walked += 1
-                if candidates.count == Self.walkBatch { try testBatch() }
-                if walked >= budget, index < order.count { break }
-            }
-            if found.count < limit { try testBatch() }
-            if found.count >= limit { return Array(found.prefix(limit)) }
-            return index >= order.count ? found : nil
         }
 
         /// How many candidates one statement of the walk tests.
@@ -399,33 +459,78 @@ final class ItemListCache: Sendable {
                 guard let placed = try boundary(db, cursor, sort) else { return nil }
                 after = placed
             }
-            let sql = "SELECT rowid FROM item_fts WHERE item_fts MATCH ? ORDER BY rowid"
-            log?.statements.append(.init(sql: sql, arguments: [match], rowLimit: matchLimit == .max ? .max : matchLimit + 1))
-            let matches = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: [match])
-            // The best `limit` so far, in order (few are inserted: matches come in seq order, not the sort's).
-            var best: [(key: (Int64, Int64), position: Int)] = []
-            best.reserveCapacity(limit + 1)
-            var passing = 0, from = 0, read = 0
-            while let seq = try matches.next() {
-                read += 1
-                if read > matchLimit { return Selection(tooMany: true) }
-                from = Self.lowerBound(seqs, seq, from: from)
-                guard from < seqs.count else { break }  // no later match is this household's
-                guard seqs[from] == seq, test.passes(self, from) else { continue }
-                let key = orderKey(from, sort)
-                if let after, !(key > after) { continue }
-                passing += 1
-                if limit == 0 {
-                    if passing > countCap { break }
-                    continue
+            var placer = Placer(snapshot: self, test: test, sort: sort, after: after, limit: limit, countCap: countCap)
+            if limit == 0 {
+                // A count stops at its cap: the matches are read one by one, as far as that.
+                let sql = "SELECT rowid FROM item_fts WHERE item_fts MATCH ? ORDER BY rowid"
+                log?.statements.append(.init(sql: sql, arguments: [match], rowLimit: matchLimit == .max ? .max : matchLimit + 1))
+                let matches = try Int64.fetchCursor(db.cachedStatement(sql: sql), arguments: [match])
+                var read = 0
+                while let seq = try matches.next() {
+                    read += 1
+                    if read > matchLimit { return Selection(tooMany: true) }
+                    guard try placer.place(seq) else { break }
                 }
-                if best.count == limit, !(key < best[limit - 1].key) { continue }
+            } else {
+                // A page needs every match: gathered in one blob (SeqCollector), unless they are more than the limit.
+                let sql = "SELECT \(SeqCollector.name)(rowid, ?) FROM item_fts WHERE item_fts MATCH ?"
+                let arguments: StatementArguments = [matchLimit == .max ? -1 : matchLimit, match]
+                log?.statements.append(.init(sql: sql, arguments: arguments, rowLimit: 1))
+                guard case .values(let matches) = try SeqCollector.gather(db.cachedStatement(sql: sql), arguments) else {
+                    return Selection(tooMany: true)
+                }
+                for seq in matches { guard try placer.place(seq) else { break } }
+            }
+            return Selection(positions: placer.best.map(\.position), passing: placer.passing)
+        }
+
+        /// Places the search index's matches, one by one in ascending seq, among the best `limit` in the sort's order.
+        private struct Placer {
+            let seqs: [Int64]
+            let snapshot: Snapshot
+            let test: Test
+            let sort: ItemSort
+            /// The order key of the page's cursor: only items after it are placed.
+            let after: (Int64, Int64)?
+            let limit: Int
+            let countCap: Int
+            /// The best `limit` so far, in order (few are inserted: matches come in seq order, not the sort's).
+            var best: [(key: (Int64, Int64), position: Int)] = []
+            var passing = 0
+            private var from = 0
+            private var previous = Int64.min
+
+            init(snapshot: Snapshot, test: Test, sort: ItemSort, after: (Int64, Int64)?, limit: Int, countCap: Int) {
+                self.seqs = snapshot.seqs
+                self.snapshot = snapshot
+                self.test = test
+                self.sort = sort
+                self.after = after
+                self.limit = limit
+                self.countCap = countCap
+                best.reserveCapacity(limit + 1)
+            }
+
+            /// False once no later match can change the answer.
+            @inline(__always)
+            mutating func place(_ seq: Int64) throws -> Bool {
+                // The gallop below needs the index's order (ascending rowids, as FTS5 gives them).
+                guard seq > previous else { throw StoreError.corrupt(path: "nestory.sqlite", detail: "the search index gave its matches out of order") }
+                previous = seq
+                from = Snapshot.lowerBound(seqs, seq, from: from)
+                guard from < seqs.count else { return false }  // no later match is this household's
+                guard seqs[from] == seq, test.passes(snapshot, from) else { return true }
+                let key = snapshot.orderKey(from, sort)
+                if let after, !(key > after) { return true }
+                passing += 1
+                if limit == 0 { return passing <= countCap }
+                if best.count == limit, !(key < best[limit - 1].key) { return true }
                 var index = best.count
                 while index > 0, key < best[index - 1].key { index -= 1 }
                 best.insert((key, from), at: index)
                 if best.count > limit { best.removeLast() }
+                return true
             }
-            return Selection(positions: best.map(\.position), passing: passing)
         }
     }
 }

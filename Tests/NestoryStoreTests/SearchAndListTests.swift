@@ -383,6 +383,34 @@ import Testing
         #expect(try store.database.matchingCountedByKeys(home.id, next) == nil)  // the keys counted only those after the cursor
     }
 
+    /// With the keys current, a word found now and then where the walk starts is walked on while it keeps a pace that
+    /// promises a page within `promisingWalkBudget`; a word found nowhere there stops the walk after its first batch, and
+    /// its matches are gathered from the index.
+    @Test func theWalkGoesOnOnlyWhileItsMatchesAreDenseEnoughForAPage() throws {
+        let store = try TestStore()
+        let home = try store.household()
+        // In name order: "Apple 0000"… with every eighth a "walnut", then "Zebra …" for the clustered word "zebra".
+        let count = AppDatabase.walkBudget + 600
+        try store.database.insertItems(home.id, (0..<count).map { i in
+            let name = i < AppDatabase.walkBudget ? "Apple \(String(format: "%04d", i))\(i % 8 == 0 ? " walnut" : "")" : "Zebra \(i)"
+            return NewItem(draft: ItemDraft(name: name, currency: .usd), createdAt: store.now)
+        }, today: store.today)
+        try store.database.warmListKeys(home.id)
+        func batches(_ statements: [AppDatabase.ListStatement]) -> Int { statements.filter { $0.sql.contains("nestory_matches(?, name") }.count }
+        func gathered(_ statements: [AppDatabase.ListStatement]) -> Bool { statements.contains { $0.sql.contains(SeqCollector.name) } }
+        for (search, walked, gathers) in [("walnut", 5, false), ("zebra", 1, true)] {
+            let query = ItemQuery(search: search, limit: 50)
+            let expected = try store.database.items(home.id, query, plan: .searchFirst).elements.map(\.item.name)
+            #expect(expected.count == 50)
+            #expect(try store.database.items(home.id, query).elements.map(\.item.name) == expected, "\(search)")
+            let statements = try store.database.listStatements(home.id, query)
+            // "walnut": 13 in the first 100 walked, so 51 are expected within about 400 (at most 1,000 are walked); the
+            // fifth batch finds the page. "zebra": none in the first 100, so the walk stops there.
+            #expect(batches(statements) == walked, "\(search)")
+            #expect(gathered(statements) == gathers, "\(search)")
+        }
+    }
+
     /// The last word of a search is a prefix; it is searched as a whole word only when no word of the index merely
     /// starts with it (the matches are then the same).
     @Test func theLastWordLosesItsPrefixOnlyWhenNothingLongerStartsWithIt() throws {
