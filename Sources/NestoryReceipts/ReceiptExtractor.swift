@@ -732,6 +732,8 @@ public struct ReceiptExtractor: Sendable {
             || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil
             // Run together by a recogniser that drops spaces: `(GSTREG.NO000670224384)`.
             || line.upper.range(of: #"(GST|SST|REG|ROC|BRN)[A-Z.:# ]{0,8}[0-9]{6,}"#, options: .regularExpression) != nil
+            // The same label glued with its number on the next line, or none printed: `GSTID:`, `GSTREGNO`.
+            || line.upper.range(of: #"\b(GST|SST)\.?(ID|REG|NO)"#, options: .regularExpression) != nil
             // A company number after a misread label (`Conpany No:_JM0632980-V`): `NO` and a number with its check letter.
             || line.upper.range(of: #"\bNO\b[.:_ #]*[A-Z]{0,3}[0-9]{5,}-[A-Z]\)?$"#, options: .regularExpression) != nil
             // A phone's label glued to its number or misread (`TELN0:-012-6028832`, `Te1 No.03-6092-1968`).

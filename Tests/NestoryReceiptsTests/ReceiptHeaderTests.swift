@@ -160,6 +160,12 @@ import Testing
         #expect(extractor.extract(text: none, hints: malaysia).address == nil)
     }
 
+    @Test func aTaxIdLabelGluedTogetherEndsTheAddressEvenWithoutItsNumber() {
+        // The recogniser dropped the spaces (`GSTID:`) and the number went to a line of its own.
+        let text = "RESTORAN MAWAR\nNO.3&5,JALANMAWAR11,\n81750MASAI,\nJOHOR\nGSTID:\n000123456789\nTAXINVOICE"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO.3&5,JALANMAWAR11, 81750MASAI, JOHOR")
+    }
+
     @Test func aBranchNumberAndNameBelowTheAddressArePartOfIt() {
         // `1245-DESA JAYA`, the outlet's number and name before the tax id, is no registration number.
         let text = "KEDAI MAJU S/B (519537-X)\nLOT 12, JALAN MAWAR\n41150 KLANG, SELANGOR\n1245-DESA JAYA\nGST ID. NO : 000181747712"
