@@ -814,7 +814,10 @@ public struct ReceiptExtractor: Sendable {
         guard !candidates.isEmpty else { return nil }
         // The name comes before the address and the contact lines; what follows them is rarely the vendor.
         // (A bare number above the name, a receipt or terminal number, is not the contact block.)
-        let firstAddress = header.first(where: { $0.letters.count > 0 && (isAddressLine($0) || isIdentityLine($0)) })?.index ?? Int.max
+        // (A web address or phone printed above the name, in a greeting such as `THANK YOU FOR SHOPPING WITH shop.com`,
+        // is not the contact block either: an id line counts from the first line that could be the name.)
+        let firstCandidate = candidates[0].index
+        let firstAddress = header.first(where: { $0.letters.count > 0 && (isAddressLine($0) || ($0.index > firstCandidate && isIdentityLine($0))) })?.index ?? Int.max
         let maxProminence = candidates.map(\.prominence).max() ?? 1
         var best: (score: Double, line: Line)?
         for (rank, line) in candidates.enumerated() {

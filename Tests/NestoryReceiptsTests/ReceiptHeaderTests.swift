@@ -16,6 +16,19 @@ import Testing
         #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "BINTANG MAKMUR SDN BHD")
     }
 
+    @Test func aWebAddressInAGreetingAboveTheNameIsNotTheContactBlock() {
+        // The operating company's legal name, printed below the address, is not the store's name.
+        let text = """
+            TQ FOR SHOPPING WITH kedaimaju.com
+            SERI MAJU REST AREA
+            LOT 5, JALAN MAWAR,
+            84600 PAGOH, JOHOR
+            MAJU RETAIL SDN BHD (306295-X)
+            TAX REG ID 000709361664
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SERI MAJU REST AREA")
+    }
+
     @Test func theRegistrationNumberMarksTheLegalNameWhenTheLegalFormIsMisread() {
         let text = "GOLDEN LEAF\nSRI MAJU JAYA 5/8 (519537-X)\nLOT 2, JALAN MERANTI\n41150 KLANG"
         #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SRI MAJU JAYA S/B")
