@@ -194,7 +194,18 @@ public struct ReceiptExtractor: Sendable {
     /// after the line's own words, so the line is read for what it says. Only words with two letters or more, whose
     /// digits all turn into the letters of one lexicon word.
     static func lookalikeWords(_ words: [String]) -> [String] {
-        words.compactMap(lookalikeReading)
+        words.compactMap { lookalikeReading($0) ?? lookalikeReadingBeforeNumber($0)?.word }
+    }
+
+    /// A lexicon word behind look-alike digits with its number glued on after it, the space lost (`LEVE16` is `LEVEL` and
+    /// `6`; `LEVE116`, `LEVEL` and `16`): the word's reading and the number, the shortest number that leaves a reading.
+    static func lookalikeReadingBeforeNumber(_ word: String) -> (word: String, number: String)? {
+        let digits = word.reversed().prefix(while: \.isNumber).count
+        guard digits >= 1, digits < word.count else { return nil }
+        for length in 1...digits {
+            if let reading = lookalikeReading(String(word.dropLast(length))) { return (reading, String(word.suffix(length))) }
+        }
+        return nil
     }
 
     /// The lexicon word `word` says with its digits read as the letters they look like (upper case), or nil.
@@ -216,7 +227,7 @@ public struct ReceiptExtractor: Sendable {
         var result = ""
         var run = ""
         func flush() {
-            if let word = lookalikeReading(run) {
+            if let word = lookalikeReading(run) ?? lookalikeReadingBeforeNumber(run).map({ $0.word + $0.number }) {
                 var previousLower = false
                 for (printed, read) in zip(run, word) {
                     if printed.isLetter { result.append(printed); previousLower = printed.isLowercase } else {

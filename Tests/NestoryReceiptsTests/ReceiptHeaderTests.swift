@@ -140,6 +140,13 @@ import Testing
         #expect(ReceiptExtractor.lookalikesRead("LOT 1851-A, KPB6, U13/X, SS21, NO1, B10, TEL1, G1.116A") == "LOT 1851-A, KPB6, U13/X, SS21, NO1, B10, TEL1, G1.116A")
     }
 
+    @Test func aStreetWordWithALookAlikeDigitAndItsNumberGluedOnIsReadAsTheWordAndTheNumber() {
+        // `Leve16` is `Level 6` with the space lost: the line is the address's first, and it reads `Level6`.
+        let text = "KEDAI MAJU SDN BHD\n(123456-X)\nLeve16,Bangunan Cempaka\nNo.3,Jalan SS2/39,47400 Petaling Jaya\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "Level6,Bangunan Cempaka No.3,Jalan SS2/39,47400 Petaling Jaya")
+        #expect(ReceiptExtractor.lookalikesRead("Leve116, L0T3, KPB6, SS21, B10") == "Level16, LOT3, KPB6, SS21, B10")
+    }
+
     @Test func aPostcodeGluedToItsTownHasItsZerosBack() {
         #expect(ReceiptExtractor.repairedAddress("OFF JALAN PUDU, 5510OKUALA LUMPUR") == "OFF JALAN PUDU, 55100KUALA LUMPUR")
         #expect(ReceiptExtractor.repairedAddress("23/1, 4030oShahAlam, 400OOSHAH ALAM") == "23/1, 40300ShahAlam, 40000SHAH ALAM")
