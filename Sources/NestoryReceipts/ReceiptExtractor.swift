@@ -1128,12 +1128,31 @@ public struct ReceiptExtractor: Sendable {
         return text.replacingOccurrences(of: #"(?<=[A-Za-z])0(?![0-9])|(?<![0-9A-Za-z])0(?=[A-Za-z]{2})"#, with: "O", options: .regularExpression)
     }
 
+    /// The lines right above the first address line that belong to it though no street word, postcode or house number was
+    /// read in them (`LOTR1,KWSREHAT&RAWAT,`, `LotNO:20,LevelUG1,Publika` / `Dutamas.`): an address is a list of parts
+    /// separated by commas, so a line that ends with a comma, or holds two, continues onto the next line. From the
+    /// highest such line among the passed-over lines that run, with no blank between, down to the address.
+    static func addressLinesAbove(_ first: Line, passed: [Line]) -> [Line] {
+        var run: [Line] = []
+        var below = first
+        for line in passed.reversed() {
+            guard line.index == below.index - 1, (below.gapAbove ?? 0) < 1.0 else { break }
+            run.insert(line, at: 0)
+            below = line
+        }
+        let trimmed = { (line: Line) in line.text.trimmingCharacters(in: .whitespaces) }
+        guard let start = run.firstIndex(where: { trimmed($0).hasSuffix(",") || trimmed($0).filter({ $0 == "," }).count >= 2 }) else { return [] }
+        return Array(run[start...])
+    }
+
     /// The address: header lines after the vendor (from the top when no name was read: a logo), up to the first
     /// contact, id, date or amount line.
     static func address(_ lines: [Line], after vendorLine: Int) -> ReadField<String>? {
         var collected: [Line] = []
         var index = vendorLine + 1
         var skipped = 0
+        /// The lines passed over before the address, as not address lines.
+        var passed: [Line] = []
         while index < lines.count, collected.count < 6 {
             let line = lines[index]
             index += 1
@@ -1169,8 +1188,10 @@ public struct ReceiptExtractor: Sendable {
                 // At most three (`formerly known as` / `GOLDEN ARCHES RESTAURANTS SDN BHD` / `Licensee of McDonald's`).
                 skipped += 1
                 if skipped > 3 { break }
+                passed.append(line)
                 continue
             }
+            if collected.isEmpty { collected = addressLinesAbove(line, passed: passed) }
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }

@@ -147,6 +147,18 @@ import Testing
         #expect(ReceiptExtractor.lookalikesRead("Leve116, L0T3, KPB6, SS21, B10") == "Level16, LOT3, KPB6, SS21, B10")
     }
 
+    @Test func linesRightAboveTheAddressThatEndWithACommaOrHoldTwoArePartOfIt() {
+        // No street word, postcode or house number was read in them (glued, or a lot's letter after LOT), but the commas
+        // say they run on into the address below.
+        let rest = "RIMBA REST STOP\nLOTR7,KWSREHAT SEROJA,\nSIMPANG TIGA,\n84600 MUAR, JOHOR\nTEL 06-9781234"
+        #expect(extractor.extract(text: rest, hints: malaysia).address?.value == "LOTR7,KWSREHAT SEROJA, SIMPANG TIGA, 84600 MUAR, JOHOR")
+        let mall = "KEDAI MAJU SDN BHD\n(123456-X)\nUnitNO:5,LevelG2,Cahaya Suria\nDamai.\nNo 1,Jalan Damai,50480 KL\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: mall, hints: malaysia).address?.value == "UnitNO:5,LevelG2,Cahaya Suria Damai. No 1,Jalan Damai,50480 KL")
+        // A branch's name above the address, with no comma, stays out.
+        let branch = "KEDAI MAJU SDN BHD\nCahaya Suria Outlet\nNo 1,Jalan Damai,50480 KL\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: branch, hints: malaysia).address?.value == "No 1,Jalan Damai,50480 KL")
+    }
+
     @Test func aPostcodeGluedToItsTownHasItsZerosBack() {
         #expect(ReceiptExtractor.repairedAddress("OFF JALAN PUDU, 5510OKUALA LUMPUR") == "OFF JALAN PUDU, 55100KUALA LUMPUR")
         #expect(ReceiptExtractor.repairedAddress("23/1, 4030oShahAlam, 400OOSHAH ALAM") == "23/1, 40300ShahAlam, 40000SHAH ALAM")
