@@ -892,7 +892,7 @@ public struct ReceiptExtractor: Sendable {
                 || gluedWords([name[0]]).contains { Lexicon.businessWords.contains($0) && name[0].count - $0.count <= 3 })
         }
         while first > 0, joinable(first - 1), first > chosen.index - 2,
-              continues(lines[first].text) || dangling(lines[first - 1].text)
+              continues(lines[first].text) || dangling(lines[first - 1].text) || saysAgain(lines[first - 1], lines[first])
                 || (first == chosen.index && hasSuffix(chosen) && genericName(chosen) && !hasSuffix(lines[first - 1])) {
             first -= 1
         }
@@ -900,7 +900,7 @@ public struct ReceiptExtractor: Sendable {
         while probe + 1 < lines.count, probe < chosen.index + 2, joinable(probe + 1) {
             probe += 1
             let joinedSoFar = lines[first...last].map(\.text).joined(separator: " ")
-            if continues(lines[probe].text) || dangling(joinedSoFar)
+            if continues(lines[probe].text) || dangling(joinedSoFar) || saysAgain(lines[probe - 1], lines[probe])
                 || (!hasSuffix(chosen) && hasSuffix(lines[probe]) && lines[probe].words.count <= 3) {
                 last = probe
             } else { break }
@@ -918,6 +918,20 @@ public struct ReceiptExtractor: Sendable {
         if chosen.prominence > 1.2 { confidence += 0.1 }
         if candidates.count == 1 { confidence += 0.1 }
         return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
+    }
+
+    /// Two lines of a trading name that say one of its own words again (`RESTAURANT SERI` / `SERIHOUSE`): a word of four
+    /// letters or more that is no business word or legal form, printed in both (the second may run on into the next
+    /// word, glued by the recogniser). Not a legal name under the trading name (`LAVENDER` / `LAVENDER BAKERY S/B`):
+    /// the legal name alone is the vendor then.
+    static func saysAgain(_ a: Line, _ b: Line) -> Bool {
+        guard !hasSuffix(a), !hasSuffix(b) else { return false }
+        func own(_ line: Line) -> [String] {
+            respaced(line.text).uppercased().split(whereSeparator: { !$0.isLetter }).map(String.init)
+                .filter { $0.count >= 4 && !Lexicon.businessWords.contains($0) && !Lexicon.companySuffixes.contains($0) }
+        }
+        let (first, second) = (own(a), own(b))
+        return first.contains { word in second.contains { $0.hasPrefix(word) || word.hasPrefix($0) } }
     }
 
     /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`, `SELANGCR`, `SCLANGOR`).

@@ -29,6 +29,14 @@ import Testing
         #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SERI MAJU REST AREA")
     }
 
+    @Test func aTradingNameThatSaysItsWordAgainOnTheNextLineRunsOverBoth() {
+        let text = "RESTORAN SERI\nSERIHOUSE\n002693074-K\n13,JLN TASIK 8\n57000 KL"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "RESTORAN SERI SERIHOUSE")
+        // A legal name under the trading name is the vendor alone.
+        let legal = "MAWAR\nMAWAR CONFECTIONERY & BAKERY S/B\nCOMPANY NO: 499702-V\nLOT 5, JALAN DESA 2\n81100 JOHOR BAHRU"
+        #expect(extractor.extract(text: legal, hints: malaysia).vendor?.value == "MAWAR CONFECTIONERY & BAKERY S/B")
+    }
+
     @Test func theRegistrationNumberMarksTheLegalNameWhenTheLegalFormIsMisread() {
         let text = "GOLDEN LEAF\nSRI MAJU JAYA 5/8 (519537-X)\nLOT 2, JALAN MERANTI\n41150 KLANG"
         #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SRI MAJU JAYA S/B")
