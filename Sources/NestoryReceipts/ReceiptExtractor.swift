@@ -998,6 +998,8 @@ public struct ReceiptExtractor: Sendable {
             token = ""
         }
         for character in name {
+            // A capital after a small letter starts a new word: the recogniser dropped the space (`JInPJU`, `JalarPelabur`).
+            if character.isUppercase, token.last?.isLowercase == true { flush() }
             if character.isLetter { token.append(character) } else { flush(); result.append(character) }
         }
         flush()

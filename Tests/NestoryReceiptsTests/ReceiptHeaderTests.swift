@@ -180,6 +180,11 @@ import Testing
         #expect(ReceiptExtractor.repairedAddress("12 FIR ST, OAK LN, JIM LOT") == "12 FIR ST, OAK LN, JIM LOT")
     }
 
+    @Test func wordsGluedTogetherAreRepairedOneByOneWhereTheCaseChanges() {
+        // A capital after a small letter is where the recogniser dropped a space: `BIk` + `G`, `JIn` + `PJU`, `Jalar` + `Mawar`.
+        #expect(ReceiptExtractor.repairedAddress("No:G3,BIkG,JInPJU1A3,JalarMawar") == "No:G3,BlkG,JlnPJU1A3,JalanMawar")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
