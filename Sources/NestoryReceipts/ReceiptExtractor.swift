@@ -1138,6 +1138,59 @@ public struct ReceiptExtractor: Sendable {
                             onlyLookalikes: true, shortWords: Lexicon.shortAddressWords)
     }
 
+    /// An address's words put right by what the receipt's header (the name and address lines) says elsewhere: a word with a
+    /// digit for a look-alike letter that is then a word printed elsewhere (`Rawan9` under `BANDAR BARU RAWANG`, `SET1A`
+    /// beside `SETIA ALAM`), and a word one look-alike letter from a word printed more often than it (`SHAH ALAN` with
+    /// `SETIA ALAM` and `ALAM` in the name). Words of four letters or more that are no street word or place; a word glued
+    /// to its neighbours (`ALAMSDNBHD`) counts as said when it starts or ends a longer word.
+    static func saidAgainInHeader(_ text: String, header: [String]) -> String {
+        let letterFor: [Character: [Character]] = ["0": ["O"], "1": ["I", "L"], "5": ["S"], "6": ["G"], "8": ["B"], "9": ["G"], "2": ["Z"]]
+        let pool = header.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }
+        var exact: [String: Int] = [:]
+        for word in pool { exact[word, default: 0] += 1 }
+        func count(_ word: String) -> Int {
+            exact[word, default: 0] + pool.filter { $0.count >= word.count + 3 && ($0.hasPrefix(word) || $0.hasSuffix(word)) }.count
+        }
+        let known = Lexicon.addressWords.union(Lexicon.placeWords)
+        func replacement(_ run: String) -> String? {
+            let upper = run.uppercased()
+            guard upper.count >= 4, !known.contains(upper) else { return nil }
+            if upper.contains(where: \.isNumber) {
+                guard upper.filter(\.isLetter).count >= 3, upper.allSatisfy({ $0.isLetter || letterFor[$0] != nil }) else { return nil }
+                var readings = [""]
+                for character in upper { readings = readings.flatMap { r in (letterFor[character] ?? [character]).map { r + String($0) } } }
+                let said = readings.filter { exact[$0] != nil }
+                return said.count == 1 ? said[0] : nil
+            }
+            let own = count(upper)
+            let others = exact.keys.filter { other in
+                other.count == upper.count && zip(other, upper).filter { $0 != $1 }.count == 1
+                    && zip(upper, other).contains { $0 != $1 && lookalikeLetters.contains(String([$0, $1])) } && count(other) > own
+            }
+            return others.count == 1 ? others[0] : nil
+        }
+        var result = ""
+        var run = ""
+        func flush() {
+            if let fixed = replacement(run) {
+                var previousLower = false
+                for (printed, read) in zip(run, fixed) {
+                    if printed.isLetter { previousLower = printed.isLowercase }
+                    result.append(previousLower ? Character(read.lowercased()) : read)
+                }
+            } else {
+                result += run
+            }
+            run = ""
+        }
+        for character in text {
+            if character.isUppercase, run.last?.isLowercase == true { flush() }
+            if character.isASCII && (character.isLetter || character.isNumber) { run.append(character) } else { flush(); result.append(character) }
+        }
+        flush()
+        return result
+    }
+
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
     static func lettersForZeros(_ text: String) -> String {
         guard text.contains("0") else { return text }
@@ -1222,7 +1275,8 @@ public struct ReceiptExtractor: Sendable {
             let again = own.intersection(collected.dropFirst().flatMap(\.words))
             if again.count >= 2, again.count * 2 >= own.count { collected.removeFirst() }
         }
-        let text = repairedAddress(lookalikesRead(lettersForZeros(collected.map(\.text).joined(separator: " "))))
+        let text = saidAgainInHeader(repairedAddress(lookalikesRead(lettersForZeros(collected.map(\.text).joined(separator: " ")))),
+                                     header: lines.prefix(collected[collected.count - 1].index + 1).map(\.upper))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

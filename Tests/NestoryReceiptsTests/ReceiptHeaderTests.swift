@@ -185,6 +185,19 @@ import Testing
         #expect(ReceiptExtractor.repairedAddress("No:G3,BIkG,JInPJU1A3,JalarMawar") == "No:G3,BlkG,JlnPJU1A3,JalanMawar")
     }
 
+    @Test func anAddressWordIsPutRightByWhatTheHeaderSaysMoreOften() {
+        // A digit for a letter, the word printed elsewhere in the header.
+        let text = "KEDAI MAJU SDN BHD\nNO 15 JALAN BANDAR KENANGA 10\nBANDAR BARU KENAN6A\nTEL:03-60952052"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 15 JALAN BANDAR KENANGA 10 BANDAR BARU KENANGA")
+        // One look-alike letter off a word said more often (here also in the name, glued to its legal form).
+        let header = ["KEDAI MAJU (SETIA ALAMSDNBHD", "NO 5, JALAN SET1A INDAH, SETIA ALAM,", "40170 SHAH ALAN"]
+        #expect(ReceiptExtractor.saidAgainInHeader("NO 5, JALAN SET1A INDAH, SETIA ALAM, 40170 Shah Alan", header: header)
+            == "NO 5, JALAN SETIA INDAH, SETIA ALAM, 40170 Shah Alam")
+        // Left alone when the other word is said no more often, and codes whose digits read as no word said.
+        #expect(ReceiptExtractor.saidAgainInHeader("SETIA ALAM, SHAH ALAN, SS21, PJU1A", header: ["SETIA ALAM, SHAH ALAN, SS21, PJU1A"])
+            == "SETIA ALAM, SHAH ALAN, SS21, PJU1A")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
