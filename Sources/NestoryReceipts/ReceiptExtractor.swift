@@ -1113,11 +1113,15 @@ public struct ReceiptExtractor: Sendable {
                 // The same glued to the town (`5510OKUALA`, `4030oShah`): only zeros misread as O, the town's letters untouched.
                 for index in 3...4 where !chars[index].isNumber { chars[index] = "0" }
             }
-            // A look-alike letter with digits on both sides.
-            if chars.count >= 3 {
-                for index in 1..<(chars.count - 1) where chars[index - 1].isNumber && chars[index + 1].isNumber {
-                    if let digit = digitFor[chars[index]] { chars[index] = digit }
+            // One or two look-alike letters with digits on both sides (`28I1`, `1SS8`).
+            var index = 1
+            while index < chars.count - 1 {
+                var end = index
+                while end < chars.count, end - index < 3, digitFor[chars[end]] != nil { end += 1 }
+                if chars[index - 1].isNumber, end > index, end - index <= 2, end < chars.count, chars[end].isNumber {
+                    for letter in index..<end { chars[letter] = digitFor[chars[letter]]! }
                 }
+                index = max(end, index + 1)
             }
             return String(chars)
         }.joined(separator: " ")

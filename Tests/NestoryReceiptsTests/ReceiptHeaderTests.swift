@@ -198,6 +198,12 @@ import Testing
             == "SETIA ALAM, SHAH ALAN, SS21, PJU1A")
     }
 
+    @Test func twoLookAlikeLettersBetweenDigitsAreDigits() {
+        #expect(ReceiptExtractor.repairedAddress("41150 KLANG 1SS8-TMN MAWAR, LOT 28I1") == "41150 KLANG 1558-TMN MAWAR, LOT 2811")
+        // Not three, nor letters beside a code's letters.
+        #expect(ReceiptExtractor.repairedAddress("12SSS3, SS21, U13/X") == "12SSS3, SS21, U13/X")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
