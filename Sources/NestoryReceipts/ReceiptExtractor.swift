@@ -1131,6 +1131,11 @@ public struct ReceiptExtractor: Sendable {
             guard let range = Range(match.range, in: value), value[range].contains(where: { !$0.isNumber }) else { continue }
             value.replaceSubrange(range, with: String(value[range].map { $0.isNumber ? $0 : "1" }))
         }
+        // `&` between two shop lots, each a number and a letter, is read as `8` or `S` (`NO.31G833G`, `31GS33G`); and a
+        // house number after `NO` that is one `I`, `l` or `|` is a 1 (`NO.I,`); `10T` before a number is `LOT`.
+        value = value.replacingOccurrences(of: #"(?<=\b[0-9]{1,4}[A-Z])[8S](?=[0-9]{1,4}[A-Z]\b)"#, with: "&", options: .regularExpression)
+            .replacingOccurrences(of: #"(?i)(?<=\bNO\.? ?)[Il|](?=[,\s]|$)"#, with: "1", options: .regularExpression)
+            .replacingOccurrences(of: #"\b[1Il|]0T(?= ?[0-9])"#, with: "LOT", options: .regularExpression)
         // `5`, `8` or `0` inside a word of letters, three of them on one side (`ANG5A`, `JALAN8ESAR`): the letter it looks
         // like. (Not in codes such as `SS5A` or `U13A`, nor `1`: `PJU1A` is a code.)
         value = value.replacingOccurrences(of: #"(?<=[A-Z]{3})5(?=[A-Z])|(?<=[A-Z])5(?=[A-Z]{3})"#, with: "S", options: .regularExpression)

@@ -204,6 +204,14 @@ import Testing
         #expect(ReceiptExtractor.repairedAddress("12SSS3, SS21, U13/X") == "12SSS3, SS21, U13/X")
     }
 
+    @Test func signsAndLettersAroundHouseNumbersReadAsTheyLookAlike() {
+        // `&` between two shop lots read as 8 or S; a lone I after NO; `10T` before a number.
+        #expect(ReceiptExtractor.repairedAddress("NO.31G833G, NO.12AS14A, NO.I,TAMAN MAWAR, 10T 1851-A")
+            == "NO.31G&33G, NO.12A&14A, NO.1,TAMAN MAWAR, LOT 1851-A")
+        // Left alone: a lot with one letter, a word after NO, a number ending in T.
+        #expect(ReceiptExtractor.repairedAddress("NO.31G, NO ISLAND, 10T BLOCK") == "NO.31G, NO ISLAND, 10T BLOCK")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
