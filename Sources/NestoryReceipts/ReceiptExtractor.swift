@@ -1172,11 +1172,17 @@ public struct ReceiptExtractor: Sendable {
                 return said.count == 1 ? said[0] : nil
             }
             let own = count(upper)
-            let others = exact.keys.filter { other in
-                other.count == upper.count && zip(other, upper).filter { $0 != $1 }.count == 1
-                    && zip(upper, other).contains { $0 != $1 && lookalikeLetters.contains(String([$0, $1])) } && count(other) > own
+            // (Or a letter printed twice: `PERRMAS`.)
+            let once = Set(upper.indices.dropFirst().filter { upper[$0] == upper[upper.index(before: $0)] }.map { index in
+                var single = upper
+                single.remove(at: index)
+                return single
+            })
+            let others = Set(exact.keys).union(once).filter { other in
+                (once.contains(other) || other.count == upper.count && zip(other, upper).filter { $0 != $1 }.count == 1
+                    && zip(upper, other).contains { $0 != $1 && lookalikeLetters.contains(String([$0, $1])) }) && count(other) > own
             }
-            return others.count == 1 ? others[0] : nil
+            return others.count == 1 ? others.first : nil
         }
         var result = ""
         var run = ""

@@ -212,6 +212,12 @@ import Testing
         #expect(ReceiptExtractor.repairedAddress("NO.31G, NO ISLAND, 10T BLOCK") == "NO.31G, NO ISLAND, 10T BLOCK")
     }
 
+    @Test func aLetterPrintedTwiceIsPutRightByTheWordTheHeaderSays() {
+        let header = ["NO3,JALANPERMAS 10/8,", "BANDAR BARUPERRMASJAYA"]
+        #expect(ReceiptExtractor.saidAgainInHeader("Bandar BaruPerrmasJaya", header: header) == "Bandar BaruPermasJaya")
+        #expect(ReceiptExtractor.saidAgainInHeader("JALAN PERRY", header: ["JALAN PERRY"]) == "JALAN PERRY")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
