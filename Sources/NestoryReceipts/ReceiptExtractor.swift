@@ -910,7 +910,7 @@ public struct ReceiptExtractor: Sendable {
         // (Only from lines the recogniser is at least as sure of as of the name.)
         let nameConfidence = lines[first...last].compactMap(\.confidence).min() ?? 0
         let elsewhere = lines.filter { ($0.index < first || $0.index > last) && ($0.confidence ?? 1) >= nameConfidence }.map(\.upper)
-        let name = repairedName(cleanVendor(joined), elsewhere: elsewhere)
+        let name = repairedName(bracketsRead(cleanVendor(joined), elsewhere: elsewhere), elsewhere: elsewhere)
         guard name.filter(\.isLetter).count >= 2 else { return nil }
         var confidence = 0.45
         if hasSuffix(chosen) { confidence += 0.25 }
@@ -918,6 +918,45 @@ public struct ReceiptExtractor: Sendable {
         if chosen.prominence > 1.2 { confidence += 0.1 }
         if candidates.count == 1 { confidence += 0.1 }
         return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
+    }
+
+    /// A bracket of a name read as a letter that looks like it (`ENTERPRISE ISETIA ALAM)`, `(SETIA ALAMI SDN BHD`): where a
+    /// bracket has no partner, an `I`, `l`, `|`, `1`, `J` (or `C` for an opening one) at the near end of a word on the open
+    /// side is the partner, when the word without it (four letters or more) is said elsewhere on the receipt, or one
+    /// look-alike letter from a word that is.
+    static func bracketsRead(_ name: String, elsewhere: [String]) -> String {
+        let opens = name.filter { $0 == "(" }.count, closes = name.filter { $0 == ")" }.count
+        guard opens != closes else { return name }
+        let said = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
+        func known(_ word: Substring) -> Bool {
+            let upper = word.uppercased()
+            guard upper.count >= 4, upper.allSatisfy(\.isLetter) else { return false }
+            return said.contains(upper) || said.contains { other in
+                other.count == upper.count && zip(other, upper).filter { $0 != $1 }.count == 1
+                    && zip(upper, other).contains { $0 != $1 && lookalikeLetters.contains(String([$0, $1])) }
+            }
+        }
+        var words = name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        if opens > closes, let open = words.lastIndex(where: { $0.contains("(") }) {
+            // The closing bracket after the opening one: `ALAMI` is `ALAM)`.
+            for index in open..<words.count {
+                let word = words[index].hasPrefix("(") ? String(words[index].dropFirst()) : words[index]
+                if let last = word.last, "Il|1J".contains(last), known(word.dropLast()) {
+                    words[index] = String(words[index].dropLast()) + ")"
+                    break
+                }
+            }
+        } else if closes > opens, let close = words.firstIndex(where: { $0.contains(")") }) {
+            // The opening bracket before the closing one: `ISETIA ALAM)` is `(SETIA ALAM)`.
+            for index in stride(from: close, through: 0, by: -1) {
+                let word = words[index].split(separator: ")", omittingEmptySubsequences: false)[0]
+                if let first = word.first, "Il|1JC".contains(first), known(word.dropFirst()) {
+                    words[index] = "(" + words[index].dropFirst()
+                    break
+                }
+            }
+        }
+        return words.joined(separator: " ")
     }
 
     /// Two lines of a trading name that say one of its own words again (`RESTAURANT SERI` / `SERIHOUSE`): a word of four

@@ -71,6 +71,19 @@ import Testing
         #expect(ReceiptExtractor.repairedName("CAFE HOME", elsewhere: []) == "CAFE HOME")
     }
 
+    @Test func aBracketReadAsALetterIsPutBackWhereItsPartnerIsMissing() {
+        let address = ["NO 5, JALAN SERI INDAH, SERI ALAM"]
+        #expect(ReceiptExtractor.bracketsRead("MAJU ENTERPRISE ISERI ALAM) SDN BHD", elsewhere: address) == "MAJU ENTERPRISE (SERI ALAM) SDN BHD")
+        #expect(ReceiptExtractor.bracketsRead("MAJU ENTERPRISE (SERI ALAMI SDN BHD", elsewhere: address) == "MAJU ENTERPRISE (SERI ALAM) SDN BHD")
+        // The word may itself be one look-alike letter off (the name's repair puts it right after).
+        #expect(ReceiptExtractor.bracketsRead("MAJU ENTERPRISE (SERI ALAHI SDN BHD", elsewhere: address) == "MAJU ENTERPRISE (SERI ALAH) SDN BHD")
+        let text = "MAJU ENTERPRISE (SERI\nALAHISDNBHD\n822737-X\nNO 5, JALAN SERI INDAH, SERI ALAM\nTEL:012-6651783"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "MAJU ENTERPRISE (SERI ALAM) SDN BHD")
+        // Left alone: brackets that pair, and a word not said elsewhere.
+        #expect(ReceiptExtractor.bracketsRead("MAJU (SERI ALAMI) SDN BHD", elsewhere: address) == "MAJU (SERI ALAMI) SDN BHD")
+        #expect(ReceiptExtractor.bracketsRead("MAJU ISTANA) SDN BHD", elsewhere: address) == "MAJU ISTANA) SDN BHD")
+    }
+
     @Test func aNameIsNotRepairedFromALineTheRecogniserIsLessSureOf() {
         let lines = [
             RecognizedLine(text: "GOARDIAN PHARMACY", box: TextBox(x: 10, y: 10, width: 300, height: 30), confidence: 0.95),
