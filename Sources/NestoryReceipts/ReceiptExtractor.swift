@@ -1052,7 +1052,7 @@ public struct ReceiptExtractor: Sendable {
         // small closed vocabulary, so a near miss at the end of the name is put right.
         value = value.replacingOccurrences(of: "¥", with: "Y")
         value = lettersForZeros(value).replacingOccurrences(of: #"(?<=[A-Za-z]-)0(?![0-9])"#, with: "O", options: .regularExpression)
-        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8EH]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0DU]N|SDN)\.? ?(BHD|B[HN][DO0]|[8EH]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
         value = placeInBrackets(value)
         value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8DR](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.

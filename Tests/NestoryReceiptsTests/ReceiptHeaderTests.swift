@@ -334,6 +334,7 @@ import Testing
 
     @Test func aLegalFormWithItsLastLetterMisreadIsPutRight() {
         #expect(ReceiptExtractor.cleanVendor("SOON FATT S/R") == "SOON FATT S/B")
+        #expect(ReceiptExtractor.cleanVendor("KEDAI MAJU SUNBHD") == "KEDAI MAJU SDN BHD")
     }
 
     @Test func anOReadAsCOrAnEReadAsCInAStateIsPutRight() {
