@@ -74,7 +74,9 @@ public struct ReceiptExtractor: Sendable {
             let box = line.box!
             if var row = rows.last, let last = row.last?.box {
                 let overlap = min(box.maxY, last.maxY) - max(box.y, last.y)
-                let noHorizontalOverlap = row.allSatisfy { $0.box!.maxX <= box.x || box.maxX <= $0.box!.x }
+                // (Side by side: boxes a detector drew a little wide may overlap by up to half a line height.)
+                let slack = min(box.height, last.height) / 2
+                let noHorizontalOverlap = row.allSatisfy { $0.box!.maxX - slack <= box.x || box.maxX - slack <= $0.box!.x }
                 if overlap * 2 > min(box.height, last.height), noHorizontalOverlap {
                     row.append(line)
                     rows[rows.count - 1] = row

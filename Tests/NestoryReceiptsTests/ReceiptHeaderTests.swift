@@ -94,6 +94,18 @@ import Testing
         #expect(reading.vendor?.value == "GOARDIAN PHARMACY")
     }
 
+    @Test func wordsOfOneRowWhoseBoxesOverlapALittleAreOneLine() {
+        // A detector drew the first word's box a little wide, over the start of the second.
+        func word(_ text: String, x: Int, width: Int, y: Int) -> RecognizedLine {
+            RecognizedLine(text: text, box: TextBox(x: x, y: y, width: width, height: 38), confidence: 0.99)
+        }
+        let rows = ReceiptExtractor.rows([word("SERI", x: 190, width: 309, y: 285), word("MAWAR", x: 483, width: 230, y: 284)])
+        #expect(rows.map(\.text) == ["SERI MAWAR"])
+        // Boxes over each other by more than half a line's height are not side by side.
+        let apart = ReceiptExtractor.rows([word("SERI", x: 190, width: 309, y: 285), word("MAWAR", x: 440, width: 230, y: 284)])
+        #expect(apart.count == 2)
+    }
+
     // MARK: Address
 
     @Test func theCountryEndsTheAddress() {
