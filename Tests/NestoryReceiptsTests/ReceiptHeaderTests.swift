@@ -243,6 +243,13 @@ import Testing
         #expect(ReceiptExtractor.saidAgainInHeader("JALAN PERRY", header: ["JALAN PERRY"]) == "JALAN PERRY")
     }
 
+    @Test func aLongStreetWordOrStateWithAnyOneLetterWrongIsPutRight() {
+        // Eight letters or more: no other word is one letter from them (shorter places are: `PINANG`, `PENANG`).
+        #expect(ReceiptExtractor.repairedAddress("47400 PETALING JAYA SETANGOR, KAWASAN PERINDUSTRIAM MAJU")
+            == "47400 PETALING JAYA SELANGOR, KAWASAN PERINDUSTRIAN MAJU")
+        #expect(ReceiptExtractor.repairedAddress("JALAN PINANG, TAMAN MELATI") == "JALAN PINANG, TAMAN MELATI")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
