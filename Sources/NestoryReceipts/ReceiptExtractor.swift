@@ -763,7 +763,7 @@ public struct ReceiptExtractor: Sendable {
     /// `NO 43-45-47G,`, `LOT 1851-A`, `NO.3, JALAN …`: the number an address starts with, not an id. (Also glued to
     /// its number by a recogniser that drops spaces: `NO43-45-47G,`.)
     static func startsWithHouseNumber(_ line: Line) -> Bool {
-        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)(?![A-Z])[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]"#, options: .regularExpression) != nil
+        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)((?![A-Z])[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]|[A-Z][/\-]?[A-Z]?[0-9])"#, options: .regularExpression) != nil
     }
 
     /// Countries: an address ends with its country.

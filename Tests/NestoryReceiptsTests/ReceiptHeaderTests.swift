@@ -250,6 +250,12 @@ import Testing
         #expect(ReceiptExtractor.repairedAddress("JALAN PINANG, TAMAN MELATI") == "JALAN PINANG, TAMAN MELATI")
     }
 
+    @Test func aLotNumberWithLettersGluedToLotIsAHouseNumber() {
+        // `LotF/L2A.4` starts the address, so the place's name above it, said again below, is left out as a branch name.
+        let text = "KEDAI MAJU SDN BHD\nCahaya Suria Theme Park\nLotF/L2A.4,Level 2A\nCahaya Suria Plaza, Cahaya Suria\nTEL 03-1234567"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LotF/L2A.4,Level 2A Cahaya Suria Plaza, Cahaya Suria")
+    }
+
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
         let text = """
             GERBANG MAJU RESTAURANTS SDN BHD
