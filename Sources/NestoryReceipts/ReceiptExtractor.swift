@@ -1021,7 +1021,7 @@ public struct ReceiptExtractor: Sendable {
             let again = otherWords.union(pieces).filter(close)
             if again.count == 1, let found = again.first { return found }
             let known = vocabulary.filter {
-                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || (word.count >= 8 && word.count == $0.count && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
+                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
             }
             return known.count == 1 ? known.first : nil
         }

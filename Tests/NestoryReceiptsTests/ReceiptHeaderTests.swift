@@ -243,13 +243,6 @@ import Testing
         #expect(ReceiptExtractor.saidAgainInHeader("JALAN PERRY", header: ["JALAN PERRY"]) == "JALAN PERRY")
     }
 
-    @Test func aLongStreetWordOrStateWithAnyOneLetterWrongIsPutRight() {
-        // Eight letters or more: no other word is one letter from them (shorter places are: `PINANG`, `PENANG`).
-        #expect(ReceiptExtractor.repairedAddress("47400 PETALING JAYA SETANGOR, KAWASAN PERINDUSTRIAM MAJU")
-            == "47400 PETALING JAYA SELANGOR, KAWASAN PERINDUSTRIAN MAJU")
-        #expect(ReceiptExtractor.repairedAddress("JALAN PINANG, TAMAN MELATI") == "JALAN PINANG, TAMAN MELATI")
-    }
-
     @Test func aLotNumberWithLettersGluedToLotIsAHouseNumber() {
         // `LotF/L2A.4` starts the address, so the place's name above it, said again below, is left out as a branch name.
         let text = "KEDAI MAJU SDN BHD\nCahaya Suria Theme Park\nLotF/L2A.4,Level 2A\nCahaya Suria Plaza, Cahaya Suria\nTEL 03-1234567"
