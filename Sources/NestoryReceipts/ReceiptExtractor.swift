@@ -230,12 +230,7 @@ public struct ReceiptExtractor: Sendable {
         var run = ""
         func flush() {
             if let word = lookalikeReading(run) ?? lookalikeReadingBeforeNumber(run).map({ $0.word + $0.number }) {
-                var previousLower = false
-                for (printed, read) in zip(run, word) {
-                    if printed.isLetter { result.append(printed); previousLower = printed.isLowercase } else {
-                        result.append(previousLower ? Character(read.lowercased()) : read)
-                    }
-                }
+                result += written(word, inTheCaseOf: run)
             } else {
                 result += run
             }
@@ -933,10 +928,7 @@ public struct ReceiptExtractor: Sendable {
         func known(_ word: Substring) -> Bool {
             let upper = word.uppercased()
             guard upper.count >= 4, upper.allSatisfy(\.isLetter) else { return false }
-            return said.contains(upper) || said.contains { other in
-                other.count == upper.count && zip(other, upper).filter { $0 != $1 }.count == 1
-                    && zip(upper, other).contains { $0 != $1 && lookalikeLetters.contains(String([$0, $1])) }
-            }
+            return said.contains(upper) || said.contains { oneLookalikeApart(upper, $0) }
         }
         var words = name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         if opens > closes, let open = words.lastIndex(where: { $0.contains("(") }) {
@@ -980,6 +972,25 @@ public struct ReceiptExtractor: Sendable {
                                                 "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR", "HM", "MH",
                                                 "OC", "CO", "EC", "CE"]
 
+    /// `a` and `b` (upper case) differ in one letter, and that pair is one a recogniser confuses (`ALAN`, `ALAM`).
+    static func oneLookalikeApart(_ a: String, _ b: String) -> Bool {
+        guard a.count == b.count else { return false }
+        let pairs = zip(a, b).filter { $0 != $1 }
+        return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
+    }
+
+    /// `read` (upper case) written in the case of `printed`, letter by letter; where `printed` has a digit or sign, in the
+    /// case of the letter before it (`Rawan9` read `RAWANG` is `Rawang`).
+    static func written(_ read: String, inTheCaseOf printed: String) -> String {
+        var result = ""
+        var previousLower = false
+        for (letter, reading) in zip(printed, read) {
+            if letter.isLetter { previousLower = letter.isLowercase }
+            result.append(previousLower ? Character(reading.lowercased()) : reading)
+        }
+        return result
+    }
+
     /// A name's words put right where one letter was misread: a word of four letters or more that the receipt prints,
     /// one letter different, on another line (`GOARDIAN` in the name, `GUARDIAN` in the footer or in `www.guardian.com.my`;
     /// a letter more or less only in words of seven letters or more: `GARDEIA`), or one letter from a business word or
@@ -989,14 +1000,9 @@ public struct ReceiptExtractor: Sendable {
                              onlyLookalikes: Bool = false, shortWords: Set<String> = []) -> String {
         let vocabulary = words.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
         let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
-        func lookalike(_ a: String, _ b: String) -> Bool {
-            guard a.count == b.count else { return false }
-            let pairs = zip(a, b).filter { $0 != $1 }
-            return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
-        }
         func replacement(_ word: String) -> String? {
             if word.count == 3, !shortWords.isEmpty, !shortWords.contains(word) {
-                let known = shortWords.filter { lookalike(word, $0) }
+                let known = shortWords.filter { oneLookalikeApart(word, $0) }
                 return known.count == 1 ? known.first : nil
             }
             guard word.count >= 4, !vocabulary.contains(word), !otherWords.contains(word) else { return nil }
@@ -1008,7 +1014,7 @@ public struct ReceiptExtractor: Sendable {
             func inside(_ other: String) -> Bool { word.count == other.count || (word.first == other.first && word.last == other.last) }
             func close(_ other: String) -> Bool {
                 guard oneEditApart(word, other), !plural(other), inside(other) else { return false }
-                return word.count == other.count ? word.count >= 5 || lookalike(word, other) : min(word.count, other.count) >= 7
+                return word.count == other.count ? word.count >= 5 || oneLookalikeApart(word, other) : min(word.count, other.count) >= 7
             }
             // (A long word that lost a letter, also inside a line the recogniser glued together: `GARDEIA` and
             // `TherecipientofGardenia'sproducts`. Not a letter changed: `BHPETROL` is not the `BHPETROM` of `BHPETROMART`.)
@@ -1021,7 +1027,7 @@ public struct ReceiptExtractor: Sendable {
             let again = otherWords.union(pieces).filter(close)
             if again.count == 1, let found = again.first { return found }
             let known = vocabulary.filter {
-                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
+                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || oneLookalikeApart(word, $0)) && !plural($0) && inside($0)
             }
             return known.count == 1 ? known.first : nil
         }
@@ -1220,8 +1226,7 @@ public struct ReceiptExtractor: Sendable {
                 return single
             })
             let others = Set(exact.keys).union(once).filter { other in
-                (once.contains(other) || other.count == upper.count && zip(other, upper).filter { $0 != $1 }.count == 1
-                    && zip(upper, other).contains { $0 != $1 && lookalikeLetters.contains(String([$0, $1])) }) && count(other) > own
+                (once.contains(other) || oneLookalikeApart(upper, other)) && count(other) > own
             }
             return others.count == 1 ? others.first : nil
         }
@@ -1229,11 +1234,7 @@ public struct ReceiptExtractor: Sendable {
         var run = ""
         func flush() {
             if let fixed = replacement(run) {
-                var previousLower = false
-                for (printed, read) in zip(run, fixed) {
-                    if printed.isLetter { previousLower = printed.isLowercase }
-                    result.append(previousLower ? Character(read.lowercased()) : read)
-                }
+                result += written(fixed, inTheCaseOf: run)
             } else {
                 result += run
             }
