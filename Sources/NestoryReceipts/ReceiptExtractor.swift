@@ -74,7 +74,9 @@ public struct ReceiptExtractor: Sendable {
             let box = line.box!
             if var row = rows.last, let last = row.last?.box {
                 let overlap = min(box.maxY, last.maxY) - max(box.y, last.y)
-                let noHorizontalOverlap = row.allSatisfy { $0.box!.maxX <= box.x || box.maxX <= $0.box!.x }
+                // (Side by side: boxes a detector drew a little wide may overlap by up to half a line height.)
+                let slack = min(box.height, last.height) / 2
+                let noHorizontalOverlap = row.allSatisfy { $0.box!.maxX - slack <= box.x || box.maxX - slack <= $0.box!.x }
                 if overlap * 2 > min(box.height, last.height), noHorizontalOverlap {
                     row.append(line)
                     rows[rows.count - 1] = row
@@ -194,7 +196,18 @@ public struct ReceiptExtractor: Sendable {
     /// after the line's own words, so the line is read for what it says. Only words with two letters or more, whose
     /// digits all turn into the letters of one lexicon word.
     static func lookalikeWords(_ words: [String]) -> [String] {
-        words.compactMap(lookalikeReading)
+        words.compactMap { lookalikeReading($0) ?? lookalikeReadingBeforeNumber($0)?.word }
+    }
+
+    /// A lexicon word behind look-alike digits with its number glued on after it, the space lost (`LEVE16` is `LEVEL` and
+    /// `6`; `LEVE116`, `LEVEL` and `16`): the word's reading and the number, the shortest number that leaves a reading.
+    static func lookalikeReadingBeforeNumber(_ word: String) -> (word: String, number: String)? {
+        let digits = word.reversed().prefix(while: \.isNumber).count
+        guard digits >= 1, digits < word.count else { return nil }
+        for length in 1...digits {
+            if let reading = lookalikeReading(String(word.dropLast(length))) { return (reading, String(word.suffix(length))) }
+        }
+        return nil
     }
 
     /// The lexicon word `word` says with its digits read as the letters they look like (upper case), or nil.
@@ -216,13 +229,8 @@ public struct ReceiptExtractor: Sendable {
         var result = ""
         var run = ""
         func flush() {
-            if let word = lookalikeReading(run) {
-                var previousLower = false
-                for (printed, read) in zip(run, word) {
-                    if printed.isLetter { result.append(printed); previousLower = printed.isLowercase } else {
-                        result.append(previousLower ? Character(read.lowercased()) : read)
-                    }
-                }
+            if let word = lookalikeReading(run) ?? lookalikeReadingBeforeNumber(run).map({ $0.word + $0.number }) {
+                result += written(word, inTheCaseOf: run)
             } else {
                 result += run
             }
@@ -732,6 +740,8 @@ public struct ReceiptExtractor: Sendable {
             || line.upper.range(of: #"\b(BR|ROC|REG|GST|SST)\.? ?NO\b"#, options: .regularExpression) != nil
             // Run together by a recogniser that drops spaces: `(GSTREG.NO000670224384)`.
             || line.upper.range(of: #"(GST|SST|REG|ROC|BRN)[A-Z.:# ]{0,8}[0-9]{6,}"#, options: .regularExpression) != nil
+            // The same label glued with its number on the next line, or none printed: `GSTID:`, `GSTREGNO`.
+            || line.upper.range(of: #"\b(GST|SST)\.?(ID|REG|NO)"#, options: .regularExpression) != nil
             // A company number after a misread label (`Conpany No:_JM0632980-V`): `NO` and a number with its check letter.
             || line.upper.range(of: #"\bNO\b[.:_ #]*[A-Z]{0,3}[0-9]{5,}-[A-Z]\)?$"#, options: .regularExpression) != nil
             // A phone's label glued to its number or misread (`TELN0:-012-6028832`, `Te1 No.03-6092-1968`).
@@ -748,7 +758,7 @@ public struct ReceiptExtractor: Sendable {
     /// `NO 43-45-47G,`, `LOT 1851-A`, `NO.3, JALAN …`: the number an address starts with, not an id. (Also glued to
     /// its number by a recogniser that drops spaces: `NO43-45-47G,`.)
     static func startsWithHouseNumber(_ line: Line) -> Bool {
-        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)(?![A-Z])[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]"#, options: .regularExpression) != nil
+        line.upper.range(of: #"^(NO|LOT|UNIT|BLOCK|BLK|LEVEL|SUITE)((?![A-Z])[.:#]? ?[A-Z]?[/\-]?[A-Z]?[0-9]|[A-Z][/\-]?[A-Z]?[0-9])"#, options: .regularExpression) != nil
     }
 
     /// Countries: an address ends with its country.
@@ -812,7 +822,10 @@ public struct ReceiptExtractor: Sendable {
         guard !candidates.isEmpty else { return nil }
         // The name comes before the address and the contact lines; what follows them is rarely the vendor.
         // (A bare number above the name, a receipt or terminal number, is not the contact block.)
-        let firstAddress = header.first(where: { $0.letters.count > 0 && (isAddressLine($0) || isIdentityLine($0)) })?.index ?? Int.max
+        // (A web address or phone printed above the name, in a greeting such as `THANK YOU FOR SHOPPING WITH shop.com`,
+        // is not the contact block either: an id line counts from the first line that could be the name.)
+        let firstCandidate = candidates[0].index
+        let firstAddress = header.first(where: { $0.letters.count > 0 && (isAddressLine($0) || ($0.index > firstCandidate && isIdentityLine($0))) })?.index ?? Int.max
         let maxProminence = candidates.map(\.prominence).max() ?? 1
         var best: (score: Double, line: Line)?
         for (rank, line) in candidates.enumerated() {
@@ -876,7 +889,7 @@ public struct ReceiptExtractor: Sendable {
                 || gluedWords([name[0]]).contains { Lexicon.businessWords.contains($0) && name[0].count - $0.count <= 3 })
         }
         while first > 0, joinable(first - 1), first > chosen.index - 2,
-              continues(lines[first].text) || dangling(lines[first - 1].text)
+              continues(lines[first].text) || dangling(lines[first - 1].text) || saysAgain(lines[first - 1], lines[first])
                 || (first == chosen.index && hasSuffix(chosen) && genericName(chosen) && !hasSuffix(lines[first - 1])) {
             first -= 1
         }
@@ -884,7 +897,7 @@ public struct ReceiptExtractor: Sendable {
         while probe + 1 < lines.count, probe < chosen.index + 2, joinable(probe + 1) {
             probe += 1
             let joinedSoFar = lines[first...last].map(\.text).joined(separator: " ")
-            if continues(lines[probe].text) || dangling(joinedSoFar)
+            if continues(lines[probe].text) || dangling(joinedSoFar) || saysAgain(lines[probe - 1], lines[probe])
                 || (!hasSuffix(chosen) && hasSuffix(lines[probe]) && lines[probe].words.count <= 3) {
                 last = probe
             } else { break }
@@ -894,7 +907,7 @@ public struct ReceiptExtractor: Sendable {
         // (Only from lines the recogniser is at least as sure of as of the name.)
         let nameConfidence = lines[first...last].compactMap(\.confidence).min() ?? 0
         let elsewhere = lines.filter { ($0.index < first || $0.index > last) && ($0.confidence ?? 1) >= nameConfidence }.map(\.upper)
-        let name = repairedName(cleanVendor(joined), elsewhere: elsewhere)
+        let name = repairedName(bracketsRead(cleanVendor(joined), elsewhere: elsewhere), elsewhere: elsewhere)
         guard name.filter(\.isLetter).count >= 2 else { return nil }
         var confidence = 0.45
         if hasSuffix(chosen) { confidence += 0.25 }
@@ -904,10 +917,79 @@ public struct ReceiptExtractor: Sendable {
         return (ReadField(value: name, confidence: min(confidence, 0.95), sourceText: joined), last)
     }
 
+    /// A bracket of a name read as a letter that looks like it (`ENTERPRISE ISETIA ALAM)`, `(SETIA ALAMI SDN BHD`): where a
+    /// bracket has no partner, an `I`, `l`, `|`, `1`, `J` (or `C` for an opening one) at the near end of a word on the open
+    /// side is the partner, when the word without it (four letters or more) is said elsewhere on the receipt, or one
+    /// look-alike letter from a word that is.
+    static func bracketsRead(_ name: String, elsewhere: [String]) -> String {
+        let opens = name.filter { $0 == "(" }.count, closes = name.filter { $0 == ")" }.count
+        guard opens != closes else { return name }
+        let said = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
+        func known(_ word: Substring) -> Bool {
+            let upper = word.uppercased()
+            guard upper.count >= 4, upper.allSatisfy(\.isLetter) else { return false }
+            return said.contains(upper) || said.contains { oneLookalikeApart(upper, $0) }
+        }
+        var words = name.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        if opens > closes, let open = words.lastIndex(where: { $0.contains("(") }) {
+            // The closing bracket after the opening one: `ALAMI` is `ALAM)`.
+            for index in open..<words.count {
+                let word = words[index].hasPrefix("(") ? String(words[index].dropFirst()) : words[index]
+                if let last = word.last, "Il|1J".contains(last), known(word.dropLast()) {
+                    words[index] = String(words[index].dropLast()) + ")"
+                    break
+                }
+            }
+        } else if closes > opens, let close = words.firstIndex(where: { $0.contains(")") }) {
+            // The opening bracket before the closing one: `ISETIA ALAM)` is `(SETIA ALAM)`.
+            for index in stride(from: close, through: 0, by: -1) {
+                let word = words[index].split(separator: ")", omittingEmptySubsequences: false)[0]
+                if let first = word.first, "Il|1JC".contains(first), known(word.dropFirst()) {
+                    words[index] = "(" + words[index].dropFirst()
+                    break
+                }
+            }
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// Two lines of a trading name that say one of its own words again (`RESTAURANT SERI` / `SERIHOUSE`): a word of four
+    /// letters or more that is no business word or legal form, printed in both (the second may run on into the next
+    /// word, glued by the recogniser). Not a legal name under the trading name (`LAVENDER` / `LAVENDER BAKERY S/B`):
+    /// the legal name alone is the vendor then.
+    static func saysAgain(_ a: Line, _ b: Line) -> Bool {
+        guard !hasSuffix(a), !hasSuffix(b) else { return false }
+        func own(_ line: Line) -> [String] {
+            respaced(line.text).uppercased().split(whereSeparator: { !$0.isLetter }).map(String.init)
+                .filter { $0.count >= 4 && !Lexicon.businessWords.contains($0) && !Lexicon.companySuffixes.contains($0) }
+        }
+        let (first, second) = (own(a), own(b))
+        return first.contains { word in second.contains { $0.hasPrefix(word) || word.hasPrefix($0) } }
+    }
+
     /// Letters a recogniser confuses with each other (`NART` for `MART`, `HOIDINGS`, `CONFECTIUNERY`, `SELANGCR`, `SCLANGOR`).
     static let lookalikeLetters: Set<String> = ["MN", "NM", "IL", "LI", "OU", "UO", "OD", "DO", "BH", "HB", "CG", "GC", "EF", "FE",
                                                 "PF", "FP", "VY", "YV", "OQ", "QO", "IT", "TI", "HN", "NH", "RN", "NR", "HM", "MH",
                                                 "OC", "CO", "EC", "CE"]
+
+    /// `a` and `b` (upper case) differ in one letter, and that pair is one a recogniser confuses (`ALAN`, `ALAM`).
+    static func oneLookalikeApart(_ a: String, _ b: String) -> Bool {
+        guard a.count == b.count else { return false }
+        let pairs = zip(a, b).filter { $0 != $1 }
+        return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
+    }
+
+    /// `read` (upper case) written in the case of `printed`, letter by letter; where `printed` has a digit or sign, in the
+    /// case of the letter before it (`Rawan9` read `RAWANG` is `Rawang`).
+    static func written(_ read: String, inTheCaseOf printed: String) -> String {
+        var result = ""
+        var previousLower = false
+        for (letter, reading) in zip(printed, read) {
+            if letter.isLetter { previousLower = letter.isLowercase }
+            result.append(previousLower ? Character(reading.lowercased()) : reading)
+        }
+        return result
+    }
 
     /// A name's words put right where one letter was misread: a word of four letters or more that the receipt prints,
     /// one letter different, on another line (`GOARDIAN` in the name, `GUARDIAN` in the footer or in `www.guardian.com.my`;
@@ -918,14 +1000,9 @@ public struct ReceiptExtractor: Sendable {
                              onlyLookalikes: Bool = false, shortWords: Set<String> = []) -> String {
         let vocabulary = words.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) }
         let otherWords = Set(elsewhere.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }.filter { $0.count >= 4 })
-        func lookalike(_ a: String, _ b: String) -> Bool {
-            guard a.count == b.count else { return false }
-            let pairs = zip(a, b).filter { $0 != $1 }
-            return pairs.count == 1 && lookalikeLetters.contains(String([pairs[0].0, pairs[0].1]))
-        }
         func replacement(_ word: String) -> String? {
             if word.count == 3, !shortWords.isEmpty, !shortWords.contains(word) {
-                let known = shortWords.filter { lookalike(word, $0) }
+                let known = shortWords.filter { oneLookalikeApart(word, $0) }
                 return known.count == 1 ? known.first : nil
             }
             guard word.count >= 4, !vocabulary.contains(word), !otherWords.contains(word) else { return nil }
@@ -937,7 +1014,7 @@ public struct ReceiptExtractor: Sendable {
             func inside(_ other: String) -> Bool { word.count == other.count || (word.first == other.first && word.last == other.last) }
             func close(_ other: String) -> Bool {
                 guard oneEditApart(word, other), !plural(other), inside(other) else { return false }
-                return word.count == other.count ? word.count >= 5 || lookalike(word, other) : min(word.count, other.count) >= 7
+                return word.count == other.count ? word.count >= 5 || oneLookalikeApart(word, other) : min(word.count, other.count) >= 7
             }
             // (A long word that lost a letter, also inside a line the recogniser glued together: `GARDEIA` and
             // `TherecipientofGardenia'sproducts`. Not a letter changed: `BHPETROL` is not the `BHPETROM` of `BHPETROMART`.)
@@ -950,7 +1027,7 @@ public struct ReceiptExtractor: Sendable {
             let again = otherWords.union(pieces).filter(close)
             if again.count == 1, let found = again.first { return found }
             let known = vocabulary.filter {
-                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || lookalike(word, $0)) && !plural($0) && inside($0)
+                ((!onlyLookalikes && word.count >= 6 && $0.count >= 6 && oneEditApart(word, $0)) || oneLookalikeApart(word, $0)) && !plural($0) && inside($0)
             }
             return known.count == 1 ? known.first : nil
         }
@@ -968,6 +1045,8 @@ public struct ReceiptExtractor: Sendable {
             token = ""
         }
         for character in name {
+            // A capital after a small letter starts a new word: the recogniser dropped the space (`JInPJU`, `JalarPelabur`).
+            if character.isUppercase, token.last?.isLowercase == true { flush() }
             if character.isLetter { token.append(character) } else { flush(); result.append(character) }
         }
         flush()
@@ -981,7 +1060,7 @@ public struct ReceiptExtractor: Sendable {
         // small closed vocabulary, so a near miss at the end of the name is put right.
         value = value.replacingOccurrences(of: "¥", with: "Y")
         value = lettersForZeros(value).replacingOccurrences(of: #"(?<=[A-Za-z]-)0(?![0-9])"#, with: "O", options: .regularExpression)
-        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0D]N|SDN)\.? ?(BHD|B[HN][DO0]|[8EH]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
+        value = value.replacingOccurrences(of: #"(?i)\b(S[AO0DU]N|SDN)\.? ?(BHD|B[HN][DO0]|[8EH]HD|BAD|iti|BH)\b\.?"#, with: "SDN BHD", options: .regularExpression)
         value = placeInBrackets(value)
         value = value.replacingOccurrences(of: #"(?i)(?<=\s)[S$5][/|][B8DR](?=\s|$|\()"#, with: "S/B", options: .regularExpression)
         // Stray marks before the name: `~ AEON`, `| SHOP`.
@@ -1081,11 +1160,15 @@ public struct ReceiptExtractor: Sendable {
                 // The same glued to the town (`5510OKUALA`, `4030oShah`): only zeros misread as O, the town's letters untouched.
                 for index in 3...4 where !chars[index].isNumber { chars[index] = "0" }
             }
-            // A look-alike letter with digits on both sides.
-            if chars.count >= 3 {
-                for index in 1..<(chars.count - 1) where chars[index - 1].isNumber && chars[index + 1].isNumber {
-                    if let digit = digitFor[chars[index]] { chars[index] = digit }
+            // One or two look-alike letters with digits on both sides (`28I1`, `1SS8`).
+            var index = 1
+            while index < chars.count - 1 {
+                var end = index
+                while end < chars.count, end - index < 3, digitFor[chars[end]] != nil { end += 1 }
+                if chars[index - 1].isNumber, end > index, end - index <= 2, end < chars.count, chars[end].isNumber {
+                    for letter in index..<end { chars[letter] = digitFor[chars[letter]]! }
                 }
+                index = max(end, index + 1)
             }
             return String(chars)
         }.joined(separator: " ")
@@ -1095,6 +1178,11 @@ public struct ReceiptExtractor: Sendable {
             guard let range = Range(match.range, in: value), value[range].contains(where: { !$0.isNumber }) else { continue }
             value.replaceSubrange(range, with: String(value[range].map { $0.isNumber ? $0 : "1" }))
         }
+        // `&` between two shop lots, each a number and a letter, is read as `8` or `S` (`NO.31G833G`, `31GS33G`); and a
+        // house number after `NO` that is one `I`, `l` or `|` is a 1 (`NO.I,`); `10T` before a number is `LOT`.
+        value = value.replacingOccurrences(of: #"(?<=\b[0-9]{1,4}[A-Z])[8S](?=[0-9]{1,4}[A-Z]\b)"#, with: "&", options: .regularExpression)
+            .replacingOccurrences(of: #"(?i)(?<=\bNO\.? ?)[Il|](?=[,\s]|$)"#, with: "1", options: .regularExpression)
+            .replacingOccurrences(of: #"\b[1Il|]0T(?= ?[0-9])"#, with: "LOT", options: .regularExpression)
         // `5`, `8` or `0` inside a word of letters, three of them on one side (`ANG5A`, `JALAN8ESAR`): the letter it looks
         // like. (Not in codes such as `SS5A` or `U13A`, nor `1`: `PJU1A` is a code.)
         value = value.replacingOccurrences(of: #"(?<=[A-Z]{3})5(?=[A-Z])|(?<=[A-Z])5(?=[A-Z]{3})"#, with: "S", options: .regularExpression)
@@ -1106,10 +1194,81 @@ public struct ReceiptExtractor: Sendable {
                             onlyLookalikes: true, shortWords: Lexicon.shortAddressWords)
     }
 
+    /// An address's words put right by what the receipt's header (the name and address lines) says elsewhere: a word with a
+    /// digit for a look-alike letter that is then a word printed elsewhere (`Rawan9` under `BANDAR BARU RAWANG`, `SET1A`
+    /// beside `SETIA ALAM`), and a word one look-alike letter from a word printed more often than it (`SHAH ALAN` with
+    /// `SETIA ALAM` and `ALAM` in the name). Words of four letters or more that are no street word or place; a word glued
+    /// to its neighbours (`ALAMSDNBHD`) counts as said when it starts or ends a longer word.
+    static func saidAgainInHeader(_ text: String, header: [String]) -> String {
+        let letterFor: [Character: [Character]] = ["0": ["O"], "1": ["I", "L"], "5": ["S"], "6": ["G"], "8": ["B"], "9": ["G"], "2": ["Z"]]
+        let pool = header.flatMap { $0.split(whereSeparator: { !$0.isLetter }).map(String.init) }
+        var exact: [String: Int] = [:]
+        for word in pool { exact[word, default: 0] += 1 }
+        func count(_ word: String) -> Int {
+            exact[word, default: 0] + pool.filter { $0.count >= word.count + 3 && ($0.hasPrefix(word) || $0.hasSuffix(word)) }.count
+        }
+        let known = Lexicon.addressWords.union(Lexicon.placeWords)
+        func replacement(_ run: String) -> String? {
+            let upper = run.uppercased()
+            guard upper.count >= 4, !known.contains(upper) else { return nil }
+            if upper.contains(where: \.isNumber) {
+                guard upper.filter(\.isLetter).count >= 3, upper.allSatisfy({ $0.isLetter || letterFor[$0] != nil }) else { return nil }
+                var readings = [""]
+                for character in upper { readings = readings.flatMap { r in (letterFor[character] ?? [character]).map { r + String($0) } } }
+                let said = readings.filter { exact[$0] != nil }
+                return said.count == 1 ? said[0] : nil
+            }
+            let own = count(upper)
+            // (Or a letter printed twice: `PERRMAS`.)
+            let once = Set(upper.indices.dropFirst().filter { upper[$0] == upper[upper.index(before: $0)] }.map { index in
+                var single = upper
+                single.remove(at: index)
+                return single
+            })
+            let others = Set(exact.keys).union(once).filter { other in
+                (once.contains(other) || oneLookalikeApart(upper, other)) && count(other) > own
+            }
+            return others.count == 1 ? others.first : nil
+        }
+        var result = ""
+        var run = ""
+        func flush() {
+            if let fixed = replacement(run) {
+                result += written(fixed, inTheCaseOf: run)
+            } else {
+                result += run
+            }
+            run = ""
+        }
+        for character in text {
+            if character.isUppercase, run.last?.isLowercase == true { flush() }
+            if character.isASCII && (character.isLetter || character.isNumber) { run.append(character) } else { flush(); result.append(character) }
+        }
+        flush()
+        return result
+    }
+
     /// A zero inside a word of letters is the letter O (`AEON C0.`, `S0ON`, `L0T`); zeros among digits stay.
     static func lettersForZeros(_ text: String) -> String {
         guard text.contains("0") else { return text }
         return text.replacingOccurrences(of: #"(?<=[A-Za-z])0(?![0-9])|(?<![0-9A-Za-z])0(?=[A-Za-z]{2})"#, with: "O", options: .regularExpression)
+    }
+
+    /// The lines right above the first address line that belong to it though no street word, postcode or house number was
+    /// read in them (`LOTR1,KWSREHAT&RAWAT,`, `LotNO:20,LevelUG1,Publika` / `Dutamas.`): an address is a list of parts
+    /// separated by commas, so a line that ends with a comma, or holds two, continues onto the next line. From the
+    /// highest such line among the passed-over lines that run, with no blank between, down to the address.
+    static func addressLinesAbove(_ first: Line, passed: [Line]) -> [Line] {
+        var run: [Line] = []
+        var below = first
+        for line in passed.reversed() {
+            guard line.index == below.index - 1, (below.gapAbove ?? 0) < 1.0 else { break }
+            run.insert(line, at: 0)
+            below = line
+        }
+        let trimmed = { (line: Line) in line.text.trimmingCharacters(in: .whitespaces) }
+        guard let start = run.firstIndex(where: { trimmed($0).hasSuffix(",") || trimmed($0).filter({ $0 == "," }).count >= 2 }) else { return [] }
+        return Array(run[start...])
     }
 
     /// The address: header lines after the vendor (from the top when no name was read: a logo), up to the first
@@ -1118,6 +1277,8 @@ public struct ReceiptExtractor: Sendable {
         var collected: [Line] = []
         var index = vendorLine + 1
         var skipped = 0
+        /// The lines passed over before the address, as not address lines.
+        var passed: [Line] = []
         while index < lines.count, collected.count < 6 {
             let line = lines[index]
             index += 1
@@ -1153,8 +1314,10 @@ public struct ReceiptExtractor: Sendable {
                 // At most three (`formerly known as` / `GOLDEN ARCHES RESTAURANTS SDN BHD` / `Licensee of McDonald's`).
                 skipped += 1
                 if skipped > 3 { break }
+                passed.append(line)
                 continue
             }
+            if collected.isEmpty { collected = addressLinesAbove(line, passed: passed) }
             collected.append(line)
         }
         guard !collected.isEmpty, collected.contains(where: isAddressLine) else { return nil }
@@ -1169,7 +1332,8 @@ public struct ReceiptExtractor: Sendable {
             let again = own.intersection(collected.dropFirst().flatMap(\.words))
             if again.count >= 2, again.count * 2 >= own.count { collected.removeFirst() }
         }
-        let text = repairedAddress(lookalikesRead(lettersForZeros(collected.map(\.text).joined(separator: " "))))
+        let text = saidAgainInHeader(repairedAddress(lookalikesRead(lettersForZeros(collected.map(\.text).joined(separator: " ")))),
+                                     header: lines.prefix(collected[collected.count - 1].index + 1).map(\.upper))
         return ReadField(value: text, confidence: collected.count >= 2 ? 0.7 : 0.5, sourceText: collected.map(\.text).joined(separator: "\n"))
     }
 }

@@ -16,6 +16,27 @@ import Testing
         #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "BINTANG MAKMUR SDN BHD")
     }
 
+    @Test func aWebAddressInAGreetingAboveTheNameIsNotTheContactBlock() {
+        // The operating company's legal name, printed below the address, is not the store's name.
+        let text = """
+            TQ FOR SHOPPING WITH kedaimaju.com
+            SERI MAJU REST AREA
+            LOT 5, JALAN MAWAR,
+            84600 PAGOH, JOHOR
+            MAJU RETAIL SDN BHD (306295-X)
+            TAX REG ID 000709361664
+            """
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SERI MAJU REST AREA")
+    }
+
+    @Test func aTradingNameThatSaysItsWordAgainOnTheNextLineRunsOverBoth() {
+        let text = "RESTORAN SERI\nSERIHOUSE\n002693074-K\n13,JLN TASIK 8\n57000 KL"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "RESTORAN SERI SERIHOUSE")
+        // A legal name under the trading name is the vendor alone.
+        let legal = "MAWAR\nMAWAR CONFECTIONERY & BAKERY S/B\nCOMPANY NO: 499702-V\nLOT 5, JALAN DESA 2\n81100 JOHOR BAHRU"
+        #expect(extractor.extract(text: legal, hints: malaysia).vendor?.value == "MAWAR CONFECTIONERY & BAKERY S/B")
+    }
+
     @Test func theRegistrationNumberMarksTheLegalNameWhenTheLegalFormIsMisread() {
         let text = "GOLDEN LEAF\nSRI MAJU JAYA 5/8 (519537-X)\nLOT 2, JALAN MERANTI\n41150 KLANG"
         #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "SRI MAJU JAYA S/B")
@@ -50,6 +71,19 @@ import Testing
         #expect(ReceiptExtractor.repairedName("CAFE HOME", elsewhere: []) == "CAFE HOME")
     }
 
+    @Test func aBracketReadAsALetterIsPutBackWhereItsPartnerIsMissing() {
+        let address = ["NO 5, JALAN SERI INDAH, SERI ALAM"]
+        #expect(ReceiptExtractor.bracketsRead("MAJU ENTERPRISE ISERI ALAM) SDN BHD", elsewhere: address) == "MAJU ENTERPRISE (SERI ALAM) SDN BHD")
+        #expect(ReceiptExtractor.bracketsRead("MAJU ENTERPRISE (SERI ALAMI SDN BHD", elsewhere: address) == "MAJU ENTERPRISE (SERI ALAM) SDN BHD")
+        // The word may itself be one look-alike letter off (the name's repair puts it right after).
+        #expect(ReceiptExtractor.bracketsRead("MAJU ENTERPRISE (SERI ALAHI SDN BHD", elsewhere: address) == "MAJU ENTERPRISE (SERI ALAH) SDN BHD")
+        let text = "MAJU ENTERPRISE (SERI\nALAHISDNBHD\n822737-X\nNO 5, JALAN SERI INDAH, SERI ALAM\nTEL:012-6651783"
+        #expect(extractor.extract(text: text, hints: malaysia).vendor?.value == "MAJU ENTERPRISE (SERI ALAM) SDN BHD")
+        // Left alone: brackets that pair, and a word not said elsewhere.
+        #expect(ReceiptExtractor.bracketsRead("MAJU (SERI ALAMI) SDN BHD", elsewhere: address) == "MAJU (SERI ALAMI) SDN BHD")
+        #expect(ReceiptExtractor.bracketsRead("MAJU ISTANA) SDN BHD", elsewhere: address) == "MAJU ISTANA) SDN BHD")
+    }
+
     @Test func aNameIsNotRepairedFromALineTheRecogniserIsLessSureOf() {
         let lines = [
             RecognizedLine(text: "GOARDIAN PHARMACY", box: TextBox(x: 10, y: 10, width: 300, height: 30), confidence: 0.95),
@@ -58,6 +92,18 @@ import Testing
         ]
         let reading = extractor.extract(RecognizedText(lines: lines), hints: malaysia)
         #expect(reading.vendor?.value == "GOARDIAN PHARMACY")
+    }
+
+    @Test func wordsOfOneRowWhoseBoxesOverlapALittleAreOneLine() {
+        // A detector drew the first word's box a little wide, over the start of the second.
+        func word(_ text: String, x: Int, width: Int, y: Int) -> RecognizedLine {
+            RecognizedLine(text: text, box: TextBox(x: x, y: y, width: width, height: 38), confidence: 0.99)
+        }
+        let rows = ReceiptExtractor.rows([word("SERI", x: 190, width: 309, y: 285), word("MAWAR", x: 483, width: 230, y: 284)])
+        #expect(rows.map(\.text) == ["SERI MAWAR"])
+        // Boxes over each other by more than half a line's height are not side by side.
+        let apart = ReceiptExtractor.rows([word("SERI", x: 190, width: 309, y: 285), word("MAWAR", x: 440, width: 230, y: 284)])
+        #expect(apart.count == 2)
     }
 
     // MARK: Address
@@ -127,6 +173,25 @@ import Testing
         #expect(ReceiptExtractor.lookalikesRead("LOT 1851-A, KPB6, U13/X, SS21, NO1, B10, TEL1, G1.116A") == "LOT 1851-A, KPB6, U13/X, SS21, NO1, B10, TEL1, G1.116A")
     }
 
+    @Test func aStreetWordWithALookAlikeDigitAndItsNumberGluedOnIsReadAsTheWordAndTheNumber() {
+        // `Leve16` is `Level 6` with the space lost: the line is the address's first, and it reads `Level6`.
+        let text = "KEDAI MAJU SDN BHD\n(123456-X)\nLeve16,Bangunan Cempaka\nNo.3,Jalan SS2/39,47400 Petaling Jaya\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "Level6,Bangunan Cempaka No.3,Jalan SS2/39,47400 Petaling Jaya")
+        #expect(ReceiptExtractor.lookalikesRead("Leve116, L0T3, KPB6, SS21, B10") == "Level16, LOT3, KPB6, SS21, B10")
+    }
+
+    @Test func linesRightAboveTheAddressThatEndWithACommaOrHoldTwoArePartOfIt() {
+        // No street word, postcode or house number was read in them (glued, or a lot's letter after LOT), but the commas
+        // say they run on into the address below.
+        let rest = "RIMBA REST STOP\nLOTR7,KWSREHAT SEROJA,\nSIMPANG TIGA,\n84600 MUAR, JOHOR\nTEL 06-9781234"
+        #expect(extractor.extract(text: rest, hints: malaysia).address?.value == "LOTR7,KWSREHAT SEROJA, SIMPANG TIGA, 84600 MUAR, JOHOR")
+        let mall = "KEDAI MAJU SDN BHD\n(123456-X)\nUnitNO:5,LevelG2,Cahaya Suria\nDamai.\nNo 1,Jalan Damai,50480 KL\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: mall, hints: malaysia).address?.value == "UnitNO:5,LevelG2,Cahaya Suria Damai. No 1,Jalan Damai,50480 KL")
+        // A branch's name above the address, with no comma, stays out.
+        let branch = "KEDAI MAJU SDN BHD\nCahaya Suria Outlet\nNo 1,Jalan Damai,50480 KL\nTEL 03-3279 1851"
+        #expect(extractor.extract(text: branch, hints: malaysia).address?.value == "No 1,Jalan Damai,50480 KL")
+    }
+
     @Test func aPostcodeGluedToItsTownHasItsZerosBack() {
         #expect(ReceiptExtractor.repairedAddress("OFF JALAN PUDU, 5510OKUALA LUMPUR") == "OFF JALAN PUDU, 55100KUALA LUMPUR")
         #expect(ReceiptExtractor.repairedAddress("23/1, 4030oShahAlam, 400OOSHAH ALAM") == "23/1, 40300ShahAlam, 40000SHAH ALAM")
@@ -138,6 +203,50 @@ import Testing
         #expect(ReceiptExtractor.repairedAddress("LUT 1504, IMN SUBANG JASA, JIn PJU 1A/3") == "LOT 1504, TMN SUBANG JASA, Jln PJU 1A/3")
         // Other three-letter words are not guessed at (`FIR` is one look-alike from `FLR`).
         #expect(ReceiptExtractor.repairedAddress("12 FIR ST, OAK LN, JIM LOT") == "12 FIR ST, OAK LN, JIM LOT")
+    }
+
+    @Test func wordsGluedTogetherAreRepairedOneByOneWhereTheCaseChanges() {
+        // A capital after a small letter is where the recogniser dropped a space: `BIk` + `G`, `JIn` + `PJU`, `Jalar` + `Mawar`.
+        #expect(ReceiptExtractor.repairedAddress("No:G3,BIkG,JInPJU1A3,JalarMawar") == "No:G3,BlkG,JlnPJU1A3,JalanMawar")
+    }
+
+    @Test func anAddressWordIsPutRightByWhatTheHeaderSaysMoreOften() {
+        // A digit for a letter, the word printed elsewhere in the header.
+        let text = "KEDAI MAJU SDN BHD\nNO 15 JALAN BANDAR KENANGA 10\nBANDAR BARU KENAN6A\nTEL:03-60952052"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO 15 JALAN BANDAR KENANGA 10 BANDAR BARU KENANGA")
+        // One look-alike letter off a word said more often (here also in the name, glued to its legal form).
+        let header = ["KEDAI MAJU (SETIA ALAMSDNBHD", "NO 5, JALAN SET1A INDAH, SETIA ALAM,", "40170 SHAH ALAN"]
+        #expect(ReceiptExtractor.saidAgainInHeader("NO 5, JALAN SET1A INDAH, SETIA ALAM, 40170 Shah Alan", header: header)
+            == "NO 5, JALAN SETIA INDAH, SETIA ALAM, 40170 Shah Alam")
+        // Left alone when the other word is said no more often, and codes whose digits read as no word said.
+        #expect(ReceiptExtractor.saidAgainInHeader("SETIA ALAM, SHAH ALAN, SS21, PJU1A", header: ["SETIA ALAM, SHAH ALAN, SS21, PJU1A"])
+            == "SETIA ALAM, SHAH ALAN, SS21, PJU1A")
+    }
+
+    @Test func twoLookAlikeLettersBetweenDigitsAreDigits() {
+        #expect(ReceiptExtractor.repairedAddress("41150 KLANG 1SS8-TMN MAWAR, LOT 28I1") == "41150 KLANG 1558-TMN MAWAR, LOT 2811")
+        // Not three, nor letters beside a code's letters.
+        #expect(ReceiptExtractor.repairedAddress("12SSS3, SS21, U13/X") == "12SSS3, SS21, U13/X")
+    }
+
+    @Test func signsAndLettersAroundHouseNumbersReadAsTheyLookAlike() {
+        // `&` between two shop lots read as 8 or S; a lone I after NO; `10T` before a number.
+        #expect(ReceiptExtractor.repairedAddress("NO.31G833G, NO.12AS14A, NO.I,TAMAN MAWAR, 10T 1851-A")
+            == "NO.31G&33G, NO.12A&14A, NO.1,TAMAN MAWAR, LOT 1851-A")
+        // Left alone: a lot with one letter, a word after NO, a number ending in T.
+        #expect(ReceiptExtractor.repairedAddress("NO.31G, NO ISLAND, 10T BLOCK") == "NO.31G, NO ISLAND, 10T BLOCK")
+    }
+
+    @Test func aLetterPrintedTwiceIsPutRightByTheWordTheHeaderSays() {
+        let header = ["NO3,JALANPERMAS 10/8,", "BANDAR BARUPERRMASJAYA"]
+        #expect(ReceiptExtractor.saidAgainInHeader("Bandar BaruPerrmasJaya", header: header) == "Bandar BaruPermasJaya")
+        #expect(ReceiptExtractor.saidAgainInHeader("JALAN PERRY", header: ["JALAN PERRY"]) == "JALAN PERRY")
+    }
+
+    @Test func aLotNumberWithLettersGluedToLotIsAHouseNumber() {
+        // `LotF/L2A.4` starts the address, so the place's name above it, said again below, is left out as a branch name.
+        let text = "KEDAI MAJU SDN BHD\nCahaya Suria Theme Park\nLotF/L2A.4,Level 2A\nCahaya Suria Plaza, Cahaya Suria\nTEL 03-1234567"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "LotF/L2A.4,Level 2A Cahaya Suria Plaza, Cahaya Suria")
     }
 
     @Test func theAddressMayFollowAPhoneAnIdAndThreeOtherLines() {
@@ -158,6 +267,12 @@ import Testing
         // Four lines that are no address: the header has none.
         let none = "KEDAI MAJU SDN BHD\nONE\nTWO\nTHREE\nFOUR\nNO 8, JALAN MERBAU 3\nTEL 03-9201 6281"
         #expect(extractor.extract(text: none, hints: malaysia).address == nil)
+    }
+
+    @Test func aTaxIdLabelGluedTogetherEndsTheAddressEvenWithoutItsNumber() {
+        // The recogniser dropped the spaces (`GSTID:`) and the number went to a line of its own.
+        let text = "RESTORAN MAWAR\nNO.3&5,JALANMAWAR11,\n81750MASAI,\nJOHOR\nGSTID:\n000123456789\nTAXINVOICE"
+        #expect(extractor.extract(text: text, hints: malaysia).address?.value == "NO.3&5,JALANMAWAR11, 81750MASAI, JOHOR")
     }
 
     @Test func aBranchNumberAndNameBelowTheAddressArePartOfIt() {
@@ -237,6 +352,7 @@ import Testing
 
     @Test func aLegalFormWithItsLastLetterMisreadIsPutRight() {
         #expect(ReceiptExtractor.cleanVendor("SOON FATT S/R") == "SOON FATT S/B")
+        #expect(ReceiptExtractor.cleanVendor("KEDAI MAJU SUNBHD") == "KEDAI MAJU SDN BHD")
     }
 
     @Test func anOReadAsCOrAnEReadAsCInAStateIsPutRight() {
