@@ -33,8 +33,6 @@ if [ ! -d "$DATA" ]; then
 fi
 
 swift build -c release --product nestory-receipts-bench >&2
-# Each tesseract engine runs on one worker thread; OpenMP threads inside it only contend with the others.
-export OMP_THREAD_LIMIT=1
 # The server's engine: RapidOCR when scripts/install-ocr.sh put it in .venv-ocr (--engine tesseract for the other).
 ENGINE=()
 case " $* " in

@@ -31,8 +31,6 @@ enum OCREngine {
     /// first receipt, so an idle server holds no OCR model in memory.
     static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int, timeout: TimeInterval = 120,
                            report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
-        // OpenMP inside tesseract only contends with the other workers and the web app.
-        setenv("OMP_THREAD_LIMIT", "1", 0)
         let tesseract = LazyTextRecognizer {
             TesseractRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, timeout: timeout))
         }

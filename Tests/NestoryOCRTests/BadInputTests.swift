@@ -85,6 +85,13 @@ let sharedRecognizer = TesseractRecognizer(configuration: .init(workers: 2))
         #expect(text.imageWidth == 1400 && text.imageHeight == 2200)
     }
 
+    /// Tesseract's OpenMP threads only contend with the other workers: an engine limits them to one (unless the
+    /// operator set a limit), before tesseract is loaded, whoever makes the engine (the server or the bench).
+    @Test func anEngineLimitsOpenMPToOneThread() {
+        _ = sharedRecognizer
+        #expect(ProcessInfo.processInfo.environment["OMP_THREAD_LIMIT"] != nil)
+    }
+
     @Test func readsSeveralReceiptsAtOnceThroughThePool() async throws {
         let image = try RenderedReceipts.png("CORNER SHOP LTD\nTOTAL 7.25", name: "pool")
         let totals = try await withThrowingTaskGroup(of: String?.self) { group in
