@@ -174,8 +174,9 @@ extension AppDatabase {
     }
 
     /// How many items the first walk tests at most, while the matches it finds promise a page within them: about 5 µs
-    /// an item walked, against about 0.1 µs a match gathered from the index and placed by the keys (a word in 2% of a
-    /// million items: 2,550 items walked for a page, 13 ms; its 20,000 matches gathered, 2 ms).
+    /// an item walked, against about 0.1 µs a match gathered from the index and placed by the keys (measured at a
+    /// million items; so for a word in 2% of them, about 2,550 items walked for a page, 13 ms, against its 20,000
+    /// matches gathered, 2 ms).
     static let promisingWalkBudget = 1_000
 
     private static func items(_ db: Database, _ householdID: HouseholdID, _ query: ItemQuery, plan: ItemListSQL.Plan,
