@@ -31,6 +31,8 @@ enum OCREngine {
     /// first receipt, so an idle server holds no OCR model in memory.
     static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int, timeout: TimeInterval = 120,
                            report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
+        // Before the RapidOCR worker starts (it is started first, and inherits it), as tesseract's engine does itself.
+        TesseractRecognizer.limitOpenMPThreads()
         let tesseract = LazyTextRecognizer {
             TesseractRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, timeout: timeout))
         }

@@ -95,7 +95,7 @@ public final class TesseractRecognizer: TextRecognizer, @unchecked Sendable {
     /// Starts the workers; each loads its engine at once, so the first receipts do not pay for it.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        Self.oneThreadEach  // before anything loads tesseract: OpenMP reads it as it loads
+        Self.limitOpenMPThreads()  // before anything loads tesseract: OpenMP reads it as it loads
         Self.silenceLeptonica
         queue = JobQueue(limit: configuration.workers + configuration.maxQueued)
         for index in 0..<configuration.workers {
@@ -136,10 +136,11 @@ public final class TesseractRecognizer: TextRecognizer, @unchecked Sendable {
 
     /// OpenMP inside tesseract only contends with the other workers and the web app (a second reading of a receipt's
     /// doubtful lines took p50 0.60 s with OpenMP's threads, 0.14 s without, on 40 receipts at load 1). A limit the
-    /// operator set stays.
-    private static let oneThreadEach: Void = {
+    /// operator set stays. Every engine sets it; whoever also starts other OCR processes (the RapidOCR worker
+    /// inherits the environment) calls it before starting them.
+    public static func limitOpenMPThreads() {
         setenv("OMP_THREAD_LIMIT", "1", 0)
-    }()
+    }
 
     private static let silenceLeptonica: Void = {
         // Leptonica reports unreadable images on stderr; the caller gets a Swift error instead.

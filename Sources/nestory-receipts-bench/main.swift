@@ -174,6 +174,8 @@ func loadSamples(_ folder: String, limit: Int, part: String) throws -> [Sample] 
 }
 
 let options = Options(CommandLine.arguments)
+// As the server does (OCREngine.recognizer): the RapidOCR worker starts before tesseract's engine and inherits it.
+TesseractRecognizer.limitOpenMPThreads()
 guard !options.folder.isEmpty else {
     FileHandle.standardError.write(Data("usage: nestory-receipts-bench DIR [--workers N] [--psm N] [--upscale W] [--otsu] [--deskew] [--cache DIR] [--limit N] [--text-only]\n".utf8))
     exit(2)
