@@ -120,6 +120,7 @@ public enum SecondReading {
         let taken = words.indices.map { index in
             let word = words[index]
             guard word.first.uppercased() != word.second else { return true }
+            if smallLForCapitalI(word.first, String(second[word.range])) { return true }
             guard word.second.allSatisfy(\.isLetter), known(word.second, elsewhere: elsewhere) else { return false }
             // A letter of the first reading that the second read as a sign between two words is dropped only when
             // the word before is a known word too (`ENTERPRISETSETIA` → `ENTERPRISE (SETIA`); else it may be that
@@ -135,6 +136,18 @@ public enum SecondReading {
             position = word.range.upperBound + 1
         }
         return result
+    }
+
+    /// The second reading differs from the first only where the first read a capital `I` after a small letter and the
+    /// second a small `l` (`WorId`, `World`): the two are one shape in many typefaces, and a capital inside a word of
+    /// small letters is rarely printed, so the second engine's reading is the likelier one with no other evidence.
+    /// (A glued word's capital `I` starts a word, after which the second engine reads a space or a capital: `TheIsland`.)
+    static func smallLForCapitalI(_ first: String, _ second: String) -> Bool {
+        let a = Array(first), b = Array(second)
+        guard a.count == b.count, a != b else { return false }
+        return a.indices.allSatisfy { index in
+            a[index] == b[index] || (a[index] == "I" && b[index] == "l" && index > 0 && a[index - 1].isLowercase && b[index - 1].isLowercase)
+        }
     }
 
     /// The words of the second reading over `kept` (upper case, with their places in `second`), each with the first

@@ -48,6 +48,17 @@ import Testing
         #expect(SecondReading.chosen("CONFECTIONERY&BAKERYS/B", "CONFECTIONERY & BAKERY $/B", elsewhere: []) == "CONFECTIONERY&BAKERYS/B")
     }
 
+    @Test func aSmallLWhereTheFirstReadACapitalIAfterASmallLetter() {
+        // Only the case rule changes WorId (World is no known word); the words the second misread stay as first read.
+        #expect(SecondReading.chosen("TasteOfTheWorIdSdnBhd", "laste Ot The World Sdn Bhd", elsewhere: []) == "Taste Of The World Sdn Bhd")
+        #expect(SecondReading.chosen("Kopitiam MalI", "Kopitiam Mall", elsewhere: []) == "Kopitiam Mall")
+        // A capital I that starts a glued word stays: the second reads it as a capital, or after a space.
+        #expect(SecondReading.chosen("TheIsland Cafe", "The Island Cafe", elsewhere: []) == "TheIsland Cafe")
+        #expect(SecondReading.chosen("TheIsland", "ThelsIand", elsewhere: []) == "TheIsland")
+        // Other letters changed besides: no evidence for those, so the first reading stays.
+        #expect(SecondReading.chosen("WorIdz", "Worlds", elsewhere: []) == "WorIdz")
+    }
+
     static func line(_ text: String, _ y: Int) -> RecognizedLine {
         RecognizedLine(text: text, box: TextBox(x: 10, y: y, width: 300, height: 20), confidence: 0.95)
     }
