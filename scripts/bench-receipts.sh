@@ -3,7 +3,7 @@
 # and from the dataset's perfect text (extraction alone), with seconds per receipt and peak memory.
 #   scripts/bench-receipts.sh [DATA_DIR] [extra options for nestory-receipts-bench]
 # DATA_DIR defaults to ../shared/datasets/receipts-sroie-dev (a folder of NAME.jpg, NAME.json, NAME.ocr.txt).
-# Options: --workers N, --psm 3|4|6|11, --upscale WIDTH (0: never), --otsu, --deskew, --luminance (grey by
+# Options: --workers N, --threads N (RapidOCR threads per worker; default the cores shared among the workers), --psm 3|4|6|11, --upscale WIDTH (0: never), --otsu, --deskew, --luminance (grey by
 #          luminance rather than the darkest channel), --threshold 0|1|2 (tesseract's own binarisation),
 #          --normalize (flatten the background), --sharpen (unsharp mask after enlarging),
 #          --engine tesseract|rapidocr --python VENV/bin/python (default: RapidOCR from .venv-ocr when

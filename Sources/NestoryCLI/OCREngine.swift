@@ -29,8 +29,8 @@ enum OCREngine {
 
     /// A recogniser with `workers` engines and room for `maxQueued` more receipts; each engine starts on the
     /// first receipt, so an idle server holds no OCR model in memory.
-    static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int, timeout: TimeInterval = 120,
-                           report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
+    static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int, threads: Int? = nil,
+                           timeout: TimeInterval = 120, report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
         // Before the RapidOCR worker starts (it is started first, and inherits it), as tesseract's engine does itself.
         TesseractRecognizer.limitOpenMPThreads()
         let tesseract = LazyTextRecognizer {
@@ -38,7 +38,8 @@ enum OCREngine {
         }
         guard usesRapidOCR(engine: engine, python: python) else { return tesseract }
         let rapid = LazyTextRecognizer {
-            RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python, timeout: timeout, log: report))
+            RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python, threadsPerWorker: threads,
+                                                    timeout: timeout, log: report))
         }
         // tesseract reads again the header lines RapidOCR read doubtfully (the store's name and address; BENCHMARKS.md,
         // Receipts, 2026-11-27), on the same lazily started workers as the fallback.

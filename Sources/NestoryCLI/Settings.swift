@@ -31,6 +31,8 @@ struct Settings: Sendable, Equatable {
     var ocrEngine = "auto"
     var ocrPython = ".venv-ocr/bin/python"
     var ocrWorkers = 1
+    /// ONNX Runtime threads per RapidOCR worker; 0: the machine's cores shared among the workers.
+    var ocrThreads = 0
     var ocrQueue = 16
     var ocrTimeoutSeconds = 120
 
@@ -120,7 +122,8 @@ struct Settings: Sendable, Equatable {
         ("limits.maxPhotoBytes", "Largest photo or receipt upload"), ("limits.maxArchiveBytes", "Largest backup to restore"),
         ("limits.maxCSVBytes", "Largest CSV to import"), ("limits.maxScanBytes", "Largest picture to search for a barcode"),
         ("ocr.engine", "auto, rapidocr or tesseract"), ("ocr.python", "The Python that has RapidOCR"),
-        ("ocr.workers", "Receipts read at once"), ("ocr.queue", "Receipts waiting at most"),
+        ("ocr.workers", "Receipts read at once"), ("ocr.threads", "Threads each RapidOCR worker reads with (0: the cores shared among the workers)"),
+        ("ocr.queue", "Receipts waiting at most"),
         ("ocr.timeoutSeconds", "Longest one receipt may take before its worker is restarted"),
         ("jobs.reports", "Reports made at once"), ("jobs.receipts", "Receipt readings run at once"),
         ("jobs.drainSeconds", "On SIGTERM, how long running jobs may finish"),
@@ -256,6 +259,7 @@ struct Settings: Sendable, Equatable {
         try choice("ocr.engine", &settings.ocrEngine, ["auto", "rapidocr", "tesseract"])
         if let python = text("ocr.python"), !python.isEmpty { settings.ocrPython = python }
         try int("ocr.workers", &settings.ocrWorkers, range: 1...64)
+        try int("ocr.threads", &settings.ocrThreads, range: 0...64)
         try int("ocr.queue", &settings.ocrQueue, range: 0...10_000)
         try int("ocr.timeoutSeconds", &settings.ocrTimeoutSeconds, range: 5...3600)
         try int("jobs.reports", &settings.reportJobs, range: 1...64)
@@ -364,7 +368,7 @@ struct Settings: Sendable, Equatable {
             "logLevel": .string(logLevel.rawValue), "limits.maxPhotoBytes": .stringConvertible(maxPhotoBytes),
             "limits.maxArchiveBytes": .stringConvertible(maxArchiveBytes), "limits.maxCSVBytes": .stringConvertible(maxCSVBytes),
             "limits.maxScanBytes": .stringConvertible(maxScanBytes), "ocr.engine": .string(ocrEngine), "ocr.python": .string(ocrPython),
-            "ocr.workers": .stringConvertible(ocrWorkers), "ocr.queue": .stringConvertible(ocrQueue),
+            "ocr.workers": .stringConvertible(ocrWorkers), "ocr.threads": .stringConvertible(ocrThreads), "ocr.queue": .stringConvertible(ocrQueue),
             "ocr.timeoutSeconds": .stringConvertible(ocrTimeoutSeconds), "jobs.reports": .stringConvertible(reportJobs),
             "jobs.receipts": .stringConvertible(receiptJobs), "jobs.drainSeconds": .stringConvertible(drainSeconds),
             "jobs.leaseSeconds": .stringConvertible(jobLeaseSeconds),

@@ -16,7 +16,9 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public var maxQueued: Int
         /// The Python interpreter that has `rapidocr_onnxruntime` installed (a virtualenv's `bin/python`).
         public var python: String
-        /// Threads ONNX Runtime may use inside each worker process.
+        /// Threads ONNX Runtime may use inside each worker process (by default the machine's cores shared among the
+        /// workers: `sharedThreads`). Two threads read a receipt in about 0.55× the time of one, with the same text
+        /// (BENCHMARKS.md, Receipts, 2026-11-27 06:39–), so one worker on a two-core machine uses both.
         public var threadsPerWorker: Int
         /// Text detection runs over the receipt in horizontal strips of at most this many pixels (at detection's
         /// scale), each read with `detectionOverlap` rows more above and below whose predictions are dropped, so a
@@ -48,6 +50,11 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
             "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4", "/usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4",
             "/usr/lib64/libtcmalloc_minimal.so.4", "/usr/lib/libtcmalloc_minimal.so.4",
         ]
+        /// The machine's cores shared among `workers` workers (at least one thread each).
+        public static func sharedThreads(workers: Int, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+            max(1, cores / max(1, workers))
+        }
+
         public static var defaultAllocator: String? {
             allocatorCandidates.first { FileManager.default.fileExists(atPath: $0) }
         }
@@ -59,7 +66,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         }
 
         public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, maxQueued: Int = 64,
-                    python: String = "python3", threadsPerWorker: Int = 1,
+                    python: String = "python3", threadsPerWorker: Int? = nil,
                     maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000, timeout: TimeInterval = 120,
                     detectionStripPixels: Int = 600_000, detectionOverlap: Int = 128,
                     allocator: String? = Configuration.defaultAllocator,
@@ -72,7 +79,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
             self.workers = max(1, workers)
             self.maxQueued = max(0, maxQueued)
             self.python = python
-            self.threadsPerWorker = max(1, threadsPerWorker)
+            self.threadsPerWorker = max(1, threadsPerWorker ?? Configuration.sharedThreads(workers: workers))
             self.maxPixels = maxPixels
             self.maxBytes = maxBytes
         }

@@ -1,7 +1,7 @@
 // Receipt field accuracy on a folder of labelled receipts (the SROIE layout: NAME.jpg, NAME.json with
 // `vendor`, `address`, `date_iso`, `total_amount`, and NAME.ocr.txt with the printed lines).
 //
-//   nestory-receipts-bench DIR [--workers N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
+//   nestory-receipts-bench DIR [--workers N] [--threads N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
 //                              [--normalize] [--sharpen] [--cache DIR] [--limit N] [--text-only] [--misses FILE]
 //                              [--date-order dmy|mdy] [--readings FILE] [--part working|held-out|all] [--reread|--no-reread]
 //
@@ -22,6 +22,8 @@ import NestoryReceipts
 struct Options {
     var folder = ""
     var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// RapidOCR's threads per worker (nil: the server's default, the cores shared among the workers).
+    var threads: Int?
     var psm = PageSegmentation.singleColumn
     var preparation = ImagePreparation.standard
     var cache: String?
@@ -46,6 +48,7 @@ struct Options {
         while let argument = iterator.next() {
             switch argument {
             case "--workers": workers = Int(iterator.next() ?? "") ?? workers
+            case "--threads": threads = Int(iterator.next() ?? "")
             case "--psm": psm = PageSegmentation(rawValue: UInt32(iterator.next() ?? "") ?? 4) ?? .singleColumn
             case "--upscale": preparation.minimumWidth = Int(iterator.next() ?? "") ?? 0
             case "--otsu": preparation.adaptiveThreshold = true
@@ -177,7 +180,7 @@ let options = Options(CommandLine.arguments)
 // As the server does (OCREngine.recognizer): the RapidOCR worker starts before tesseract's engine and inherits it.
 TesseractRecognizer.limitOpenMPThreads()
 guard !options.folder.isEmpty else {
-    FileHandle.standardError.write(Data("usage: nestory-receipts-bench DIR [--workers N] [--psm N] [--upscale W] [--otsu] [--deskew] [--cache DIR] [--limit N] [--text-only]\n".utf8))
+    FileHandle.standardError.write(Data("usage: nestory-receipts-bench DIR [--workers N] [--threads N] [--psm N] [--upscale W] [--otsu] [--deskew] [--cache DIR] [--limit N] [--text-only]\n".utf8))
     exit(2)
 }
 let samples: [Sample]
@@ -237,7 +240,7 @@ if !options.textOnly {
     let recognizer: any TextRecognizer
     let shutdown: () -> Void
     if options.engine == "rapidocr" {
-        let rapid = RapidOCRRecognizer(configuration: .init(workers: options.workers, python: options.python))
+        let rapid = RapidOCRRecognizer(configuration: .init(workers: options.workers, python: options.python, threadsPerWorker: options.threads))
         recognizer = rapid
         shutdown = rapid.shutdown
     } else {
@@ -376,7 +379,8 @@ let targets: [Field: (String, String)] = [.date: ("≥ 95%", "≥ 98%"), .total:
 let n = samples.count
 print("Receipts: \(n) in \(options.folder)")
 if options.engine == "rapidocr" {
-    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es)")
+    let threads = options.threads ?? RapidOCRRecognizer.Configuration.sharedThreads(workers: options.workers)
+    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(threads) thread(s) each")
 } else {
     print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
 }

@@ -32,6 +32,8 @@ import Testing
         #expect(Settings().idempotencyWindowHours == 24)
         #expect(try await Settings.read(flags: [:], environment: ["NESTORY_API_IDEMPOTENCY_WINDOW_HOURS": "48"]).idempotencyWindowHours == 48)
         #expect(Settings().jobLeaseSeconds == 30)
+        #expect(Settings().ocrThreads == 0)  // the cores shared among the workers
+        #expect(try await Settings.read(flags: ["ocr.threads": "2"], environment: [:]).ocrThreads == 2)
         #expect(try await Settings.read(flags: [:], environment: ["NESTORY_JOBS_LEASE_SECONDS": "12"]).jobLeaseSeconds == 12)
     }
 

@@ -38,9 +38,11 @@ import Testing
 
         let defaults = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: allocator)
         #expect(defaults.detectionStripPixels == 600_000 && defaults.detectionOverlap == 128)
-        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|1|600000|128")
+        // One worker reads with every core of the machine.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|\(cores)|600000|128")
 
-        let whole = RapidOCRRecognizer.Configuration(workers: 1, python: worker, detectionStripPixels: 0, allocator: allocator)
+        let whole = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, detectionStripPixels: 0, allocator: allocator)
         #expect(try await Self.startedWith(whole) == "\(allocator)\(inherited)|1|0|128")
     }
 
@@ -48,10 +50,22 @@ import Testing
         let worker = try Self.echoingWorker()
         defer { try? FileManager.default.removeItem(atPath: worker) }
         let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
-        let missing = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: "/nonexistent/libtcmalloc_minimal.so.4")
+        let missing = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, allocator: "/nonexistent/libtcmalloc_minimal.so.4")
         #expect(try await Self.startedWith(missing) == "\(inherited)|1|600000|128")
-        let none = RapidOCRRecognizer.Configuration(workers: 1, python: worker, allocator: nil)
+        let none = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, allocator: nil)
         #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|128")
+    }
+
+    @Test func theWorkersShareTheMachinesCoresUnlessTold() {
+        #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 1, cores: 2) == 2)
+        #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 2, cores: 2) == 1)
+        #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 3, cores: 8) == 2)
+        #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 4, cores: 2) == 1)
+        #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 0, cores: 1) == 1)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(RapidOCRRecognizer.Configuration(workers: 1).threadsPerWorker == cores)
+        #expect(RapidOCRRecognizer.Configuration(workers: 1, threadsPerWorker: 3).threadsPerWorker == 3)
+        #expect(RapidOCRRecognizer.Configuration(workers: 1, threadsPerWorker: 0).threadsPerWorker == 1)
     }
 
     @Test func theDefaultAllocatorIsTcmallocWhereItIsInstalled() {
