@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs RapidOCR (PaddleOCR's PP-OCRv4 models on ONNX Runtime, from PyPI; the models ship inside the wheel,
 # nothing is downloaded at run time) into .venv-ocr (or the folder given), if it is not there yet. Receipts are then read with it
-# (BENCHMARKS.md, Receipts: it reads this data far better than tesseract, at about 1.6 s and 400 MiB per worker).
+# (BENCHMARKS.md, Receipts: it reads this data far better than tesseract, at about 2.2 s p50 with two cores and under 400 MiB per worker).
 # Without it (no network, or NESTORY_OCR_ENGINE=tesseract) the server reads receipts with tesseract.
 set -uo pipefail
 cd "$(dirname "$0")/.."
