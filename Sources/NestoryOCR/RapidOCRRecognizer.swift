@@ -18,7 +18,8 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public var python: String
         /// Threads ONNX Runtime may use inside each worker process (by default the machine's cores shared among the
         /// workers: `sharedThreads`). Two threads read a receipt in about 0.55× the time of one, with the same text
-        /// (BENCHMARKS.md, Receipts, 2026-11-27 06:39–), so one worker on a two-core machine uses both.
+        /// (BENCHMARKS.md, Receipts, 2026-11-27 06:16), so one worker on a two-core machine uses both. (ONNX Runtime's own
+        /// default is every core too; more than two were not measured.)
         public var threadsPerWorker: Int
         /// Text detection runs over the receipt in horizontal strips of at most this many pixels (at detection's
         /// scale), each read with `detectionOverlap` rows more above and below whose predictions are dropped, so a
