@@ -236,11 +236,13 @@ var secondSeconds: [Double] = []
 var failures = 0
 var meanConfidence: [Double] = []
 let started = Date()
+/// The RapidOCR workers' settings, as the server makes them (its threads printed below are the ones the workers got).
+let rapidConfiguration = RapidOCRRecognizer.Configuration(workers: options.workers, python: options.python, threadsPerWorker: options.threads)
 if !options.textOnly {
     let recognizer: any TextRecognizer
     let shutdown: () -> Void
     if options.engine == "rapidocr" {
-        let rapid = RapidOCRRecognizer(configuration: .init(workers: options.workers, python: options.python, threadsPerWorker: options.threads))
+        let rapid = RapidOCRRecognizer(configuration: rapidConfiguration)
         recognizer = rapid
         shutdown = rapid.shutdown
     } else {
@@ -379,8 +381,7 @@ let targets: [Field: (String, String)] = [.date: ("≥ 95%", "≥ 98%"), .total:
 let n = samples.count
 print("Receipts: \(n) in \(options.folder)")
 if options.engine == "rapidocr" {
-    let threads = options.threads ?? RapidOCRRecognizer.Configuration.sharedThreads(workers: options.workers)
-    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(threads) thread(s) each")
+    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(rapidConfiguration.threadsPerWorker) thread(s) each")
 } else {
     print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
 }
