@@ -28,6 +28,12 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         /// 2,000 × 1,450 photo took 520 MiB at its peak (BENCHMARKS.md, Receipts, issue 22).
         public var detectionStripPixels: Int
         public var detectionOverlap: Int
+        /// Whether the worker reads with the models `scripts/rapidocr-models.py` rewrote into the venv's
+        /// `nestory-models` folder (installed by scripts/install-ocr.sh): the same models with each convolution's
+        /// scale, shift and hard-swish folded together, about 0.7× the time with outputs within 1e-5 of the
+        /// packaged ones' (BENCHMARKS.md, Receipts, issue 22). Where the folder is missing the worker uses the
+        /// packaged models, and says so when it starts.
+        public var rewrittenModels: Bool
         /// The malloc library loaded into each worker (`LD_PRELOAD`), or nil for glibc's. glibc's heap keeps the
         /// high-water mark of ONNX Runtime's many large tensors, freed and allocated again per model run, and hands
         /// pages back only to fault them in again; tcmalloc reuses them. Left out when the file is not there, so the
@@ -44,6 +50,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
             (a.workers, a.maxQueued, a.python, a.threadsPerWorker) == (b.workers, b.maxQueued, b.python, b.threadsPerWorker)
                 && (a.maxPixels, a.maxBytes, a.timeout) == (b.maxPixels, b.maxBytes, b.timeout)
                 && (a.detectionStripPixels, a.detectionOverlap, a.allocator) == (b.detectionStripPixels, b.detectionOverlap, b.allocator)
+                && a.rewrittenModels == b.rewrittenModels
         }
 
         /// Debian's tcmalloc (`libtcmalloc-minimal4`, installed by scripts/install-deps.sh) where it is installed.
@@ -69,12 +76,13 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, maxQueued: Int = 64,
                     python: String = "python3", threadsPerWorker: Int? = nil,
                     maxPixels: Int = 40_000_000, maxBytes: Int = 50_000_000, timeout: TimeInterval = 120,
-                    detectionStripPixels: Int = 600_000, detectionOverlap: Int = 128,
+                    detectionStripPixels: Int = 600_000, detectionOverlap: Int = 128, rewrittenModels: Bool = true,
                     allocator: String? = Configuration.defaultAllocator,
                     log: @escaping @Sendable (String) -> Void = { _ in }) {
             self.timeout = timeout
             self.detectionStripPixels = max(0, detectionStripPixels)
             self.detectionOverlap = max(0, detectionOverlap)
+            self.rewrittenModels = rewrittenModels
             self.allocator = allocator
             self.log = log
             self.workers = max(1, workers)
@@ -122,17 +130,25 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
     }
 
     /// The worker program: reads one JSON request per line (`{"image": base64}`), answers one JSON line.
-    /// Arguments: threads, detection's strip size in pixels (0: whole image) and the strips' overlap in rows.
+    /// Arguments: threads, detection's strip size in pixels (0: whole image), the strips' overlap in rows, and
+    /// `rewritten` or `packaged` (the models). Its first line says it is ready and which models it read.
     /// `scripts/rapidocr-options.py` has the same detector, to measure settings beside this one.
     static let script = #"""
-    import sys, json, base64
+    import sys, json, base64, os
     try:
         import numpy as np, cv2
         from rapidocr_onnxruntime import RapidOCR
         threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
         strip_pixels = int(sys.argv[2]) if len(sys.argv) > 2 else 0
         overlap = int(sys.argv[3]) if len(sys.argv) > 3 else 128
-        engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+        models = {}
+        folder = os.path.join(sys.prefix, "nestory-models")
+        names = ("det", "cls", "rec")
+        # scripts/rapidocr-models.py writes its manifest after the three models, and removes it before rewriting.
+        if (len(sys.argv) > 4 and sys.argv[4] == "rewritten" and os.path.isfile(os.path.join(folder, "manifest.json"))
+                and all(os.path.isfile(os.path.join(folder, n + ".onnx")) for n in names)):
+            models = {n + "_model_path": os.path.join(folder, n + ".onnx") for n in names}
+        engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1, **models)
 
         class StripDetector:
             """RapidOCR's text detection, in horizontal strips of at most strip_pixels (multiples of 32 rows, the
@@ -169,7 +185,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
     except Exception as error:
         print(json.dumps({"fatal": str(error)}), flush=True)
         sys.exit(1)
-    print(json.dumps({"ready": True}), flush=True)
+    print(json.dumps({"ready": True, "models": folder if models else "packaged"}), flush=True)
     for request in sys.stdin:
         try:
             data = base64.b64decode(json.loads(request)["image"])
@@ -196,7 +212,8 @@ extension RapidOCRRecognizer {
     /// How a worker is started: `/usr/bin/env` runs these (the Python, the script and its arguments).
     static func workerArguments(_ configuration: Configuration) -> [String] {
         [configuration.python, "-u", "-c", script, String(configuration.threadsPerWorker),
-         String(configuration.detectionStripPixels), String(configuration.detectionOverlap)]
+         String(configuration.detectionStripPixels), String(configuration.detectionOverlap),
+         configuration.rewrittenModels ? "rewritten" : "packaged"]
     }
 
     /// The worker's environment: the server's, with ONNX Runtime's threads and the allocator (when it is installed).
@@ -269,6 +286,7 @@ struct RapidWorker {
                 process.signal(SIGTERM)
                 throw .engineUnavailable("RapidOCR is not installed for \(configuration.python) (pip install rapidocr-onnxruntime==1.4.4).")
             }
+            configuration.log("RapidOCR worker: ready, models: \(object["models"] as? String ?? "packaged")")
         }
 
         /// The next line the worker writes, or nil if it stopped or wrote none within `timeout` seconds (it is

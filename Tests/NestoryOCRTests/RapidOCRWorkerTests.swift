@@ -7,15 +7,15 @@ import Testing
 /// preloaded when it is installed; and, where RapidOCR is installed, that the strips read what the whole image reads.
 @Suite struct RapidOCRWorkerTests {
     /// A stand-in for the worker's Python that answers the first image with what it was started with: its
-    /// `LD_PRELOAD`, then the script's arguments (threads, strip pixels, overlap), as one line of text.
+    /// `LD_PRELOAD`, then the script's arguments (threads, strip pixels, overlap, models), as one line of text.
     static func echoingWorker() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-echo-worker-\(UUID()).sh").path
-        // Called as: WORKER -u -c SCRIPT THREADS STRIP_PIXELS OVERLAP.
+        // Called as: WORKER -u -c SCRIPT THREADS STRIP_PIXELS OVERLAP MODELS.
         try Data(#"""
             #!/bin/sh
             echo '{"ready": true}'
             read request
-            printf '{"lines": [{"text": "%s|%s|%s|%s", "words": []}], "confidence": 1}\n' "$LD_PRELOAD" "$4" "$5" "$6"
+            printf '{"lines": [{"text": "%s|%s|%s|%s|%s", "words": []}], "confidence": 1}\n' "$LD_PRELOAD" "$4" "$5" "$6" "$7"
             """#.utf8).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o755)
         return path
@@ -40,10 +40,11 @@ import Testing
         #expect(defaults.detectionStripPixels == 600_000 && defaults.detectionOverlap == 128)
         // One worker reads with every core of the machine.
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|\(cores)|600000|128")
+        #expect(try await Self.startedWith(defaults) == "\(allocator)\(inherited)|\(cores)|600000|128|rewritten")
 
-        let whole = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, detectionStripPixels: 0, allocator: allocator)
-        #expect(try await Self.startedWith(whole) == "\(allocator)\(inherited)|1|0|128")
+        let whole = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, detectionStripPixels: 0,
+                                                     rewrittenModels: false, allocator: allocator)
+        #expect(try await Self.startedWith(whole) == "\(allocator)\(inherited)|1|0|128|packaged")
     }
 
     @Test func withoutTheAllocatorInstalledTheWorkerStartsWithGlibcs() async throws {
@@ -51,9 +52,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: worker) }
         let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
         let missing = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, allocator: "/nonexistent/libtcmalloc_minimal.so.4")
-        #expect(try await Self.startedWith(missing) == "\(inherited)|1|600000|128")
+        #expect(try await Self.startedWith(missing) == "\(inherited)|1|600000|128|rewritten")
         let none = RapidOCRRecognizer.Configuration(workers: 1, python: worker, threadsPerWorker: 1, allocator: nil)
-        #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|128")
+        #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|128|rewritten")
     }
 
     @Test func theWorkersShareTheMachinesCoresUnlessTold() {
@@ -72,6 +73,32 @@ import Testing
         let installed = RapidOCRRecognizer.Configuration.allocatorCandidates.filter { FileManager.default.fileExists(atPath: $0) }
         #expect(RapidOCRRecognizer.Configuration().allocator == installed.first)
         #expect(RapidOCRRecognizer.Configuration.allocatorCandidates.allSatisfy { $0.hasSuffix("/libtcmalloc_minimal.so.4") })
+    }
+
+    /// With RapidOCR installed (scripts/install-ocr.sh, which also writes the rewritten models): the worker says it
+    /// reads with the rewritten models, and they read a receipt line for line as the packaged ones do.
+    @Test func theRewrittenModelsReadAsThePackagedOnes() async throws {
+        let python = ".venv-ocr/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else { return }
+        let folder = FileManager.default.currentDirectoryPath + "/.venv-ocr/nestory-models"
+        #expect(FileManager.default.fileExists(atPath: folder + "/manifest.json"), "scripts/install-ocr.sh writes \(folder)")
+        let printed = (1...12).map { String(format: "%02d COFFEE BEANS 250G  RM %d.%02d", $0, $0 * 3, $0 * 17 % 100) }
+            + ["SUBTOTAL 123.45", "GST 6% 7.41", "TOTAL 130.86", "THANK YOU, PLEASE COME AGAIN"]
+        let image = try RenderedReceipts.png(printed.joined(separator: "\n"), name: "rewritten", points: 9, width: 600, height: 700)
+        func read(rewritten: Bool) async throws -> (lines: [String], log: [String]) {
+            let log = LogLines()
+            let recognizer = RapidOCRRecognizer(configuration: .init(workers: 1, python: python, rewrittenModels: rewritten,
+                                                                     log: { log.append($0) }))
+            defer { recognizer.shutdown() }
+            let lines = try await recognizer.recognize(imageData: image).lines.map(\.text)
+            return (lines, log.lines)
+        }
+        let packaged = try await read(rewritten: false)
+        let rewritten = try await read(rewritten: true)
+        #expect(packaged.log.contains("RapidOCR worker: ready, models: packaged"))
+        #expect(rewritten.log.contains("RapidOCR worker: ready, models: \(folder)"), "\(rewritten.log)")
+        #expect(packaged.lines.count >= printed.count - 1, "\(packaged.lines)")
+        #expect(rewritten.lines == packaged.lines)
     }
 
     /// With RapidOCR installed (scripts/install-ocr.sh): a long narrow receipt read in strips (the default's three,
@@ -98,4 +125,12 @@ import Testing
         let least = expected.count * 95 / 100
         #expect(whole >= least && strips >= least && narrow >= least, "of \(expected.count): whole \(whole), strips \(strips), narrow \(narrow)")
     }
+}
+
+/// A worker's log lines, collected from its threads.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+    func append(_ line: String) { lock.withLock { collected.append(line) } }
+    var lines: [String] { lock.withLock { collected } }
 }
