@@ -67,6 +67,11 @@ CONFIGS = {
     "strip-600k-64-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "600000,64", "LD_PRELOAD": TCMALLOC}),
     "strip-600k-128-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "600000,128", "LD_PRELOAD": TCMALLOC}),
     "strip-1m-tcmalloc": ({}, {}, {"NESTORY_DET_STRIP": "1000000,96", "LD_PRELOAD": TCMALLOC}),
+    # The server's worker (two cores, one worker): two threads, strips of 600,000 pixels with 128 rows of overlap,
+    # tcmalloc; with the packaged models and with scripts/rapidocr-models.py's (the venv's nestory-models folder).
+    "server-packaged": ({"intra_op_num_threads": 2}, {}, {"NESTORY_DET_STRIP": "600000,128", "LD_PRELOAD": TCMALLOC}),
+    "server-rewritten": ({"intra_op_num_threads": 2, "rewritten": True}, {},
+                         {"NESTORY_DET_STRIP": "600000,128", "LD_PRELOAD": TCMALLOC}),
 }
 
 WORKER = r'''
@@ -78,13 +83,17 @@ from rapidocr_onnxruntime.utils import infer_engine
 config = json.loads(sys.argv[1])
 kwargs = {"intra_op_num_threads": 1, "inter_op_num_threads": 1}
 kwargs.update(config["kwargs"])
+if kwargs.pop("rewritten", False):
+    folder = os.path.join(sys.prefix, "nestory-models")
+    kwargs.update({n + "_model_path": os.path.join(folder, n + ".onnx") for n in ("det", "cls", "rec")})
 session = config["session"]
 if session:
     original = infer_engine.OrtInferSession._init_sess_opts
     def patched(cfg):
         options = original(cfg)
         # "KEY" applies to every model's session, "det:KEY" / "cls:KEY" / "rec:KEY" to that model's only.
-        model = "det" if "_det_" in str(cfg.get("model_path")) else "cls" if "_cls_" in str(cfg.get("model_path")) else "rec"
+        name = os.path.basename(str(cfg.get("model_path")))
+        model = "det" if "det" in name else "cls" if "cls" in name else "rec"
         for key, value in session.items():
             prefix, _, bare = key.rpartition(":")
             if prefix and prefix != model: continue
