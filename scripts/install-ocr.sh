@@ -2,7 +2,7 @@
 # Installs RapidOCR (PaddleOCR's PP-OCRv4 models on ONNX Runtime, from PyPI; the models ship inside the wheel,
 # nothing is downloaded at run time) into .venv-ocr (or the folder given), if it is not there yet, and writes its
 # models with the same arithmetic in fewer steps into the venv's nestory-models folder (scripts/rapidocr-models.py,
-# with onnx from PyPI; the same text in about 0.75× the time). Receipts are then read with it (BENCHMARKS.md, Receipts: it reads
+# with onnx from PyPI; the same text in about 0.73× the time). Receipts are then read with it (BENCHMARKS.md, Receipts: it reads
 # this data far better than tesseract, in under 2 s p50 with two cores and under 400 MiB per worker).
 # Without it (no network, or NESTORY_OCR_ENGINE=tesseract) the server reads receipts with tesseract; without the
 # rewritten models, with the packaged ones.

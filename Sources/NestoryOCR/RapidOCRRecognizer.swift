@@ -31,7 +31,7 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         /// Whether the worker reads with the models `scripts/rapidocr-models.py` rewrote into the venv's
         /// `nestory-models` folder (installed by scripts/install-ocr.sh): the same models with each convolution's
         /// scale, shift and hard-swish folded together: the same text as the packaged ones' on all 381 receipts of
-        /// the shared set in about 0.75× the time (BENCHMARKS.md, Receipts, 2026-11-27 09:12). Where the folder is missing the worker uses the
+        /// the shared set in about 0.73× the time (BENCHMARKS.md, Receipts, 2026-11-27 09:12). Where the folder is missing the worker uses the
         /// packaged models, and says so when it starts.
         public var rewrittenModels: Bool
         /// The malloc library loaded into each worker (`LD_PRELOAD`), or nil for glibc's. glibc's heap keeps the
