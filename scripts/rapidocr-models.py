@@ -25,7 +25,7 @@ more than 1e-3, or in what they decide (the recognised character, the angle, a p
 detection's threshold), is not written, and the worker keeps the packaged one. Nothing else changes: the same
 models, the same decoding, the same thresholds. The worker (`RapidOCRRecognizer`) uses this folder's models
 when all three and the manifest are there; the manifest is written last, and removed before a rewrite (run again,
-this script rewrites only when the manifest's version is not `VERSION`).
+this script rewrites only when the manifest's version is not `VERSION` or its digests are not the packaged models').
 """
 import hashlib
 import json
@@ -253,11 +253,18 @@ def main():
     manifest_path = os.path.join(folder, "manifest.json")
     import rapidocr_onnxruntime
     packaged = os.path.join(os.path.dirname(rapidocr_onnxruntime.__file__), "models")
+    digests = {}
+    for name, (source, _) in MODELS.items():
+        with open(os.path.join(packaged, source), "rb") as f:
+            digests[name] = hashlib.sha256(f.read()).hexdigest()
     try:
         with open(manifest_path) as f:
-            if json.load(f).get("version") == VERSION and all(os.path.exists(os.path.join(folder, n)) for n in MODELS):
-                return
-    except (OSError, ValueError):
+            manifest = json.load(f)
+        # Current: this version of the rewrite, of the models the installed package ships.
+        if manifest.get("version") == VERSION and all(
+                os.path.exists(os.path.join(folder, n)) and manifest["models"][n]["sha256"] == digests[n] for n in MODELS):
+            return
+    except (OSError, ValueError, KeyError, TypeError):
         pass
     os.makedirs(folder, exist_ok=True)
     if os.path.exists(manifest_path):
@@ -265,8 +272,6 @@ def main():
     manifest = {"version": VERSION, "models": {}}
     for name, (source, shape) in MODELS.items():
         original = os.path.join(packaged, source)
-        with open(original, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
         model, counts = rewrite(onnx.load(original))
         handle, temporary = tempfile.mkstemp(dir=folder, suffix=".onnx")
         os.close(handle)
@@ -282,7 +287,7 @@ def main():
         finally:
             if os.path.exists(temporary):
                 os.remove(temporary)
-        manifest["models"][name] = {"from": source, "sha256": digest, "rewrites": counts, "largest difference": largest}
+        manifest["models"][name] = {"from": source, "sha256": digests[name], "rewrites": counts, "largest difference": largest}
         print(f"{name}: from {source}, {counts}, outputs within {largest:.1e} of the original's")
     with open(manifest_path + ".tmp", "w") as f:
         json.dump(manifest, f, indent=2)
