@@ -20,7 +20,7 @@ if ! { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import rapidocr_onnxr
     exit 0
   fi
 fi
-# Quick when the folder is current (the script checks its manifest before anything else).
+# Quick when the folder is current (the script compares its manifest with the packaged models before rewriting).
 if ! "$VENV/bin/python" -c "import onnx" 2>/dev/null &&
    ! "$VENV/bin/pip" install -q --disable-pip-version-check "$ONNX"; then
   echo "onnx could not be installed; RapidOCR will read with its packaged models (slower, same text)." >&2

@@ -29,10 +29,10 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         public var detectionStripPixels: Int
         public var detectionOverlap: Int
         /// Whether the worker reads with the models `scripts/rapidocr-models.py` rewrote into the venv's
-        /// `nestory-models` folder (installed by scripts/install-ocr.sh): the same models with each convolution's
-        /// scale, shift and hard-swish folded together: the same text as the packaged ones' on all 381 receipts of
-        /// the shared set in about 0.73× the time (BENCHMARKS.md, Receipts, 2026-11-27 09:12). Where the folder is missing the worker uses the
-        /// packaged models, and says so when it starts.
+        /// `nestory-models` folder (written by scripts/install-ocr.sh): the same models with each convolution's
+        /// scale, shift and hard-swish folded together, which read the same text as the packaged ones on all 381
+        /// receipts of the shared set in about 0.73× the time (BENCHMARKS.md, Receipts, 2026-11-27 09:12). Where the
+        /// folder is missing, or its models do not load, the worker uses the packaged models; it says which when it starts.
         public var rewrittenModels: Bool
         /// The malloc library loaded into each worker (`LD_PRELOAD`), or nil for glibc's. glibc's heap keeps the
         /// high-water mark of ONNX Runtime's many large tensors, freed and allocated again per model run, and hands
@@ -148,7 +148,14 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
         if (len(sys.argv) > 4 and sys.argv[4] == "rewritten" and os.path.isfile(os.path.join(folder, "manifest.json"))
                 and all(os.path.isfile(os.path.join(folder, n + ".onnx")) for n in names)):
             models = {n + "_model_path": os.path.join(folder, n + ".onnx") for n in names}
-        engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1, **models)
+        try:
+            engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1, **models)
+        except Exception as error:
+            if not models:
+                raise
+            print(f"the models in {folder} did not load ({error}); reading with the packaged ones", file=sys.stderr, flush=True)
+            models = {}
+            engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
 
         class StripDetector:
             """RapidOCR's text detection, in horizontal strips of at most strip_pixels (multiples of 32 rows, the
@@ -281,9 +288,13 @@ struct RapidWorker {
                     for line in pending.append(chunk) { log("RapidOCR worker: \(line)") }
                 }
             }
-            guard let hello = readLine(timeout: max(configuration.timeout, 60)), let object = try? JSONSerialization.jsonObject(with: hello) as? [String: Any],
-                  object["ready"] as? Bool == true else {
+            let hello = readLine(timeout: max(configuration.timeout, 60)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            guard let object = hello, object["ready"] as? Bool == true else {
                 process.signal(SIGTERM)
+                // The script reports what stopped it (`fatal`): a missing package, or models that do not load.
+                if let fatal = hello?["fatal"] as? String, !fatal.contains("No module named") {
+                    throw .engineUnavailable("RapidOCR could not start with \(configuration.python): \(fatal)")
+                }
                 throw .engineUnavailable("RapidOCR is not installed for \(configuration.python) (pip install rapidocr-onnxruntime==1.4.4).")
             }
             configuration.log("RapidOCR worker: ready, models: \(object["models"] as? String ?? "packaged")")

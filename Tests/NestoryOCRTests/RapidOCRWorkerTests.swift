@@ -57,6 +57,28 @@ import Testing
         #expect(try await Self.startedWith(none) == "\(inherited)|1|600000|128|rewritten")
     }
 
+    /// A worker that cannot start says why (the script's `fatal` line), and a missing package is named as such.
+    @Test func aWorkerThatCannotStartSaysWhy() async throws {
+        func failing(_ fatal: String) async throws -> String {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-fatal-worker-\(UUID()).sh").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try Data("#!/bin/sh\necho '{\"fatal\": \"\(fatal)\"}'\n".utf8).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o755)
+            let recognizer = RapidOCRRecognizer(configuration: .init(workers: 1, python: path, allocator: nil))
+            defer { recognizer.shutdown() }
+            do {
+                _ = try await recognizer.recognize(imageData: try RenderedReceipts.png("TOTAL 1.00", name: "fatal-\(UUID())"))
+                return "read"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let broken = try await failing("Protobuf parsing failed")
+        #expect(broken.contains("could not start") && broken.contains("Protobuf parsing failed"), "\(broken)")
+        let missing = try await failing("No module named 'rapidocr_onnxruntime'")
+        #expect(missing.contains("is not installed") && missing.contains("pip install rapidocr-onnxruntime"), "\(missing)")
+    }
+
     @Test func theWorkersShareTheMachinesCoresUnlessTold() {
         #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 1, cores: 2) == 2)
         #expect(RapidOCRRecognizer.Configuration.sharedThreads(workers: 2, cores: 2) == 1)
@@ -99,6 +121,34 @@ import Testing
         #expect(rewritten.log.contains("RapidOCR worker: ready, models: \(folder)"), "\(rewritten.log)")
         #expect(packaged.lines.count >= printed.count - 1, "\(packaged.lines)")
         #expect(rewritten.lines == packaged.lines)
+    }
+
+    /// With RapidOCR installed: a venv whose rewritten models do not load (here a damaged file) still reads, with the
+    /// packaged models, and its worker says why.
+    @Test func aDamagedRewrittenModelFallsBackToThePackagedOnes() async throws {
+        let venv = FileManager.default.currentDirectoryPath + "/.venv-ocr"
+        guard FileManager.default.isExecutableFile(atPath: venv + "/bin/python") else { return }
+        // A venv of its own (its own `sys.prefix`, so its own nestory-models folder) sharing the real one's packages.
+        let files = FileManager.default
+        let root = files.temporaryDirectory.appendingPathComponent("nestory-venv-\(UUID())").path
+        defer { try? files.removeItem(atPath: root) }
+        try files.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: root + "/nestory-models", withIntermediateDirectories: true)
+        try files.copyItem(atPath: venv + "/pyvenv.cfg", toPath: root + "/pyvenv.cfg")
+        try files.createSymbolicLink(atPath: root + "/lib", withDestinationPath: venv + "/lib")
+        let interpreter = URL(fileURLWithPath: venv + "/bin/python").resolvingSymlinksInPath().path
+        try files.createSymbolicLink(atPath: root + "/bin/python", withDestinationPath: interpreter)
+        for name in ["det.onnx", "cls.onnx", "rec.onnx", "manifest.json"] {
+            try Data("not a model".utf8).write(to: URL(fileURLWithPath: root + "/nestory-models/" + name))
+        }
+        let log = LogLines()
+        let recognizer = RapidOCRRecognizer(configuration: .init(workers: 1, python: root + "/bin/python", log: { log.append($0) }))
+        defer { recognizer.shutdown() }
+        let image = try RenderedReceipts.png("TOTAL 12.34", name: "damaged-models", points: 12, width: 500, height: 200)
+        let text = try await recognizer.recognize(imageData: image).text
+        #expect(text.contains("12.34"), "\(text)")
+        #expect(log.lines.contains { $0.contains("/nestory-models did not load") }, "\(log.lines)")
+        #expect(log.lines.contains("RapidOCR worker: ready, models: packaged"), "\(log.lines)")
     }
 
     /// With RapidOCR installed (scripts/install-ocr.sh): a long narrow receipt read in strips (the default's three,
