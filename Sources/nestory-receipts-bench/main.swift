@@ -4,6 +4,7 @@
 //   nestory-receipts-bench DIR [--workers N] [--threads N] [--psm 4|6|11|3] [--upscale WIDTH] [--otsu] [--deskew] [--luminance]
 //                              [--normalize] [--sharpen] [--cache DIR] [--limit N] [--text-only] [--misses FILE]
 //                              [--date-order dmy|mdy] [--readings FILE] [--part working|held-out|all] [--reread|--no-reread]
+//                              [--packaged-models]
 //
 // Prints a table: the share of receipts whose vendor, address, date and total were read right, from the
 // image (tesseract + extraction) and from the dataset's perfect text (extraction alone), plus seconds per
@@ -24,6 +25,8 @@ struct Options {
     var workers = ProcessInfo.processInfo.activeProcessorCount
     /// RapidOCR's threads per worker (nil: the server's default, the cores shared among the workers).
     var threads: Int?
+    /// RapidOCR with the models the package ships instead of scripts/rapidocr-models.py's (the server's default).
+    var packagedModels = false
     var psm = PageSegmentation.singleColumn
     var preparation = ImagePreparation.standard
     var cache: String?
@@ -49,6 +52,7 @@ struct Options {
             switch argument {
             case "--workers": workers = Int(iterator.next() ?? "") ?? workers
             case "--threads": threads = Int(iterator.next() ?? "")
+            case "--packaged-models": packagedModels = true
             case "--psm": psm = PageSegmentation(rawValue: UInt32(iterator.next() ?? "") ?? 4) ?? .singleColumn
             case "--upscale": preparation.minimumWidth = Int(iterator.next() ?? "") ?? 0
             case "--otsu": preparation.adaptiveThreshold = true
@@ -180,7 +184,7 @@ let options = Options(CommandLine.arguments)
 // As the server does (OCREngine.recognizer): the RapidOCR worker starts before tesseract's engine and inherits it.
 TesseractRecognizer.limitOpenMPThreads()
 guard !options.folder.isEmpty else {
-    FileHandle.standardError.write(Data("usage: nestory-receipts-bench DIR [--workers N] [--threads N] [--psm N] [--upscale W] [--otsu] [--deskew] [--cache DIR] [--limit N] [--text-only]\n".utf8))
+    FileHandle.standardError.write(Data("usage: nestory-receipts-bench DIR [--workers N] [--threads N] [--psm N] [--upscale W] [--otsu] [--deskew] [--cache DIR] [--limit N] [--text-only] [--packaged-models]\n".utf8))
     exit(2)
 }
 let samples: [Sample]
@@ -237,7 +241,19 @@ var failures = 0
 var meanConfidence: [Double] = []
 let started = Date()
 /// The RapidOCR workers' settings, as the server makes them (its threads printed below are the ones the workers got).
-let rapidConfiguration = RapidOCRRecognizer.Configuration(workers: options.workers, python: options.python, threadsPerWorker: options.threads)
+/// Which models the workers said they read with (their first log line), for the report.
+final class WorkerModels: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: Set<String> = []
+    func note(_ line: String) {
+        guard let range = line.range(of: "ready, models: ") else { return }
+        lock.withLock { _ = seen.insert(String(line[range.upperBound...])) }
+    }
+    var described: String { lock.withLock { seen.isEmpty ? "no worker started (all read from the cache)" : seen.sorted().joined(separator: ", ") } }
+}
+let workerModels = WorkerModels()
+let rapidConfiguration = RapidOCRRecognizer.Configuration(workers: options.workers, python: options.python, threadsPerWorker: options.threads,
+                                                          rewrittenModels: !options.packagedModels, log: { workerModels.note($0) })
 if !options.textOnly {
     let recognizer: any TextRecognizer
     let shutdown: () -> Void
@@ -381,7 +397,7 @@ let targets: [Field: (String, String)] = [.date: ("≥ 95%", "≥ 98%"), .total:
 let n = samples.count
 print("Receipts: \(n) in \(options.folder)")
 if options.engine == "rapidocr" {
-    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(rapidConfiguration.threadsPerWorker) thread(s) each")
+    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(rapidConfiguration.threadsPerWorker) thread(s) each; models: \(workerModels.described)")
 } else {
     print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
 }
