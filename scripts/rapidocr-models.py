@@ -227,8 +227,8 @@ def decisions(name, output):
 
 
 def compare(name, original, rewritten, shape):
-    """Largest difference of the two models' outputs on fixed inputs (a seeded random batch and a smooth one,
-    as normalised images are), and how many decisions differ."""
+    """Largest difference of the two models' outputs on fixed inputs (a seeded random batch, and a batch of black and
+    white stripes, edges like print's), and how many decisions differ."""
     options = ort.SessionOptions()
     options.log_severity_level = 3
     sessions = [ort.InferenceSession(m, options, providers=["CPUExecutionProvider"]) for m in (original, rewritten)]
@@ -268,7 +268,7 @@ def main():
         pass
     os.makedirs(folder, exist_ok=True)
     if os.path.exists(manifest_path):
-        os.remove(manifest_path)  # the worker reads the folder only under a manifest of this version
+        os.remove(manifest_path)  # the worker reads the folder only while a manifest is there
     manifest = {"version": VERSION, "models": {}}
     for name, (source, shape) in MODELS.items():
         original = os.path.join(packaged, source)

@@ -117,7 +117,7 @@ struct Serve: AsyncParsableCommand {
         }
         let ocrLogger = Logger(label: "nestory.ocr")
         let recognizer = OCREngine.recognizer(engine: settings.ocrEngine, python: settings.ocrPython, workers: settings.ocrWorkers,
-                                              maxQueued: settings.ocrQueue, threads: settings.ocrThreads == 0 ? nil : settings.ocrThreads, timeout: TimeInterval(settings.ocrTimeoutSeconds)) { message in
+                                              maxQueued: settings.ocrQueue, threads: settings.ocrThreadsPerWorker, timeout: TimeInterval(settings.ocrTimeoutSeconds)) { message in
             ocrLogger.warning("\(message)")
         }
         // The one place live implementations are picked.

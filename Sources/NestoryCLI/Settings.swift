@@ -33,6 +33,8 @@ struct Settings: Sendable, Equatable {
     var ocrWorkers = 1
     /// ONNX Runtime threads per RapidOCR worker; 0: the machine's cores shared among the workers.
     var ocrThreads = 0
+    /// `ocrThreads` as the recogniser takes it: nil for 0, the workers' share of the cores.
+    var ocrThreadsPerWorker: Int? { ocrThreads == 0 ? nil : ocrThreads }
     var ocrQueue = 16
     var ocrTimeoutSeconds = 120
 

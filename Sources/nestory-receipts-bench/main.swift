@@ -240,7 +240,6 @@ var secondSeconds: [Double] = []
 var failures = 0
 var meanConfidence: [Double] = []
 let started = Date()
-/// The RapidOCR workers' settings, as the server makes them (its threads printed below are the ones the workers got).
 /// Which models the workers said they read with (their first log line), for the report.
 final class WorkerModels: @unchecked Sendable {
     private let lock = NSLock()
@@ -252,6 +251,7 @@ final class WorkerModels: @unchecked Sendable {
     var described: String { lock.withLock { seen.isEmpty ? "no worker started (all read from the cache)" : seen.sorted().joined(separator: ", ") } }
 }
 let workerModels = WorkerModels()
+/// The RapidOCR workers' settings, as the server makes them (its threads printed below are the ones the workers got).
 let rapidConfiguration = RapidOCRRecognizer.Configuration(workers: options.workers, python: options.python, threadsPerWorker: options.threads,
                                                           rewrittenModels: !options.packagedModels, log: { workerModels.note($0) })
 if !options.textOnly {
