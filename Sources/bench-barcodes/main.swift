@@ -191,7 +191,7 @@ for (sample, data) in zip(samples, images) {
         best = results?.first { matches(sample, format: $0.format, text: $0.text) } ?? results?.first
         if trace {
             print(String(format: "trace %@ %.1f ms: ", sample.url.lastPathComponent, ourTimes.last ?? 0)
-                + (results ?? []).map { "\($0.format.rawValue) \($0.text.prefix(20)) [\($0.confidence.rawValue) \($0.passes.joined(separator: "+"))]" }.joined(separator: "; "))
+                + (results ?? []).map { "\($0.format.rawValue) \($0.text.prefix(20)) [\($0.confidence.rawValue) \($0.passes.joined(separator: "+"))]" + ($0.bounds.map { " at \($0.x),\($0.y) \($0.width)×\($0.height)" } ?? "") }.joined(separator: "; "))
         }
         // Decoded and wrong count the sure reads; an uncertain one is shown to be checked (the old rule, any two
         // passes, reported its medium reads as they were: all count as sure there).
