@@ -226,7 +226,8 @@ extension GrayImage {
     /// shadow does not swallow the bars under it. The window sums come from running column sums (a row enters
     /// and a row leaves as the window moves down) and a prefix sum along each row: the same sums as an integral
     /// image, with buffers of one row instead of a second copy of the picture.
-    func locallyBinarized() -> GrayImage {
+    /// `narrowProducts` is the largest product worked in 32-bit lanes (lowered by the tests, to check the 64-bit path).
+    func locallyBinarized(narrowProducts: Int = Int(Int32.max)) -> GrayImage {
         guard width > 8, height > 8 else { return self }
         let w = width, h = height
         let r = max(4, min(w, h) / 16)
@@ -259,10 +260,11 @@ extension GrayImage {
                                 result[x] = Int(line[x]) * 100 * ((x1 - x0) * rows) < sum * 95 ? 0 : 255
                             }
                             for x in 0..<inner.lowerBound { pixel(x) }
-                            // "value × 100 × area < sum × 95" divided by 5, in 32-bit lanes when the largest product fits
-                            // (a window up to ~650 pixels across, more than any picture the passes binarise).
+                            // "value × 100 × area < sum × 95" divided by 5, in 32-bit lanes when the largest product fits:
+                            // windows up to ~650 pixels across, those of every pass's picture (a cross-check's crop of a
+                            // very large photo takes the 64-bit path).
                             let area = (2 * r + 1) * rows
-                            if 255 * 20 * area <= Int(Int32.max), !inner.isEmpty {
+                            if 255 * 20 * area <= narrowProducts, !inner.isEmpty {
                                 let area20 = Int32(20 * area), first = inner.lowerBound
                                 let ahead = sums + first + r + 1, behind = sums + first - r
                                 let values = line + first, into = result + first
