@@ -126,7 +126,8 @@ extension GrayImage {
         // buffers of its two source rows), which gives exactly the four-neighbour formula's values.
         var upper = [Int32](repeating: 0, count: w), lower = upper
         var upperRow = -1, lowerRow = -1
-        axis(width, w).withUnsafeBufferPointer { columns in
+        // Doubling has its own loop below, without the columns' table.
+        (factor == 2 ? [] : axis(width, w)).withUnsafeBufferPointer { columns in
             pixels.withUnsafeBufferPointer { src in
                 func across(_ row: Int, into buffer: inout [Int32]) {
                     let r = row * sw

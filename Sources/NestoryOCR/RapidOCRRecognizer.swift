@@ -216,6 +216,9 @@ public final class RapidOCRRecognizer: TextRecognizer, @unchecked Sendable {
 }
 
 extension RapidOCRRecognizer {
+    /// How a started worker's log line begins; the models it reads with follow (their folder, or "packaged").
+    public static let readyMessage = "RapidOCR worker: ready, models: "
+
     /// How a worker is started: `/usr/bin/env` runs these (the Python, the script and its arguments).
     static func workerArguments(_ configuration: Configuration) -> [String] {
         [configuration.python, "-u", "-c", script, String(configuration.threadsPerWorker),
@@ -297,7 +300,7 @@ struct RapidWorker {
                 }
                 throw .engineUnavailable("RapidOCR is not installed for \(configuration.python) (pip install rapidocr-onnxruntime==1.4.4).")
             }
-            configuration.log("RapidOCR worker: ready, models: \(object["models"] as? String ?? "packaged")")
+            configuration.log(RapidOCRRecognizer.readyMessage + (object["models"] as? String ?? "packaged"))
         }
 
         /// The next line the worker writes, or nil if it stopped or wrote none within `timeout` seconds (it is

@@ -19,6 +19,7 @@ import Foundation
 import NestoryDomain
 import NestoryOCR
 import NestoryReceipts
+import Synchronization
 
 struct Options {
     var folder = ""
@@ -240,20 +241,15 @@ var secondSeconds: [Double] = []
 var failures = 0
 var meanConfidence: [Double] = []
 let started = Date()
-/// Which models the workers said they read with (their first log line), for the report.
-final class WorkerModels: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<String> = []
-    func note(_ line: String) {
-        guard let range = line.range(of: "ready, models: ") else { return }
-        lock.withLock { _ = seen.insert(String(line[range.upperBound...])) }
-    }
-    var described: String { lock.withLock { seen.isEmpty ? "no worker started (all read from the cache)" : seen.sorted().joined(separator: ", ") } }
-}
-let workerModels = WorkerModels()
+/// Which models the workers said they read with (their ready line), for the report.
+let workerModels = Mutex<Set<String>>([])
 /// The RapidOCR workers' settings, as the server makes them (its threads printed below are the ones the workers got).
-let rapidConfiguration = RapidOCRRecognizer.Configuration(workers: options.workers, python: options.python, threadsPerWorker: options.threads,
-                                                          rewrittenModels: !options.packagedModels, log: { workerModels.note($0) })
+let rapidConfiguration = RapidOCRRecognizer.Configuration(
+    workers: options.workers, python: options.python, threadsPerWorker: options.threads, rewrittenModels: !options.packagedModels,
+    log: { line in
+        guard line.hasPrefix(RapidOCRRecognizer.readyMessage) else { return }
+        workerModels.withLock { _ = $0.insert(String(line.dropFirst(RapidOCRRecognizer.readyMessage.count))) }
+    })
 if !options.textOnly {
     let recognizer: any TextRecognizer
     let shutdown: () -> Void
@@ -397,7 +393,7 @@ let targets: [Field: (String, String)] = [.date: ("≥ 95%", "≥ 98%"), .total:
 let n = samples.count
 print("Receipts: \(n) in \(options.folder)")
 if options.engine == "rapidocr" {
-    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(rapidConfiguration.threadsPerWorker) thread(s) each; models: \(workerModels.described)")
+    print("OCR: RapidOCR (rapidocr-onnxruntime 1.4.4, PP-OCRv4 on ONNX Runtime), \(options.workers) worker process(es), \(rapidConfiguration.threadsPerWorker) thread(s) each; models: \(workerModels.withLock { $0.isEmpty ? "no worker started (all read from the cache)" : $0.sorted().joined(separator: ", ") })")
 } else {
     print("OCR: tesseract 5.3 (eng), PSM \(options.psm.rawValue), preparation: \(options.configurationKey), \(options.workers) worker(s)")
 }
