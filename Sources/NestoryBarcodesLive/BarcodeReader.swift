@@ -117,6 +117,10 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         /// Whether the pass is read by zxing-cpp rather than zbar.
         var usesZXing: Bool { self == .zxing || self == .zxingHarder || self == .zxingCrossCheck }
 
+        /// Whether the pass's picture is already black and white against the local mean (binarizing it again changes
+        /// next to nothing).
+        var isBinarized: Bool { self == .binarized || self == .upscaledBinarized || self == .binarizedInverted }
+
         /// The scale a zbar pass reads the picture at, relative to the others (passes at one scale see the same pixels
         /// through different filters).
         var scale: Int {
@@ -258,6 +262,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         var byZXing: Set<String> = [], byZBar: Set<String> = []
         /// zbar's scales for each read a second zbar scale confirms (EAN-13, UPC-A, Code 128) with no rival at its spot.
         var zbarScales: [String: Set<Int>] = [:]
+        /// The zbar passes that have scanned the picture.
+        var zbarPasses: Set<Pass> = []
 
         init() {}
 
@@ -265,6 +271,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             let linear = pool.candidates.filter { $0.value.format != .qr }
             byZXing = Set(linear.filter { $0.value.passes.contains(where: \.usesZXing) }.keys)
             byZBar = Set(linear.filter { $0.value.passes.contains { !$0.usesZXing } }.keys)
+            zbarPasses = pool.passesTaken.filter { !$0.usesZXing }
             guard pool.agreement == .otherDecoderOrScale else { return }
             for (key, candidate) in linear where CandidatePool.Candidate.secondScaleConfirms(candidate.format) {
                 let rivals = linear.contains { $0.key != key && $0.value.gtin != nil && $0.value.overlaps(candidate) }
@@ -365,7 +372,9 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 let crop = step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
                 // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
                 // misread) would be a read of its own to confirm, and keep the passes going for nothing.
-                if let found = crossCheck(crop, key: key, format: symbol.format, after: pass) {
+                // What zbar's passes have scanned already, for a zxing read: the picture as it is, and doubled at full size.
+                let scanned = pass.usesZXing ? known.zbarPasses.filter { $0 == .original || ($0 == .upscaled2x && picture.shrink == 1) } : Set()
+                if let found = crossCheck(crop, key: key, format: symbol.format, after: pass, zbarScanned: scanned) {
                     checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
                         (x: point.x / found.factor + area.x, y: point.y / found.factor + area.y)
                     }), pass: found.pass))
@@ -381,15 +390,19 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// format: nothing else can confirm it, and looking for QR codes too took a sixth of the checks' time); for the
     /// codes a second zbar scale confirms, zbar on the crop doubled (what the upscaled-2x pass sees there, without waiting
     /// for it; doubled and then binarized as well confirmed nothing in 137 tries over the shared photos and the generated
-    /// corpus, at 1–2 ms each). For a zxing read: zbar on the crop as it is,
-    /// doubled, and doubled then binarized. Only the same digits count: whatever else a decoder makes of the crop
-    /// (part of a neighbour, a misread) would be a read of its own to confirm, and keep the passes going for nothing.
-    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
+    /// corpus, at 1–2 ms each). A crop already black and white (a binarized pass's) is not binarized again for zxing:
+    /// that confirmed nothing in 184 tries over both sets. For a zxing read: zbar on the crop as it is,
+    /// doubled, and doubled then binarized, leaving out the first two where `zbarScanned` says zbar's original or
+    /// upscaled-2x pass has scanned those pixels already (`.original`, `.upscaled2x`): after them, those tries
+    /// confirmed none of zxing trying harder's reads over both sets (0 of 32), the third 4. Only the same digits count:
+    /// whatever else a decoder makes of the crop (part of a neighbour, a misread) would be a read of its own to
+    /// confirm, and keep the passes going for nothing.
+    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass, zbarScanned: Set<Pass> = []) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
         let same: (RawSymbol) -> Bool = { CandidatePool.key($0) == key }
         if pass.usesZXing {
-            if let found = zbar().scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }
+            if !zbarScanned.contains(.original), let found = zbar().scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }
             let doubled = crop.upscaled(by: 2)
-            if let found = zbar().scan(doubled).first(where: same) { return (found, 2, .zbarCrossCheck) }
+            if !zbarScanned.contains(.upscaled2x), let found = zbar().scan(doubled).first(where: same) { return (found, 2, .zbarCrossCheck) }
             return zbar().scan(doubled.locallyBinarized()).first(where: same).map { ($0, 2, .zbarCrossCheck) }
         }
         let kind: Set<BarcodeFormat> = format.gtinFormat != nil ? options.formats.filter { $0.gtinFormat != nil } : [format]
@@ -397,8 +410,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             ZXingScanner.scan(image, formats: kind, tryHarder: true, workerPath: self.options.zxingWorker).first(where: same)
         }
         if let found = zxing(crop) { return (found, 1, .zxingCrossCheck) }
-        let binarized = crop.locallyBinarized()
-        if let found = zxing(binarized) { return (found, 1, .zxingCrossCheck) }
+        if !pass.isBinarized, let found = zxing(crop.locallyBinarized()) { return (found, 1, .zxingCrossCheck) }
         guard pass.scale == 1, CandidatePool.Candidate.secondScaleConfirms(format), max(crop.width, crop.height) <= 1000 else { return nil }
         return zbar().scan(crop.upscaled(by: 2)).first(where: same).map { ($0, 2, .upscaled2x) }
     }
@@ -543,6 +555,7 @@ struct CandidatePool: Sendable {
     var order: [String] = []
     /// Passes whose reads were taken (those that applied to the picture).
     var passesRun = 0
+    var passesTaken: Set<BarcodeReader.Pass> = []
 
     var isEmpty: Bool { candidates.isEmpty }
 
@@ -572,6 +585,7 @@ struct CandidatePool: Sendable {
     fileprivate mutating func take(_ outcome: BarcodeReader.PassOutcome?, of pass: BarcodeReader.Pass, stopWhenSure: Bool) -> Bool {
         guard let outcome else { return false }
         passesRun += 1
+        passesTaken.insert(pass)
         for read in outcome.reads { add(read.symbol, pass: pass, points: read.points) }
         for read in outcome.crossChecks { add(read.symbol, pass: read.pass, points: read.points) }
         // A read that is not yet sure keeps the passes going: a later one may confirm it (or contradict it).
