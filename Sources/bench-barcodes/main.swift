@@ -11,8 +11,12 @@
 // with the expected code and the other codes really in the picture; any code returned that is in neither is a
 // wrong read, and the tables are per format and per degradation.
 //
+// Time is measured against a reference in the same run: the same reader with the agreement rule from before issue 22
+// (any two passes agreeing make a read sure; the time target is "not worse than" it), each photo read by both,
+// in turns (`--no-reference` leaves it out).
+//
 // Usage: bench-barcodes [DIR] [--manifest] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--keep-low] [--verbose] [--slowest N] [--density N]
-//        [--sequential] (every pass on one thread)
+//        [--sequential] (every pass on one thread) [--agreement RULE] [--no-reference]
 import Foundation
 import NestoryBarcodes
 import NestoryBarcodesLive
@@ -41,6 +45,7 @@ let verbose = flag("--verbose")
 /// Every image's reads, with the passes that made them and the time (for finding where time goes).
 let trace = flag("--trace")
 let slowest = option("--slowest").flatMap(Int.init) ?? 0
+let runReference = !flag("--no-reference")
 var options = BarcodeReader.Options()
 if flag("--all-passes") { options.stopWhenSure = false }
 if flag("--keep-low") { options.dropLowConfidence = false }
@@ -162,6 +167,15 @@ struct Tally {
 // MARK: Nestory
 
 let reader = BarcodeReader(options: options)
+/// The reference: the same reader and passes with the agreement rule from before issue 22 (none when that is the rule measured).
+let referenceRule = BarcodeReader.Agreement.anyTwoPasses
+let reference: BarcodeReader? = runReference && options.agreement != referenceRule ? {
+    var referenceOptions = options
+    referenceOptions.agreement = referenceRule
+    return BarcodeReader(options: referenceOptions)
+}() : nil
+var referenceTally = Tally()
+var referenceTimes: [Double] = [], referenceCPUTimes: [Double] = []
 var ours: [BarcodeFormat: Tally] = [:]
 var oursByDegradation: [String: Tally] = [:]
 var ourTimes: [Double] = []
@@ -176,18 +190,35 @@ var passCounts: [String: Int] = [:]
 var timed: [(ms: Double, name: String, outcome: Outcome)] = []
 var confidenceOutcomes: [String: Int] = [:]
 let images = samples.map { try? Data(contentsOf: $0.url) }
+/// The reads of `data` by `reader`, with the wall and CPU milliseconds they took.
+func timedDecode(_ reader: BarcodeReader, _ data: Data) -> (results: [DecodedBarcode]?, ms: Double, cpu: Double) {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let cpuStart = processCPUMilliseconds()
+    let results = try? reader.decode(imageData: data)
+    return (results, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6, processCPUMilliseconds() - cpuStart)
+}
 // One warm-up decode so libvips' start-up is not billed to the first image.
 if let first = images.compactMap({ $0 }).first { _ = try? reader.decode(imageData: first) }
-for (sample, data) in zip(samples, images) {
+for (index, (sample, data)) in zip(samples, images).enumerated() {
     var outcome = Outcome.missed
     var asked: Outcome?
     var best: DecodedBarcode?
     if let data {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let cpuStart = processCPUMilliseconds()
-        let results = try? reader.decode(imageData: data)
-        ourCPUTimes.append(processCPUMilliseconds() - cpuStart)
-        ourTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        // The reference reads every photo too, before this reader on every other one, so neither has the warmer caches.
+        let referenceFirst = index % 2 == 1
+        func readByReference() {
+            guard let reference else { return }
+            let read = timedDecode(reference, data)
+            referenceTimes.append(read.ms)
+            referenceCPUTimes.append(read.cpu)
+            referenceTally.add(score(sample, (read.results ?? []).map { ($0.format, $0.text) }))
+        }
+        if referenceFirst { readByReference() }
+        let read = timedDecode(reader, data)
+        if !referenceFirst { readByReference() }
+        let results = read.results
+        ourCPUTimes.append(read.cpu)
+        ourTimes.append(read.ms)
         best = results?.first { matches(sample, format: $0.format, text: $0.text) } ?? results?.first
         if trace {
             print(String(format: "trace %@ %.1f ms: ", sample.url.lastPathComponent, ourTimes.last ?? 0)
@@ -346,6 +377,11 @@ if generated {
 print("ms per image (p50 / p95 / mean): Nestory \(percentile(ourTimes, 0.5)) / \(percentile(ourTimes, 0.95)) / \(String(format: "%.1f", ourTimes.reduce(0, +) / Double(max(1, ourTimes.count))))"
     + (haveZbarimg ? "; zbarimg \(percentile(theirTimes, 0.5)) / \(percentile(theirTimes, 0.95)) / \(String(format: "%.1f", theirTimes.reduce(0, +) / Double(max(1, theirTimes.count)))) (a process per image, start-up included)" : ""))
 print("Nestory CPU ms per image, this process only (zxing's worker process not counted; the wall time includes it) (p50 / p95 / mean): \(percentile(ourCPUTimes, 0.5)) / \(percentile(ourCPUTimes, 0.95)) / \(String(format: "%.1f", ourCPUTimes.reduce(0, +) / Double(max(1, ourCPUTimes.count)))); load average at the end: \(loadAverage())")
+if reference != nil, !referenceTimes.isEmpty {
+    let mean = { (values: [Double]) in values.reduce(0, +) / Double(max(1, values.count)) }
+    print("Reference in the same run, each photo read by both in turns: the agreement rule \(referenceRule.rawValue) (before issue 22), decoded \(referenceTally.decoded) (\(percent(referenceTally.decoded, referenceTally.total))), wrong \(referenceTally.wrong); ms per image (p50 / p95 / mean) \(percentile(referenceTimes, 0.5)) / \(percentile(referenceTimes, 0.95)) / \(String(format: "%.1f", mean(referenceTimes))), CPU mean \(String(format: "%.1f", mean(referenceCPUTimes)))")
+    print(String(format: "Nestory against the reference, mean time per image: %.2f× (CPU, this process: %.2f×); the target is at most 1.00×", mean(ourTimes) / mean(referenceTimes), mean(ourCPUTimes) / mean(referenceCPUTimes)))
+}
 print("Uncertain: images with no sure read but an uncertain one, which the app shows to be checked (of them, wrong); agreement rule \(options.agreement.rawValue).")
 print("Nestory: image bytes to results (libvips load included), \(options.parallelPasses ? "passes after the second on two threads" : "one thread"), release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
 print("First code found by pass: " + passCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
