@@ -554,7 +554,6 @@ struct CandidatePool: Sendable {
     var candidates: [String: Candidate] = [:]
     var order: [String] = []
     /// Passes whose reads were taken (those that applied to the picture).
-    var passesRun = 0
     var passesTaken: Set<BarcodeReader.Pass> = []
 
     var isEmpty: Bool { candidates.isEmpty }
@@ -584,12 +583,11 @@ struct CandidatePool: Sendable {
     /// carry their own error correction.
     fileprivate mutating func take(_ outcome: BarcodeReader.PassOutcome?, of pass: BarcodeReader.Pass, stopWhenSure: Bool) -> Bool {
         guard let outcome else { return false }
-        passesRun += 1
         passesTaken.insert(pass)
         for read in outcome.reads { add(read.symbol, pass: pass, points: read.points) }
         for read in outcome.crossChecks { add(read.symbol, pass: read.pass, points: read.points) }
         // A read that is not yet sure keeps the passes going: a later one may confirm it (or contradict it).
-        return stopWhenSure && isSettled(minimum: passesRun >= 2 && agreement == .anyTwoPasses ? .medium : .high)
+        return stopWhenSure && isSettled(minimum: passesTaken.count >= 2 && agreement == .anyTwoPasses ? .medium : .high)
     }
 
     /// Whether every read is at least `minimum` and none contradicts another.
