@@ -176,6 +176,8 @@ let reference: BarcodeReader? = runReference && options.agreement != referenceRu
 }() : nil
 var referenceTally = Tally()
 var referenceTimes: [Double] = [], referenceCPUTimes: [Double] = []
+/// Both readers' time by what this reader returned (a sure read, only uncertain ones, nothing): where the difference goes.
+var timeByOutcome: [String: (photos: Int, ours: Double, reference: Double)] = [:]
 var ours: [BarcodeFormat: Tally] = [:]
 var oursByDegradation: [String: Tally] = [:]
 var ourTimes: [Double] = []
@@ -206,9 +208,11 @@ for (index, (sample, data)) in zip(samples, images).enumerated() {
     if let data {
         // The reference reads every photo too, before this reader on every other one, so neither has the warmer caches.
         let referenceFirst = index % 2 == 1
+        var referenceMs: Double?
         func readByReference() {
             guard let reference else { return }
             let read = timedDecode(reference, data)
+            referenceMs = read.ms
             referenceTimes.append(read.ms)
             referenceCPUTimes.append(read.cpu)
             referenceTally.add(score(sample, (read.results ?? []).map { ($0.format, $0.text) }))
@@ -230,6 +234,11 @@ for (index, (sample, data)) in zip(samples, images).enumerated() {
         outcome = score(sample, (results ?? []).filter { !uncertain($0) }.map { ($0.format, $0.text) })
         let unsure = (results ?? []).filter(uncertain)
         if outcome == .missed, !unsure.isEmpty { asked = score(sample, unsure.map { ($0.format, $0.text) }) }
+        if let referenceMs {
+            let returned = (results ?? []).contains { !uncertain($0) } ? "a sure read" : unsure.isEmpty ? "nothing read" : "only uncertain reads"
+            let sums = timeByOutcome[returned] ?? (0, 0, 0)
+            timeByOutcome[returned] = (sums.photos + 1, sums.ours + read.ms, sums.reference + referenceMs)
+        }
     }
     ours[sample.format, default: Tally()].add(outcome, asked: asked)
     if let degradation = sample.degradation { oursByDegradation[degradation, default: Tally()].add(outcome, asked: asked) }
@@ -381,6 +390,9 @@ if reference != nil, !referenceTimes.isEmpty {
     let mean = { (values: [Double]) in values.reduce(0, +) / Double(max(1, values.count)) }
     print("Reference in the same run, each photo read by both in turns: the agreement rule \(referenceRule.rawValue) (before issue 22), decoded \(referenceTally.decoded) (\(percent(referenceTally.decoded, referenceTally.total))), wrong \(referenceTally.wrong); ms per image (p50 / p95 / mean) \(percentile(referenceTimes, 0.5)) / \(percentile(referenceTimes, 0.95)) / \(String(format: "%.1f", mean(referenceTimes))), CPU mean \(String(format: "%.1f", mean(referenceCPUTimes)))")
     print(String(format: "Nestory against the reference, mean time per image: %.2f× (CPU, this process: %.2f×); the target is at most 1.00×", mean(ourTimes) / mean(referenceTimes), mean(ourCPUTimes) / mean(referenceCPUTimes)))
+    print("Where the difference goes, by what Nestory returned (photos, ms of the mean per image): " + ["a sure read", "only uncertain reads", "nothing read"].compactMap { name in
+        timeByOutcome[name].map { String(format: "%@ %d, %+.2f", name, $0.photos, ($0.ours - $0.reference) / Double(max(1, referenceTimes.count))) }
+    }.joined(separator: "; "))
 }
 print("Uncertain: images with no sure read but an uncertain one, which the app shows to be checked (of them, wrong); agreement rule \(options.agreement.rawValue).")
 print("Nestory: image bytes to results (libvips load included), \(options.parallelPasses ? "passes after the second on two threads" : "one thread"), release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
