@@ -262,8 +262,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         var byZXing: Set<String> = [], byZBar: Set<String> = []
         /// zbar's scales for each read a second zbar scale confirms (EAN-13, UPC-A, Code 128) with no rival at its spot.
         var zbarScales: [String: Set<Int>] = [:]
-        /// The zbar passes that have scanned the picture.
-        var zbarPasses: Set<Pass> = []
+        /// The passes that have read the picture.
+        var passesTaken: Set<Pass> = []
 
         init() {}
 
@@ -271,7 +271,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             let linear = pool.candidates.filter { $0.value.format != .qr }
             byZXing = Set(linear.filter { $0.value.passes.contains(where: \.usesZXing) }.keys)
             byZBar = Set(linear.filter { $0.value.passes.contains { !$0.usesZXing } }.keys)
-            zbarPasses = pool.passesTaken.filter { !$0.usesZXing }
+            passesTaken = pool.passesTaken
             guard pool.agreement == .otherDecoderOrScale else { return }
             for (key, candidate) in linear where CandidatePool.Candidate.secondScaleConfirms(candidate.format) {
                 let rivals = linear.contains { $0.key != key && $0.value.gtin != nil && $0.value.overlaps(candidate) }
@@ -373,7 +373,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
                 // misread) would be a read of its own to confirm, and keep the passes going for nothing.
                 // What zbar's passes have scanned already, for a zxing read: the picture as it is, and doubled at full size.
-                let scanned = pass.usesZXing ? known.zbarPasses.filter { $0 == .original || ($0 == .upscaled2x && picture.shrink == 1) } : Set()
+                let scanned = pass.usesZXing ? known.passesTaken.filter { $0 == .original || ($0 == .upscaled2x && picture.shrink == 1) } : Set()
                 if let found = crossCheck(crop, key: key, format: symbol.format, after: pass, zbarScanned: scanned) {
                     checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
                         (x: point.x / found.factor + area.x, y: point.y / found.factor + area.y)
@@ -397,7 +397,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// confirmed none of zxing trying harder's reads over both sets (0 of 32), the third 4. Only the same digits count:
     /// whatever else a decoder makes of the crop (part of a neighbour, a misread) would be a read of its own to
     /// confirm, and keep the passes going for nothing.
-    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass, zbarScanned: Set<Pass> = []) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
+    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass, zbarScanned: Set<Pass>) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
         let same: (RawSymbol) -> Bool = { CandidatePool.key($0) == key }
         if pass.usesZXing {
             if !zbarScanned.contains(.original), let found = zbar().scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }

@@ -176,7 +176,9 @@ let reference: BarcodeReader? = runReference && options.agreement != referenceRu
 }() : nil
 var referenceTally = Tally()
 var referenceTimes: [Double] = [], referenceCPUTimes: [Double] = []
-/// Both readers' time by what this reader returned (a sure read, only uncertain ones, nothing): where the difference goes.
+/// What this reader returned for a photo, in the order the report lists them.
+let returnedKinds = ["a sure read", "only uncertain reads", "nothing read"]
+/// Both readers' time by what this reader returned (`returnedKinds`): where the difference goes.
 var timeByOutcome: [String: (photos: Int, ours: Double, reference: Double)] = [:]
 var ours: [BarcodeFormat: Tally] = [:]
 var oursByDegradation: [String: Tally] = [:]
@@ -235,7 +237,7 @@ for (index, (sample, data)) in zip(samples, images).enumerated() {
         let unsure = (results ?? []).filter(uncertain)
         if outcome == .missed, !unsure.isEmpty { asked = score(sample, unsure.map { ($0.format, $0.text) }) }
         if let referenceMs {
-            let returned = (results ?? []).contains { !uncertain($0) } ? "a sure read" : unsure.isEmpty ? "nothing read" : "only uncertain reads"
+            let returned = returnedKinds[(results ?? []).contains { !uncertain($0) } ? 0 : unsure.isEmpty ? 2 : 1]
             let sums = timeByOutcome[returned] ?? (0, 0, 0)
             timeByOutcome[returned] = (sums.photos + 1, sums.ours + read.ms, sums.reference + referenceMs)
         }
@@ -336,6 +338,9 @@ func loadAverage() -> String {
 func percent(_ part: Int, _ whole: Int) -> String {
     whole == 0 ? "—" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
 }
+func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(1, values.count)) }
+/// "p50 / p95 / mean" of some milliseconds.
+func spread(_ values: [Double]) -> String { "\(percentile(values, 0.5)) / \(percentile(values, 0.95)) / \(String(format: "%.1f", mean(values)))" }
 func percentile(_ values: [Double], _ p: Double) -> String {
     guard !values.isEmpty else { return "—" }
     let sorted = values.sorted()
@@ -383,14 +388,13 @@ if generated {
     }
     print("")
 }
-print("ms per image (p50 / p95 / mean): Nestory \(percentile(ourTimes, 0.5)) / \(percentile(ourTimes, 0.95)) / \(String(format: "%.1f", ourTimes.reduce(0, +) / Double(max(1, ourTimes.count))))"
-    + (haveZbarimg ? "; zbarimg \(percentile(theirTimes, 0.5)) / \(percentile(theirTimes, 0.95)) / \(String(format: "%.1f", theirTimes.reduce(0, +) / Double(max(1, theirTimes.count)))) (a process per image, start-up included)" : ""))
-print("Nestory CPU ms per image, this process only (zxing's worker process not counted; the wall time includes it) (p50 / p95 / mean): \(percentile(ourCPUTimes, 0.5)) / \(percentile(ourCPUTimes, 0.95)) / \(String(format: "%.1f", ourCPUTimes.reduce(0, +) / Double(max(1, ourCPUTimes.count)))); load average at the end: \(loadAverage())")
+print("ms per image (p50 / p95 / mean): Nestory \(spread(ourTimes))"
+    + (haveZbarimg ? "; zbarimg \(spread(theirTimes)) (a process per image, start-up included)" : ""))
+print("Nestory CPU ms per image, this process only (zxing's worker process not counted; the wall time includes it) (p50 / p95 / mean): \(spread(ourCPUTimes)); load average at the end: \(loadAverage())")
 if reference != nil, !referenceTimes.isEmpty {
-    let mean = { (values: [Double]) in values.reduce(0, +) / Double(max(1, values.count)) }
-    print("Reference in the same run, each photo read by both in turns: the agreement rule \(referenceRule.rawValue) (before issue 22), decoded \(referenceTally.decoded) (\(percent(referenceTally.decoded, referenceTally.total))), wrong \(referenceTally.wrong); ms per image (p50 / p95 / mean) \(percentile(referenceTimes, 0.5)) / \(percentile(referenceTimes, 0.95)) / \(String(format: "%.1f", mean(referenceTimes))), CPU mean \(String(format: "%.1f", mean(referenceCPUTimes)))")
+    print("Reference in the same run, each photo read by both in turns: the agreement rule \(referenceRule.rawValue) (before issue 22), decoded \(referenceTally.decoded) (\(percent(referenceTally.decoded, referenceTally.total))), wrong \(referenceTally.wrong); ms per image (p50 / p95 / mean) \(spread(referenceTimes)), CPU mean \(String(format: "%.1f", mean(referenceCPUTimes)))")
     print(String(format: "Nestory against the reference, mean time per image: %.2f× (CPU, this process: %.2f×); the target is at most 1.00×", mean(ourTimes) / mean(referenceTimes), mean(ourCPUTimes) / mean(referenceCPUTimes)))
-    print("Where the difference goes, by what Nestory returned (photos, ms of the mean per image): " + ["a sure read", "only uncertain reads", "nothing read"].compactMap { name in
+    print("Where the difference goes, by what Nestory returned (photos, ms of the mean per image): " + returnedKinds.compactMap { name in
         timeByOutcome[name].map { String(format: "%@ %d, %+.2f", name, $0.photos, ($0.ours - $0.reference) / Double(max(1, referenceTimes.count))) }
     }.joined(separator: "; "))
 }
