@@ -42,8 +42,11 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         public var parallelPasses: Bool
         /// What makes a 1D read sure (high confidence); anything less is reported as uncertain.
         public var agreement: Agreement
+        /// Where the time goes, stage by stage (for benchmarks; nil: not measured).
+        public var timings: BarcodeTimings?
 
-        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath, parallelPasses: Bool = true, agreement: Agreement = .otherDecoderOrScale) {
+        public init(formats: Set<BarcodeFormat> = Set(BarcodeFormat.allCases), passes: [Pass] = Pass.standard, stopWhenSure: Bool = true, dropLowConfidence: Bool = true, strongScanLines: Int = .max, scanDensity: Int = 2, zxingWorker: String? = ZXingScanner.workerPath, parallelPasses: Bool = true, agreement: Agreement = .otherDecoderOrScale, timings: BarcodeTimings? = nil) {
+            self.timings = timings
             self.parallelPasses = parallelPasses
             self.agreement = agreement
             self.strongScanLines = strongScanLines
@@ -155,7 +158,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     private func zbar() -> ZBarScanner { ZBarScanner(formats: options.formats, density: options.scanDensity) }
 
     public func decode(imageData: Data, region: BarcodeRegion? = nil) throws(BarcodeReaderError) -> [DecodedBarcode] {
-        decode(image: try ImageLoader.loadGray(imageData), region: region)
+        let image = try options.timings.measure(BarcodeTimings.Name.load) { Result { () throws(BarcodeReaderError) in try ImageLoader.loadGray(imageData) } }.get()
+        return decode(image: image, region: region)
     }
 
     /// Every code found in a grayscale picture (a camera frame already in memory), optionally only inside `region`.
@@ -181,8 +185,10 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos about
             // half the picture, and it settled 164 of 166), then the whole picture if anything is unsettled.
             if pass == .original, options.stopWhenSure, let area = pool.confirmationArea(width: base.width, height: base.height, origin: offset) {
-                let crop = base.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
-                for symbol in zbar().scan(crop) {
+                let found = options.timings.measure(BarcodeTimings.Name.aroundZXingReads) {
+                    zbar().scan(base.cropped(x: area.x, y: area.y, width: area.width, height: area.height))
+                }
+                for symbol in found {
                     let points = symbol.points.map { (x: $0.x + area.x + offset.x, y: $0.y + area.y + offset.y) }
                     pool.add(symbol, pass: .original, points: points)
                 }
@@ -349,11 +355,13 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     private func run(_ pass: Pass, on picture: Picture, crossChecked: () -> CrossChecked = { CrossChecked() }) -> PassOutcome? {
         let working = pass != .original && !pass.usesZXing ? picture.working : nil
         let source = working ?? picture.base
-        guard let step = prepare(source, pass, doubled: { picture.doubled }) else { return nil }
+        guard let step = options.timings.measure(BarcodeTimings.Name.prepare, { prepare(source, pass, doubled: { picture.doubled }) }) else { return nil }
         let scale = working != nil ? picture.shrink : 1
-        let symbols = pass.usesZXing
-            ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
-            : zbar().scan(step.image)
+        let symbols = options.timings.measure(pass.rawValue) {
+            pass.usesZXing
+                ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
+                : zbar().scan(step.image)
+        }
         let toPicture: ([(x: Int, y: Int)]) -> [(x: Int, y: Int)] = { points in
             points.map { point in
                 let p = step.toBase(point.x, point.y)
@@ -369,12 +377,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             lazy var known = crossChecked()
             for symbol in symbols where symbol.format != .qr {
                 guard let key = CandidatePool.key(symbol), asked.insert(key).inserted, known.wantsCheck(key, by: pass), let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
-                let crop = step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height)
                 // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
                 // misread) would be a read of its own to confirm, and keep the passes going for nothing.
                 // What zbar's passes have scanned already, for a zxing read: the picture as it is, and doubled at full size.
                 let scanned = pass.usesZXing ? known.passesTaken.filter { $0 == .original || ($0 == .upscaled2x && picture.shrink == 1) } : Set()
-                if let found = crossCheck(crop, key: key, format: symbol.format, after: pass, zbarScanned: scanned) {
+                let found = options.timings.measure(pass.usesZXing ? BarcodeTimings.Name.checkByZBar : BarcodeTimings.Name.checkByZXing) {
+                    crossCheck(step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height), key: key, format: symbol.format, after: pass, zbarScanned: scanned)
+                }
+                if let found {
                     checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
                         (x: point.x / found.factor + area.x, y: point.y / found.factor + area.y)
                     }), pass: found.pass))

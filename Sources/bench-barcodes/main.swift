@@ -17,6 +17,7 @@
 //
 // Usage: bench-barcodes [DIR] [--manifest] [--no-zbarimg] [--all-passes] [--passes a,b,c] [--keep-low] [--verbose] [--slowest N] [--density N]
 //        [--sequential] (every pass on one thread) [--agreement RULE] [--no-reference]
+//        [--stages] (where the time goes, stage by stage, beside the reference; clearest with --sequential)
 import Foundation
 import NestoryBarcodes
 import NestoryBarcodesLive
@@ -44,12 +45,14 @@ let generated = flag("--manifest")
 let verbose = flag("--verbose")
 /// Every image's reads, with the passes that made them and the time (for finding where time goes).
 let trace = flag("--trace")
+let stages = flag("--stages")
 let slowest = option("--slowest").flatMap(Int.init) ?? 0
 let runReference = !flag("--no-reference")
 var options = BarcodeReader.Options()
 if flag("--all-passes") { options.stopWhenSure = false }
 if flag("--keep-low") { options.dropLowConfidence = false }
 if flag("--sequential") { options.parallelPasses = false }
+if stages { options.timings = BarcodeTimings() }
 if let name = option("--agreement") {
     guard let agreement = BarcodeReader.Agreement(rawValue: name) else {
         FileHandle.standardError.write(Data("Unknown agreement \(name); known: \(BarcodeReader.Agreement.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
@@ -172,6 +175,7 @@ let referenceRule = BarcodeReader.Agreement.anyTwoPasses
 let reference: BarcodeReader? = runReference && options.agreement != referenceRule ? {
     var referenceOptions = options
     referenceOptions.agreement = referenceRule
+    referenceOptions.timings = stages ? BarcodeTimings() : nil
     return BarcodeReader(options: referenceOptions)
 }() : nil
 var referenceTally = Tally()
@@ -203,6 +207,7 @@ func timedDecode(_ reader: BarcodeReader, _ data: Data) -> (results: [DecodedBar
 }
 // One warm-up decode so libvips' start-up is not billed to the first image.
 if let first = images.compactMap({ $0 }).first { _ = try? reader.decode(imageData: first) }
+options.timings?.reset()
 for (index, (sample, data)) in zip(samples, images).enumerated() {
     var outcome = Outcome.missed
     var asked: Outcome?
@@ -402,3 +407,25 @@ print("Uncertain: images with no sure read but an uncertain one, which the app s
 print("Nestory: image bytes to results (libvips load included), \(options.parallelPasses ? "passes after the second on two threads" : "one thread"), release build; passes \(options.passes.map(\.rawValue).joined(separator: ", "))\(options.stopWhenSure ? " (stopping when sure)" : " (all)").")
 print("First code found by pass: " + passCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 print("By confidence: " + confidenceOutcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+if let timings = options.timings {
+    // Stage by stage, summed over the photos (passes on two threads add up their own times), beside the reference.
+    let theirs = Dictionary(uniqueKeysWithValues: (reference?.options.timings?.stages ?? []).map { ($0.name, $0) })
+    let mine = timings.stages
+    let names = mine.map(\.name) + theirs.keys.filter { name in !mine.contains { $0.name == name } }.sorted()
+    let photos = Double(max(1, ourTimes.count))
+    print("")
+    print("Where the time goes, stage by stage (summed over the photos; a pass's stage is its decoder's call, its picture is under \"\(BarcodeTimings.Name.prepare)\"):")
+    print("")
+    print("| Stage | calls | ms | ms per photo | reference calls | reference ms | difference, ms per photo |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    let row = { (name: String, mineCalls: Int?, mineMs: Double?, theirCalls: Int?, theirMs: Double?) in
+        let cell = { (value: Double?, format: String) in value.map { String(format: format, $0) } ?? "" }
+        print("| \(name) | \(mineCalls.map(String.init) ?? "") | \(cell(mineMs, "%.0f")) | \(cell(mineMs.map { $0 / photos }, "%.2f")) | \(theirCalls.map(String.init) ?? "") | \(cell(theirMs, "%.0f")) | \(reference == nil ? "" : cell(((mineMs ?? 0) - (theirMs ?? 0)) / photos, "%+.2f")) |")
+    }
+    for name in names {
+        let ours = mine.first { $0.name == name }
+        row(name, ours?.calls, ours?.milliseconds, theirs[name]?.calls, theirs[name]?.milliseconds)
+    }
+    let total = mine.reduce(0) { $0 + $1.milliseconds }, theirTotal = theirs.values.reduce(0) { $0 + $1.milliseconds }
+    row("**all stages**", nil, total, nil, reference == nil ? nil : theirTotal)
+}
