@@ -158,7 +158,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     private func zbar() -> ZBarScanner { ZBarScanner(formats: options.formats, density: options.scanDensity) }
 
     public func decode(imageData: Data, region: BarcodeRegion? = nil) throws(BarcodeReaderError) -> [DecodedBarcode] {
-        let image = try options.timings.measure(BarcodeTimings.Name.load) { Result { () throws(BarcodeReaderError) in try ImageLoader.loadGray(imageData) } }.get()
+        let image = try options.timings.measure(BarcodeTimings.Name.load) { () throws(BarcodeReaderError) in try ImageLoader.loadGray(imageData) }
         return decode(image: image, region: region)
     }
 

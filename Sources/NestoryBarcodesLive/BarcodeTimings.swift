@@ -27,13 +27,13 @@ public final class BarcodeTimings: Sendable {
     public init() {}
 
     /// Runs `body`, adding its time to `stage`.
-    func measure<T>(_ stage: String, _ body: () -> T) -> T {
+    func measure<T, Failure: Error>(_ stage: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         let start = DispatchTime.now().uptimeNanoseconds
         defer {
             let elapsed = DispatchTime.now().uptimeNanoseconds - start
             totals.withLock { $0[stage, default: (0, 0)].calls += 1; $0[stage, default: (0, 0)].nanoseconds += elapsed }
         }
-        return body()
+        return try body()
     }
 
     /// Every stage measured so far, the longest first.
@@ -51,10 +51,10 @@ public final class BarcodeTimings: Sendable {
 
 extension Optional where Wrapped == BarcodeTimings {
     /// `body`'s result, its time added to `stage` when there are timings.
-    func measure<T>(_ stage: String, _ body: () -> T) -> T {
+    func measure<T, Failure: Error>(_ stage: String, _ body: () throws(Failure) -> T) throws(Failure) -> T {
         switch self {
-        case .some(let timings): return timings.measure(stage, body)
-        case .none: return body()
+        case .some(let timings): return try timings.measure(stage, body)
+        case .none: return try body()
         }
     }
 }
