@@ -17,7 +17,9 @@ import Testing
         BarcodeRendering.draw(BarcodeReaderTests.samples[0].modules, into: &image, x: 700, y: 560, moduleWidth: 2, barHeight: 80)
         let png = BarcodeRendering.png(image)
         let timings = BarcodeTimings()
+        let start = DispatchTime.now().uptimeNanoseconds
         let timed = try BarcodeReader(options: .init(timings: timings)).decode(imageData: png)
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         // Measuring changes nothing about the reads.
         let plain = try BarcodeReader().decode(imageData: png)
         #expect(timed.map(\.text) == plain.map(\.text) && timed.map(\.passes) == plain.map(\.passes))
@@ -27,7 +29,8 @@ import Testing
         #expect(calls(timings) == [
             BarcodeTimings.Name.load: 1, BarcodeTimings.Name.prepare: 1, "zxing": 1, BarcodeTimings.Name.aroundZXingReads: 1,
         ])
-        #expect(timings.stages.allSatisfy { $0.milliseconds >= 0 })
+        // One thread here (the first two passes run in turn), and no stage inside another: together they fit in the call.
+        #expect(timings.stages.reduce(0) { $0 + $1.milliseconds } <= wall)
     }
 
     @Test func aZBarReadIsCheckedByZXing() throws {
