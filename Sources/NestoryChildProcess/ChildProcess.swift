@@ -24,8 +24,11 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` (a path) with `arguments` (not counting the program's name) and `environment` (this
-    /// process's when nil).
-    public init(executable: String, arguments: [String] = [], environment: [String: String]? = nil, captureErrors: Bool = false) throws {
+    /// process's when nil). `inputCapacity` asks the pipe to the child's standard input to hold that many bytes
+    /// (Linux's default is 64 KiB; an unprivileged process may ask up to `/proc/sys/fs/pipe-max-size`, 1 MiB unless
+    /// changed): a large request then goes over in one write, not one 64 KiB piece each time the child wakes up to
+    /// read. Where the kernel refuses, the pipe keeps its default (see ``inputCapacity``).
+    public init(executable: String, arguments: [String] = [], environment: [String: String]? = nil, captureErrors: Bool = false, inputCapacity: Int? = nil) throws {
         // A write to a worker that just died must fail with EPIPE, not kill this process.
         Glibc.signal(SIGPIPE, SIG_IGN)
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
@@ -40,6 +43,7 @@ public final class ChildProcess: @unchecked Sendable {
                 throw StartFailed(description: "pipe: \(String(cString: strerror(errno)))")
             }
             for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            if index == 0, let inputCapacity { _ = nestory_pipe_set_capacity(fds[1], Int32(clamping: inputCapacity)) }
             opened += fds
             switch index {
             case 0: toChild = fds
@@ -101,6 +105,9 @@ public final class ChildProcess: @unchecked Sendable {
             _ = waitUntilExit()
         }
     }
+
+    /// How many bytes the pipe to the child's standard input holds (0 once it is closed).
+    public var inputCapacity: Int { input >= 0 ? max(0, Int(nestory_pipe_capacity(input))) : 0 }
 
     /// Whether the child has not exited yet (an exited one is reaped here).
     public var isRunning: Bool {

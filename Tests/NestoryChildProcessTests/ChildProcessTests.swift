@@ -51,6 +51,22 @@ import Glibc
         #expect(!child.isRunning)
     }
 
+    /// A pipe asked to hold 1 MiB takes a whole 1 MiB request while the child reads nothing; the default takes 64 KiB.
+    @Test func theInputPipeHoldsWhatItWasAskedTo() throws {
+        let request = [UInt8](repeating: 7, count: 1 << 20)
+        func accepted(_ child: ChildProcess) -> Int {
+            defer { child.signal(SIGKILL); child.waitUntilExit() }
+            _ = fcntl(child.input, F_SETFL, fcntl(child.input, F_GETFL) | O_NONBLOCK)
+            return request.withUnsafeBytes { Glibc.write(child.input, $0.baseAddress, $0.count) }
+        }
+        let asked = try ChildProcess(executable: "/bin/sleep", arguments: ["30"], inputCapacity: 1 << 20)
+        #expect(asked.inputCapacity == 1 << 20)
+        #expect(accepted(asked) == 1 << 20)
+        let plain = try ChildProcess(executable: "/bin/sleep", arguments: ["30"])
+        #expect(plain.inputCapacity == 65_536)
+        #expect(accepted(plain) == 65_536)
+    }
+
     @Test func aMissingProgramIsAClearError() {
         #expect(throws: ChildProcess.StartFailed.self) { try ChildProcess(executable: "/nonexistent/worker") }
     }
