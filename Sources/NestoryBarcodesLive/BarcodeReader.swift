@@ -425,15 +425,18 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         return zbar().scan(crop.upscaled(by: 2)).first(where: same).map { ($0, 2, .upscaled2x) }
     }
 
-    /// The part of `image` around a 1D read's points, with room for its quiet zones and its bars' height (zbar's
-    /// points can be one scan line); nil without points.
+    /// The part of `image` around a 1D read's points, with room for its quiet zones (a fifth of its length at each end)
+    /// and a quarter of its length on either side across the bars (zbar's points can be one scan line; the other
+    /// decoder needs a few lines through the bars, not all of them); nil without points. Half a length on either side,
+    /// as before, made the crops of the shared photos up to half the picture: a quarter confirmed one more read there
+    /// and two more on the generated corpus, and took the zxing checks from 0.56–0.65 to 0.47–0.53 ms a photo (one thread).
     static func surroundings(of points: [(x: Int, y: Int)], in image: GrayImage) -> PixelBounds? {
         guard let first = points.first else { return nil }
         var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
         for p in points { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
         let length = max(x1 - x0, y1 - y0, 16)
-        let padX = (x1 - x0 >= y1 - y0 ? length / 5 : length / 2) + 8
-        let padY = (x1 - x0 >= y1 - y0 ? length / 2 : length / 5) + 8
+        let padX = (x1 - x0 >= y1 - y0 ? length / 5 : length / 4) + 8
+        let padY = (x1 - x0 >= y1 - y0 ? length / 4 : length / 5) + 8
         let left = max(0, x0 - padX), top = max(0, y0 - padY)
         let right = min(image.width, x1 + padX + 1), bottom = min(image.height, y1 + padY + 1)
         guard right - left >= 8, bottom - top >= 8 else { return nil }
