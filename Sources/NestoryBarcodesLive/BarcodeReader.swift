@@ -155,7 +155,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// picture can finish a code with half of another photo's (on the benchmark it completed one photo's code with
     /// the previous photo's half). A fresh one per pass costs microseconds and makes every pass, and every
     /// call, independent of what was read before.
-    private func zbar() -> ZBarScanner { ZBarScanner(formats: options.formats, density: options.scanDensity) }
+    private func zbar(_ lines: ZBarScanner.Lines = .both) -> ZBarScanner { ZBarScanner(formats: options.formats, density: options.scanDensity, lines: lines) }
 
     public func decode(imageData: Data, region: BarcodeRegion? = nil) throws(BarcodeReaderError) -> [DecodedBarcode] {
         let image = try options.timings.measure(BarcodeTimings.Name.load) { () throws(BarcodeReaderError) in try ImageLoader.loadGray(imageData) }
@@ -382,7 +382,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 // What zbar's passes have scanned already, for a zxing read: the picture as it is, and doubled at full size.
                 let scanned = pass.usesZXing ? known.passesTaken.filter { $0 == .original || ($0 == .upscaled2x && picture.shrink == 1) } : Set()
                 let found = options.timings.measure(pass.usesZXing ? BarcodeTimings.Name.checkByZBar : BarcodeTimings.Name.checkByZXing) {
-                    crossCheck(step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height), key: key, format: symbol.format, after: pass, zbarScanned: scanned)
+                    crossCheck(step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height), key: key, format: symbol.format, lines: ZBarScanner.Lines(across: symbol.points), after: pass, zbarScanned: scanned)
                 }
                 if let found {
                     checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
@@ -407,13 +407,13 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// confirmed none of zxing trying harder's reads over both sets (0 of 32), the third 4. Only the same digits count:
     /// whatever else a decoder makes of the crop (part of a neighbour, a misread) would be a read of its own to
     /// confirm, and keep the passes going for nothing.
-    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, after pass: Pass, zbarScanned: Set<Pass>) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
+    private func crossCheck(_ crop: GrayImage, key: String, format: BarcodeFormat, lines: ZBarScanner.Lines, after pass: Pass, zbarScanned: Set<Pass>) -> (symbol: RawSymbol, factor: Int, pass: Pass)? {
         let same: (RawSymbol) -> Bool = { CandidatePool.key($0) == key }
         if pass.usesZXing {
-            if !zbarScanned.contains(.original), let found = zbar().scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }
+            if !zbarScanned.contains(.original), let found = zbar(lines).scan(crop).first(where: same) { return (found, 1, .zbarCrossCheck) }
             let doubled = crop.upscaled(by: 2)
-            if !zbarScanned.contains(.upscaled2x), let found = zbar().scan(doubled).first(where: same) { return (found, 2, .zbarCrossCheck) }
-            return zbar().scan(doubled.locallyBinarized()).first(where: same).map { ($0, 2, .zbarCrossCheck) }
+            if !zbarScanned.contains(.upscaled2x), let found = zbar(lines).scan(doubled).first(where: same) { return (found, 2, .zbarCrossCheck) }
+            return zbar(lines).scan(doubled.locallyBinarized()).first(where: same).map { ($0, 2, .zbarCrossCheck) }
         }
         let kind: Set<BarcodeFormat> = format.gtinFormat != nil ? options.formats.filter { $0.gtinFormat != nil } : [format]
         let zxing = { (image: GrayImage) in
@@ -422,7 +422,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         if let found = zxing(crop) { return (found, 1, .zxingCrossCheck) }
         if !pass.isBinarized, let found = zxing(crop.locallyBinarized()) { return (found, 1, .zxingCrossCheck) }
         guard pass.scale == 1, CandidatePool.Candidate.secondScaleConfirms(format), max(crop.width, crop.height) <= 1000 else { return nil }
-        return zbar().scan(crop.upscaled(by: 2)).first(where: same).map { ($0, 2, .upscaled2x) }
+        return zbar(lines).scan(crop.upscaled(by: 2)).first(where: same).map { ($0, 2, .upscaled2x) }
     }
 
     /// The part of `image` around a 1D read's points, with room for its quiet zones (a fifth of its length at each end)

@@ -24,7 +24,23 @@ final class ZBarScanner: @unchecked Sendable {
         return bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
     }()
 
-    init(formats: Set<BarcodeFormat>, density: Int = 1) {
+    /// Which scan lines zbar follows: rows cross the bars of a code lying across the picture, columns those of one
+    /// standing up.
+    enum Lines: Sendable {
+        case rows, columns, both
+
+        /// The lines that cross a 1D code whose ends are at `points`: rows when it is more than 1.3 times as wide
+        /// as it is tall, columns the other way round, else both.
+        init(across points: [(x: Int, y: Int)]) {
+            guard let first = points.first else { self = .both; return }
+            var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
+            for p in points { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
+            let width = x1 - x0, height = y1 - y0
+            self = width * 10 > height * 13 ? .rows : height * 10 > width * 13 ? .columns : .both
+        }
+    }
+
+    init(formats: Set<BarcodeFormat>, density: Int = 1, lines: Lines = .both) {
         guard let scanner = Self.loadError == nil ? zbar_image_scanner_create() : nil else {
             self.scanner = nil
             return
@@ -37,8 +53,9 @@ final class ZBarScanner: @unchecked Sendable {
         // UPC-A is otherwise reported as an EAN-13 with a leading zero; the GTIN key makes both equal anyway.
         if formats.contains(.upcA) { zbar_image_scanner_set_config(scanner, ZBAR_UPCA, ZBAR_CFG_ENABLE, 1) }
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_POSITION, 1)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+        // zbar's X density is its columns' spacing, Y its rows' (0: none).
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, lines == .rows ? 0 : Int32(density))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, lines == .columns ? 0 : Int32(density))
         // QR bytes come back raw: zbar's own guess of their character set garbles UTF-8 and Shift_JIS text.
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
     }
