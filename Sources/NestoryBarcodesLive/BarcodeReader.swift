@@ -183,10 +183,12 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let head = options.passes.prefix(2)
         for pass in head {
             // zxing's 1D reads want zbar's word on them: first only around them (on the benchmark's photos about
-            // half the picture, and it settled 164 of 166), then the whole picture if anything is unsettled.
+            // half the picture, and it settled 164 of 166), on the lines that cross their bars (the same reads on
+            // both benchmark sets as with every line, in 0.24–0.25 ms a photo instead of 0.39–0.43), then the whole
+            // picture if anything is unsettled.
             if pass == .original, options.stopWhenSure, let area = pool.confirmationArea(width: base.width, height: base.height, origin: offset) {
                 let found = options.timings.measure(BarcodeTimings.Name.aroundZXingReads) {
-                    zbar().scan(base.cropped(x: area.x, y: area.y, width: area.width, height: area.height))
+                    zbar(pool.confirmationLines).scan(base.cropped(x: area.x, y: area.y, width: area.width, height: area.height))
                 }
                 for symbol in found {
                     let points = symbol.points.map { (x: $0.x + area.x + offset.x, y: $0.y + area.y + offset.y) }
@@ -589,6 +591,15 @@ struct CandidatePool: Sendable {
         x0 = max(0, x0); y0 = max(0, y0); x1 = min(width, x1); y1 = min(height, y1)
         guard x1 > x0, y1 > y0, (x1 - x0) * (y1 - y0) * 4 <= width * height * 3 else { return nil }
         return PixelBounds(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The scan lines that cross the bars of every 1D read waiting for a second pass (``ZBarScanner/Lines``).
+    var confirmationLines: ZBarScanner.Lines {
+        let waiting = order.compactMap { candidates[$0] }.filter { $0.format != .qr && $0.agreeing < 2 }
+        let lines = Set(waiting.map { candidate in
+            candidate.bounds.map { ZBarScanner.Lines(across: [(x: $0.x, y: $0.y), (x: $0.x + $0.width - 1, y: $0.y + $0.height - 1)]) } ?? .both
+        })
+        return lines.count == 1 ? lines.first! : .both
     }
 
     /// Adds one pass's reads (nil: the pass did not apply to the picture); true once the reads so far are sure

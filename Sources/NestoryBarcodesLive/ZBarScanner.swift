@@ -26,7 +26,7 @@ final class ZBarScanner: @unchecked Sendable {
 
     /// Which scan lines zbar follows: rows cross the bars of a code lying across the picture, columns those of one
     /// standing up.
-    enum Lines: Sendable {
+    enum Lines: Sendable, Hashable {
         case rows, columns, both
 
         /// The lines that cross a 1D code whose ends are at `points`: rows when it is more than 1.3 times as wide

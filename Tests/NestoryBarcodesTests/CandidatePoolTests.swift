@@ -37,6 +37,16 @@ import Testing
         #expect(pool.confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == PixelBounds(x: 76, y: 76, width: 260, height: 249))
     }
 
+    /// zbar looks around zxing's reads on the lines that cross their bars: rows when every read waiting lies across the
+    /// picture, columns when every one stands up, both when they differ.
+    @Test func theLinesAroundTheWaitingReadsCrossTheirBars() {
+        let standing = RawSymbol(format: .code128, text: "BOX-0042", quality: 3, points: [(x: 700, y: 100), (x: 700, y: 300)])
+        #expect(Self.pool([Self.ean]).confirmationLines == .rows)
+        #expect(Self.pool([standing]).confirmationLines == .columns)
+        #expect(Self.pool([Self.ean, Self.line(.code128, "BOX-0043", x0: 120, x1: 311, y: 300)]).confirmationLines == .rows)
+        #expect(Self.pool([Self.ean, standing]).confirmationLines == .both)
+    }
+
     @Test func nothingToConfirmOrNowhereToLookMeansTheWholePicture() {
         #expect(Self.pool([]).confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == nil)
         // A QR code needs no second pass.
