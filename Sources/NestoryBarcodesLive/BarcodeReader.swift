@@ -431,7 +431,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// and a quarter of its length on either side across the bars (zbar's points can be one scan line; the other
     /// decoder needs a few lines through the bars, not all of them); nil without points. Half a length on either side,
     /// as before, made the crops of the shared photos up to half the picture: a quarter confirmed one more read there
-    /// and two more on the generated corpus, and took the zxing checks from 0.56–0.65 to 0.47–0.53 ms a photo (one thread).
+    /// and, net, two more on the generated corpus, and took the zxing checks from 0.56–0.65 to 0.47–0.53 ms a photo
+    /// (one thread).
     static func surroundings(of points: [(x: Int, y: Int)], in image: GrayImage) -> PixelBounds? {
         guard let first = points.first else { return nil }
         var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y

@@ -92,8 +92,8 @@ final class ZXingWorker: @unchecked Sendable {
     private var output: Int32 { child.output }
 
     /// What the pipe carrying the pictures is asked to hold: a picture of up to a megapixel then goes over in one
-    /// write. With the default 64 KiB, zxing's first pass over the shared benchmark photos took 1.16–1.24 ms a photo, with 1 MiB
-    /// 1.01–1.09 (five alternated runs each, one thread).
+    /// write. With the default 64 KiB, zxing's first pass over the shared benchmark photos took 1.16–1.24 ms a photo,
+    /// with 1 MiB 1.01–1.09 (five alternated runs each, one thread).
     static let pipeCapacity = 1 << 20
 
     init?(path: String) {
