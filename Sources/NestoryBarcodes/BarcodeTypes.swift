@@ -91,6 +91,14 @@ public struct PixelBounds: Sendable, Hashable, Codable {
         self.width = width
         self.height = height
     }
+
+    /// The smallest bounds holding every one of `points` (nil without points).
+    public init?(enclosing points: [(x: Int, y: Int)]) {
+        guard let first = points.first else { return nil }
+        var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
+        for p in points { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
+        self.init(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1)
+    }
 }
 
 /// One code found in a picture.

@@ -434,9 +434,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// and, net, two more on the generated corpus, and took the zxing checks from 0.56–0.65 to 0.47–0.53 ms a photo
     /// (one thread).
     static func surroundings(of points: [(x: Int, y: Int)], in image: GrayImage) -> PixelBounds? {
-        guard let first = points.first else { return nil }
-        var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
-        for p in points { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
+        guard let read = PixelBounds(enclosing: points) else { return nil }
+        let x0 = read.x, y0 = read.y, x1 = read.x + read.width - 1, y1 = read.y + read.height - 1
         let length = max(x1 - x0, y1 - y0, 16)
         let padX = (x1 - x0 >= y1 - y0 ? length / 5 : length / 4) + 8
         let padY = (x1 - x0 >= y1 - y0 ? length / 4 : length / 5) + 8
@@ -579,7 +578,7 @@ struct CandidatePool: Sendable {
     /// coordinates; nil when there are none, when a read has no position, or when the area would be more than
     /// three quarters of the picture anyway.
     func confirmationArea(width: Int, height: Int, origin: (x: Int, y: Int)) -> PixelBounds? {
-        let waiting = order.compactMap { candidates[$0] }.filter { $0.format != .qr && $0.agreeing < 2 }
+        let waiting = waitingLinearReads
         guard !waiting.isEmpty else { return nil }
         var x0 = Int.max, y0 = Int.max, x1 = Int.min, y1 = Int.min
         for candidate in waiting {
@@ -596,11 +595,13 @@ struct CandidatePool: Sendable {
 
     /// The scan lines that cross the bars of every 1D read waiting for a second pass (``ZBarScanner/Lines``).
     var confirmationLines: ZBarScanner.Lines {
-        let waiting = order.compactMap { candidates[$0] }.filter { $0.format != .qr && $0.agreeing < 2 }
-        let lines = Set(waiting.map { candidate in
-            candidate.bounds.map { ZBarScanner.Lines(across: [(x: $0.x, y: $0.y), (x: $0.x + $0.width - 1, y: $0.y + $0.height - 1)]) } ?? .both
-        })
+        let lines = Set(waitingLinearReads.map { $0.bounds.map { ZBarScanner.Lines(spanning: $0.width - 1, $0.height - 1) } ?? .both })
         return lines.count == 1 ? lines.first! : .both
+    }
+
+    /// The 1D reads that only one pass has made so far, in the order they were first read.
+    private var waitingLinearReads: [Candidate] {
+        order.compactMap { candidates[$0] }.filter { $0.format != .qr && $0.agreeing < 2 }
     }
 
     /// Adds one pass's reads (nil: the pass did not apply to the picture); true once the reads so far are sure

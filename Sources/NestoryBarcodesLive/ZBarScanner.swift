@@ -29,14 +29,15 @@ final class ZBarScanner: @unchecked Sendable {
     enum Lines: Sendable, Hashable {
         case rows, columns, both
 
-        /// The lines that cross a 1D code whose ends are at `points`: rows when it is more than 1.3 times as wide
-        /// as it is tall, columns the other way round, else both.
-        init(across points: [(x: Int, y: Int)]) {
-            guard let first = points.first else { self = .both; return }
-            var x0 = first.x, y0 = first.y, x1 = first.x, y1 = first.y
-            for p in points { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
-            let width = x1 - x0, height = y1 - y0
+        /// The lines that cross a 1D code whose extreme points are `width` apart across the picture and `height` apart
+        /// up it: rows when it is more than 1.3 times as wide as it is tall, columns the other way round, else both.
+        init(spanning width: Int, _ height: Int) {
             self = width * 10 > height * 13 ? .rows : height * 10 > width * 13 ? .columns : .both
+        }
+
+        /// The lines that cross a 1D code whose ends are at `points` (both without points).
+        init(across points: [(x: Int, y: Int)]) {
+            self = PixelBounds(enclosing: points).map { Self(spanning: $0.width - 1, $0.height - 1) } ?? .both
         }
     }
 

@@ -47,6 +47,12 @@ import Testing
         #expect(Self.pool([Self.ean, standing]).confirmationLines == .both)
     }
 
+    @Test func boundsEncloseEveryPoint() {
+        #expect(PixelBounds(enclosing: [(x: 40, y: 7), (x: 10, y: 30), (x: 25, y: 5)]) == PixelBounds(x: 10, y: 5, width: 31, height: 26))
+        #expect(PixelBounds(enclosing: [(x: 3, y: 4)]) == PixelBounds(x: 3, y: 4, width: 1, height: 1))
+        #expect(PixelBounds(enclosing: []) == nil)
+    }
+
     @Test func nothingToConfirmOrNowhereToLookMeansTheWholePicture() {
         #expect(Self.pool([]).confirmationArea(width: 640, height: 480, origin: (x: 0, y: 0)) == nil)
         // A QR code needs no second pass.
