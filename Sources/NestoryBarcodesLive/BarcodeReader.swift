@@ -219,7 +219,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             while let index = schedule.start() {
                 // A read is put to the other decoder only if the passes before this one left it unconfirmed, as one pass at a time
                 // would decide: so the threads wait for those passes here, and only when this pass read a 1D code.
-                let outcome = self.run(rest[index], on: picture, crossChecked: { CrossChecked(schedule.pool(before: index)) })
+                let outcome = self.run(rest[index], on: picture, crossChecked: { schedule.unsettledPool(before: index).map(CrossChecked.init) })
                 schedule.finish(index, outcome, passes: rest, stopWhenSure: stopWhenSure)
             }
         }
@@ -343,6 +343,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             while taken < index, !settled { condition.wait() }
             return reads
         }
+
+        /// ``pool(before:)``, or nil once the reads have settled (a pass started beside the one that settled them is not taken).
+        func unsettledPool(before index: Int) -> CandidatePool? {
+            let pool = pool(before: index)
+            condition.lock()
+            defer { condition.unlock() }
+            return settled ? nil : pool
+        }
     }
 
     /// One pass's reads, with their points in the whole picture's pixels.
@@ -354,7 +362,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 
     /// Runs one pass over the picture (over its working copy for the passes after the first); nil when the pass
     /// does not apply to this picture.
-    private func run(_ pass: Pass, on picture: Picture, crossChecked: () -> CrossChecked = { CrossChecked() }) -> PassOutcome? {
+    private func run(_ pass: Pass, on picture: Picture, crossChecked: () -> CrossChecked? = { CrossChecked() }) -> PassOutcome? {
         let working = pass != .original && !pass.usesZXing ? picture.working : nil
         let source = working ?? picture.base
         guard let step = options.timings.measure(BarcodeTimings.Name.prepare, { prepare(source, pass, doubled: { picture.doubled }) }) else { return nil }
@@ -372,13 +380,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         }
         let reads = symbols.map { (symbol: $0, points: toPicture($0.points)) }
         // The other decoder's word on each new 1D read, on the same pixels around it. zxing's first pass needs none
-        // here: zbar's passes all read the whole picture after it.
+        // here: zbar's passes all read the whole picture after it. None once the reads have settled (`crossChecked` nil):
+        // this pass was started beside the one that settled them, and its reads will not be taken.
         var checks: [(symbol: RawSymbol, points: [(x: Int, y: Int)], pass: Pass)] = []
         if options.agreement != .anyTwoPasses, pass != .zxing {
             var asked = Set<String>()
             lazy var known = crossChecked()
             for symbol in symbols where symbol.format != .qr {
-                guard let key = CandidatePool.key(symbol), asked.insert(key).inserted, known.wantsCheck(key, by: pass), let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
+                guard let key = CandidatePool.key(symbol), asked.insert(key).inserted, let known, known.wantsCheck(key, by: pass), let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
                 // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
                 // misread) would be a read of its own to confirm, and keep the passes going for nothing.
                 // What zbar's passes have scanned already, for a zxing read: the picture as it is, and doubled at full size.

@@ -106,6 +106,26 @@ import Testing
         #expect(late.text == "Nestory-128 ok" && !["zxing", "original"].contains(late.pass), "\(late.pass)")
     }
 
+    @Test func aUPCEOfNumberSystem1ThatOnlyZXingReadsIsUncertainAfterZbarsFirstPass() throws {
+        // zbar decodes no UPC-E of number system 1, so nothing can confirm zxing's read of one: the reader says so
+        // once zbar's first pass (around the read, then over the picture) has found nothing else, without the later passes.
+        let text = try #require((0...9).map { "1425261\($0)" }.first { GTIN($0, format: .upcE) != nil })
+        let png = BarcodeRendering.png(BarcodeRendering.picture(BarcodeRendering.upcE(text)))
+        #expect(try BarcodeReader(options: .init(passes: [.original], zxingWorker: nil)).decode(imageData: png).isEmpty)
+        for parallel in [false, true] {
+            let timings = BarcodeTimings()
+            let codes = try BarcodeReader(options: .init(parallelPasses: parallel, timings: timings)).decode(imageData: png)
+            #expect(codes.map(\.text) == [text], "parallel: \(parallel)")
+            #expect(codes.first?.isUncertain == true)
+            #expect(codes.first?.passes == ["zxing"])
+            let stages = Set(timings.stages.map(\.name))
+            #expect(stages.isSuperset(of: ["zxing", BarcodeTimings.Name.aroundZXingReads, "original"]), "\(stages)")
+            // One pass at a time: nothing after zbar's first pass. On two threads the next one may have started beside it, no more.
+            let later = stages.subtracting([BarcodeTimings.Name.load, BarcodeTimings.Name.prepare, "zxing", BarcodeTimings.Name.aroundZXingReads, "original"])
+            #expect(later.isSubset(of: parallel ? ["downscaled-2x"] : []), "parallel: \(parallel): \(later)")
+        }
+    }
+
     @Test func aCleanCodeIsConfirmedBySeveralPasses() throws {
         let png = BarcodeRendering.png(BarcodeRendering.picture(Self.samples[0].modules))
         let code = try #require(try reader.decode(imageData: png).first)
