@@ -346,10 +346,10 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
 
         /// ``pool(before:)``, or nil once the reads have settled (a pass started beside the one that settled them is not taken).
         func unsettledPool(before index: Int) -> CandidatePool? {
-            let pool = pool(before: index)
             condition.lock()
             defer { condition.unlock() }
-            return settled ? nil : pool
+            while taken < index, !settled { condition.wait() }
+            return settled ? nil : reads
         }
     }
 
@@ -604,7 +604,7 @@ struct CandidatePool: Sendable {
 
     /// The scan lines that cross the bars of every 1D read waiting for a second pass (``ZBarScanner/Lines``).
     var confirmationLines: ZBarScanner.Lines {
-        let lines = Set(waitingLinearReads.map { $0.bounds.map { ZBarScanner.Lines(spanning: $0.width - 1, $0.height - 1) } ?? .both })
+        let lines = Set(waitingLinearReads.map { $0.bounds.map(ZBarScanner.Lines.init(crossing:)) ?? .both })
         return lines.count == 1 ? lines.first! : .both
     }
 

@@ -29,15 +29,16 @@ final class ZBarScanner: @unchecked Sendable {
     enum Lines: Sendable, Hashable {
         case rows, columns, both
 
-        /// The lines that cross a 1D code whose extreme points are `width` apart across the picture and `height` apart
-        /// up it: rows when it is more than 1.3 times as wide as it is tall, columns the other way round, else both.
-        init(spanning width: Int, _ height: Int) {
+        /// The lines that cross a 1D code within `bounds`: rows when its extreme points are more than 1.3 times as far
+        /// apart across the picture as up it, columns the other way round, else both.
+        init(crossing bounds: PixelBounds) {
+            let width = bounds.width - 1, height = bounds.height - 1
             self = width * 10 > height * 13 ? .rows : height * 10 > width * 13 ? .columns : .both
         }
 
         /// The lines that cross a 1D code whose ends are at `points` (both without points).
         init(across points: [(x: Int, y: Int)]) {
-            self = PixelBounds(enclosing: points).map { Self(spanning: $0.width - 1, $0.height - 1) } ?? .both
+            self = PixelBounds(enclosing: points).map(Self.init(crossing:)) ?? .both
         }
     }
 
