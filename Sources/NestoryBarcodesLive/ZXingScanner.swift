@@ -89,7 +89,7 @@ final class WorkerPool: Sendable {
 /// One running `nestory-zxing` process and its pipes; used by one caller at a time.
 final class ZXingWorker: @unchecked Sendable {
     private let child: ChildProcess
-    private var output: Int32 { child.output }
+    private let output: Int32
 
     /// What the pipe carrying the pictures is asked to hold: a picture of up to a megapixel then goes over in one
     /// write. With the default 64 KiB, zxing's first pass over the shared benchmark photos took 1.16–1.24 ms a photo,
@@ -97,8 +97,9 @@ final class ZXingWorker: @unchecked Sendable {
     static let pipeCapacity = 1 << 20
 
     init?(path: String) {
-        guard let child = try? ChildProcess(executable: path, inputCapacity: Self.pipeCapacity) else { return nil }
+        guard let child = try? ChildProcess(executable: path, inputCapacity: Self.pipeCapacity), let output = child.output else { return nil }
         self.child = child
+        self.output = output
     }
 
     func stop() {

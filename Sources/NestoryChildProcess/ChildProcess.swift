@@ -3,38 +3,54 @@ import CSpawn
 import Glibc
 #endif
 
-/// A worker process (the OCR and barcode workers) started with `posix_spawn`, talking over pipes.
+/// A program started with `posix_spawn`, talking over pipes: the OCR and barcode workers, and every program the tests
+/// and benchmarks start (`nestory` itself, sqlite3, the S3 test server, zbarimg).
 ///
 /// Not Foundation's `Process`: on this toolchain its start lists `/proc/self/fd` into a fixed buffer and reads past it
-/// once a process has more than about 1,360 descriptors open (a busy server's connections and database files), a
-/// crash seen in the test suite. Here the child gets its three pipes as 0, 1 and 2 and every other descriptor is closed
-/// in it (`posix_spawn_file_actions_addclosefrom_np`), so it inherits no socket or database file of the server.
+/// once a process has more than about 1,360 descriptors open (a busy server's connections and database files, or a
+/// test process running suites side by side), a crash seen in the test suite and in CI. Here the child gets its
+/// standard input, output and error as 0, 1 and 2 and every other descriptor is closed in it
+/// (`posix_spawn_file_actions_addclosefrom_np`), so it inherits no socket or database file of the server.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     /// The write end of the child's standard input.
     public private(set) var input: Int32
-    /// The read end of the child's standard output.
-    public let output: Int32
-    /// The read end of the child's standard error, when it was asked for (else it goes to /dev/null).
+    /// The read end of the child's standard output, when it goes to a pipe (the default).
+    public let output: Int32?
+    /// The read end of the child's standard error, when it goes to a pipe (by default it goes to /dev/null).
     public let errors: Int32?
     private var exitStatus: Int32?
+
+    /// Where the child's standard output or standard error goes.
+    public enum Destination: Sendable, Equatable {
+        /// A pipe this process reads (``output``, ``errors``): read it, or a child that writes more than a pipe holds
+        /// (64 KiB) waits.
+        case pipe
+        /// /dev/null.
+        case discard
+        /// Appended to the file at this path, created when missing (a server's log, read by a test).
+        case file(String)
+    }
 
     public struct StartFailed: Error, CustomStringConvertible {
         public let description: String
     }
 
     /// Starts `executable` (a path) with `arguments` (not counting the program's name) and `environment` (this
-    /// process's when nil). `inputCapacity` asks the pipe to the child's standard input to hold that many bytes
-    /// (Linux's default is 64 KiB; an unprivileged process may ask up to `/proc/sys/fs/pipe-max-size`, 1 MiB unless
-    /// changed): a large request then goes over in one write, not one 64 KiB piece each time the child wakes up to
-    /// read. Where the kernel refuses, the pipe keeps its default (see ``inputCapacity``).
-    public init(executable: String, arguments: [String] = [], environment: [String: String]? = nil, captureErrors: Bool = false, inputCapacity: Int? = nil) throws {
+    /// process's when nil); its standard output and standard error go where `output` and `errors` say. `inputCapacity`
+    /// asks the pipe to the child's standard input to hold that many bytes (Linux's default is 64 KiB; an unprivileged
+    /// process may ask up to `/proc/sys/fs/pipe-max-size`, 1 MiB unless changed): a large request then goes over in one
+    /// write, not one 64 KiB piece each time the child wakes up to read. Where the kernel refuses, the pipe keeps its
+    /// default (see ``inputCapacity``).
+    public init(executable: String, arguments: [String] = [], environment: [String: String]? = nil,
+                output outputDestination: Destination = .pipe, errors errorsDestination: Destination = .discard,
+                inputCapacity: Int? = nil) throws {
         // A write to a worker that just died must fail with EPIPE, not kill this process.
         Glibc.signal(SIGPIPE, SIG_IGN)
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1], errorPipe: [Int32] = [-1, -1]
         var opened: [Int32] = []
         func closeOpened() { for fd in opened { close(fd) } }
-        for (index, wanted) in [true, true, captureErrors].enumerated() where wanted {
+        for (index, wanted) in [true, outputDestination == .pipe, errorsDestination == .pipe].enumerated() where wanted {
             // Close-on-exec, so that no other program started meanwhile keeps a worker's pipe open (pipe2 with
             // O_CLOEXEC is not visible from Swift here; the child closes all but its three anyway).
             var fds: [Int32] = [-1, -1]
@@ -55,11 +71,12 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        if captureErrors {
-            posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        for (target, destination, pipe) in [(Int32(1), outputDestination, fromChild), (2, errorsDestination, errorPipe)] {
+            switch destination {
+            case .pipe: posix_spawn_file_actions_adddup2(&actions, pipe[1], target)
+            case .discard: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            }
         }
         guard nestory_spawn_add_closefrom(&actions, 3) == 0 else {
             closeOpened()
@@ -92,13 +109,13 @@ public final class ChildProcess: @unchecked Sendable {
         }
         pid = child
         input = toChild[1]
-        output = fromChild[0]
-        errors = captureErrors ? errorPipe[0] : nil
+        output = fromChild[0] >= 0 ? fromChild[0] : nil
+        errors = errorPipe[0] >= 0 ? errorPipe[0] : nil
     }
 
     deinit {
         closeInput()
-        close(output)
+        if let output { close(output) }
         if let errors { close(errors) }
         if exitStatus == nil {
             kill(pid, SIGKILL)
@@ -159,8 +176,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reads what is there from the child's standard output, up to `maximum` bytes, waiting at most `timeout`
-    /// milliseconds for it (-1: no limit). nil when nothing came in time; empty at end of file.
+    /// milliseconds for it (-1: no limit). nil when nothing came in time; empty at end of file, or when the output
+    /// does not go to a pipe.
     public func read(maximum: Int = 65_536, timeout: Int32) -> [UInt8]? {
+        guard let output else { return [] }
         var wait = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
         while true {
             let ready = poll(&wait, 1, timeout)
@@ -194,11 +213,12 @@ public final class ChildProcess: @unchecked Sendable {
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
                            input: [UInt8] = []) throws -> Finished {
-        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, captureErrors: true)
+        let child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, errors: .pipe)
         var pending = input[...]
         if pending.isEmpty { child.closeInput() } else { _ = fcntl(child.input, F_SETFL, fcntl(child.input, F_GETFL) | O_NONBLOCK) }
         var output: [UInt8] = [], errors: [UInt8] = []
-        var open: [Int32: Bool] = [child.output: true, child.errors!: true]
+        guard let childOutput = child.output, let childErrors = child.errors else { preconditionFailure("both are pipes") }
+        var open: [Int32: Bool] = [childOutput: true, childErrors: true]
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while open.values.contains(true) || child.input >= 0 {
             var fds = open.filter(\.value).keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -217,7 +237,7 @@ public final class ChildProcess: @unchecked Sendable {
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(entry.fd, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 guard count > 0 else { open[entry.fd] = false; continue }
-                if entry.fd == child.output { output += buffer[0..<count] } else { errors += buffer[0..<count] }
+                if entry.fd == childOutput { output += buffer[0..<count] } else { errors += buffer[0..<count] }
             }
         }
         return Finished(status: child.waitUntilExit(), output: output, errors: errors)

@@ -274,7 +274,7 @@ struct RapidWorker {
             do {
                 process = try ChildProcess(executable: "/usr/bin/env", arguments: RapidOCRRecognizer.workerArguments(configuration),
                                            environment: RapidOCRRecognizer.workerEnvironment(configuration, ProcessInfo.processInfo.environment),
-                                           captureErrors: true)
+                                           errors: .pipe)
             } catch {
                 throw .engineUnavailable("\(configuration.python) could not be started: \(error)")
             }

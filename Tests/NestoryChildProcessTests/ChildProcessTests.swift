@@ -15,7 +15,7 @@ import Glibc
 
     @Test func theChildTalksOverItsPipesWithTheEnvironmentItIsGiven() throws {
         let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "read line; echo \"$GREETING $line\"; echo oops >&2"],
-                                     environment: ["GREETING": "hello"], captureErrors: true)
+                                     environment: ["GREETING": "hello"], errors: .pipe)
         #expect(Array("world\n".utf8).withUnsafeBytes { child.write($0) })
         #expect(drain(child) == "hello world\n")
         var errors = [UInt8](repeating: 0, count: 64)
@@ -23,6 +23,22 @@ import Glibc
         #expect(String(decoding: errors[0..<max(0, count)], as: UTF8.self) == "oops\n")
         #expect(child.waitUntilExit() == 0)
         #expect(!child.isRunning)
+    }
+
+    /// A server under test writes its log to a file the test reads, and its output nowhere; a file is appended to.
+    @Test func outputAndErrorsGoToDevNullOrAFile() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("child-process-\(UUID()).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        try "before\n".write(toFile: log, atomically: true, encoding: .utf8)
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo out; echo err >&2"], output: .discard, errors: .file(log))
+        #expect(child.output == nil && child.errors == nil)
+        #expect(child.read(timeout: 1_000) == [])
+        #expect(child.waitUntilExit() == 0)
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "before\nerr\n")
+        let created = log + ".new"
+        defer { try? FileManager.default.removeItem(atPath: created) }
+        #expect(try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo made >&2"], errors: .file(created)).waitUntilExit() == 0)
+        #expect(try String(contentsOfFile: created, encoding: .utf8) == "made\n")
     }
 
     /// Foundation's Process crashed starting a program once this many descriptors were open; here the child starts,
