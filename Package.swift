@@ -274,7 +274,7 @@ let package = Package(
         .target(name: "NestoryReminders", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: swiftSettings),
         // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.
-        .executableTarget(name: "bench-barcodes", dependencies: ["NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
+        .executableTarget(name: "bench-barcodes", dependencies: ["NestoryChildProcess", "NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),
         // END Barcodes
 
         // MARK: Receipts (tesseract): OCR and field extraction.
@@ -372,7 +372,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryStoreTests",
-            dependencies: ["NestoryStore", "NestoryDomain", "NestoryDemo", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["NestoryChildProcess", "NestoryStore", "NestoryDomain", "NestoryDemo", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
@@ -388,7 +388,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryObjectStorageTests",
-            dependencies: ["NestoryObjectStorage", "NestoryStore", "NestoryDomain", "NestoryHTTP", "NestoryReportsLive"],
+            dependencies: ["NestoryChildProcess", "NestoryObjectStorage", "NestoryStore", "NestoryDomain", "NestoryHTTP", "NestoryReportsLive"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -405,7 +405,7 @@ let package = Package(
         .testTarget(
             name: "NestoryWebTests",
             dependencies: [
-                "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging",
+                "NestoryChildProcess", "NestoryWeb", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging",
                 "NestoryImagingLive", "NestoryDemo",
                 "NestoryBarcodes", "NestoryBarcodesLive", "NestoryProducts", "NestoryReports", "NestoryReceipts", "NestoryReportsLive", "NestoryBackup",
                 "NestoryLicences", "NestoryValuation", .product(name: "Crypto", package: "swift-crypto"),
@@ -425,7 +425,7 @@ let package = Package(
         // Upload-to-thumbnail benchmark beside vipsthumbnail (`make bench-images`).
         .executableTarget(
             name: "bench-imaging",
-            dependencies: ["NestoryImaging", "NestoryImagingLive"],
+            dependencies: ["NestoryChildProcess", "NestoryImaging", "NestoryImagingLive"],
             swiftSettings: swiftSettings
         ),
         // END Imaging tests

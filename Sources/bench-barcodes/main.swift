@@ -19,6 +19,7 @@
 //        [--sequential] (every pass on one thread) [--agreement RULE] [--no-reference]
 //        [--stages] (where the time goes, stage by stage, beside the reference; clearest with --sequential)
 import Foundation
+import NestoryChildProcess
 import NestoryBarcodes
 import NestoryBarcodesLive
 import NestoryDomain
@@ -312,19 +313,9 @@ var theirTimes: [Double] = []
 let zbarimgPath = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { FileManager.default.isExecutableFile(atPath: $0) }
 if runZbarimg, let zbarimgPath {
     for sample in samples {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: zbarimgPath)
-        process.arguments = ["-q", "--xml", sample.url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let start = DispatchTime.now().uptimeNanoseconds
-        var symbols: [ZbarimgSymbol] = []
-        if (try? process.run()) != nil {
-            let bytes = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            symbols = parseZbarimgXML(String(decoding: bytes, as: UTF8.self))
-        }
+        let finished = try? ChildProcess.run(zbarimgPath, ["-q", "--xml", sample.url.path])
+        let symbols = finished.map { parseZbarimgXML($0.outputText) } ?? []
         theirTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         let first = symbols.first
         let outcome = score(sample, symbols.map { (zbarimgFormat($0.type), $0.text) })

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryImaging
 import NestoryImagingLive
 
@@ -252,14 +253,9 @@ struct Bench {
     }
 
     func launch(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError("\(executable) \(arguments.prefix(4).joined(separator: " ")) exited with \(process.terminationStatus)")
+        let finished = try ChildProcess.run(executable, arguments)
+        guard finished.exitCode == 0 else {
+            throw BenchError("\(executable) \(arguments.prefix(4).joined(separator: " ")) exited with \(finished.exitCode): \(finished.errorText.suffix(500))")
         }
     }
 

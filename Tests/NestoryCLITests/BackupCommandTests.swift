@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import Testing
 
 @Suite("backup, restore and import csv")
@@ -42,21 +43,15 @@ struct BackupCommandTests {
 
         let marker = folder.path + ".paused"
         defer { try? FileManager.default.removeItem(atPath: marker) }
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["restore", "--data", folder.path, "--mode", "replace", archive]
-        process.environment = ["NESTORY_FAULT_PAUSE_BEFORE_COMMIT": marker, "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(executable: CLI.binary.path, arguments: ["restore", "--data", folder.path, "--mode", "replace", archive],
+                                       environment: ["NESTORY_FAULT_PAUSE_BEFORE_COMMIT": marker, "PATH": "/usr/bin:/bin"], output: .discard)
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: marker), Date() < deadline, process.isRunning {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(FileManager.default.fileExists(atPath: marker), "the restore reached its commit")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        process.signal(SIGKILL)
+        #expect(process.waitUntilExit() & 0x7f == SIGKILL, "the restore was killed, not ended")
 
         let after = try CLI.run(["stats", "--data", folder.path, "--json"])
         #expect(after.status == 0, "\(after.stderr)")

@@ -166,17 +166,12 @@ import Testing
     @Test func clearErrorsForALockedDatabase() throws {
         let folder = CLI.Folder()
         #expect(try CLI.run(["demo", "--data", folder.path, "--items", "2"]).status == 0)
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = [folder.path + "/nestory.sqlite"]
-        let input = Pipe(), output = Pipe()
-        shell.standardInput = input
-        shell.standardOutput = output
-        try shell.run()
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'locked';\n".utf8))
-        _ = output.fileHandleForReading.availableData
+        let shell = try ChildProcess(executable: "/usr/bin/sqlite3", arguments: [folder.path + "/nestory.sqlite"])
+        func send(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { shell.write($0) } }
+        send("BEGIN EXCLUSIVE;\nSELECT 'locked';\n")
+        #expect(String(decoding: shell.read(timeout: 30_000) ?? [], as: UTF8.self) == "locked\n", "the shell holds the lock")
         defer {
-            input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+            send("ROLLBACK;\n.quit\n")
             shell.waitUntilExit()
         }
         let result = try CLI.run(["demo", "--data", folder.path, "--items", "1"])

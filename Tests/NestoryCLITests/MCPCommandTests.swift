@@ -1,25 +1,18 @@
 import Foundation
 import MCP
+import NestoryChildProcess
 import SystemPackage
 import Testing
 
 /// `nestory mcp` over stdio (issue 20), driven by the SDK's client through the child's standard input and output.
 @Suite(.serialized) struct MCPCommandTests {
-    static func start(folder: CLI.Folder, token: String, environment extra: [String: String] = [:]) throws -> (Process, Client, StdioTransport) {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = ["mcp", "--data", folder.path]
+    static func start(folder: CLI.Folder, token: String, environment extra: [String: String] = [:]) throws -> (ChildProcess, Client, StdioTransport) {
         var environment = ProcessInfo.processInfo.environment
         environment["NESTORY_TOKEN"] = token
         environment.merge(extra) { $1 }
-        process.environment = environment
-        let toChild = Pipe(), fromChild = Pipe()
-        process.standardInput = toChild
-        process.standardOutput = fromChild
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let transport = StdioTransport(input: FileDescriptor(rawValue: fromChild.fileHandleForReading.fileDescriptor),
-                                       output: FileDescriptor(rawValue: toChild.fileHandleForWriting.fileDescriptor))
+        let process = try ChildProcess(executable: CLI.binary.path, arguments: ["mcp", "--data", folder.path], environment: environment)
+        // The descriptors stay the process's (it closes them when it goes): keep it as long as the transport.
+        let transport = StdioTransport(input: FileDescriptor(rawValue: try #require(process.output)), output: FileDescriptor(rawValue: process.input))
         return (process, Client(name: "nestory-tests", version: "1"), transport)
     }
 
@@ -32,7 +25,7 @@ import Testing
         try #require(write.status == 0 && read.status == 0)
 
         let (writerProcess, writer, writerTransport) = try Self.start(folder: folder, token: write.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        defer { writerProcess.terminate() }
+        defer { writerProcess.signal(SIGTERM) }
         _ = try await writer.connect(transport: writerTransport)
         // Everything but start_report (reports are made by the server).
         #expect(try await writer.listTools().tools.count == 8)
@@ -44,7 +37,7 @@ import Testing
         await writer.disconnect()
 
         let (readerProcess, reader, readerTransport) = try Self.start(folder: folder, token: read.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        defer { readerProcess.terminate() }
+        defer { readerProcess.signal(SIGTERM) }
         _ = try await reader.connect(transport: readerTransport)
         let tools = try await reader.listTools().tools
         #expect(tools.count == 5 && tools.allSatisfy { $0.annotations.readOnlyHint == true })

@@ -19,7 +19,7 @@ import Testing
         defer { server.stop() }
         let healthy = await server.health() != nil
         #expect(healthy, "the server did not answer within 30 s")
-        let maps = try String(decoding: FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
+        let maps = try String(decoding: FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.pid)/maps"))
             .readToEnd() ?? Data(), as: UTF8.self)
         #expect(maps.split(separator: "\n").contains { $0.hasSuffix("/libswiftCore.so") }, "not a process map")
         let mapped = Self.native.filter { maps.contains($0) }

@@ -73,9 +73,6 @@ struct ObjectStorageCommandTests {
         let secret = "wrong-secret-\(UUID().uuidString)"
         let right = try CLI.Server(folder: good, environment: Self.environment(server, bucket: bucket))
         let wrong = try CLI.Server(folder: bad, environment: Self.environment(server, bucket: bucket, secret: secret))
-        // Stopping waits for the servers to exit: off the cooperative threads.
-        struct Servers: @unchecked Sendable { let all: [CLI.Server] }
-        let servers = Servers(all: [right, wrong])
         let (upRight, upWrong) = (await right.health(), await wrong.health())
         #expect(upRight != nil && upWrong != nil)
         let ready = await right.get("/health/ready")
@@ -85,7 +82,8 @@ struct ObjectStorageCommandTests {
         #expect(notReady?.status == 503)
         #expect(notReady?.body.contains("403") == true && notReady?.body.contains(bucket) == true, "\(String(describing: notReady))")
         #expect(notReady?.body.contains(secret) == false)
-        try await offThePool { for server in servers.all { server.stop() } }
+        // Stopping waits for the servers to exit: off the cooperative threads.
+        try await offThePool { for server in [right, wrong] { server.stop() } }
         withExtendedLifetime((good, bad)) {}
     }
 
@@ -97,28 +95,14 @@ struct ObjectStorageCommandTests {
         defer { withExtendedLifetime(folder) {} }
         let path = folder.path
         #expect(try await offThePool { try CLI.run(["demo", "--data", path, "--items", "10", "--seed", "7"]) }.status == 0)  // files in blobs/
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-serve-\(UUID()).log")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errors) }
-        let process = Process()
-        process.executableURL = CLI.binary
-        let port = CLI.freePort()
-        process.arguments = ["serve", "--data", path, "--port", String(port)]
-        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(server, bucket: bucket)) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        let serving = try CLI.Server(folder: folder, environment: Self.environment(server, bucket: bucket))
         var log = ""
         for _ in 0..<100 where !log.contains("serving http") {
             try await Task.sleep(for: .milliseconds(100))
-            log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            log = serving.log
         }
-        struct Running: @unchecked Sendable { let process: Process }
-        let running = Running(process: process)
-        try await offThePool {
-            running.process.terminate()
-            running.process.waitUntilExit()
-        }
+        // Stopping waits for the server to exit: off the cooperative threads.
+        try await offThePool { serving.stop() }
         #expect(log.contains("stored files are in \(path)/blobs, which is not read with storage.blobs = s3://\(bucket)/nestory"), "\(log)")
     }
 }

@@ -122,7 +122,7 @@ import Testing
         try #require(token.status == 0, "\(token.stderr)")
         let (process, client, transport) = try MCPCommandTests.start(folder: pg.folder, token: token.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
                                                                      environment: pg.environment)
-        defer { process.terminate() }
+        defer { process.signal(SIGTERM) }
         _ = try await client.connect(transport: transport)
         #expect(try await client.listTools().tools.count == 8)
         let added = try await client.callTool(name: "add_item", arguments: ["name": "Record player", "price": "320.00"])

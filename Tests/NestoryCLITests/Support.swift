@@ -44,29 +44,27 @@ struct CLI {
     }
 
     /// `nestory serve` on a free port of 127.0.0.1, over `folder`, until `stop()`. What it writes to stderr is kept, for
-    /// a test to show when the server does not answer (`story`).
-    final class Server {
-        let process = Process()
+    /// a test to show when the server does not answer (`story`) or to read what it said at start (`log`).
+    final class Server: Sendable {
+        let process: ChildProcess
         let port = CLI.freePort()
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-cli-serve-\(UUID()).log")
 
         init(folder: Folder, environment: [String: String] = [:]) throws {
-            process.executableURL = CLI.binary
-            process.arguments = ["serve", "--data", folder.path, "--port", String(port)]
-            if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-            process.standardOutput = FileHandle.nullDevice
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errors)
-            try process.run()
+            process = try ChildProcess(executable: CLI.binary.path, arguments: ["serve", "--data", folder.path, "--port", String(port)],
+                                       environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       output: .discard, errors: .file(errors.path))
         }
 
         deinit { try? FileManager.default.removeItem(at: errors) }
 
+        /// What the server has written to stderr so far.
+        var log: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+
         /// Whether the server still runs (or how it ended) and the last of what it wrote to stderr.
         var story: String {
-            let written = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            let state = process.isRunning ? "still running" : "exited with status \(process.terminationStatus)"
-            return "port \(port), \(state); stderr ends: \(written.suffix(1500))"
+            let state = process.isRunning ? "still running" : "exited with wait status \(process.waitUntilExit())"
+            return "port \(port), \(state); stderr ends: \(log.suffix(1500))"
         }
 
         /// The body of `/health` once it answers 200, polling every 100 ms; nil if it has not within 30 s (a loaded
@@ -90,7 +88,7 @@ struct CLI {
         }
 
         func stop() {
-            process.terminate()
+            process.signal(SIGTERM)
             process.waitUntilExit()
         }
     }

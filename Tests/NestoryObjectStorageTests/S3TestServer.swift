@@ -1,4 +1,5 @@
 import Foundation
+import NestoryChildProcess
 import NestoryHTTP
 import NestoryObjectStorage
 import NestoryStore
@@ -14,8 +15,8 @@ final class S3TestServer: Sendable {
     let proxy: URL
     let accessKey: String
     let secretKey: String
-    private let process: Process
-    private let input: Pipe
+    /// Kept open until this process ends: the server stops when its standard input closes.
+    private let process: ChildProcess
 
     static let shared: Result<S3TestServer, any Error> = Result { try S3TestServer() }
 
@@ -24,24 +25,15 @@ final class S3TestServer: Sendable {
 
     private init() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        process = Process()
-        process.executableURL = root.appendingPathComponent("scripts/s3-test-server.sh")
-        input = Pipe()
-        let output = Pipe()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("nestory-s3-test-server-\(getpid()).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process = try ChildProcess(executable: root.appendingPathComponent("scripts/s3-test-server.sh").path, errors: .file(log.path))
+        // Its first line says where it listens (or nothing, when it fails to start).
+        var line: [UInt8] = []
+        while !line.contains(UInt8(ascii: "\n")), let chunk = process.read(timeout: -1), !chunk.isEmpty { line += chunk }
+        line = Array(line.prefix { $0 != UInt8(ascii: "\n") })
         struct Info: Decodable { let proxy: String; let accessKey: String; let secretKey: String }
-        guard let info = try? JSONDecoder().decode(Info.self, from: line) else {
+        guard let info = try? JSONDecoder().decode(Info.self, from: Data(line)) else {
             let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             throw ServerError("scripts/s3-test-server.sh did not start (run scripts/install-deps.sh --test): \(errors.suffix(2000))")
         }
