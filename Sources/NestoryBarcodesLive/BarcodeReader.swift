@@ -219,7 +219,10 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             while let index = schedule.start() {
                 // A read is put to the other decoder only if the passes before this one left it unconfirmed, as one pass at a time
                 // would decide: so the threads wait for those passes here, and only when this pass read a 1D code.
-                let outcome = self.run(rest[index], on: picture, crossChecked: { schedule.unsettledPool(before: index).map(CrossChecked.init) })
+                let outcome = self.run(rest[index], on: picture, crossChecked: {
+                    let (reads, settled) = schedule.pool(before: index)
+                    return settled ? nil : CrossChecked(reads)
+                })
                 schedule.finish(index, outcome, passes: rest, stopWhenSure: stopWhenSure)
             }
         }
@@ -228,7 +231,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         } else {
             work(0)
         }
-        return schedule.pool(before: rest.count).results(dropLow: options.dropLowConfidence)
+        return schedule.pool(before: rest.count).reads.results(dropLow: options.dropLowConfidence)
     }
 
     /// The picture being read, with its shrunk and doubled copies, made once when a pass first needs them.
@@ -335,21 +338,14 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             condition.broadcast()
         }
 
-        /// The reads once the passes before `index` are taken (or the reads have settled), waiting for them. Passes start in
-        /// order and a pass waits only for earlier ones, so the wait always ends.
-        func pool(before index: Int) -> CandidatePool {
+        /// The reads once the passes before `index` are taken (or the reads have settled), waiting for them, and whether they
+        /// have settled (a pass started beside the one that settled them is not taken). Passes start in order and a pass waits
+        /// only for earlier ones, so the wait always ends.
+        func pool(before index: Int) -> (reads: CandidatePool, settled: Bool) {
             condition.lock()
             defer { condition.unlock() }
             while taken < index, !settled { condition.wait() }
-            return reads
-        }
-
-        /// ``pool(before:)``, or nil once the reads have settled (a pass started beside the one that settled them is not taken).
-        func unsettledPool(before index: Int) -> CandidatePool? {
-            condition.lock()
-            defer { condition.unlock() }
-            while taken < index, !settled { condition.wait() }
-            return settled ? nil : reads
+            return (reads, settled)
         }
     }
 
