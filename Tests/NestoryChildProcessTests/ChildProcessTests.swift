@@ -39,6 +39,14 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: created) }
         #expect(try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo made >&2"], errors: .file(created)).waitUntilExit() == 0)
         #expect(try String(contentsOfFile: created, encoding: .utf8) == "made\n")
+        // A file that cannot be opened is an error naming it, and nothing starts.
+        let unreachable = log + ".missing/child.log"
+        #expect {
+            _ = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo started > \(log).started"], errors: .file(unreachable))
+        } throws: { error in
+            "\(error)" == "\(unreachable): No such file or directory"
+        }
+        #expect(!FileManager.default.fileExists(atPath: log + ".started"))
     }
 
     /// Foundation's Process crashed starting a program once this many descriptors were open; here the child starts,
