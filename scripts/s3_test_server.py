@@ -122,6 +122,9 @@ threading.Thread(target=proxy.serve_forever, daemon=True).start()
 
 print(json.dumps({"endpoint": endpoint, "proxy": f"http://127.0.0.1:{proxy.server_address[1]}",
                   "accessKey": key["AccessKeyId"], "secretKey": key["SecretAccessKey"]}), flush=True)
+# The test process reads that one line and no more: anything printed later goes to the log (standard error), so that
+# it can never fill the pipe and stall the server.
+os.dup2(2, 1)
 sys.stdin.read()  # until the test process ends
 proxy.shutdown()
 moto.stop()
