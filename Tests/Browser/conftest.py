@@ -1,5 +1,6 @@
 """Browser tests: the real `nestory` binary serving a fresh data folder, driven by Debian's Chromium."""
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -15,6 +16,21 @@ from playwright.sync_api import expect, sync_playwright
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("NESTORY_BIN", ROOT / ".build" / "debug" / "nestory"))
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+# The folders the tests make (data folders, signing keys) live under one root for the run, removed when it ends.
+SCRATCH = Path(tempfile.mkdtemp(prefix="nestory-browser-tests-"))
+
+
+def scratch(prefix: str) -> str:
+    """A new, empty folder under the run's scratch root."""
+    return tempfile.mkdtemp(prefix=prefix, dir=SCRATCH)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def remove_scratch():
+    yield
+    shutil.rmtree(SCRATCH, ignore_errors=True)
 
 
 EMAIL = "ann@example.com"
@@ -48,7 +64,7 @@ def free_port() -> int:
 def start_server(*settings, data=None, port=None, stderr=subprocess.DEVNULL):
     """`nestory serve` on a data folder (a new one by default) with any extra arguments (`--set KEY=VALUE`),
     once it answers /health: (process, base URL)."""
-    data = data or tempfile.mkdtemp(prefix="nestory-browser-")
+    data = data or scratch("data-")
     port = port or free_port()
     process = subprocess.Popen([str(BINARY), "serve", "--data", data, "--port", str(port), *settings],
                                stdout=subprocess.DEVNULL, stderr=stderr, text=True)

@@ -2,10 +2,9 @@
 shows the plan and the paywall copy, a licence key issued by the vendor's tool (nestory-licence) is installed by
 the owner, and the same form then saves. Screenshots go to test-artifacts/screenshots."""
 import subprocess
-import tempfile
 from pathlib import Path
 
-from conftest import BINARY, phone_page, screenshot, sign_in, start_server
+from conftest import BINARY, phone_page, scratch, screenshot, sign_in, start_server
 from playwright.sync_api import expect
 
 TOOL = BINARY.parent / "nestory-licence"
@@ -27,7 +26,7 @@ def add_items(page, count: int) -> None:
 
 
 def test_free_limit_then_licence(browser):
-    folder = Path(tempfile.mkdtemp(prefix="nestory-licence-"))
+    folder = Path(scratch("licence-"))
     signing = folder / "vendor.key"
     public = tool("keygen", "--id", "browser-1", "--out", str(signing))
     process, base = start_server("--set", f"licence.publicKeys={public}")

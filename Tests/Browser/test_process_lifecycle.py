@@ -6,12 +6,11 @@ import os
 import re
 import signal
 import subprocess
-import tempfile
 import time
 import urllib.parse
 import urllib.request
 
-from conftest import BINARY, EMAIL, PASSWORD, free_port, start_server
+from conftest import BINARY, EMAIL, PASSWORD, free_port, scratch, start_server
 
 ITEMS = 3000
 
@@ -55,7 +54,7 @@ class Client:
 
 
 def household_with_items():
-    data = tempfile.mkdtemp(prefix="nestory-lifecycle-")
+    data = scratch("lifecycle-")
     subprocess.run([str(BINARY), "demo", "--data", data, "--items", str(ITEMS), "--owner", EMAIL],
                    env=dict(os.environ, NESTORY_PASSWORD=PASSWORD), check=True, stdout=subprocess.DEVNULL)
     return data
@@ -127,7 +126,7 @@ def test_idle_connections_are_closed_and_never_stop_health():
     import socket
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
-    data = tempfile.mkdtemp(prefix="nestory-idle-")
+    data = scratch("idle-")
     process, base = start(data, free_port(), "--set", "http.idleTimeoutSeconds=2")
     port = int(base.rsplit(":", 1)[1])
     idle = []
@@ -160,7 +159,7 @@ def test_idle_connections_are_closed_and_never_stop_health():
 
 
 def test_metrics_access_log_and_readiness_of_the_running_server():
-    data = tempfile.mkdtemp(prefix="nestory-ops-")
+    data = scratch("ops-")
     process, base = start(data, free_port())
     try:
         with urllib.request.urlopen(base + "/health/ready", timeout=30) as response:
