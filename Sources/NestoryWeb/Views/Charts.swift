@@ -2,7 +2,8 @@ import Foundation
 import NestoryDomain
 
 /// Charts drawn on the server as SVG: they scale, work without JavaScript, follow dark mode through
-/// CSS (`currentColor`), and carry a text alternative for screen readers.
+/// CSS (`currentColor`), and carry a text alternative for screen readers. Each card's title comes first, as on the
+/// cards around it.
 enum Charts {
     /// Value by category as a donut with a legend; only amounts in `currency` (others are listed apart).
     static func donut(_ values: [CategoryValue], currency: CurrencyCode) -> HTML {
@@ -35,6 +36,7 @@ enum Charts {
         }
         return """
             <figure class="chart donut">
+              <figcaption>Value by category</figcaption>
               <svg viewBox="0 0 42 42" role="img" aria-labelledby="donut-title donut-desc">
                 <title id="donut-title">Value by category</title>
                 <desc id="donut-desc">\(description)</desc>
@@ -42,7 +44,6 @@ enum Charts {
                 \(arcs)
                 <text x="21" y="22.5" text-anchor="middle" class="donut-total">\(Money(uncheckedMinorUnits: total, currency: currency).formatted)</text>
               </svg>
-              <figcaption>Value by category</figcaption>
               <ul class="legend">\(legend)</ul>
             </figure>
             """
@@ -67,12 +68,12 @@ enum Charts {
         let description = shown.map { "\($0.name): \($0.itemCount)" }.joined(separator: "; ")
         return """
             <figure class="chart bars">
+              <figcaption>Items by room</figcaption>
               <svg viewBox="0 0 330 \(height)" role="img" aria-labelledby="bars-title bars-desc">
                 <title id="bars-title">Items by room</title>
                 <desc id="bars-desc">\(description)</desc>
                 \(bars)
               </svg>
-              <figcaption>Items by room</figcaption>
             </figure>
             """
     }
