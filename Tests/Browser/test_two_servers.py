@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
@@ -17,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import BINARY, EMAIL, PASSWORD, ROOT, free_port, phone_page, png, screenshot, sign_in
+from conftest import BINARY, EMAIL, PASSWORD, ROOT, free_port, phone_page, png, scratch, screenshot, sign_in
 from playwright.sync_api import expect
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -70,7 +69,7 @@ class Topology:
             pytest.fail("NESTORY_TEST_POSTGRES_URL is not set: run the browser tests through scripts/with-postgres.sh")
         if not os.path.exists(NGINX):
             pytest.fail("nginx is not installed (scripts/install-deps.sh --test installs it)")
-        self.dir = Path(tempfile.mkdtemp(prefix="nestory-two-"))
+        self.dir = Path(scratch("two-"))
         self.s3 = subprocess.Popen([str(ROOT / "scripts" / "s3-test-server.sh")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=open(self.dir / "s3.log", "w"), text=True)
         info = json.loads(self.s3.stdout.readline())
