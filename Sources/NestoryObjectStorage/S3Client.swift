@@ -161,8 +161,11 @@ final class S3Client: @unchecked Sendable {
         }
         let task: URLSessionTask
         if let downloadTo {
-            // The body goes to a file as it arrives; moved into place before the handler returns (then it is deleted).
+            // The body goes to a file as it arrives; moved into place before the handler returns. Foundation here leaves
+            // its file in the system's temporary folder when the handler does not move it (an error answer's body, read
+            // below), so the handler removes it: each 404 or 503 left one behind.
             task = session.downloadTask(with: request) { file, response, error in
+                defer { if let file { unlink(file.path) } }
                 if error == nil, let file, var reply = Self.answer(response, nil) {
                     unlink(downloadTo.path)
                     if reply.status == 200 {

@@ -248,6 +248,12 @@ struct S3GuaranteeTests {
         #expect(copied == bytes)
         #expect(throws: StoreError.attachmentMissing(sha256: sha)) { try missing.get() }
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.store.folder.tmpURL.path) == [url.lastPathComponent])
+        // The 404's body (which names the key) was read and not left in the system's temporary folder.
+        let temporary = FileManager.default.temporaryDirectory
+        let leftOver = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { name in
+            name.hasSuffix(".tmp") && (try? String(contentsOf: temporary.appendingPathComponent(name), encoding: .utf8))?.contains(sha) == true
+        }
+        #expect(leftOver == [])
     }
 }
 
