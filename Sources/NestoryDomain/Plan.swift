@@ -79,9 +79,9 @@ public struct ProLimit: Hashable, Sendable {
             text = "Nestory Free keeps up to \(limit) items, and this household has \(before). Nothing you entered was lost: "
                 + "unlock unlimited items with Nestory Pro (Settings → Account & Pro)."
         case .import, .restore:
-            let verb = action == .import ? "import" : "restore"
-            text = "This \(verb) would bring the household to \(after) items (it has \(before)); Nestory Free keeps up to \(limit). "
-                + "Nothing was \(verb)ed. Nestory Pro unlocks unlimited items (Settings → Account & Pro, or an instance licence)."
+            let (noun, done) = action == .import ? ("import", "imported") : ("restore", "restored")
+            text = "This \(noun) would bring the household to \(after) items (it has \(before)); Nestory Free keeps up to \(limit). "
+                + "Nothing was \(done). Nestory Pro unlocks unlimited items (Settings → Account & Pro, or an instance licence)."
         }
         return ProLimit(feature: .unlimitedItems, message: text)
     }

@@ -20,6 +20,13 @@ struct PlanTests {
             #expect(limit.feature == .unlimitedItems)
             #expect(limit.message.contains("230 items") && limit.message.contains("up to 100") && limit.message.contains("Nothing was imported"))
         }
+        do {
+            try free.checkItems(before: 0, after: 200, action: .restore)
+            Issue.record("expected the limit")
+        } catch {
+            guard case .proRequired(let limit) = error else { Issue.record("expected proRequired"); return }
+            #expect(limit.message.contains("This restore would bring the household to 200 items") && limit.message.contains("Nothing was restored."))
+        }
     }
 
     @Test("loss lists of 20, the inventory PDF without photos and no CSV on Free; a licence may unlock some features only")
