@@ -146,7 +146,7 @@ public struct RowError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A file is checked until this many rows have problems: enough to fix a pattern, and the memory stays small.
+    /// A file is checked until this many problems are found: enough to fix a pattern, and the memory stays small.
     public static let listedRows = 1_000
 
     case csv(CSVError)
@@ -164,8 +164,11 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badFile(let detail): return "The file could not be read: \(detail)."
         case .rows(let errors):
             let shown = errors.prefix(20).map(\.description).joined(separator: "\n")
-            let count = errors.count >= Self.listedRows ? "At least \(errors.count)" : "\(errors.count)"
-            return "\(count) row\(errors.count == 1 ? " has" : "s have") errors; nothing was imported.\n\(shown)\(errors.count > 20 ? "\n…" : "")"
+            // A row can have several problems (a price that is not an amount and a date that is not a date): both counts.
+            let rows = Set(errors.map(\.line)).count
+            let found = "\(errors.count) problem\(errors.count == 1 ? "" : "s") in \(rows) row\(rows == 1 ? "" : "s")"
+            let count = errors.count >= Self.listedRows ? "At least \(found)" : found
+            return "\(count); nothing was imported.\n\(shown)\(errors.count > 20 ? "\n…" : "")"
         }
     }
 }

@@ -97,7 +97,19 @@ import Testing
         } catch {
             guard case .rows(let errors) = error else { Issue.record("\(error)"); return }
             #expect(errors.count == ImportError.listedRows)
-            #expect(error.description.hasPrefix("At least 1000 rows have errors; nothing was imported."))
+            #expect(error.description.hasPrefix("At least 1000 problems in 1000 rows; nothing was imported."))
+        }
+        // Three problems in one row and one in another: both counts, then every problem with its line.
+        let mixed = try temporaryFile(Array("Name,Price,Purchase date,Quantity\nLamp,abc,2020-13-45,-3\nChair,12.50,2021-02-03,2\n,5,,\n".utf8))
+        defer { try? FileManager.default.removeItem(at: mixed) }
+        do {
+            var source = try ImportSource(mixed, options: options)
+            _ = try ItemImport.check(&source)
+            Issue.record("a file with bad rows was accepted")
+        } catch {
+            let lines = error.description.split(separator: "\n")
+            #expect(lines.first == "4 problems in 2 rows; nothing was imported.")
+            #expect(lines.dropFirst().map { $0.prefix(7) } == ["Line 2 ", "Line 2 ", "Line 2 ", "Line 4 "])
         }
         let good = try temporaryFile(Array("Name,Price\nChair,12\n\nTable,\"1,200.00\"\n".utf8))
         defer { try? FileManager.default.removeItem(at: good) }
