@@ -185,9 +185,14 @@ struct Settings: Sendable, Equatable {
                                                                                "NESTORY_STORAGE_S3_SECRET_KEY"]))
                 .prefixKeys(with: "nestory"),
         ]
+        // A key that nothing reads is almost always a typo (limits.maxPhotobytes), which would leave the default in place
+        // unnoticed: on the command line and in the file it is an error. The environment is not checked: other programs'
+        // NESTORY_ variables share it.
+        for key in flags.keys.sorted() where key != "config" { try checkKnown(key, from: "--set") }
         if let file = flags["config"] ?? environment["NESTORY_CONFIG"], !file.isEmpty {
             guard FileManager.default.fileExists(atPath: file) else { throw Invalid.value("file", "\(file) does not exist") }
             providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file)))
+            for key in leafKeys(ofJSONFile: file) { try checkKnown(key, from: file) }
         }
         let config = ConfigReader(providers: providers)
         var settings = Settings()
@@ -321,6 +326,44 @@ struct Settings: Sendable, Equatable {
         try readStorage(&settings, text: { key, secret in text(key, secret: secret) }, bool: bool,
                         int: { key, target, range in try int(key, &target, range: range) })
         return settings
+    }
+
+    /// Throws when `key` is not one of ``keys``, with the known key it most likely meant.
+    static func checkKnown(_ key: String, from source: String) throws {
+        guard !keys.contains(where: { $0.key == key }) else { return }
+        let lowered = key.lowercased()
+        let closest = keys.map { (key: $0.key, distance: editDistance(lowered, $0.key.lowercased())) }.min { $0.distance < $1.distance }
+        let hint = closest.flatMap { $0.distance <= max(2, key.count / 4) ? " (did you mean \($0.key)?)" : nil } ?? ""
+        throw Invalid.value(key, "(in \(source)) is not a setting Nestory has\(hint); nestory serve --help lists them")
+    }
+
+    /// The dotted paths of a JSON file's values (`{"limits": {"maxPhotoBytes": 1}}`: `limits.maxPhotoBytes`); none when
+    /// it is not a JSON object (the file provider says what is wrong with it).
+    static func leafKeys(ofJSONFile path: String) -> [String] {
+        guard let data = FileManager.default.contents(atPath: path),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [] }
+        func walk(_ object: [String: Any], _ prefix: String) -> [String] {
+            object.keys.sorted().flatMap { name in
+                let path = prefix.isEmpty ? name : prefix + "." + name
+                return (object[name] as? [String: Any]).map { walk($0, path) } ?? [path]
+            }
+        }
+        return walk(object, "")
+    }
+
+    /// The Levenshtein distance between two strings (characters inserted, removed or replaced).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// The `storage.` keys: checked here, so a wrong bucket, address or missing key stops the start with its name.

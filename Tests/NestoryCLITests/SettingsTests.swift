@@ -53,6 +53,35 @@ import Testing
         }
     }
 
+    @Test func anUnknownKeyOnTheCommandLineOrInTheFileIsAnError() async throws {
+        // A typo names the key it most likely meant; the default would otherwise stay in place unnoticed.
+        do {
+            _ = try await Settings.read(flags: ["limits.maxPhotobytes": "5000000"], environment: [:])
+            Issue.record("an unknown --set key was accepted")
+        } catch let error as Settings.Invalid {
+            #expect(error.description == "The setting limits.maxPhotobytes (in --set) is not a setting Nestory has (did you mean limits.maxPhotoBytes?); nestory serve --help lists them.")
+        }
+        let config = try Self.file(#"{"port": 7001, "ocr": {"workerz": 3}}"#)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        do {
+            _ = try await Settings.read(flags: ["config": config], environment: [:])
+            Issue.record("an unknown key in the file was accepted")
+        } catch let error as Settings.Invalid {
+            #expect(error.description.hasPrefix("The setting ocr.workerz (in \(config)) is not a setting Nestory has (did you mean ocr.workers?)"))
+        }
+        do {
+            _ = try await Settings.read(flags: ["nonsense": "1"], environment: [:])
+            Issue.record("an unknown --set key was accepted")
+        } catch let error as Settings.Invalid {
+            #expect(!error.description.contains("did you mean"), "nothing is close to it")
+        }
+        // Every key the settings have is accepted, and the environment stays open to other programs' NESTORY_ variables.
+        #expect(Settings.leafKeys(ofJSONFile: config) == ["ocr.workerz", "port"])
+        for (key, _) in Settings.keys { try Settings.checkKnown(key, from: "--set") }
+        _ = try await Settings.read(flags: [:], environment: ["NESTORY_PASSWORD": "x", "NESTORY_TEST_POSTGRES_URL": "y"])
+        #expect(Settings.editDistance("", "abc") == 3 && Settings.editDistance("kitten", "sitting") == 3)
+    }
+
     @Test func objectStorageSettings() async throws {
         #expect(try await Settings.read(flags: [:], environment: [:]).blobBackend == nil)  // the data folder by default
         let environment = ["NESTORY_STORAGE_BLOBS": "s3://photos/nestory", "NESTORY_STORAGE_S3_ENDPOINT": "http://127.0.0.1:9000",
