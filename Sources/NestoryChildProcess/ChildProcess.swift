@@ -67,31 +67,28 @@ public final class ChildProcess: @unchecked Sendable {
             default: errorPipe = fds
             }
         }
-        // A file is opened here, not by the child, so that a path that cannot be opened (a missing folder) is an error
-        // naming the path rather than a failed start naming the program.
-        var files: [Int32] = []
-        for destination in [outputDestination, errorsDestination] {
-            guard case .file(let path) = destination else { continue }
-            let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            guard fd >= 0 else {
-                let reason = String(cString: strerror(errno))
-                closeOpened()
-                throw StartFailed(description: "\(path): \(reason)")
-            }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            files.append(fd)
-            opened.append(fd)
-        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        var nextFile = files.makeIterator()
+        var files: [Int32] = []
         for (target, destination, pipe) in [(Int32(1), outputDestination, fromChild), (2, errorsDestination, errorPipe)] {
             switch destination {
             case .pipe: posix_spawn_file_actions_adddup2(&actions, pipe[1], target)
             case .discard: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
-            case .file: posix_spawn_file_actions_adddup2(&actions, nextFile.next()!, target)
+            case .file(let path):
+                // Opened here, not by the child, so that a path that cannot be opened (a missing folder) is an error
+                // naming the path rather than a failed start naming the program.
+                let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+                guard fd >= 0 else {
+                    let reason = String(cString: strerror(errno))
+                    closeOpened()
+                    throw StartFailed(description: "\(path): \(reason)")
+                }
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                files.append(fd)
+                opened.append(fd)
+                posix_spawn_file_actions_adddup2(&actions, fd, target)
             }
         }
         guard nestory_spawn_add_closefrom(&actions, 3) == 0 else {

@@ -77,7 +77,8 @@ import Testing
         }
         // Every key the settings have is accepted, and the environment stays open to other programs' NESTORY_ variables.
         #expect(Settings.leafKeys(ofJSONFile: config) == ["ocr.workerz", "port"])
-        for (key, _) in Settings.keys { try Settings.checkKnown(key, from: "--set") }
+        let known = try await Settings.read(flags: ["storage.s3.region": "eu-west-1", "ocr.workers": "2", "api.idempotencyWindowHours": "48"], environment: [:])
+        #expect(known.s3Region == "eu-west-1" && known.ocrWorkers == 2 && known.idempotencyWindowHours == 48)
         _ = try await Settings.read(flags: [:], environment: ["NESTORY_PASSWORD": "x", "NESTORY_TEST_POSTGRES_URL": "y"])
         #expect(Settings.editDistance("", "abc") == 3 && Settings.editDistance("kitten", "sitting") == 3)
     }
