@@ -19,6 +19,8 @@ _Static_assert(VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE == 42, "libvips headers a
 #define NV_VIPS_FUNCTIONS(X) \
     X(g_free) \
     X(g_log) \
+    X(g_log_default_handler) \
+    X(g_log_set_handler) \
     X(g_object_ref) \
     X(g_object_unref) \
     X(g_strfreev) \

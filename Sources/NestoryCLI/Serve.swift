@@ -87,6 +87,10 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "nestory")
         logger.info("settings", metadata: settings.logged)
+        // libvips' own messages (a warning about a damaged picture's tile, before its load fails) join this
+        // log rather than standard error as lines of glib's format.
+        let libvipsLogger = Logger(label: "nestory.libvips")
+        LibvipsMessages.send { level, message in libvipsLogger.log(level: Logger.Level(level), "\(message)") }
         // Each connection is a file descriptor: the usual soft limit of 1,024 would refuse connections (and
         // /health) long before memory runs short. Raise it to the hard limit.
         var files = rlimit()
@@ -214,5 +218,16 @@ struct TimedRecognizer: TextRecognizer {
         let start = DispatchTime.now().uptimeNanoseconds
         defer { Metrics.Timer(label: "nestory_ocr_seconds").recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start)) }
         return try await base.recognize(imageData: imageData)
+    }
+}
+
+extension Logger.Level {
+    init(_ level: LibvipsMessages.Level) {
+        switch level {
+        case .error: self = .error
+        case .critical: self = .critical
+        case .warning: self = .warning
+        case .message: self = .notice
+        }
     }
 }

@@ -78,6 +78,26 @@ int nv_derive(const void *buf, size_t len, const nv_output_spec *specs, int coun
 /// Releases a buffer handed out in `nv_output.data`.
 void nv_free(void *data);
 
+/// How serious a message libvips logs is: glib's levels, most serious first.
+typedef enum nv_log_level {
+    NV_LOG_ERROR = 0,
+    NV_LOG_CRITICAL = 1,
+    NV_LOG_WARNING = 2,
+    NV_LOG_MESSAGE = 3,
+} nv_log_level;
+
+/// Receives one message libvips logged; `message` is valid only during the call. Called on whichever
+/// thread libvips logged from, possibly several at once.
+typedef void (*nv_log_sink)(nv_log_level level, const char *message);
+
+/// Where libvips' own messages of the levels above (its "VIPS" log domain, e.g. "error in tile 0 x 88"
+/// before a damaged picture's load fails with its own error) go, whichever of Nestory's callers loads
+/// libvips: to `sink`, or with NULL (the default) nowhere, except errors and criticals, which keep glib's
+/// default handler (standard error). Info and debug messages stay glib's (shown only when
+/// G_MESSAGES_DEBUG asks). Without this, glib writes each warning to standard error as a line of its
+/// own, outside the server's logs. Setting it does not load libvips.
+void nv_set_log_sink(nv_log_sink sink);
+
 /// Diagnostics (tests and benchmarks): bytes and allocations libvips currently tracks, its
 /// high-water mark, and the number of live libvips objects.
 size_t nv_tracked_mem(void);
