@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NestoryOCR
 import NestoryReceipts
 
@@ -28,9 +29,10 @@ enum OCREngine {
     }
 
     /// A recogniser with `workers` engines and room for `maxQueued` more receipts; each engine starts on the
-    /// first receipt, so an idle server holds no OCR model in memory.
+    /// first receipt, so an idle server holds no OCR model in memory. `report` hears what the engines say: a RapidOCR
+    /// worker's start at `.info`, what it writes to its standard error and a fall back to tesseract at `.warning`.
     static func recognizer(engine: String, python: String, workers: Int, maxQueued: Int, threads: Int? = nil,
-                           timeout: TimeInterval = 120, report: @escaping @Sendable (String) -> Void) -> any TextRecognizer {
+                           timeout: TimeInterval = 120, report: @escaping @Sendable (Logger.Level, String) -> Void) -> any TextRecognizer {
         // Before the RapidOCR worker starts (it is started first, and inherits it), as tesseract's engine does itself.
         TesseractRecognizer.limitOpenMPThreads()
         let tesseract = LazyTextRecognizer {
@@ -39,12 +41,14 @@ enum OCREngine {
         guard usesRapidOCR(engine: engine, python: python) else { return tesseract }
         let rapid = LazyTextRecognizer {
             RapidOCRRecognizer(configuration: .init(workers: workers, maxQueued: maxQueued, python: python, threadsPerWorker: threads,
-                                                    timeout: timeout, log: report))
+                                                    timeout: timeout, log: { line in
+                report(line.hasPrefix(RapidOCRRecognizer.readyMessage) ? .info : .warning, line)
+            }))
         }
         // tesseract reads again the header lines RapidOCR read doubtfully (the store's name and address; BENCHMARKS.md,
         // Receipts, 2026-11-27), on the same lazily started workers as the fallback.
         return FallbackTextRecognizer(primary: RereadingRecognizer(primary: rapid, rereader: tesseract), fallback: tesseract) { reason in
-            report("RapidOCR is not available, reading receipts with tesseract: \(reason)")
+            report(.warning, "RapidOCR is not available, reading receipts with tesseract: \(reason)")
         }
     }
 }

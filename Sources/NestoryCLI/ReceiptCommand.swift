@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import NestoryDomain
 import NestoryOCR
 import NestoryReceipts
@@ -43,7 +44,9 @@ struct ReceiptCommand: AsyncParsableCommand {
             let hints = ReceiptHints(dateOrder: dateOrder.flatMap { DateOrder(rawValue: $0.lowercased()) },
                                      currency: currency.flatMap { try? CurrencyCode($0) })
             let (engine, python) = OCREngine.fromEnvironment
-            let recognizer = OCREngine.recognizer(engine: engine, python: python, workers: 1, maxQueued: 0) { message in
+            let recognizer = OCREngine.recognizer(engine: engine, python: python, workers: 1, maxQueued: 0) { level, message in
+                // A worker's start is the server log's business; here only what went wrong is worth a line.
+                guard level >= .warning else { return }
                 FileHandle.standardError.write(Data("nestory: \(message)\n".utf8))
             }
             let reading: ReceiptReading

@@ -121,8 +121,8 @@ struct Serve: AsyncParsableCommand {
         }
         let ocrLogger = Logger(label: "nestory.ocr")
         let recognizer = OCREngine.recognizer(engine: settings.ocrEngine, python: settings.ocrPython, workers: settings.ocrWorkers,
-                                              maxQueued: settings.ocrQueue, threads: settings.ocrThreadsPerWorker, timeout: TimeInterval(settings.ocrTimeoutSeconds)) { message in
-            ocrLogger.warning("\(message)")
+                                              maxQueued: settings.ocrQueue, threads: settings.ocrThreadsPerWorker, timeout: TimeInterval(settings.ocrTimeoutSeconds)) { level, message in
+            ocrLogger.log(level: level, "\(message)")
         }
         // The one place live implementations are picked.
         let secrets = try settings.secretKeys()
