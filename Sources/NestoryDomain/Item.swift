@@ -215,7 +215,15 @@ public enum Text {
     static func cleanScalars(_ raw: String) -> String? {
         let cleaned = raw.unicodeScalars.filter { !controlCharacters.contains($0) }
         let text = String(String.UnicodeScalarView(cleaned)).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return text.isEmpty ? nil : text
+        return visible(text)
+    }
+
+    /// `text` without a joiner at either end (it joins nothing there), or nil when nothing visible is left (a name
+    /// of only joiners is no name).
+    private static func visible(_ text: String) -> String? {
+        guard text.unicodeScalars.contains(where: keptInvisible.contains) else { return text.isEmpty ? nil : text }
+        let trimmed = text.trimmingCharacters(in: joiners.union(.whitespacesAndNewlines))
+        return trimmed.unicodeScalars.contains(where: { !keptInvisible.contains($0) && !$0.properties.isWhitespace }) ? trimmed : nil
     }
 
     /// Printable ASCII (no control character), not starting or ending with a space, no two spaces in a row:
@@ -232,7 +240,22 @@ public enum Text {
         } ?? false
     }
 
-    private static let controlCharacters = CharacterSet.controlCharacters
+    /// What cleaning drops: control characters (Unicode's Cc) and the invisible format characters (Cf: bidi overrides
+    /// and isolates, which make a name read backwards in a report, zero-width spaces, byte-order marks, soft hyphens),
+    /// except `joiners`, which are part of how text is spelt.
+    private static let controlCharacters = CharacterSet.controlCharacters.subtracting(keptInvisible)
+
+    /// U+200C zero-width non-joiner and U+200D zero-width joiner: part of how Persian and Indic words are spelt, and of
+    /// emoji sequences such as 👨‍👩‍👧 or 🏳️‍🌈, which fall apart into several pictures without them.
+    private static let joiners = CharacterSet(charactersIn: "\u{200C}\u{200D}")
+
+    /// The format characters text keeps: `joiners` and the tag characters U+E0020...U+E007F (the flags of Scotland,
+    /// England and Wales).
+    private static let keptInvisible: CharacterSet = {
+        var set = joiners
+        set.insert(charactersIn: Unicode.Scalar(0xE0020)!...Unicode.Scalar(0xE007F)!)
+        return set
+    }()
 
     /// Like `clean`, but keeps line breaks (for notes).
     public static func cleanMultiline(_ raw: String) -> String? {
@@ -242,8 +265,7 @@ public enum Text {
                     !controlCharacters.contains($0) || $0 == "\t"
                 })).trimmingCharacters(in: .whitespaces)
             }
-        let text = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : text
+        return visible(lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// A key for sorting and comparing names: case and accents folded ("Émile" sorts with "emile").

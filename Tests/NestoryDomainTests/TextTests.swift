@@ -11,10 +11,29 @@ import Testing
         #expect(Text.clean("") == nil)
     }
 
+    @Test func invisibleFormatCharactersGoButTheJoinersThatSpellTextStay() {
+        // Bidi overrides and isolates, a zero-width space, a byte-order mark, a soft hyphen: dropped.
+        #expect(Text.clean("\u{202E}stsil\u{202C} Lamp\u{2066}x\u{2069}") == "stsil Lampx")
+        #expect(Text.clean("\u{FEFF}Sofa\u{200B}bed\u{00AD}") == "Sofabed")
+        // Emoji sequences keep their joiners (a family is one picture, not four), Persian its non-joiner, and
+        // Scotland's flag its tag characters.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467} photos"
+        #expect(Text.clean(family) == family)
+        #expect(Text.clean("\u{1F3F3}\u{FE0F}\u{200D}\u{1F308} flag") == "\u{1F3F3}\u{FE0F}\u{200D}\u{1F308} flag")
+        #expect(Text.clean("می\u{200C}خواهم") == "می\u{200C}خواهم")
+        let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
+        #expect(Text.clean("Kilt " + scotland) == "Kilt " + scotland)
+        #expect(Text.cleanMultiline("Tartan\n" + scotland) == "Tartan\n" + scotland)
+        // A joiner joins nothing at either end, and text of only joiners and tags is empty.
+        #expect(Text.clean("\u{200D} Lamp \u{200C}") == "Lamp")
+        #expect(Text.clean(" \u{200D}\u{200C} \u{E0067}") == nil)
+        #expect(Text.cleanMultiline("\u{200D}\n\u{200C}") == nil)
+    }
+
     @Test func theFastPathAgreesWithTheFullRuleOnRandomText() {
         // Printable ASCII, spaces, tabs, control characters, DEL, a no-break space and letters beyond ASCII.
         let alphabet: [Unicode.Scalar] = ["a", "Z", "0", " ", " ", "\t", "\n", "\r", "\u{0000}", "\u{0007}", "\u{007F}", "~", "\"",
-                                          "\u{00A0}", "é", "ß", "\u{2028}", "🎲"]
+                                          "\u{00A0}", "é", "ß", "\u{2028}", "🎲", "\u{200D}", "\u{200B}", "\u{202E}"]
         var generator = SystemRandomNumberGenerator()
         var plain = 0
         for _ in 0..<20_000 {
