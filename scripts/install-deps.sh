@@ -5,10 +5,11 @@ set -euo pipefail
 
 # Build and run: SQLite (GRDB), zlib (backup archives), libvips (images), libdeflate and libpng (PNGs read for
 # barcodes), zbar and zxing-cpp (barcodes), tesseract + English data (OCR), cairo + pango (report PDFs) with
-# fonts: DejaVu, and Droid Sans Fallback for CJK names; python3-venv for RapidOCR (receipts, scripts/install-ocr.sh) and
-# tcmalloc, preloaded into its worker (a third of glibc's peak memory there; the worker runs without it, heavier).
+# fonts: DejaVu, Droid Sans Fallback for CJK names and Noto Color Emoji for emoji in names (boxes without it);
+# python3-venv for RapidOCR (receipts, scripts/install-ocr.sh) and tcmalloc, preloaded into its worker (a third of
+# glibc's peak memory there; the worker runs without it, heavier).
 RUNTIME_PACKAGES=(libsqlite3-dev zlib1g-dev pkg-config libvips-dev libpng-dev libdeflate-dev libzbar-dev libzxing-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng
-  libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-droid-fallback python3-venv libtcmalloc-minimal4)
+  libcairo2-dev libpango1.0-dev fonts-dejavu-core fonts-droid-fallback fonts-noto-color-emoji python3-venv libtcmalloc-minimal4)
 # Tests and benchmarks: the sqlite3 shell, the reference tools measured beside Nestory (zip and unzip for
 # bench-backup), poppler-utils (pdftotext, pdfimages, pdftoppm check the PDFs), python3-venv (browser
 # tests, WeasyPrint for bench-reports; also a runtime package), postgresql (the store conformance suite runs on a

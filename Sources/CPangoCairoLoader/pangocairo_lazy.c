@@ -52,7 +52,9 @@
     X(pango_layout_context_changed) \
     X(pango_layout_get_context) \
     X(pango_layout_get_size) \
+    X(pango_layout_get_unknown_glyphs_count) \
     X(pango_layout_set_alignment) \
+    X(pango_layout_set_auto_dir) \
     X(pango_layout_set_ellipsize) \
     X(pango_layout_set_font_description) \
     X(pango_layout_set_height) \
@@ -146,7 +148,9 @@ NP_FORWARD(PangoFontDescription *, pango_font_description_from_string, (const ch
 NP_FORWARD_VOID(pango_layout_context_changed, (PangoLayout *layout), (layout))
 NP_FORWARD(PangoContext *, pango_layout_get_context, (PangoLayout *layout), (layout))
 NP_FORWARD_VOID(pango_layout_get_size, (PangoLayout *layout, int *width, int *height), (layout, width, height))
+NP_FORWARD(int, pango_layout_get_unknown_glyphs_count, (PangoLayout *layout), (layout))
 NP_FORWARD_VOID(pango_layout_set_alignment, (PangoLayout *layout, PangoAlignment alignment), (layout, alignment))
+NP_FORWARD_VOID(pango_layout_set_auto_dir, (PangoLayout *layout, gboolean auto_dir), (layout, auto_dir))
 NP_FORWARD_VOID(pango_layout_set_ellipsize, (PangoLayout *layout, PangoEllipsizeMode ellipsize), (layout, ellipsize))
 NP_FORWARD_VOID(pango_layout_set_font_description, (PangoLayout *layout, const PangoFontDescription *desc), (layout, desc))
 NP_FORWARD_VOID(pango_layout_set_height, (PangoLayout *layout, int height), (layout, height))

@@ -156,6 +156,10 @@ final class PDFCanvas {
         let description = pango_font_description_from_string("DejaVu Sans\(font.bold ? " Bold" : "") \(font.size)")!
         fonts[font] = description
         pango_layout_set_font_description(layout, description)
+        // Every paragraph left to right, so a cell's alignment holds for any script: by default pango gives each
+        // paragraph its first strong letter's direction, and a Hebrew or Arabic name sat at the right edge of a
+        // left-aligned column. The letters of a right-to-left name are still ordered right to left.
+        pango_layout_set_auto_dir(layout, 0)
         layouts[font] = layout
         return layout
     }
@@ -187,6 +191,11 @@ final class PDFCanvas {
         var w: Int32 = 0, h: Int32 = 0
         pango_layout_get_size(layout, &w, &h)
         return Double(h) / Double(PANGO_SCALE)
+    }
+
+    /// How many of `text`'s characters no installed font has (drawn as boxes with their code inside).
+    func missingGlyphs(_ text: String, font: Font) -> Int {
+        Int(pango_layout_get_unknown_glyphs_count(prepare(text, width: 10_000, font: font, align: .left, maxLines: nil)))
     }
 
     /// Draws `text` with its top-left corner at (x, y), wrapped to `width`; returns the height used.

@@ -146,6 +146,33 @@ func renderInventory(_ items: [ReportItem], options: InventoryReportOptions, to 
         for serial in serials { #expect(amounts.contains { abs($0.y0 - serial.y0) < 1 }) }
     }
 
+    /// Names as households write them: every character has a glyph (emoji sequences and flags included, with the fonts
+    /// `make test-deps` installs), and a right-to-left name starts at the column's left edge like the others.
+    @Test func namesInEveryScriptDrawWithoutBoxesAndKeepTheirColumn() throws {
+        let names = ["Zebra", "שולחן", "مصباح", "می\u{200C}خواهم", "花瓶", "Ωμέγα", "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+                     "\u{1F3F3}\u{FE0F}\u{200D}\u{1F308}", "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "e\u{0301}"]
+        let scratch = Scratch()
+        let canvas = try PDFCanvas(path: nil, width: 595, height: 842, title: "Glyphs", footer: "")
+        for name in names { #expect(canvas.missingGlyphs(name, font: .bold(9)) == 0, "no font draws \(name.unicodeScalars.map { String($0.value, radix: 16) })") }
+
+        let path = scratch.path("scripts.pdf")
+        let columnNames = ["Zebra", "שולחן", "مصباح", "花瓶", "Ωμέγα"]
+        let items = columnNames.map { reportItem($0, price: "10.00", room: "Living Room", photo: false, serial: "SER1") }
+        _ = try renderInventory(items, options: InventoryReportOptions(includePhotos: false), to: path)
+        let html = try poppler("pdftotext", ["-bbox", "-f", "2", "-l", "2", path, "-"])
+        let pattern = try NSRegularExpression(pattern: #"<word xMin="([\d.]+)" yMin="[\d.]+" xMax="[\d.]+" yMax="[\d.]+">([^<]*)</word>"#)
+        let left = Dictionary(pattern.matches(in: html, range: NSRange(html.startIndex..., in: html)).map { m in
+            (String(html[Range(m.range(at: 2), in: html)!]), Double(html[Range(m.range(at: 1), in: html)!])!)
+        }, uniquingKeysWith: min)
+        let zebra = try #require(left["Zebra"], "\(html)")
+        for name in columnNames.dropFirst() {
+            // pdftotext may cut a right-to-left word into its letters: the name's left edge is its leftmost piece's.
+            let x = try #require(left.filter { !$0.key.isEmpty && $0.key.allSatisfy(name.contains) }.values.min(),
+                                 "\(name) is not on page 2: \(left.keys.sorted())")
+            #expect(abs(x - zebra) < 0.5, "\(name) starts at \(x), Zebra at \(zebra)")
+        }
+    }
+
     @Test func aLargeReportStaysFlatAndReportsProgress() throws {
         let scratch = Scratch()
         let path = scratch.path("large.pdf")
