@@ -4,7 +4,7 @@ import NestoryDomain
 /// The item fields a CSV column can fill.
 public enum ImportField: String, CaseIterable, Sendable, Codable {
     case name, brand, model, serial, price, currency, purchaseDate = "purchase_date", room, category, tags, notes
-    case quantity, condition, barcode, warranty
+    case quantity, condition, conditionNotes = "condition_notes", barcode, warranty
 
     public var label: String {
         switch self {
@@ -21,6 +21,7 @@ public enum ImportField: String, CaseIterable, Sendable, Codable {
         case .notes: return "Notes"
         case .quantity: return "Quantity"
         case .condition: return "Condition"
+        case .conditionNotes: return "Condition notes"
         case .barcode: return "Barcode"
         case .warranty: return "Warranty expiry"
         }
@@ -33,7 +34,8 @@ public enum ImportField: String, CaseIterable, Sendable, Codable {
         case .brand: return ["brand", "manufacturer", "make", "maker"]
         case .model: return ["model", "model number", "model no", "model_number", "modelnumber"]
         case .serial: return ["serial", "serial number", "serial no", "serial_number", "serialnumber", "s/n"]
-        case .price: return ["price", "purchase price", "cost", "value", "amount", "purchase_price", "paid"]
+        // "unit price" is Nestory's own CSV export's column (its "total value" is the price times the quantity).
+        case .price: return ["price", "purchase price", "cost", "value", "amount", "purchase_price", "paid", "unit price"]
         case .currency: return ["currency", "currency code"]
         case .purchaseDate: return ["purchase date", "date", "purchased", "bought", "purchase_date", "date purchased"]
         case .room: return ["room", "location", "place", "area"]
@@ -42,6 +44,7 @@ public enum ImportField: String, CaseIterable, Sendable, Codable {
         case .notes: return ["notes", "note", "comments", "comment", "remarks"]
         case .quantity: return ["quantity", "qty", "count", "number", "amount owned"]
         case .condition: return ["condition", "state"]
+        case .conditionNotes: return ["condition notes", "condition details"]
         case .barcode: return ["barcode", "upc", "ean", "gtin", "isbn"]
         case .warranty: return ["warranty", "warranty expiry", "warranty expires", "warranty_expires", "warranty until"]
         }
@@ -248,10 +251,19 @@ struct RowReader {
         let raw = record.fields[column]
         // Nothing to trim when both ends are printable ASCII (most fields): Foundation's trimming is not free.
         if let first = raw.utf8.first, let last = raw.utf8.last, (0x21..<0x7F).contains(first), (0x21..<0x7F).contains(last) {
-            return raw
+            return first == UInt8(ascii: "'") ? Self.unprotected(raw) : raw
         }
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        return value.isEmpty ? nil : value
+        return value.isEmpty ? nil : Self.unprotected(value)
+    }
+
+    /// Text as it was before a spreadsheet-safe export put `'` in front of it because it starts like a formula
+    /// (`=`, `+`, `-`, `@`, a tab or a line break): Nestory's own export does (CSVWriter.protected), as do other tools,
+    /// and spreadsheets never write that `'` themselves (it only marks a cell typed as text). Any other text is kept.
+    static func unprotected(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard scalars.first == "'", let second = scalars.dropFirst().first, "=+-@\t\r\n".unicodeScalars.contains(second) else { return text }
+        return String(text.dropFirst())
     }
 
     private mutating func fail(_ column: Int, _ message: String) {
@@ -425,6 +437,7 @@ public struct ImportConverter: Sendable {
         draft.serialNumber = value(.serial)
         draft.barcode = value(.barcode)
         draft.notes = value(.notes)
+        draft.conditionNotes = value(.conditionNotes)
         if let column = mapping.columns[.price] { draft.purchasePrice = row.money(column, currency: currency) }
         if let column = mapping.columns[.purchaseDate] { draft.purchaseDate = row.date(column) }
         if let column = mapping.columns[.warranty] { draft.warrantyExpiry = row.date(column) }

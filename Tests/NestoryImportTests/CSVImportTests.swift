@@ -134,6 +134,35 @@ struct ItemImportTests {
         let items = try ItemImport.items(from: table, mapping: ColumnMapping.guess(header: table.header), options: options)
         #expect(items[0].draft.name == "=HYPERLINK(\"x\")" && items[0].draft.notes == "+1 spare")
     }
+
+    @Test("a spreadsheet-safe export's apostrophe before formula-like text is not part of the text")
+    func protectedText() throws {
+        let csv = "Name,Notes,Brand\n'=HYPERLINK(1),'-2 spare\t,'@home\n'Tis a lamp, '+1 ,O'Brien\n"
+        let table = try CSV.parse(Data(csv.utf8))
+        let items = try ItemImport.items(from: table, mapping: ColumnMapping.guess(header: table.header), options: options)
+        #expect(items[0].draft.name == "=HYPERLINK(1)" && items[0].draft.notes == "-2 spare" && items[0].draft.brand == "@home")
+        #expect(items[1].draft.name == "'Tis a lamp" && items[1].draft.notes == "+1" && items[1].draft.brand == "O'Brien")
+    }
+
+    /// The columns of Nestory's own CSV export (InventoryExport) that describe the item are all read back: an export
+    /// imported elsewhere kept everything but its prices and condition notes.
+    @Test("Nestory's own export's columns")
+    func ownExport() throws {
+        let csv = """
+            id,name,brand,model_number,serial_number,barcode,quantity,unit_price,total_value,currency,purchase_date,warranty_expiry,condition,condition_notes,room,category,tags,notes,photo_count
+            0b6f,Sofa,IKEA,KIVIK,SN-1,4006381333931,2,649.50,1299.00,EUR,2024-03-31,2027-03-31,like_new,Small tear on the left arm,Living Room,Furniture,home; big,Grey,3
+            """
+        let table = try CSV.parse(Data(csv.utf8))
+        let mapping = ColumnMapping.guess(header: table.header)
+        #expect(mapping.columns[.price] == 7 && mapping.columns[.conditionNotes] == 13 && mapping.columns[.condition] == 12)
+        let sofa = try #require(try ItemImport.items(from: table, mapping: mapping, options: options).first)
+        #expect(sofa.draft.purchasePrice == (try Money.parse("649.50", currency: try CurrencyCode("EUR"))))
+        #expect(sofa.draft.quantity == 2)
+        #expect(sofa.draft.conditionNotes == "Small tear on the left arm" && sofa.draft.condition == .likeNew)
+        #expect(sofa.draft.warrantyExpiry == (try CalendarDate(iso: "2027-03-31")))
+        #expect(sofa.draft.barcode == "4006381333931")
+        #expect(sofa.draft.tags == ["home", "big"] && sofa.roomName == "Living Room" && sofa.categoryName == "Furniture")
+    }
 }
 
 @Suite("Homebox import")
