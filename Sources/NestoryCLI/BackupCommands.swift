@@ -172,16 +172,19 @@ struct ImportCSV: AsyncParsableCommand {
                 let columns = try mapping(source.header)
                 let used = ImportField.allCases.compactMap { f in columns.columns[f].map { "\(f.rawValue)=\(source.header[$0])" } }
                 print("Columns: \(used.joined(separator: ", "))")
+                // What the file holds that no field takes, so a column left out is seen before the import, not after.
+                let unread = source.header.indices.filter { !columns.columns.values.contains($0) }.map { source.header[$0] }
+                if !unread.isEmpty { print("Not read: \(unread.joined(separator: ", "))") }
             } else {
                 print("Homebox export recognised.")
             }
             if dryRun {
                 let count = try ItemImport.check(&source)
-                print("\(count) items would be imported into \(target.name); nothing was changed.")
+                print("\(count) item\(count == 1 ? "" : "s") would be imported into \(target.name); nothing was changed.")
                 return
             }
             let summary = try await reportingErrors { try await service.importItems(target.id, file: url, mapping: mapping, options: options) }
-            print("Imported \(summary.items) items into \(target.name).")
+            print("Imported \(summary.items) item\(summary.items == 1 ? "" : "s") into \(target.name).")
             if !summary.roomsCreated.isEmpty { print("New rooms: \(summary.roomsCreated.joined(separator: ", "))") }
             if !summary.categoriesCreated.isEmpty { print("New categories: \(summary.categoriesCreated.joined(separator: ", "))") }
         } catch let error as ImportError {

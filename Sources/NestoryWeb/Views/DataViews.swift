@@ -132,7 +132,7 @@ enum DataViews {
                 \(preview(table))
                 <form method="post" action="/settings/data/csv/\(token)">
                   <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-                  <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rowCount) items</button></div>
+                  <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rowCount) item\(table.rowCount == 1 ? "" : "s")</button></div>
                 </form>
                 </section>
                 """)
@@ -161,7 +161,7 @@ enum DataViews {
               <div class="mapping">\(selects)</div>
               <div class="field"><label for="date-order">Dates written with slashes</label><select id="date-order" name="date_order">\(orders)</select></div>
               <p class="hint">Rooms and categories that do not exist yet are created. Every row is checked first: if any has a problem, nothing is imported.</p>
-              <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rowCount) items</button></div>
+              <div class="form-actions"><a class="button" href="/settings/data">Cancel</a><button type="submit" class="primary">Import \(table.rowCount) item\(table.rowCount == 1 ? "" : "s")</button></div>
             </form>
             </section>
             """)
