@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
 import NestoryAuth
 import NestoryBackup
 import NestoryBarcodes
@@ -168,13 +169,34 @@ struct Serve: AsyncParsableCommand {
         dependencies.mcp = MCPSettings(allowedHosts: settings.mcpAllowedHosts, allowedOrigins: settings.mcpAllowedOrigins)
         dependencies.security = SecuritySettings(secondsPerMinute: TimeInterval(settings.appLockSecondsPerMinute), rpID: settings.passkeysRPID,
                                                  origin: settings.passkeysOrigin)
-        if case .sqlite(let database) = opened, let integrity {
-            dependencies.onServerRunning = { integrity.start(database, logger: logger) }
+        // Said once the port is bound: before, a server whose port was taken announced itself and then stopped.
+        let serving = "Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(opened.location), this server's files in \(folder.path), photos and files in \(opened.files.backend.location)"
+        let sqlite: AppDatabase? = if case .sqlite(let database) = opened { database } else { nil }
+        dependencies.onServerRunning = {
+            logger.info("\(serving)")
+            if let sqlite, let integrity { integrity.start(sqlite, logger: logger) }
         }
         let app = buildApplication(dependencies, configuration: ServerConfiguration(
             host: settings.host, port: settings.port, idleTimeout: .seconds(settings.idleTimeoutSeconds)), logger: logger)
-        logger.info("Nestory \(NestoryCommand.configuration.version) serving http://\(settings.host):\(settings.port) with data in \(opened.location), this server's files in \(folder.path), photos and files in \(opened.files.backend.location)")
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError {
+            throw Self.listenFailure(error, host: settings.host, port: settings.port) ?? error
+        }
+    }
+
+    /// What to tell the operator when the address cannot be listened on; nil for any other failure.
+    static func listenFailure(_ error: IOError, host: String, port: Int) -> CLIError? {
+        switch error.errnoCode {
+        case EADDRINUSE:
+            return CLIError("Port \(port) on \(host) is already in use (another Nestory, or another program, listens there): stop it, or choose another port with --port or the setting port.")
+        case EACCES:
+            return CLIError("This user may not listen on port \(port) (ports below 1024 need privileges): choose a port of 1024 or more with --port, and put a proxy in front for ports 80 and 443.")
+        case EADDRNOTAVAIL:
+            return CLIError("\(host) is not an address of this machine, so the server cannot listen on it: set host to 127.0.0.1, 0.0.0.0 (every address) or one of this machine's addresses.")
+        default:
+            return nil
+        }
     }
 }
 

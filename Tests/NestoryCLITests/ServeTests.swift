@@ -1,0 +1,29 @@
+import Foundation
+@testable import NestoryCLI
+import NIOCore
+import Testing
+
+/// `nestory serve` when it cannot listen: one line that says why and what to do, and no claim that it is serving.
+@Suite struct ServeTests {
+    @Test func aPortInUseIsSaidPlainly() async throws {
+        let folder = CLI.Folder()
+        let first = try CLI.Server(folder: folder)
+        defer { first.stop() }
+        let up = await first.health() != nil
+        try #require(up, "the first server did not answer within 30 s: \(first.story)")
+        let second = try CLI.run(["serve", "--data", folder.path, "--port", String(first.port)])
+        #expect(second.status != 0)
+        #expect(second.stderr.hasSuffix("Error: Port \(first.port) on 127.0.0.1 is already in use (another Nestory, or another program, listens there): stop it, or choose another port with --port or the setting port.\n"),
+                "\(second.stderr)")
+        #expect(!second.stderr.contains("serving http"), "\(second.stderr)")
+        #expect(first.log.contains("serving http://127.0.0.1:\(first.port)"))
+    }
+
+    @Test func eachListenFailureNamesItsRemedy() {
+        #expect(Serve.listenFailure(IOError(errnoCode: EACCES, reason: "bind"), host: "0.0.0.0", port: 80)?.description
+            .hasPrefix("This user may not listen on port 80") == true)
+        #expect(Serve.listenFailure(IOError(errnoCode: EADDRNOTAVAIL, reason: "bind"), host: "10.9.8.7", port: 8080)?.description
+            .hasPrefix("10.9.8.7 is not an address of this machine") == true)
+        #expect(Serve.listenFailure(IOError(errnoCode: ECONNRESET, reason: "read"), host: "127.0.0.1", port: 8080) == nil)
+    }
+}
