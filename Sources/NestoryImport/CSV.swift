@@ -30,9 +30,17 @@ public enum CSVError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
     case unterminatedQuote(line: Int)
     case tooManyRows(limit: Int)
+    /// An Excel workbook (.xlsx, .xls) or an OpenDocument spreadsheet, not its CSV: a common upload by mistake.
+    case workbook
+    /// Bytes that are no text in an 8-bit encoding: UTF-16, a picture, a PDF.
+    case notText
 
     public var description: String {
         switch self {
+        case .workbook:
+            return "This is a spreadsheet workbook (Excel or OpenDocument), not a CSV file: in the spreadsheet, save or download the sheet as CSV (UTF-8) and import that file."
+        case .notText:
+            return "This is not a CSV file: it holds bytes that are not text (a picture, a PDF, or text saved as UTF-16). Save the sheet as CSV (UTF-8) and import that file."
         case .empty: return "The file is empty: a CSV file needs a header row naming its columns."
         case .unterminatedQuote(let line): return "Line \(line): a quoted field is never closed (a missing \")."
         case .tooManyRows(let limit): return "The file has more than \(limit) rows; split it into smaller files."
@@ -117,7 +125,14 @@ public struct CSVReader {
     private init(source: ByteSource, isUTF8: Bool, delimiter: Character?) throws {
         self.source = source
         decodedAsWindows1252 = !isUTF8
-        if try self.source.peek(3) == [0xEF, 0xBB, 0xBF] { try self.source.skip(3) }
+        // Not text at all: said as such, rather than read as a table whose one column is no item name.
+        let start = try self.source.peek(4096)
+        // A ZIP (.xlsx, .ods) or an OLE compound file (.xls).
+        if start.starts(with: [0x50, 0x4B, 0x03, 0x04]) || start.starts(with: [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]) {
+            throw CSVError.workbook
+        }
+        if start.contains(0) { throw CSVError.notText }
+        if start.starts(with: [0xEF, 0xBB, 0xBF]) { try self.source.skip(3) }
         let sep: UInt8
         if let delimiter, let ascii = delimiter.asciiValue {
             sep = ascii

@@ -33,6 +33,16 @@ struct CSVTests {
         #expect(table.decodedAsWindows1252)
     }
 
+    @Test("a workbook, UTF-16 text or a picture is named for what it is, not read as a table")
+    func notCSV() throws {
+        #expect(throws: CSVError.workbook) { try CSV.parse(Data([0x50, 0x4B, 0x03, 0x04, 0x14, 0x00]) + Data("xl/workbook.xml".utf8)) }
+        #expect(throws: CSVError.workbook) { try CSV.parse(Data([0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0x00])) }
+        #expect(throws: CSVError.notText) { try CSV.parse(Data([0xFF, 0xFE] + Array("name\nLamp\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })) }
+        #expect(throws: CSVError.notText) { try CSV.parse(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D])) }
+        // Text past the first 4 KB is not looked at for this: a CSV file is still read as one.
+        #expect(try CSV.parse(Data("name\n".utf8 + Array(repeating: UInt8(ascii: "a"), count: 5000) + [0x0A])).rows.count == 1)
+    }
+
     @Test("an unclosed quote, and an empty file")
     func errors() {
         #expect(throws: CSVError.unterminatedQuote(line: 2)) { try CSV.parse(Data("Name\n\"open\nstill".utf8)) }
