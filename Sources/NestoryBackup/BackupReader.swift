@@ -93,6 +93,12 @@ public struct BackupReader: Sendable {
 
     /// Everything short of changing data: returns the checked archive, or throws what is wrong.
     public func validate(_ url: URL, progress: BackupProgress? = nil) throws -> Checked {
+        // ZIPFoundation scans a folder or a device for the end of its central directory without end.
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { throw BackupError.notAZip("it cannot be opened: \(String(cString: strerror(errno)))") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw BackupError.notAZip(status.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is not a regular file")
+        }
         let archive: Archive
         do {
             archive = try Archive(url: url, accessMode: .read)

@@ -69,8 +69,7 @@ struct Restore: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        let url = URL(fileURLWithPath: file)
-        guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file \(file).") }
+        let url = try InputFile.url(file, .file)
         let settings = try await data.settings()
         try await data.withDatabase(.createAndMigrate) { database in
             try await restore(url, with: try data.dataService(database, settings), accounts: database.stores.accounts)
@@ -148,17 +147,16 @@ struct ImportCSV: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
+        let url = try InputFile.url(file, .file)
         let settings = try await data.settings()
         try await data.withDatabase(.readCurrent) { database in
             let target = try await resolveHousehold(database.stores.accounts, household)
-            try await importItems(into: target, with: try data.dataService(database, settings))
+            try await importItems(url, into: target, with: try data.dataService(database, settings))
         }
     }
 
-    private func importItems(into target: Household, with service: DataService) async throws {
-        guard FileManager.default.isReadableFile(atPath: file) else { throw CLIError("There is no file \(file).") }
+    private func importItems(_ url: URL, into target: Household, with service: DataService) async throws {
         guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
-        let url = URL(fileURLWithPath: file)
         let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
         let spec = map
         let mapping: @Sendable ([String]) throws(ImportError) -> ColumnMapping = { header throws(ImportError) in

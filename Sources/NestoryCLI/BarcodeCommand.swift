@@ -24,12 +24,9 @@ struct BarcodeCommand: ParsableCommand {
 
         func run() throws {
             let area = try region.map(Self.parseRegion)
+            let url = try InputFile.url(image, .file)
             let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: image))
-            } catch {
-                throw CLIError("Cannot read \(image): \(FileManager.default.fileExists(atPath: image) ? "permission denied or not a file" : "no such file").")
-            }
+            do { data = try Data(contentsOf: url) } catch { throw CLIError("\(image) cannot be read: \(error.localizedDescription)") }
             let codes: [DecodedBarcode]
             do {
                 codes = try BarcodeReader().decode(imageData: data, region: area)

@@ -23,8 +23,9 @@ struct CatalogCommand: AsyncParsableCommand {
         var file: String
 
         func run() async throws {
+            let url = try InputFile.url(file, .stream)
             try await data.withDatabase(.readCurrent) { database in
-                let products = database.stores.products, url = URL(fileURLWithPath: file)
+                let products = database.stores.products
                 let started = Date()
                 let summary: CatalogFile.Summary
                 do {
@@ -35,7 +36,7 @@ struct CatalogCommand: AsyncParsableCommand {
                 } catch let error as CatalogError {
                     throw CLIError(error.description)
                 }
-                print("Imported \(summary.imported) products in \(String(format: "%.1f", Date().timeIntervalSince(started))) s; the catalogue has \(try await products.catalogCount()).")
+                print("Imported \(summary.imported) product\(summary.imported == 1 ? "" : "s") in \(String(format: "%.1f", Date().timeIntervalSince(started))) s; the catalogue has \(try await products.catalogCount()).")
                 if !summary.skipped.isEmpty {
                     let shown = summary.skipped.prefix(5).map { "line \($0.line): \($0.reason)" }.joined(separator: "; ")
                     print("Skipped \(summary.skipped.count) lines (\(shown)\(summary.skipped.count > 5 ? "; …" : "")).")

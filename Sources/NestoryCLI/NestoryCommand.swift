@@ -63,6 +63,35 @@ struct DataOptions: ParsableArguments {
     }
 }
 
+/// A file named on the command line, checked before it is read, so that each command says the same thing: a folder
+/// or a device is refused (restore spun without end on a folder, and /dev/zero never ends), and so is a pipe unless
+/// the command streams the file.
+enum InputFile {
+    enum Reading {
+        /// Start to end once, through a file handle: a pipe will do (`zcat products.jsonl.gz | nestory catalog import
+        /// /dev/stdin`).
+        case stream
+        /// A file: read twice (a CSV import checks every row, then imports), from its end (a ZIP) or whole by size.
+        case file
+    }
+
+    static func url(_ path: String, _ reading: Reading) throws -> URL {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw CLIError(errno == ENOENT ? "There is no file \(path)." : "\(path) cannot be opened: \(String(cString: strerror(errno))).")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFIFO where reading == .stream: break
+        case S_IFDIR: throw CLIError("\(path) is a folder: give a file.")
+        case S_IFIFO: throw CLIError("\(path) is a pipe: save what it holds to a file and give that.")
+        default: throw CLIError("\(path) is a device, not a file: give a file.")
+        }
+        guard access(path, R_OK) == 0 else { throw CLIError("\(path) cannot be read by this user.") }
+        return URL(fileURLWithPath: path)
+    }
+}
+
 /// An error worded for the person at the terminal.
 struct CLIError: Error, CustomStringConvertible, LocalizedError {
     let description: String

@@ -37,8 +37,7 @@ struct ReceiptCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let url = URL(fileURLWithPath: image)
-            guard FileManager.default.fileExists(atPath: url.path) else { throw CLIError("There is no file at \(image).") }
+            let url = try InputFile.url(image, .file)
             let data: Data
             do { data = try Data(contentsOf: url) } catch { throw CLIError("\(image) cannot be read: \(error.localizedDescription)") }
             let hints = ReceiptHints(dateOrder: dateOrder.flatMap { DateOrder(rawValue: $0.lowercased()) },

@@ -104,7 +104,7 @@ import Testing
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let imported = try pg.run(["catalog", "import", file])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("Imported 1 products") && imported.stdout.contains("the catalogue has 1."), "\(imported.stdout)")
+        #expect(imported.stdout.contains("Imported 1 product in") && imported.stdout.contains("the catalogue has 1."), "\(imported.stdout)")
         #expect(imported.stdout.contains("Skipped 1 lines"), "\(imported.stdout)")
         let found = try pg.run(["catalog", "lookup", "4006381333931"])
         #expect(found.status == 0, "\(found.stderr)")

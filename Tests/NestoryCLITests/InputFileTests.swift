@@ -1,0 +1,40 @@
+import Foundation
+import NestoryChildProcess
+import Testing
+
+/// Every command that reads a file named on its command line refuses a folder, a device and (unless it streams) a
+/// pipe with one line, at once: `restore` spun without end on a folder, and /dev/zero is never read to its end.
+@Suite struct InputFileTests {
+    static let commands: [[String]] = [["import", "csv"], ["restore"], ["barcode", "read"], ["receipt", "read"], ["catalog", "import"]]
+
+    /// The command under `timeout`, so a command that never ends fails the test instead of hanging the suite.
+    func run(_ arguments: [String], folder: CLI.Folder) throws -> ChildProcess.Finished {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NESTORY_DATA"] = folder.path
+        return try ChildProcess.run("/usr/bin/timeout", ["60", CLI.binary.path] + arguments, environment: environment)
+    }
+
+    @Test(arguments: commands)
+    func aFolderOrADeviceIsRefusedAtOnce(command: [String]) throws {
+        let folder = CLI.Folder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/photos", withIntermediateDirectories: true)
+        let onFolder = try run(command + [folder.path + "/photos"], folder: folder)
+        #expect(onFolder.exitCode == 1 && onFolder.errorText == "Error: \(folder.path)/photos is a folder: give a file.\n", "\(command): \(onFolder.errorText)")
+        let onDevice = try run(command + ["/dev/zero"], folder: folder)
+        #expect(onDevice.exitCode == 1 && onDevice.errorText == "Error: /dev/zero is a device, not a file: give a file.\n", "\(command): \(onDevice.errorText)")
+        let missing = try run(command + [folder.path + "/none.csv"], folder: folder)
+        #expect(missing.exitCode == 1 && missing.errorText == "Error: There is no file \(folder.path)/none.csv.\n", "\(command): \(missing.errorText)")
+    }
+
+    @Test func aPipeIsReadWhereTheCommandStreamsAndRefusedWhereItReadsTwice() throws {
+        let folder = CLI.Folder()
+        let line = Array(#"{"code":"4006381333931","product_name":"Pencil"}"#.utf8) + [0x0A]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NESTORY_DATA"] = folder.path
+        #expect(try CLI.run(["migrate", "--data", folder.path]).status == 0)
+        let catalog = try ChildProcess.run(CLI.binary.path, ["catalog", "import", "/dev/stdin"], environment: environment, input: line)
+        #expect(catalog.exitCode == 0 && catalog.outputText.hasPrefix("Imported 1 product in"), "\(catalog.outputText) \(catalog.errorText)")
+        let csv = try ChildProcess.run(CLI.binary.path, ["import", "csv", "/dev/stdin"], environment: environment, input: Array("name\nLamp\n".utf8))
+        #expect(csv.exitCode == 1 && csv.errorText == "Error: /dev/stdin is a pipe: save what it holds to a file and give that.\n", "\(csv.errorText)")
+    }
+}
