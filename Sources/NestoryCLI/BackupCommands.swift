@@ -27,12 +27,13 @@ struct Backup: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
+        let destination = try OutputFile.url(file)
         let secrets = try await reportingErrors { try await data.settings().secretKeys() }
         try await data.withDatabase(.readCurrent) { database in
             let target = try await resolveHousehold(database.stores.accounts, household)
             let started = Date()
             let result = try await database.stores.backupMaker(folder: data.folder, secrets: secrets)
-                .write(household: target.id, to: URL(fileURLWithPath: file), includePasswordHashes: !withoutPasswords,
+                .write(household: target.id, to: destination, includePasswordHashes: !withoutPasswords,
                        includeProviderKeys: withProviderKeys)
             let c = result.manifest.counts
             print("""

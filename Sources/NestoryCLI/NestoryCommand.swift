@@ -92,6 +92,30 @@ enum InputFile {
     }
 }
 
+/// A file a command writes, named on its command line: a new one in a folder that exists, or a file to replace. A
+/// folder, a device or a pipe is refused: a backup replaces its destination by renaming onto it, and as root that
+/// replaced /dev/full itself with a regular file (so would it /dev/stdout).
+enum OutputFile {
+    static func url(_ path: String) throws -> URL {
+        let url = URL(fileURLWithPath: path)
+        var status = stat()
+        if stat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: throw CLIError("\(path) is a folder: give the name of a file to write.")
+            default: throw CLIError("\(path) is a device or a pipe, not a file: give the name of a file to write.")
+            }
+        } else {
+            var folder: ObjCBool = false
+            let parent = url.deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &folder), folder.boolValue else {
+                throw CLIError("There is no folder \(parent) to write \(url.lastPathComponent) in.")
+            }
+        }
+        return url
+    }
+}
+
 /// An error worded for the person at the terminal.
 struct CLIError: Error, CustomStringConvertible, LocalizedError {
     let description: String

@@ -30,11 +30,12 @@ struct InventoryReportCommand: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() async throws {
+        let out = try OutputFile.url(out)
         try await data.withDatabase(.readCurrent) { database in
             let target = try await resolveHousehold(database.stores.accounts, household)
             let start = Date()
             let options = InventoryReportOptions(grouping: group, includePhotos: photos, includeUndocumented: undocumented, paper: paper)
-            let maker = database.stores.reportMaker(folder: data.folder), out = URL(fileURLWithPath: out)
+            let maker = database.stores.reportMaker(folder: data.folder)
             let result = try await ReportCommand.offThePool { try maker.inventory(target.id, options: options, to: out, now: start) }
             if !quiet { print(ReportCommand.summary(result, path: self.out, seconds: Date().timeIntervalSince(start))) }
         }
@@ -61,6 +62,7 @@ struct LossReportCommand: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors.") var quiet = false
 
     func run() async throws {
+        let out = try OutputFile.url(out)
         try await data.withDatabase(.readCurrent) { database in
             let stores = database.stores
             let target = try await resolveHousehold(stores.accounts, household)
@@ -89,7 +91,7 @@ struct LossReportCommand: AsyncParsableCommand {
             let incident = try Incident(date: CalendarDate(iso: date), type: type, description: description, policyNumber: policy,
                                         claimNumber: claim).validated(today: CalendarDate(start, in: .current))
             let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: !noPhotos, paper: paper)
-            let maker = stores.reportMaker(folder: data.folder), out = URL(fileURLWithPath: out)
+            let maker = stores.reportMaker(folder: data.folder)
             let result = try await ReportCommand.offThePool { try maker.lossList(target.id, options: options, to: out, now: start) }
             if !quiet { print(ReportCommand.summary(result, path: self.out, seconds: Date().timeIntervalSince(start))) }
         }
@@ -122,10 +124,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Argument(help: "The file to write.") var file: String
 
     func run() async throws {
+        let url = try OutputFile.url(file), format = format
         try await data.withDatabase(.readCurrent) { database in
             let target = try await resolveHousehold(database.stores.accounts, household)
             let generator = database.stores.reportMaker(folder: data.folder)
-            let url = URL(fileURLWithPath: file), format = format
             let count = try await ReportCommand.offThePool {
                 format == .csv ? try generator.exportCSV(target.id, to: url) : try generator.exportJSON(target.id, to: url, now: Date())
             }

@@ -38,3 +38,32 @@ import Testing
         #expect(csv.exitCode == 1 && csv.errorText == "Error: /dev/stdin is a pipe: save what it holds to a file and give that.\n", "\(csv.errorText)")
     }
 }
+
+/// Every command that writes a file named on its command line refuses a folder, a pipe or a device, and a folder that
+/// does not exist, before it opens the database: a backup renamed its archive onto /dev/full and, as root, replaced it.
+@Suite struct OutputFileTests {
+    static let commands: [[String]] = [["backup"], ["export", "csv"], ["report", "inventory", "--out"]]
+
+    @Test(arguments: commands)
+    func aFolderAPipeOrAMissingFolderIsRefused(command: [String]) throws {
+        let folder = CLI.Folder()
+        try FileManager.default.createDirectory(atPath: folder.path + "/out", withIntermediateDirectories: true)
+        #expect(mkfifo(folder.path + "/pipe", 0o600) == 0)
+        var environment = ProcessInfo.processInfo.environment
+        environment["NESTORY_DATA"] = folder.path
+        func run(_ path: String) throws -> ChildProcess.Finished {
+            try ChildProcess.run("/usr/bin/timeout", ["60", CLI.binary.path] + command + [path], environment: environment)
+        }
+        let onFolder = try run(folder.path + "/out")
+        #expect(onFolder.exitCode == 1 && onFolder.errorText == "Error: \(folder.path)/out is a folder: give the name of a file to write.\n",
+                "\(command): \(onFolder.errorText)")
+        let onPipe = try run(folder.path + "/pipe")
+        #expect(onPipe.exitCode == 1 && onPipe.errorText == "Error: \(folder.path)/pipe is a device or a pipe, not a file: give the name of a file to write.\n",
+                "\(command): \(onPipe.errorText)")
+        var status = stat()
+        #expect(lstat(folder.path + "/pipe", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the pipe is still a pipe")
+        let nowhere = try run(folder.path + "/missing/file.out")
+        #expect(nowhere.exitCode == 1 && nowhere.errorText == "Error: There is no folder \(folder.path)/missing to write file.out in.\n",
+                "\(command): \(nowhere.errorText)")
+    }
+}
