@@ -265,12 +265,38 @@ public struct ReportGenerator: Sendable, ReportMaking {
         }
     }
 
+    /// Writes beside `url` and renames onto it once the whole file is written: a failed export (a full disk) leaves
+    /// neither a truncated file that looks like an export nor the loss of the export that was there before.
     private static func writing(_ url: URL, _ body: (@escaping (Data) throws -> Void) throws -> Int) throws -> Int {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = FileHandle(forWritingAtPath: url.path) else {
+        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil), let handle = FileHandle(forWritingAtPath: partial.path) else {
             throw StoreError.io("\(url.path) cannot be written")
         }
-        defer { try? handle.close() }
-        return try body { data in try handle.write(contentsOf: data) }
+        defer { unlink(partial.path) }
+        let count: Int
+        do {
+            count = try body { data in try handle.write(contentsOf: data) }
+            try handle.close()
+        } catch let error as StoreError {
+            try? handle.close()
+            throw error
+        } catch {
+            try? handle.close()
+            throw StoreError.io("\(url.path): \(Self.reason(error))")
+        }
+        guard rename(partial.path, url.path) == 0 else {
+            throw StoreError.io("\(url.path): \(String(cString: strerror(errno)))")
+        }
+        return count
+    }
+
+    /// The system's words for a failed write ("No space left on device"), not Foundation's error dump.
+    private static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(error.code))) : error.localizedDescription
     }
 
     static func size(_ url: URL) -> Int64 {

@@ -66,4 +66,20 @@ import Testing
         #expect(nowhere.exitCode == 1 && nowhere.errorText == "Error: There is no folder \(folder.path)/missing to write file.out in.\n",
                 "\(command): \(nowhere.errorText)")
     }
+
+    /// An export that cannot finish (here the file-size limit stops the process part way) leaves the export that was
+    /// there before as it was: the new one is written beside it and renamed onto it only when whole.
+    @Test func anExportThatFailsLeavesThePreviousOneWhole() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "200", "--seed", "2"]).status == 0)
+        let destination = folder.path + "/export.json"
+        #expect(try CLI.run(["export", "json", destination, "--data", folder.path]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: destination))
+        #expect(before.count > 64 * 1024, "the export is larger than the limit below")
+        let limited = try ChildProcess.run("/bin/sh", ["-c", "ulimit -f 64; exec \"$0\" export json \"$1\" --data \"$2\"", CLI.binary.path, destination, folder.path])
+        // Stopped by the limit (the process does not die of SIGXFSZ: its write fails with EFBIG), not for another reason.
+        #expect(limited.exitCode == 1 && limited.errorText == "Error: A file could not be written: \(destination): File too large.\n",
+                "\(limited.exitCode): \(limited.errorText)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == before)
+    }
 }
