@@ -190,18 +190,15 @@ public struct ReportGenerator: Sendable, ReportMaking {
         // A layout pass first (text measured, nothing drawn or read from photos) counts the pages for the footers.
         let layout = try InventoryPDFRenderer(path: nil, paper: options.paper)
         try builder.buildInventory(options, into: layout)
-        let renderer = try InventoryPDFRenderer(path: url.path, paper: options.paper, totalPages: layout.pageCount)
-        var items = 0
-        do {
+        return try Self.rendering(to: url) { partial in
+            let renderer = try InventoryPDFRenderer(path: partial.path, paper: options.paper, totalPages: layout.pageCount)
+            var items = 0
             try builder.buildInventory(options, into: renderer) { done, total in
                 items = total
                 progress(done, total)
             }
-        } catch {
-            try? FileManager.default.removeItem(at: url)  // never leave half a report behind
-            throw error
+            return RenderedReport(pages: renderer.pageCount, images: renderer.imageCount, items: items, byteCount: Self.size(partial))
         }
-        return RenderedReport(pages: renderer.pageCount, images: renderer.imageCount, items: items, byteCount: Self.size(url))
     }
 
     /// Renders a loss list to `url`.
@@ -213,18 +210,15 @@ public struct ReportGenerator: Sendable, ReportMaking {
         let builder = ReportBuilder(source: source, header: header(household, now: now))
         let layout = try LossListPDFRenderer(path: nil, paper: options.paper)
         try builder.buildLossList(options, into: layout)
-        let renderer = try LossListPDFRenderer(path: url.path, paper: options.paper, totalPages: layout.pageCount)
-        var items = 0
-        do {
+        return try Self.rendering(to: url) { partial in
+            let renderer = try LossListPDFRenderer(path: partial.path, paper: options.paper, totalPages: layout.pageCount)
+            var items = 0
             try builder.buildLossList(options, into: renderer) { done, total in
                 items = total
                 progress(done, total)
             }
-        } catch {
-            try? FileManager.default.removeItem(at: url)
-            throw error
+            return RenderedReport(pages: renderer.pageCount, images: renderer.imageCount, items: items, byteCount: Self.size(partial))
         }
-        return RenderedReport(pages: renderer.pageCount, images: renderer.imageCount, items: items, byteCount: Self.size(url))
     }
 
     /// Renders a report into `tmp` and checks it is a whole PDF; returns its options' JSON (for the export history).
@@ -241,8 +235,6 @@ public struct ReportGenerator: Sendable, ReportMaking {
             try lossList(householdID, options: options, to: tmp, now: now, progress: progress)
             optionsJSON = try encoder.encode(options)
         }
-        // Only a whole PDF is kept: a full disk once left a 0-byte "finished" report.
-        try PDFFileCheck.check(tmp)
         return String(decoding: optionsJSON, as: UTF8.self)
     }
 
@@ -265,10 +257,28 @@ public struct ReportGenerator: Sendable, ReportMaking {
         }
     }
 
+    /// Renders a PDF beside `url` and renames it onto `url` only once it is a whole PDF: a full disk once left a 0-byte
+    /// "finished" report, and a report that failed part way removed the one that was there before.
+    private static func rendering(to url: URL, _ body: (URL) throws -> RenderedReport) throws -> RenderedReport {
+        let partial = partialURL(url)
+        defer { unlink(partial.path) }
+        let rendered = try body(partial)
+        try PDFFileCheck.check(partial)
+        guard rename(partial.path, url.path) == 0 else {
+            throw StoreError.io("\(url.path): \(String(cString: strerror(errno)))")
+        }
+        return rendered
+    }
+
+    /// Where a file is written before it is renamed onto `url` (the same folder, so the rename cannot copy).
+    private static func partialURL(_ url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
+    }
+
     /// Writes beside `url` and renames onto it once the whole file is written: a failed export (a full disk) leaves
     /// neither a truncated file that looks like an export nor the loss of the export that was there before.
     private static func writing(_ url: URL, _ body: (@escaping (Data) throws -> Void) throws -> Int) throws -> Int {
-        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
+        let partial = partialURL(url)
         guard FileManager.default.createFile(atPath: partial.path, contents: nil), let handle = FileHandle(forWritingAtPath: partial.path) else {
             throw StoreError.io("\(url.path) cannot be written")
         }

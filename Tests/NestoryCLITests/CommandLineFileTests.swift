@@ -67,19 +67,23 @@ import Testing
                 "\(command): \(nowhere.errorText)")
     }
 
-    /// An export that cannot finish (here the file-size limit stops the process part way) leaves the export that was
+    /// An export or a report that cannot finish (here the file-size limit stops it part way) leaves the file that was
     /// there before as it was: the new one is written beside it and renamed onto it only when whole.
-    @Test func anExportThatFailsLeavesThePreviousOneWhole() throws {
+    @Test(arguments: [(["export", "json"], "A file could not be written: {}: File too large."),
+                      (["report", "inventory", "--undocumented", "--out"],
+                       "The PDF could not be written: writing the file failed (is the disk full, or the folder not writable?).")])
+    func aFileThatCannotBeFinishedLeavesThePreviousOneWhole(command: [String], message: String) throws {
         let folder = CLI.Folder()
         #expect(try CLI.run(["demo", "--data", folder.path, "--items", "200", "--seed", "2"]).status == 0)
-        let destination = folder.path + "/export.json"
-        #expect(try CLI.run(["export", "json", destination, "--data", folder.path]).status == 0)
+        let destination = folder.path + "/written"
+        #expect(try CLI.run(command + [destination, "--data", folder.path]).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: destination))
-        #expect(before.count > 64 * 1024, "the export is larger than the limit below")
-        let limited = try ChildProcess.run("/bin/sh", ["-c", "ulimit -f 64; exec \"$0\" export json \"$1\" --data \"$2\"", CLI.binary.path, destination, folder.path])
+        #expect(before.count > 64 * 1024, "the file is larger than the limit below")
+        let limited = try ChildProcess.run("/bin/sh", ["-c", "ulimit -f 64; exec \"$@\"", "sh", CLI.binary.path] + command + [destination, "--data", folder.path])
         // Stopped by the limit (the process does not die of SIGXFSZ: its write fails with EFBIG), not for another reason.
-        #expect(limited.exitCode == 1 && limited.errorText == "Error: A file could not be written: \(destination): File too large.\n",
-                "\(limited.exitCode): \(limited.errorText)")
+        let expected = "Error: " + message.replacingOccurrences(of: "{}", with: destination) + "\n"
+        #expect(limited.exitCode == 1 && limited.errorText == expected, "\(limited.exitCode): \(limited.errorText)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }.isEmpty)
     }
 }
