@@ -15,7 +15,7 @@ public enum PDFError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// cairo's status in words; a failed write (cairo does not say why) names the usual causes.
-    static func cairo(_ status: cairo_status_t) -> PDFError {
+    static func failure(_ status: cairo_status_t) -> PDFError {
         if status == CAIRO_STATUS_WRITE_ERROR { return .cairo("writing the file failed (is the disk full, or the folder not writable?)") }
         return .cairo(String(cString: cairo_status_to_string(status)))
     }
@@ -89,7 +89,7 @@ final class PDFCanvas {
         let created = path.map { cairo_pdf_surface_create($0, width, height) } ?? cairo_pdf_surface_create_for_stream(nil, nil, width, height)
         guard let surface = created else { throw PDFError.cairo("no surface") }
         if cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS {
-            let error = PDFError.cairo(cairo_surface_status(surface))
+            let error = PDFError.failure(cairo_surface_status(surface))
             cairo_surface_destroy(surface)
             throw error
         }
@@ -146,9 +146,9 @@ final class PDFCanvas {
 
     private func check() throws {
         let status = cairo_surface_status(surface)
-        if status != CAIRO_STATUS_SUCCESS { throw PDFError.cairo(status) }
+        if status != CAIRO_STATUS_SUCCESS { throw PDFError.failure(status) }
         let crStatus = cairo_status(cr)
-        if crStatus != CAIRO_STATUS_SUCCESS { throw PDFError.cairo(crStatus) }
+        if crStatus != CAIRO_STATUS_SUCCESS { throw PDFError.failure(crStatus) }
     }
 
     // MARK: - Text
