@@ -61,6 +61,10 @@ struct DataTests {
             let csv = try await ann.request(.post, "/settings/data/csv", body: Data("Name\n\"never closed\n".utf8))
             #expect(csv.status == .unprocessableContent)
             #expect(csv.errorCode == "invalid_csv")
+            // A workbook uploaded where its CSV belongs is named as one, with what to do instead.
+            let workbook = try await ann.request(.post, "/settings/data/csv", body: Data([0x50, 0x4B, 0x03, 0x04]) + Data("xl/workbook.xml".utf8))
+            #expect(workbook.status == .unprocessableContent && workbook.errorCode == "invalid_csv")
+            #expect(workbook.body.contains("spreadsheet workbook") && workbook.body.contains("CSV (UTF-8)"), "\(workbook.body)")
             let noCSRF = try await ann.request(.post, "/settings/data/csv", body: Data("Name\nx\n".utf8), csrf: false)
             #expect(noCSRF.status == .forbidden)
         }
