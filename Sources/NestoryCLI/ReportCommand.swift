@@ -121,17 +121,23 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var data: DataOptions
     @Option(help: "The household's name or id (not needed when there is only one).") var household: String?
     @Argument(help: "csv or json.") var format: Format
-    @Argument(help: "The file to write.") var file: String
+    @Argument(help: "The file to write, or - for standard output.") var file: String
 
     func run() async throws {
-        let url = try OutputFile.url(file), format = format
+        // `-`: standard output, for a pipe (`nestory export csv - | gzip`); what it says then goes to standard error.
+        let url = file == "-" ? nil : try OutputFile.url(file), format = format
         try await data.withDatabase(.readCurrent) { database in
             let target = try await resolveHousehold(database.stores.accounts, household)
             let generator = database.stores.reportMaker(folder: data.folder)
             let count = try await ReportCommand.offThePool {
-                format == .csv ? try generator.exportCSV(target.id, to: url) : try generator.exportJSON(target.id, to: url, now: Date())
+                if let url {
+                    return format == .csv ? try generator.exportCSV(target.id, to: url) : try generator.exportJSON(target.id, to: url, now: Date())
+                }
+                let write: (Data) throws -> Void = { data in try FileHandle.standardOutput.write(contentsOf: data) }
+                return format == .csv ? try generator.exportCSV(target.id, into: write) : try generator.exportJSON(target.id, into: write, now: Date())
             }
-            print("Wrote \(count) item\(count == 1 ? "" : "s") to \(file).")
+            let said = "Wrote \(count) item\(count == 1 ? "" : "s") to \(url == nil ? "standard output" : file).\n"
+            FileHandle(fileDescriptor: url == nil ? STDERR_FILENO : STDOUT_FILENO).write(Data(said.utf8))
         }
     }
 }

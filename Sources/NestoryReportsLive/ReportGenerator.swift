@@ -241,20 +241,24 @@ public struct ReportGenerator: Sendable, ReportMaking {
     /// Writes the CSV export of every item; returns the item count.
     @discardableResult
     public func exportCSV(_ householdID: HouseholdID, to url: URL) throws -> Int {
-        try Self.writing(url) { flush in
-            try InventoryExport.writeCSV(from: source(householdID), to: flush)
-        }
+        try Self.writing(url) { flush in try exportCSV(householdID, into: flush) }
+    }
+
+    /// Writes the CSV export of every item through `flush` as it is made (`nestory export csv -`); returns the item count.
+    public func exportCSV(_ householdID: HouseholdID, into flush: @escaping (Data) throws -> Void) throws -> Int {
+        try InventoryExport.writeCSV(from: source(householdID), to: flush)
     }
 
     /// Writes the JSON export of every item; returns the item count.
     @discardableResult
     public func exportJSON(_ householdID: HouseholdID, to url: URL, now: Date) throws -> Int {
-        let household = try household(householdID)
-        return try Self.writing(url) { flush in
-            try InventoryExport.writeJSON(from: source(householdID, includeReceipts: true),
-                                          household: household,
-                                          exportedAt: now, to: flush)
-        }
+        try Self.writing(url) { flush in try exportJSON(householdID, into: flush, now: now) }
+    }
+
+    /// Writes the JSON export of every item through `flush` as it is made; returns the item count.
+    public func exportJSON(_ householdID: HouseholdID, into flush: @escaping (Data) throws -> Void, now: Date) throws -> Int {
+        try InventoryExport.writeJSON(from: source(householdID, includeReceipts: true), household: household(householdID),
+                                      exportedAt: now, to: flush)
     }
 
     /// Renders a PDF beside `url` and renames it onto `url` only once it is a whole PDF: a full disk once left a 0-byte

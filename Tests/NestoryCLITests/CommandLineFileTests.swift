@@ -86,4 +86,23 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("partial") }.isEmpty)
     }
+
+    /// `-` is standard output, for a pipe: the same bytes as the file, and the count on standard error.
+    @Test(arguments: ["csv", "json"])
+    func anExportToStandardOutput(format: String) throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "12", "--seed", "4"]).status == 0)
+        #expect(try CLI.run(["export", format, folder.path + "/file", "--data", folder.path]).status == 0)
+        let piped = try CLI.run(["export", format, "-", "--data", folder.path])
+        #expect(piped.status == 0 && piped.stderr == "Wrote 12 items to standard output.\n", "\(piped.stderr)")
+        // Decoded by hand: String(contentsOfFile:) drops the CSV's byte-order mark.
+        let file = String(decoding: try Data(contentsOf: URL(fileURLWithPath: folder.path + "/file")), as: UTF8.self)
+        if format == "csv" {
+            #expect(piped.stdout == file && piped.stdout.hasPrefix("\u{FEFF}id,name,"))
+        } else {
+            // The JSON says when it was exported: the same but for that instant.
+            let strip = { (text: String) in text.replacingOccurrences(of: #""exportedAt"\s*:\s*"[^"]*""#, with: "", options: .regularExpression) }
+            #expect(strip(piped.stdout) == strip(file) && piped.stdout.count > 1000)
+        }
+    }
 }
