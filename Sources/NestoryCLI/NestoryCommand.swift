@@ -93,26 +93,30 @@ enum InputFile {
 }
 
 /// A file a command writes, named on its command line: a new one in a folder that exists, or a file to replace. A
-/// folder, a device or a pipe is refused: a backup replaces its destination by renaming onto it, and as root that
-/// replaced /dev/full itself with a regular file (so would it /dev/stdout).
+/// folder, a device or a pipe is refused, and a symbolic link stands for the file it points to: files are written
+/// beside their destination and renamed onto it, and as root that replaced /dev/full itself with a regular file, and
+/// /dev/stdout (a link to the job's output file) with the export.
 enum OutputFile {
-    static func url(_ path: String) throws -> URL {
-        let url = URL(fileURLWithPath: path)
+    /// `dash`: the command takes `-` for standard output, and says so to whoever names /dev/stdout.
+    static func url(_ path: String, dash: Bool = false) throws -> URL {
         var status = stat()
-        if stat(path, &status) == 0 {
-            switch status.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFDIR: throw CLIError("\(path) is a folder: give the name of a file to write.")
-            default: throw CLIError("\(path) is a device or a pipe, not a file: give the name of a file to write.")
-            }
-        } else {
+        guard stat(path, &status) == 0 else {
+            let url = URL(fileURLWithPath: path)
             var folder: ObjCBool = false
             let parent = url.deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &folder), folder.boolValue else {
                 throw CLIError("There is no folder \(parent) to write \(url.lastPathComponent) in.")
             }
+            return url
         }
-        return url
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw CLIError("\(path) is a folder: give the name of a file to write.")
+        default: throw CLIError("\(path) is a device or a pipe, not a file: give the name of a file to write\(dash ? " (or - for standard output)" : "").")
+        }
+        guard let real = realpath(path, nil) else { throw CLIError("\(path) cannot be opened: \(String(cString: strerror(errno))).") }
+        defer { free(real) }
+        return URL(fileURLWithPath: String(cString: real))
     }
 }
 

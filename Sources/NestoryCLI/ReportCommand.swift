@@ -125,7 +125,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         // `-`: standard output, for a pipe (`nestory export csv - | gzip`); what it says then goes to standard error.
-        let url = file == "-" ? nil : try OutputFile.url(file), format = format
+        let url = file == "-" ? nil : try OutputFile.url(file, dash: true), format = format
         try await data.withDatabase(.readCurrent) { database in
             let target = try await resolveHousehold(database.stores.accounts, household)
             let generator = database.stores.reportMaker(folder: data.folder)

@@ -58,7 +58,8 @@ import Testing
         #expect(onFolder.exitCode == 1 && onFolder.errorText == "Error: \(folder.path)/out is a folder: give the name of a file to write.\n",
                 "\(command): \(onFolder.errorText)")
         let onPipe = try run(folder.path + "/pipe")
-        #expect(onPipe.exitCode == 1 && onPipe.errorText == "Error: \(folder.path)/pipe is a device or a pipe, not a file: give the name of a file to write.\n",
+        let dash = command.first == "export" ? " (or - for standard output)" : ""
+        #expect(onPipe.exitCode == 1 && onPipe.errorText == "Error: \(folder.path)/pipe is a device or a pipe, not a file: give the name of a file to write\(dash).\n",
                 "\(command): \(onPipe.errorText)")
         var status = stat()
         #expect(lstat(folder.path + "/pipe", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the pipe is still a pipe")
@@ -104,5 +105,17 @@ import Testing
             let strip = { (text: String) in text.replacingOccurrences(of: #""exportedAt"\s*:\s*"[^"]*""#, with: "", options: .regularExpression) }
             #expect(strip(piped.stdout) == strip(file) && piped.stdout.count > 1000)
         }
+    }
+
+    /// A symbolic link stands for its file: the file is replaced and the link stays a link (renaming onto the link
+    /// replaced /dev/stdout, a link, with the export).
+    @Test func aLinkIsFollowedNotReplaced() throws {
+        let folder = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", folder.path, "--items", "3", "--seed", "5"]).status == 0)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: folder.path + "/target.csv"))
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/link.csv", withDestinationPath: "target.csv")
+        #expect(try CLI.run(["export", "csv", folder.path + "/link.csv", "--data", folder.path]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder.path + "/link.csv") == "target.csv")
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: folder.path + "/target.csv")), as: UTF8.self).hasPrefix("\u{FEFF}id,name,"))
     }
 }
