@@ -63,6 +63,24 @@ struct DataOptions: ParsableArguments {
     }
 }
 
+/// What is at a path named on the command line, symbolic links followed.
+enum PathKind: Equatable {
+    case regular, folder, pipe, device
+    /// Nothing that can be looked at; `errno` says why (ENOENT: nothing there).
+    case absent(errno: Int32)
+
+    init(_ path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { self = .absent(errno: errno); return }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .folder
+        case S_IFIFO: self = .pipe
+        default: self = .device
+        }
+    }
+}
+
 /// A file named on the command line, checked before it is read, so that each command says the same thing: a folder
 /// or a device is refused (restore spun without end on a folder, and /dev/zero never ends), and so is a pipe unless
 /// the command streams the file.
@@ -76,16 +94,14 @@ enum InputFile {
     }
 
     static func url(_ path: String, _ reading: Reading) throws -> URL {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw CLIError(errno == ENOENT ? "There is no file \(path)." : "\(path) cannot be opened: \(String(cString: strerror(errno))).")
-        }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFIFO where reading == .stream: break
-        case S_IFDIR: throw CLIError("\(path) is a folder: give a file.")
-        case S_IFIFO: throw CLIError("\(path) is a pipe: save what it holds to a file and give that.")
-        default: throw CLIError("\(path) is a device, not a file: give a file.")
+        switch PathKind(path) {
+        case .regular: break
+        case .pipe where reading == .stream: break
+        case .absent(ENOENT): throw CLIError("There is no file \(path).")
+        case .absent(let error): throw CLIError("\(path) cannot be opened: \(String(cString: strerror(error))).")
+        case .folder: throw CLIError("\(path) is a folder: give a file.")
+        case .pipe: throw CLIError("\(path) is a pipe: save what it holds to a file and give that.")
+        case .device: throw CLIError("\(path) is a device, not a file: give a file.")
         }
         guard access(path, R_OK) == 0 else { throw CLIError("\(path) cannot be read by this user.") }
         return URL(fileURLWithPath: path)
@@ -99,24 +115,20 @@ enum InputFile {
 enum OutputFile {
     /// `dash`: the command takes `-` for standard output, and says so to whoever names /dev/stdout.
     static func url(_ path: String, dash: Bool = false) throws -> URL {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        switch PathKind(path) {
+        case .regular:
+            guard let real = realpath(path, nil) else { throw CLIError("\(path) cannot be opened: \(String(cString: strerror(errno))).") }
+            defer { free(real) }
+            return URL(fileURLWithPath: String(cString: real))
+        case .absent:
             let url = URL(fileURLWithPath: path)
-            var folder: ObjCBool = false
             let parent = url.deletingLastPathComponent().path
-            guard FileManager.default.fileExists(atPath: parent, isDirectory: &folder), folder.boolValue else {
-                throw CLIError("There is no folder \(parent) to write \(url.lastPathComponent) in.")
-            }
+            guard PathKind(parent) == .folder else { throw CLIError("There is no folder \(parent) to write \(url.lastPathComponent) in.") }
             return url
+        case .folder: throw CLIError("\(path) is a folder: give the name of a file to write.")
+        case .pipe, .device:
+            throw CLIError("\(path) is a device or a pipe, not a file: give the name of a file to write\(dash ? " (or - for standard output)" : "").")
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw CLIError("\(path) is a folder: give the name of a file to write.")
-        default: throw CLIError("\(path) is a device or a pipe, not a file: give the name of a file to write\(dash ? " (or - for standard output)" : "").")
-        }
-        guard let real = realpath(path, nil) else { throw CLIError("\(path) cannot be opened: \(String(cString: strerror(errno))).") }
-        defer { free(real) }
-        return URL(fileURLWithPath: String(cString: real))
     }
 }
 

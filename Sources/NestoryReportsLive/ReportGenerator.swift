@@ -264,44 +264,44 @@ public struct ReportGenerator: Sendable, ReportMaking {
     /// Renders a PDF beside `url` and renames it onto `url` only once it is a whole PDF: a full disk once left a 0-byte
     /// "finished" report, and a report that failed part way removed the one that was there before.
     private static func rendering(to url: URL, _ body: (URL) throws -> RenderedReport) throws -> RenderedReport {
-        let partial = partialURL(url)
-        defer { unlink(partial.path) }
-        let rendered = try body(partial)
-        try PDFFileCheck.check(partial)
-        guard rename(partial.path, url.path) == 0 else {
-            throw StoreError.io("\(url.path): \(String(cString: strerror(errno)))")
+        try replacing(url) { partial in
+            let rendered = try body(partial)
+            try PDFFileCheck.check(partial)
+            return rendered
         }
-        return rendered
-    }
-
-    /// Where a file is written before it is renamed onto `url` (the same folder, so the rename cannot copy).
-    private static func partialURL(_ url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
     }
 
     /// Writes beside `url` and renames onto it once the whole file is written: a failed export (a full disk) leaves
     /// neither a truncated file that looks like an export nor the loss of the export that was there before.
     private static func writing(_ url: URL, _ body: (@escaping (Data) throws -> Void) throws -> Int) throws -> Int {
-        let partial = partialURL(url)
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil), let handle = FileHandle(forWritingAtPath: partial.path) else {
-            throw StoreError.io("\(url.path) cannot be written")
+        try replacing(url) { partial in
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil), let handle = FileHandle(forWritingAtPath: partial.path) else {
+                throw StoreError.io("\(url.path) cannot be written")
+            }
+            do {
+                let count = try body { data in try handle.write(contentsOf: data) }
+                try handle.close()
+                return count
+            } catch let error as StoreError {
+                try? handle.close()
+                throw error
+            } catch {
+                try? handle.close()
+                throw StoreError.io("\(url.path): \(Self.reason(error))")
+            }
         }
+    }
+
+    /// `body` writes the file at the path it is given, in `url`'s folder (so the rename cannot copy); that file then
+    /// replaces `url`, or is removed if `body` throws.
+    private static func replacing<T>(_ url: URL, _ body: (URL) throws -> T) throws -> T {
+        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
         defer { unlink(partial.path) }
-        let count: Int
-        do {
-            count = try body { data in try handle.write(contentsOf: data) }
-            try handle.close()
-        } catch let error as StoreError {
-            try? handle.close()
-            throw error
-        } catch {
-            try? handle.close()
-            throw StoreError.io("\(url.path): \(Self.reason(error))")
-        }
+        let result = try body(partial)
         guard rename(partial.path, url.path) == 0 else {
             throw StoreError.io("\(url.path): \(String(cString: strerror(errno)))")
         }
-        return count
+        return result
     }
 
     /// The system's words for a failed write ("No space left on device"), not Foundation's error dump.
