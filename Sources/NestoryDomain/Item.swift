@@ -186,12 +186,21 @@ public struct ItemDraft: Hashable, Codable, Sendable {
 
 /// Free-form labels on items ("insured", "gift", "kids").
 public enum Tag {
-    /// Trims, drops empties and a leading `#`, and removes duplicates that differ only in case,
-    /// keeping the first spelling and order.
+    /// What separates tags written as one line of text (the item form, a CSV cell): a tag never holds one, so
+    /// tags written out that way read back as the same tags.
+    public static func isSeparator(_ character: Character) -> Bool { character == "," || character == ";" || character == "|" }
+
+    /// The tags in one line of text, e.g. "insured, gift; kids"; `normalize` still has to run.
+    public static func split(_ text: String) -> [String] {
+        text.split(whereSeparator: isSeparator).map(String.init)
+    }
+
+    /// Splits at separators, trims, drops empties and a leading `#`, and removes duplicates that differ only in
+    /// case, keeping the first spelling and order.
     public static func normalize(_ tags: [String]) -> [String] {
         var seen = Set<String>()
         var out: [String] = []
-        for raw in tags {
+        for raw in tags.flatMap(split) {
             var tag = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             while tag.hasPrefix("#") { tag.removeFirst() }
             tag = tag.split(whereSeparator: \.isWhitespace).joined(separator: " ")

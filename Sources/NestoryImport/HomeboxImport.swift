@@ -5,7 +5,7 @@ import NestoryDomain
 ///
 /// Where Nestory has a field, the value goes there: name, location → room, manufacturer → brand,
 /// model number, serial number, purchase price, purchase date (or time), warranty expiry, quantity,
-/// tags or labels (split on `;`) → tags. What Nestory has no field for is kept, labelled, in the
+/// tags or labels (split like any tags, on `;`, `,` or `|`) → tags. What Nestory has no field for is kept, labelled, in the
 /// notes: description, where it was bought, warranty details, asset id, lifetime warranty, sale
 /// details, custom fields (`HB.field.<name>`) and the import reference. Insured and archived
 /// items get the tags "insured" and "archived".
@@ -47,11 +47,11 @@ public enum HomeboxImport {
         }
         var tags: [String] = []
         for key in ["HB.tags", "HB.labels"] {
-            if let raw = value(key) { tags += raw.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            if let raw = value(key) { tags += Tag.split(raw) }
         }
         if flag("HB.insured") { tags.append("insured") }
         if flag("HB.archived") { tags.append("archived") }
-        draft.tags = tags
+        draft.tags = Tag.normalize(tags)
 
         var notes: [String] = []
         if let description = value("HB.description") { notes.append(description) }

@@ -221,10 +221,6 @@ public enum ItemImport {
         }
     }
 
-    /// Tags separated by `;`, `,` or `|`.
-    static func splitTags(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0 == ";" || $0 == "," || $0 == "|" }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
 }
 
 /// Reads typed values from one record, collecting errors with the column's name.
@@ -443,7 +439,7 @@ public struct ImportConverter: Sendable {
         if let column = mapping.columns[.warranty] { draft.warrantyExpiry = row.date(column) }
         if let column = mapping.columns[.quantity] { draft.quantity = row.quantity(column) ?? 1 }
         if let column = mapping.columns[.condition] { draft.condition = row.condition(column) ?? .good }
-        if let tags = value(.tags) { draft.tags = ItemImport.splitTags(tags) }
+        if let tags = value(.tags) { draft.tags = Tag.normalize(Tag.split(tags)) }
         return ImportedItem(line: record.line, draft: draft, roomName: value(.room), categoryName: value(.category))
     }
 }

@@ -75,7 +75,7 @@ public struct ItemFormValues: Sendable {
             purchasePrice: price, purchaseDate: purchaseDate, currency: currency,
             categoryID: categoryID, roomID: roomID,
             condition: condition, conditionNotes: optional("conditionNotes"), barcode: optional("barcode"), warrantyExpiry: warranty,
-            tags: self["tags"].split(separator: ",").map(String.init), notes: optional("notes"), quantity: quantity)
+            tags: Tag.split(self["tags"]), notes: optional("notes"), quantity: quantity)
         // The domain's rules too, so every problem is reported at once (form errors win per field).
         do {
             let valid = try draft.validated(today: today)

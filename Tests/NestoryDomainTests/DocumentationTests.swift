@@ -56,6 +56,13 @@ import Testing
         #expect(draft.notes == "line one\n\nline two")
     }
 
+    /// `,`, `;` and `|` separate tags wherever tags are one line of text (the form, a CSV cell), so no tag holds one.
+    @Test func aTagHoldsNoSeparator() throws {
+        let draft = try ItemDraft(name: "Desk", currency: .usd, tags: ["Smith, John", "a;b|c", " , ;", "#kids, #Kids"]).validated(today: today)
+        #expect(draft.tags == ["Smith", "John", "a", "b", "c", "kids"])
+        #expect(Tag.normalize(Tag.split(draft.tags.joined(separator: "; "))) == draft.tags)
+    }
+
     @Test func reportsEveryBrokenRuleAtOnce() throws {
         let draft = ItemDraft(name: " ", purchasePrice: try Money.parse("-1", currency: .usd),
                               purchaseDate: try CalendarDate(iso: "2027-01-01"), currency: .usd, quantity: 0)

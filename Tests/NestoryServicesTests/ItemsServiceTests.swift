@@ -157,6 +157,18 @@ import Testing
         #expect(recorder.plans.count == 1 && recorder.plans[0] != nil)
         #expect(throws: DomainError.self) { try fixture.database.item(fixture.household.id, made.id) }
     }
+
+    /// Tags given as a list (the API, MCP, an import) are the tags the edit form shows and saves again: an item saved
+    /// unchanged from its form kept a tag "Smith, John" as two tags, "Smith" and "John".
+    @Test func anItemSavedUnchangedFromItsFormKeepsItsTags() async throws {
+        let fixture = try Fixture()
+        let today = try CalendarDate(year: 2026, month: 1, day: 1)
+        let made = try await fixture.service.create(fixture.household.id, ItemDraft(name: "Desk", currency: .usd,
+                                                                                     tags: ["Smith, John", "garage|shed; loft", "insured"]), today: today)
+        #expect(made.tags == ["Smith", "John", "garage", "shed", "loft", "insured"])
+        let again = try ItemFormValues(item: made).draft(defaultCurrency: .usd, today: today).get()
+        #expect(again.tags == made.tags)
+    }
 }
 
 @Suite struct PlacesServiceTests {
