@@ -412,7 +412,7 @@ let package = Package(
                 "NestoryMCP", .product(name: "MCP", package: "swift-sdk"), "NestoryObjectStorage", "NestoryHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

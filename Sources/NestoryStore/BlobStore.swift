@@ -444,7 +444,7 @@ public struct BlobStore: Sendable {
 
     static func openNew(_ url: URL) throws -> Int32 {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StoreError.failed("cannot create \(url.path)", code: errno) }
         return fd
     }
 
@@ -454,21 +454,21 @@ public struct BlobStore: Sendable {
             let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw StoreError.io("write failed: \(String(cString: strerror(errno)))")
+                throw StoreError.failed("cannot write", code: errno)
             }
             offset += n
         }
     }
 
     static func fsyncOrThrow(_ fd: Int32, _ url: URL) throws {
-        guard fsync(fd) == 0 else { throw StoreError.io("fsync of \(url.path) failed: \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0 else { throw StoreError.failed("cannot flush \(url.path)", code: errno) }
     }
 
     static func fsyncDirectory(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io("cannot open folder \(url.path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StoreError.io("fsync of \(url.path) failed: \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0 else { throw StoreError.failed("cannot flush \(url.path)", code: errno) }
     }
 }
 

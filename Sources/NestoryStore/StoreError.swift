@@ -17,8 +17,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case schemaOutdated(path: String, pendingMigrations: [String])
     /// A stored file that a row points at is missing or does not match its checksum.
     case attachmentMissing(sha256: String)
-    /// A file that could not be written (disk full, permissions).
+    /// A file that could not be written or read (permissions, a failing disk).
     case io(String)
+    /// The disk holding the data folder (or the account's quota on it) is full: nothing was written.
+    case noSpace(String)
     /// An upload larger than allowed.
     case tooLarge(limit: Int64)
     /// The object store that keeps photos and files refused Nestory (HTTP 403: wrong key or secret, no permission
@@ -47,6 +49,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "A stored file (\(sha.prefix(12))…) is missing from where photos and files are kept (the data folder, or the object store of storage.blobs)."
         case .io(let detail):
             return "A file could not be written: \(detail)."
+        case .noSpace(let detail):
+            return "There is no space left on the disk that holds Nestory's data (\(detail)); nothing was saved. Free some space and try again."
         case .tooLarge(let limit):
             return "The file is larger than the limit of \(limit / 1_000_000) MB."
         case .blobStorageRefused(let location, let detail):
@@ -56,6 +60,24 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .closed(let path):
             return "The database in \(path) was closed (Nestory is stopping); nothing was changed."
         }
+    }
+
+    /// A system call about `what` failed with `code` (errno, read straight after the call): no space, or another failure.
+    static func failed(_ what: String, code: Int32) -> StoreError {
+        let detail = "\(what): \(String(cString: strerror(code)))"
+        return code == ENOSPC || code == EDQUOT ? .noSpace(detail) : .io(detail)
+    }
+
+    /// `error` from writing `what` through Foundation (FileHandle, Data.write): `.noSpace` when the disk was full, else
+    /// `error` itself.
+    public static func writing(_ what: String, _ error: any Error) -> any Error {
+        let full: Bool
+        switch error {
+        case let error as CocoaError: full = error.code == .fileWriteOutOfSpace
+        case let error as POSIXError: full = error.code == .ENOSPC || error.code == .EDQUOT
+        default: full = false
+        }
+        return full ? StoreError.noSpace("\(what): no space left on device") : error
     }
 
     /// Turns SQLite's own errors into the ones above where they mean one of them.
@@ -68,7 +90,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return StoreError.corrupt(path: path, detail: dbError.message ?? "\(dbError.resultCode)")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
             return StoreError.unusableDataFolder(path: path, reason: dbError.message ?? "\(dbError.resultCode)")
-        case .SQLITE_FULL, .SQLITE_IOERR:
+        case .SQLITE_FULL:
+            return StoreError.noSpace("\(path): \(dbError.message ?? "the database cannot grow")")
+        case .SQLITE_IOERR:
             return StoreError.io(dbError.message ?? "\(dbError.resultCode)")
         default:
             return error

@@ -129,6 +129,11 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.warning("\(error.description)")
                 return Problem(status: .serviceUnavailable, code: "storage_unavailable",
                                message: "Stored photos and files cannot be reached right now. Try again in a moment.")
+            case .noSpace:
+                // The operator's to fix; the person is told that nothing was saved and that trying again now will not help.
+                context.logger.error("\(error.description)", metadata: ["request_id": .string(requestID(context))])
+                return Problem(status: .insufficientStorage, code: "no_space",
+                               message: "The server has no space left to save this, so nothing was saved. Whoever runs Nestory needs to free some space; then try again.")
             default: return internalError(error, context: context)
             }
         case let error as BackupError:
@@ -150,11 +155,14 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
+    /// The id the access log and the answer carry for this request.
+    private static func requestID(_ context: Context) -> String { context.requestID.isEmpty ? context.id : context.requestID }
+
     private static func internalError(_ error: any Error, context: Context) -> Problem {
-        let requestID = context.requestID.isEmpty ? context.id : context.requestID
-        context.logger.error("request failed", metadata: ["request_id": .string(requestID), "error": .string(String(reflecting: error))])
+        let id = requestID(context)
+        context.logger.error("request failed", metadata: ["request_id": .string(id), "error": .string(String(reflecting: error))])
         return Problem(status: .internalServerError, code: "internal_error",
-                       message: "Something went wrong on the server. Nothing you entered was lost; try again.", requestID: requestID)
+                       message: "Something went wrong on the server. Nothing you entered was lost; try again.", requestID: id)
     }
 
     /// An error page for a person: what happened in words, what to do, and the request id to quote.
@@ -168,6 +176,7 @@ struct ErrorMiddleware: RouterMiddleware {
         case .contentTooLarge: title = "Too large"
         case .tooManyRequests: title = "Too many attempts"
         case .serviceUnavailable: title = "Busy"
+        case .insufficientStorage: title = "No space left"
         case .locked: title = "Locked"
         case _ where status.code >= 500: title = "Something went wrong"
         default: title = "That didn’t work"
@@ -198,4 +207,9 @@ extension HTTPResponse.Status {
     static let paymentRequired = HTTPResponse.Status(code: 402, reasonPhrase: "Payment Required")
     /// 423 Locked (RFC 4918): the session is locked by the app lock until it is unlocked.
     static let locked = HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
+}
+
+extension HTTPResponse.Status {
+    /// 507: the server cannot store what the request asked it to keep.
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 }

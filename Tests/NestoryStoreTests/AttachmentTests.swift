@@ -80,6 +80,17 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.folder.tmpURL.path).isEmpty)
     }
 
+    /// A full disk (or quota) is told apart from other failed writes, so the server can say that trying again will not
+    /// help until space is freed (OperationsTests has the database's own full disk, end to end).
+    @Test func aFullDiskIsToldApartFromOtherFailedWrites() {
+        #expect(StoreError.failed("cannot write a.jpg", code: ENOSPC) == .noSpace("cannot write a.jpg: No space left on device"))
+        #expect(StoreError.failed("cannot write a.jpg", code: EDQUOT) == .noSpace("cannot write a.jpg: Disk quota exceeded"))
+        #expect(StoreError.failed("cannot write a.jpg", code: EACCES) == .io("cannot write a.jpg: Permission denied"))
+        #expect(StoreError.writing("up.zip", CocoaError(.fileWriteOutOfSpace)) as? StoreError == .noSpace("up.zip: no space left on device"))
+        #expect(StoreError.writing("up.zip", POSIXError(.ENOSPC)) as? StoreError == .noSpace("up.zip: no space left on device"))
+        #expect(StoreError.writing("up.zip", CocoaError(.fileWriteNoPermission)) is CocoaError)
+    }
+
     @Test func theFileIsInPlaceBeforeTheRowCommits() throws {
         let store = try TestStore()
         let home = try store.household()

@@ -1,9 +1,11 @@
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NestoryDomain
 import Testing
+@testable import NestoryStore
 @testable import NestoryWeb
 
 /// Request ids, /metrics access, /health/ready.
@@ -48,6 +50,35 @@ import Testing
             try app.database.close()
             let reply = try await browser.request(.get, "/api/v1/summary")
             #expect(reply.status == .serviceUnavailable && reply.errorCode == "shutting_down", "\(reply.status)")
+        }
+    }
+
+    /// A write the disk has no room for is 507 with a message that says nothing was saved and who can help, on a page
+    /// and in the API (it was a 500 "try again", which cannot help), and the same request works once there is room.
+    @Test func aWriteWithNoRoomLeftSaysSoAndWorksOnceThereIs() async throws {
+        let app = try TestApp()
+        try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            // The database may not grow past the pages it has: SQLite's answer is then the one of a full disk (SQLITE_FULL).
+            func limitPages(_ limit: Int?) throws {
+                try app.database.writer.write { db in
+                    let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                    try db.execute(sql: "PRAGMA max_page_count = \(limit ?? pages)")
+                }
+            }
+            let notes = String(repeating: "A long note about the piano's history. ", count: 200)
+            let json = #"{"name":"Piano","notes":"\#(notes)"}"#
+            try limitPages(nil)
+            let api = try await ann.request(.post, "/api/v1/items", json: json)
+            #expect(api.status.code == 507 && api.errorCode == "no_space", "\(api.status)")
+            #expect(api.body.contains("nothing was saved"))
+            let page = try await ann.request(.post, "/items", form: ["name": "Piano", "notes": notes], headers: [.accept: "text/html"])
+            #expect(page.status.code == 507 && page.body.contains("No space left") && page.body.contains("nothing was saved"))
+            try limitPages(1_073_741_823)
+            #expect(try await ann.request(.get, "/api/v1/items").body.contains("Piano") == false)
+            #expect(try await ann.request(.post, "/api/v1/items", json: json).status == .created)
         }
     }
 

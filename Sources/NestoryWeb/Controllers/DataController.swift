@@ -91,7 +91,7 @@ struct DataController {
         } catch {
             try? handle.close()
             try? FileManager.default.removeItem(at: file)
-            throw error
+            throw StoreError.writing(file.path, error)
         }
         let name = request.headers[HTTPField.Name("X-File-Name")!].flatMap { $0.removingPercentEncoding } ?? "upload.\(ext)"
         let upload = DataTransfers.Upload(token: token, householdID: viewer.household.id, userID: viewer.user.id, file: file,
