@@ -30,10 +30,14 @@ extension AppDatabase {
     }
 
     /// Replaces an item's editable fields.
-    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate? = nil) throws -> Item {
+    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate? = nil,
+                           expected: Date? = nil) throws -> Item {
         let draft = try draft.validated(today: today ?? CalendarDate(now, in: .current))
         return try write { db in
             let seq = try Self.itemSeq(db, householdID, id)
+            if let expected, try Int64.fetchOne(db, sql: "SELECT updated_at FROM item WHERE seq = ?", arguments: [seq]) != expected.millis {
+                throw ItemChanged()
+            }
             try Self.checkPlaces(db, householdID, draft)
             try db.execute(sql: """
                 UPDATE item SET name = ?, name_key = ?, brand = ?, model_number = ?, serial_number = ?, price_minor = ?,

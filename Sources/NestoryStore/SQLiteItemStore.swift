@@ -17,8 +17,8 @@ public struct SQLiteItemStore: ItemStore {
     public func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate?, plan: Entitlement?) async throws -> Item {
         try await run { try $0.createItem(householdID, draft, now: now, today: today, plan: plan) }
     }
-    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item {
-        try await run { try $0.updateItem(householdID, id, draft, now: now, today: today) }
+    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?, expected: Date?) async throws -> Item {
+        try await run { try $0.updateItem(householdID, id, draft, now: now, today: today, expected: expected) }
     }
     public func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws { try await run { try $0.deleteItem(householdID, id) } }
     public func item(_ householdID: HouseholdID, _ id: ItemID) async throws -> Item { try await run { try $0.item(householdID, id).item } }

@@ -17,8 +17,9 @@ public protocol ItemStore: Sendable {
     /// Adds an item. The draft is validated against `today` (the household's calendar day; the server's when nil).
     /// `plan`, when given, is checked in the same transaction as the insert (Free's item limit).
     func createItem(_ householdID: HouseholdID, _ draft: ItemDraft, now: Date, today: CalendarDate?, plan: Entitlement?) async throws -> Item
-    /// Replaces an item's editable fields and tags.
-    func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item
+    /// Replaces an item's editable fields and tags. With `expected`, only if the item is still that version (its
+    /// `updatedAt`), checked in the same transaction; else `ItemChanged` and nothing is written.
+    func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?, expected: Date?) async throws -> Item
     func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws
     /// An item of this household (another household's is not found).
     func item(_ householdID: HouseholdID, _ id: ItemID) async throws -> Item
@@ -130,4 +131,16 @@ public enum ItemPageCursor {
     public static var outOfDate: DomainError {
         DomainError.invalid(field: "cursor", message: "That page link is out of date; start again from the first page.")
     }
+}
+
+extension ItemStore {
+    /// Replaces an item's editable fields and tags, whatever changed since.
+    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item {
+        try await updateItem(householdID, id, draft, now: now, today: today, expected: nil)
+    }
+}
+
+/// `updateItem` was given the version an edit was made on, and the item has changed since: nothing was written.
+public struct ItemChanged: Error, Equatable, Sendable {
+    public init() {}
 }

@@ -26,17 +26,19 @@ extension PostgresStore: ItemStore {
         }
     }
 
-    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item {
+    public func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?,
+                           expected: Date?) async throws -> Item {
         let draft = try draft.validated(today: today ?? CalendarDate(now, in: .current))
         return try await transaction { connection in
             // The item first (another household's is not found, whatever the draft says), then its places.
-            var found: Int64?
+            var found: (seq: Int64, updatedAt: Int64)?
             for try await value in try await connection.query("""
-                SELECT seq FROM item WHERE household_id = \(householdID.rawValue) AND id = \(id.rawValue) FOR UPDATE
-                """, logger: logger).decode(Int64.self) {
+                SELECT seq, updated_at FROM item WHERE household_id = \(householdID.rawValue) AND id = \(id.rawValue) FOR UPDATE
+                """, logger: logger).decode((Int64, Int64).self) {
                 found = value
             }
-            guard let seq = found else { throw DomainError.notFound("The item") }
+            guard let (seq, updatedAt) = found else { throw DomainError.notFound("The item") }
+            if let expected, updatedAt != expected.millis { throw ItemChanged() }
             try await Self.checkPlaces(connection, householdID, draft, logger: logger)
             try await connection.query("""
                 UPDATE item SET name = \(draft.name), name_key = \(Text.foldKey(draft.name)), brand = \(draft.brand),

@@ -441,6 +441,30 @@ import Testing
         }
     }
 
+    /// An update told the version it was made on is written only while the item is still that version: after another
+    /// change it is refused and writes nothing, so an edit never overwrites a change it did not see.
+    @Test(arguments: Engine.available)
+    func anUpdateMadeOnAnOlderVersionIsRefused(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let f = try await fixture(stores)
+            let lamp = f.made[1]
+            var theirs = lamp.draft
+            theirs.purchasePrice = usd(5_000)
+            let changed = try await f.items.updateItem(f.home.id, lamp.id, theirs, now: Self.start.addingTimeInterval(60), today: nil, expected: lamp.updatedAt)
+            #expect(changed.updatedAt == Self.start.addingTimeInterval(60) && changed.purchasePrice == usd(5_000))
+            var mine = lamp.draft
+            mine.notes = "Rewired"
+            await #expect(throws: ItemChanged()) {
+                try await f.items.updateItem(f.home.id, lamp.id, mine, now: Self.start.addingTimeInterval(120), today: nil, expected: lamp.updatedAt)
+            }
+            #expect(try await f.items.item(f.home.id, lamp.id) == changed)
+            // On the version it now is, the same update is written.
+            mine.purchasePrice = usd(5_000)
+            let saved = try await f.items.updateItem(f.home.id, lamp.id, mine, now: Self.start.addingTimeInterval(120), today: nil, expected: changed.updatedAt)
+            #expect(saved.notes == "Rewired" && saved.purchasePrice == usd(5_000))
+        }
+    }
+
     @Test(arguments: Engine.available)
     func theSummaryAndChartsFollowEveryChange(engine: Engine) async throws {
         try await withStores(engine) { stores in
