@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryStoreInterfaces
 
 /// The add/edit form's raw values (the web's forms, the API's JSON and MCP's tools alike), and their conversion to an `ItemDraft` with a message per field.
 public struct ItemFormValues: Sendable {
@@ -98,4 +99,54 @@ public func optionalID<ID>(_ raw: (some StringProtocol)?, field: String, what: S
         throw DomainError.invalid(field: field, message: "\(what) is not one of yours: choose it from the list.")
     }
     return id
+}
+
+/// The item form as it was shown for one version of an item: its values then and that version (the item's
+/// `updatedAt`), carried by the form so a save can tell its own changes from changes saved meanwhile.
+public struct ItemFormBase: Sendable {
+    public var values: ItemFormValues
+    public var version: Date
+
+    public init(item: Item) {
+        values = ItemFormValues(item: item)
+        version = item.updatedAt
+    }
+
+    /// From the form's hidden fields (`encoded` and `versionText`); nil when they are missing or not this shape.
+    public init?(encoded: String?, version: String?) {
+        guard let encoded, let version, let millis = Int64(version),
+              let values = try? JSONDecoder().decode([String: String].self, from: Data(encoded.utf8)) else { return nil }
+        self.values = ItemFormValues(values)
+        self.version = Date(millis: millis)
+    }
+
+    public var encoded: String { String(decoding: (try? JSONEncoder().encode(values.values)) ?? Data("{}".utf8), as: UTF8.self) }
+    public var versionText: String { String(version.millis) }
+}
+
+extension ItemFormValues {
+    /// These values, posted from a form that showed `base`, merged onto `saved` (the item's values now): a field only
+    /// this edit changed takes this edit's value, one only the other change touched keeps the saved value, and one both
+    /// changed to different values is a conflict (the saved value is kept and the field named).
+    public func merged(base: ItemFormValues, saved: ItemFormValues) -> (values: ItemFormValues, conflicts: [String]) {
+        var merged = saved
+        var conflicts: [String] = []
+        for field in Self.fields {
+            let mine = Self.comparable(field, self[field]), was = Self.comparable(field, base[field]), now = Self.comparable(field, saved[field])
+            if mine == was || mine == now { continue }
+            if was == now { merged.values[field] = self[field] } else { conflicts.append(field) }
+        }
+        return (merged, conflicts)
+    }
+
+    /// A field's value as far as a change goes: spacing around it, a currency code's case and how tags are written
+    /// are not changes.
+    static func comparable(_ field: String, _ value: String) -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch field {
+        case "currency": return trimmed.uppercased()
+        case "tags": return Tag.normalize(Tag.split(trimmed)).joined(separator: "\u{1F}")
+        default: return trimmed
+        }
+    }
 }

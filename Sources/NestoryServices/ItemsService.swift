@@ -55,6 +55,35 @@ public struct ItemsService: Sendable {
         try await items.updateItem(household, item, draft, now: now(), today: today)
     }
 
+    /// Saves an edit made on the item's form as `base` showed it. Changes saved since (another member, another
+    /// device, a photo added) are kept: the edit is merged onto them field by field, and written only if the item is
+    /// still the version merged onto, so a change is never overwritten unseen. A field both changed differently is an
+    /// `ItemEditConflict` and nothing is saved.
+    public func update(_ household: HouseholdID, _ id: ItemID, values: ItemFormValues, base: ItemFormBase, defaultCurrency: CurrencyCode,
+                       today: CalendarDate) async throws -> Item {
+        // A change landing between the read and the write is merged in on the next turn; three in a row is a conflict.
+        for _ in 0..<3 {
+            let current = try await items.item(household, id)
+            var edit = values
+            if current.updatedAt.millis != base.version.millis {
+                let merge = values.merged(base: base.values, saved: ItemFormValues(item: current))
+                guard merge.conflicts.isEmpty else {
+                    var proposed = merge.values
+                    for field in merge.conflicts { proposed.values[field] = values[field] }
+                    throw ItemEditConflict(current: current, fields: merge.conflicts, proposed: proposed)
+                }
+                edit = merge.values
+            }
+            let draft = try edit.draft(defaultCurrency: defaultCurrency, today: today).get()
+            do {
+                return try await items.updateItem(household, id, draft, now: now(), today: today, expected: current.updatedAt)
+            } catch is ItemChanged {
+                continue
+            }
+        }
+        throw ItemEditConflict(current: try await items.item(household, id), fields: [], proposed: values)
+    }
+
     /// Deletes an item (its photos' files go when no other row uses them); returns what it was.
     @discardableResult
     public func delete(_ household: HouseholdID, _ item: ItemID) async throws -> Item {
@@ -173,4 +202,13 @@ public struct ItemsService: Sendable {
         try? renditions.write(derived.display.data, for: sha256, .display)
         return kind == .thumbnail ? derived.thumbnail.data : derived.display.data
     }
+}
+
+/// An edit and a change saved while it was being made changed the same fields differently (`fields`; none when the
+/// item kept changing under the edit): nothing was saved. `current` is the item now; `proposed` the edit merged onto
+/// it with the edit's own values where both changed, for the form to show and save again on `current`'s version.
+public struct ItemEditConflict: Error, Sendable {
+    public let current: Item
+    public let fields: [String]
+    public let proposed: ItemFormValues
 }

@@ -101,9 +101,9 @@ import Testing
             plans.append(plan)
             return try await store.createItem(householdID, draft, now: now, today: today, plan: plan)
         }
-        func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?) async throws -> Item {
+        func updateItem(_ householdID: HouseholdID, _ id: ItemID, _ draft: ItemDraft, now: Date, today: CalendarDate?, expected: Date?) async throws -> Item {
             calls.append("update")
-            return try await store.updateItem(householdID, id, draft, now: now, today: today)
+            return try await store.updateItem(householdID, id, draft, now: now, today: today, expected: expected)
         }
         func deleteItem(_ householdID: HouseholdID, _ id: ItemID) async throws {
             calls.append("delete")
@@ -168,6 +168,37 @@ import Testing
         #expect(made.tags == ["Smith", "John", "garage", "shed", "loft", "insured"])
         let again = try ItemFormValues(item: made).draft(defaultCurrency: .usd, today: today).get()
         #expect(again.tags == made.tags)
+    }
+
+    /// An edit saved on the form of an older version keeps what was saved meanwhile, and where both changed a field
+    /// nothing is saved and the conflict says which field and what the form should show.
+    @Test func anEditIsMergedOntoChangesSavedMeanwhile() async throws {
+        let fixture = try Fixture()
+        let today = try CalendarDate(year: 2026, month: 1, day: 1)
+        let household = fixture.household.id
+        // Made a minute ago: the versions are the items' times in milliseconds.
+        let piano = try fixture.database.createItem(household, ItemDraft(name: "Piano", purchasePrice: try Money.parse("400", currency: .usd),
+                                                                           currency: .usd), now: Date(timeIntervalSinceNow: -60), today: today)
+        let opened = ItemFormBase(item: piano)
+        var theirs = piano.draft
+        theirs.brand = "Yamaha"
+        theirs.purchasePrice = try Money.parse("450", currency: .usd)
+        _ = try await fixture.service.update(household, piano.id, theirs, today: today)
+        var mine = opened.values
+        mine.values["notes"] = "Tuned in 2025"
+        let merged = try await fixture.service.update(household, piano.id, values: mine, base: opened, defaultCurrency: .usd, today: today)
+        let price450 = try Money.parse("450", currency: .usd)
+        #expect(merged.brand == "Yamaha" && merged.purchasePrice == price450 && merged.notes == "Tuned in 2025")
+
+        mine.values["price"] = "425"
+        await #expect {
+            try await fixture.service.update(household, piano.id, values: mine, base: opened, defaultCurrency: .usd, today: today)
+        } throws: { error in
+            guard let conflict = error as? ItemEditConflict else { return false }
+            return conflict.fields == ["price"] && conflict.current == merged && conflict.proposed["price"] == "425"
+                && conflict.proposed["brand"] == "Yamaha" && conflict.proposed["notes"] == "Tuned in 2025"
+        }
+        #expect(try fixture.database.item(household, piano.id).item == merged)
     }
 }
 

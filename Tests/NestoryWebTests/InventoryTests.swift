@@ -50,6 +50,54 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
         }
     }
 
+    /// The edit form as a browser posts it: every field as shown (with `changes`), and the hidden base it was shown with.
+    static func editForm(_ page: String, _ changes: [String: String]) throws -> [String: String] {
+        func hidden(_ name: String) throws -> String {
+            let marker = "name=\"\(name)\" value=\""
+            let start = try #require(page.range(of: marker)).upperBound
+            let raw = page[start...].prefix { $0 != "\"" }
+            return raw.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        }
+        let base = try hidden("base")
+        var form = try #require(try JSONSerialization.jsonObject(with: Data(base.utf8)) as? [String: String])
+        form["base"] = base
+        form["baseVersion"] = try hidden("baseVersion")
+        for (field, value) in changes { form[field] = value }
+        return form
+    }
+
+    /// Two people edit one item: the later save keeps the earlier one's changes to other fields, and where both changed
+    /// a field the form comes back (409) saying so, with the later person's value, and saves it when sent again.
+    @Test func twoEditsOfOneItemMergeAndAClashIsShownNotLost() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        _ = try app.member(of: household.id, email: "bob@example.com")
+        let piano = try app.database.createItem(household.id, ItemDraft(name: "Piano", purchasePrice: try Money.parse("400", currency: .usd), currency: .usd),
+                                                now: Date(timeIntervalSinceNow: -60))
+        try await app.run { client in
+            var ann = Browser(client), bob = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            _ = try await bob.signIn("bob@example.com")
+            let annPage = try await ann.request(.get, "/items/\(piano.id)/edit").body
+            let bobPage = try await bob.request(.get, "/items/\(piano.id)/edit").body
+            #expect(try await bob.request(.post, "/items/\(piano.id)", form: try Self.editForm(bobPage, ["price": "450", "brand": "Yamaha"])).status == .seeOther)
+            #expect(try await ann.request(.post, "/items/\(piano.id)", form: try Self.editForm(annPage, ["notes": "Tuned in 2025"])).status == .seeOther)
+            var item = try app.database.item(household.id, piano.id).item
+            #expect(item.brand == "Yamaha" && item.purchasePrice?.minorUnits == 45_000 && item.notes == "Tuned in 2025")
+
+            let clash = try await ann.request(.post, "/items/\(piano.id)", form: try Self.editForm(annPage, ["price": "425", "notes": "Tuned in 2025"]),
+                                              headers: [.accept: "text/html"])
+            #expect(clash.status == .conflict)
+            #expect(clash.body.contains("Purchase price was changed meanwhile to “450.00”"))
+            #expect(clash.body.contains("value=\"425\"") && clash.body.contains("value=\"Yamaha\""))
+            #expect(try app.database.item(household.id, piano.id).item == item)
+            #expect(try await ann.request(.post, "/items/\(piano.id)", form: try Self.editForm(clash.body, ["price": "425"])).status == .seeOther)
+            item = try app.database.item(household.id, piano.id).item
+            #expect(item.brand == "Yamaha" && item.purchasePrice?.minorUnits == 42_500 && item.notes == "Tuned in 2025")
+        }
+    }
+
     @Test func theInventoryPageShowsSummaryChartsAndFilters() async throws {
         let app = try TestApp()
         let (household, _) = try app.household("Smiths", email: "ann@example.com")

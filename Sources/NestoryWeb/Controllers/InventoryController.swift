@@ -47,7 +47,7 @@ struct InventoryController {
         let viewer = try context.requireViewer()
         var values = ItemFormValues(["currency": viewer.household.currency.code, "quantity": "1", "condition": "good"])
         values.values["roomID"] = request.query["room"] ?? ""
-        return HTMLResponse.page(try await form(viewer, values: values, item: nil, errors: []))
+        return HTMLResponse.page(try await form(viewer, values: values, item: nil, base: nil, errors: []))
     }
 
     @Sendable func quickAdd(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -64,7 +64,8 @@ struct InventoryController {
             let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
             return .redirect(to: "/items/\(item.id)", notice: "Item added.")
         } catch let error as DomainError {
-            return HTMLResponse.page(try await form(viewer, values: values, item: nil, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
+            return HTMLResponse.page(try await form(viewer, values: values, item: nil, base: nil, errors: FieldErrors.fields(of: error)),
+                                     status: .unprocessableContent)
         }
     }
 
@@ -92,22 +93,64 @@ struct InventoryController {
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let item = try await items.item(viewer.household.id, try context.itemID())
-        return HTMLResponse.page(try await form(viewer, values: ItemFormValues(item: item), item: item, errors: []))
+        return HTMLResponse.page(try await form(viewer, values: ItemFormValues(item: item), item: item, base: ItemFormBase(item: item), errors: []))
     }
 
+    /// Saves the edit form. Changes saved while it was open are kept (ItemsService merges the edit onto them); where
+    /// both changed a field, the form comes back with the edit's values, the fields marked, and the new version as its
+    /// base, so saving again is a choice made knowing the other change.
     @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try context.itemID()
-        let existing = try await items.item(viewer.household.id, id)
-        let values = ItemFormValues(form: try await Form.read(request, context: context))
+        let posted = try await Form.read(request, context: context)
+        let values = ItemFormValues(form: posted)
+        // A form without its base (a page from before this version) is saved as the whole item.
+        let base: ItemFormBase
+        if let shown = ItemFormBase(encoded: posted["base"], version: posted["baseVersion"]) { base = shown } else {
+            base = ItemFormBase(item: try await items.item(viewer.household.id, id))
+        }
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
-            _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
+            _ = try await dependencies.items.update(viewer.household.id, id, values: values, base: base, defaultCurrency: viewer.household.currency,
+                                                    today: dependencies.today())
             return .redirect(to: "/items/\(id)", notice: "Changes saved.")
+        } catch let conflict as ItemEditConflict {
+            return HTMLResponse.page(try await form(viewer, values: conflict.proposed, item: conflict.current, base: ItemFormBase(item: conflict.current),
+                                                    errors: try await conflictErrors(viewer, conflict)), status: .conflict)
         } catch let error as DomainError {
-            return HTMLResponse.page(try await form(viewer, values: values, item: existing, errors: FieldErrors.fields(of: error)), status: .unprocessableContent)
+            let existing = try await items.item(viewer.household.id, id)
+            return HTMLResponse.page(try await form(viewer, values: values, item: existing, base: base, errors: FieldErrors.fields(of: error)),
+                                     status: .unprocessableContent)
         }
     }
+
+    /// What the edit form says when a change saved meanwhile touched the fields this edit changed.
+    private func conflictErrors(_ viewer: Viewer, _ conflict: ItemEditConflict) async throws -> [FieldError] {
+        guard !conflict.fields.isEmpty else {
+            return [FieldError(field: "edit", message: "This item kept changing while you saved it, so nothing was saved. Check the form and save again.")]
+        }
+        let places = try await items.places(viewer.household.id)
+        let saved = ItemFormValues(item: conflict.current)
+        var errors = [FieldError(field: "edit", message: "Someone saved changes to this item while you were editing it; yours are not saved yet. "
+                                 + "Their changes to fields you left alone are in the form. Where you both changed a field, yours is shown: check it and save again.")]
+        for field in conflict.fields {
+            let now = saved[field]
+            let shown: String
+            switch field {
+            case "roomID": shown = places.rooms.first { $0.id.description == now }?.name ?? "No room"
+            case "categoryID": shown = places.categories.first { $0.id.description == now }?.name ?? "No category"
+            case "condition": shown = ItemCondition(rawValue: now)?.label ?? now
+            default: shown = now.isEmpty ? "(empty)" : String(now.prefix(80)) + (now.count > 80 ? "…" : "")
+            }
+            errors.append(FieldError(field: field, message: "\(Self.labels[field] ?? field) was changed meanwhile to “\(shown)”. Saving replaces it with yours."))
+        }
+        return errors
+    }
+
+    /// The edit form's labels by field, for messages about a field.
+    private static let labels = ["name": "Name", "brand": "Brand", "modelNumber": "Model", "serialNumber": "Serial number", "price": "Purchase price",
+                                 "currency": "Currency", "purchaseDate": "Purchase date", "roomID": "Room", "categoryID": "Category",
+                                 "condition": "Condition", "conditionNotes": "Condition notes", "barcode": "Barcode", "warrantyExpiry": "Warranty expires",
+                                 "tags": "Tags", "notes": "Notes", "quantity": "Quantity"]
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
@@ -165,9 +208,9 @@ struct InventoryController {
 
     // MARK: - Helpers
 
-    private func form(_ viewer: Viewer, values: ItemFormValues, item: Item?, errors: [FieldError]) async throws -> HTML {
+    private func form(_ viewer: Viewer, values: ItemFormValues, item: Item?, base: ItemFormBase?, errors: [FieldError]) async throws -> HTML {
         let places = try await items.places(viewer.household.id)
-        return ItemViews.form(viewer: viewer, values: values, item: item, rooms: places.rooms, categories: places.categories, errors: errors)
+        return ItemViews.form(viewer: viewer, values: values, item: item, base: base, rooms: places.rooms, categories: places.categories, errors: errors)
     }
 
 

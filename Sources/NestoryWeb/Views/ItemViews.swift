@@ -180,7 +180,8 @@ enum ItemViews {
             """
     }
 
-    static func form(viewer: Viewer, values: ItemFormValues, item: Item?, rooms: [Room], categories: [NestoryDomain.Category],
+    /// The add form, or with `item` its edit form; `base` is what the edit form showed first (see `ItemFormBase`).
+    static func form(viewer: Viewer, values: ItemFormValues, item: Item?, base: ItemFormBase?, rooms: [Room], categories: [NestoryDomain.Category],
                      errors: [FieldError]) -> HTML {
         /// A choice; `none` is the empty choice's label, or nil when a value is always chosen (`fallback` then).
         func select(_ name: String, label: String, options: [(String, String)], none: String?, fallback: String? = nil) -> HTML {
@@ -212,6 +213,7 @@ enum ItemViews {
             <form class="card item-form" method="post" action="\(action)" novalidate>
               \(Layout.errorSummary(errors))
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(base.map { HTML("<input type=\"hidden\" name=\"baseVersion\" value=\"\($0.versionText)\"><input type=\"hidden\" name=\"base\" value=\"\($0.encoded)\">") })
               \(Layout.field("name", label: "Name", value: values["name"], errors: errors, attributes: "required maxlength=\"200\" autofocus"))
               \(photoField)
               <div class="two">
