@@ -50,9 +50,9 @@ public struct ItemsService: Sendable {
         return try await items.createItem(household, draft, now: at, today: today, plan: entitlement)
     }
 
-    /// Replaces an item's fields.
-    public func update(_ household: HouseholdID, _ item: ItemID, _ draft: ItemDraft, today: CalendarDate) async throws -> Item {
-        try await items.updateItem(household, item, draft, now: now(), today: today)
+    /// Replaces an item's fields; with `expected`, only while the item is still that version (else `ItemChanged`).
+    public func update(_ household: HouseholdID, _ item: ItemID, _ draft: ItemDraft, today: CalendarDate, expected: Date? = nil) async throws -> Item {
+        try await items.updateItem(household, item, draft, now: now(), today: today, expected: expected)
     }
 
     /// Saves an edit made on the item's form as `base` showed it. Changes saved since (another member, another

@@ -8,6 +8,7 @@ import NestoryImport
 import NestoryImaging
 import NestoryServices
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// The one place where errors become HTTP responses: JSON with a stable code and a message a
 /// person can act on. Unexpected errors are logged with a request id and shown as a safe message.
@@ -116,6 +117,9 @@ struct ErrorMiddleware: RouterMiddleware {
             case .proRequired(let limit):
                 return Problem(status: .paymentRequired, code: "pro_required", message: limit.message)
             }
+        case is ItemChanged:
+            return Problem(status: .preconditionFailed, code: "item_changed",
+                           message: "The item has changed since the version named in If-Match, so nothing was saved. Read it again and make the change on what it is now.")
         case let error as StoreError:
             switch error {
             case .locked:

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NestoryDemo
 import NestoryDomain
 import NestoryStore
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryWeb
 
@@ -95,6 +96,31 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(try await ann.request(.post, "/items/\(piano.id)", form: try Self.editForm(clash.body, ["price": "425"])).status == .seeOther)
             item = try app.database.item(household.id, piano.id).item
             #expect(item.brand == "Yamaha" && item.purchasePrice?.minorUnits == 42_500 && item.notes == "Tuned in 2025")
+        }
+    }
+
+    /// The API's items carry their version as an ETag; a PUT with If-Match is refused (412) once the item has changed,
+    /// and saves nothing.
+    @Test func aPutMadeOnAnOlderVersionIsRefused() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let piano = try app.database.createItem(household.id, ItemDraft(name: "Piano", currency: .usd), now: Date(timeIntervalSinceNow: -60))
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let read = try await ann.request(.get, "/api/v1/items/\(piano.id)")
+            let tag = try #require(read.headers[.eTag])
+            #expect(tag == "\"\(piano.updatedAt.millis)\"")
+            let first = try await ann.request(.put, "/api/v1/items/\(piano.id)", json: #"{"name": "Grand piano"}"#, headers: [.ifMatch: tag])
+            #expect(first.status == .ok && first.headers[.eTag] != nil && first.headers[.eTag] != tag)
+            let stale = try await ann.request(.put, "/api/v1/items/\(piano.id)", json: #"{"name": "Upright piano"}"#, headers: [.ifMatch: tag])
+            #expect(stale.status == .preconditionFailed && stale.errorCode == "item_changed")
+            #expect(try app.database.item(household.id, piano.id).item.name == "Grand piano")
+            let current = try #require(first.headers[.eTag])
+            #expect(try await ann.request(.put, "/api/v1/items/\(piano.id)", json: #"{"name": "Upright piano"}"#, headers: [.ifMatch: current]).status == .ok)
+            #expect(try await ann.request(.put, "/api/v1/items/\(piano.id)", json: #"{"name": "Piano"}"#, headers: [.ifMatch: "yesterday"]).status == .badRequest)
+            #expect(try await ann.request(.put, "/api/v1/items/\(piano.id)", json: #"{"name": "Piano"}"#, headers: [.ifMatch: "*"]).status == .ok)
+            #expect(try app.database.item(household.id, piano.id).item.name == "Piano")
         }
     }
 

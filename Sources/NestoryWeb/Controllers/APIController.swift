@@ -5,6 +5,7 @@ import NestoryDomain
 import NestoryServices
 import NestoryImaging
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// The JSON API under `/api/v1`: everything the pages do. Described by `openapi.json`.
 struct APIController {
@@ -88,17 +89,36 @@ struct APIController {
                               response: ItemJSON(try await items.details(viewer.household.id, item.id)))
     }
 
-    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
+    /// The item, with its version as the ETag (an `If-Match` for a PUT made on it).
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ItemJSON> {
         let viewer = try context.requireViewer()
-        return ItemJSON(try await items.details(viewer.household.id, try context.itemID()))
+        let details = try await items.details(viewer.household.id, try context.itemID())
+        return EditedResponse(headers: Self.version(details.item), response: ItemJSON(details))
     }
 
-    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> ItemJSON {
+    /// Replaces the item's fields; with `If-Match`, only while the item is still the version read (else 412), so a
+    /// script or a device that was offline never overwrites a change it has not seen.
+    @Sendable func update(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ItemJSON> {
         let viewer = try context.requireViewer()
         let id = try context.itemID()
+        let expected = try Self.expectedVersion(request)
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today())
-        return ItemJSON(try await items.details(viewer.household.id, id))
+        _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today(), expected: expected)
+        let details = try await items.details(viewer.household.id, id)
+        return EditedResponse(headers: Self.version(details.item), response: ItemJSON(details))
+    }
+
+    /// An item's version as an entity tag: its `updatedAt` in milliseconds, quoted.
+    static func version(_ item: Item) -> HTTPFields { [.eTag: "\"\(item.updatedAt.millis)\""] }
+
+    /// The version `If-Match` names (an ETag this API gave); nil when there is none or it is `*` (any version).
+    static func expectedVersion(_ request: Request) throws -> Date? {
+        guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
+        let tag = raw.hasPrefix("W/") ? raw.dropFirst(2) : raw[...]
+        guard tag.count > 2, tag.first == "\"", tag.last == "\"", let millis = Int64(tag.dropFirst().dropLast()) else {
+            throw WebError.badRequest("If-Match must be the ETag a GET of the item answered, e.g. \"1764325000000\".")
+        }
+        return Date(millis: millis)
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
