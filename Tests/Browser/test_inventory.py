@@ -152,3 +152,36 @@ def test_quick_add_photo_first(server, phone, tmp_path):
     expect(page.locator(".pills")).to_contain_text("Dining Room")
     expect(page.locator("main")).to_contain_text("Mar 5, 2024")  # as the browser's language writes it
     screenshot(page, "08-quick-add-result")
+
+
+def test_right_to_left_words_read_right_to_left(server, phone):
+    """A name or a note in Persian reads from the right, where its first word stands; English stays as it was."""
+    page = phone
+    sign_in(page, server)
+    page.goto(server + "/items/new")
+    page.fill("#f-name", "مبل راحتی IKEA")
+    page.fill("#f-notes", "خرید از فروشگاه IKEA")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("مبل راحتی IKEA")
+    screenshot(page, "09-item-right-to-left")
+    where = """([selector, word]) => {
+        const element = [...document.querySelectorAll(selector)].find(e => e.textContent.includes(word));
+        const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.data.indexOf(word);
+            if (at < 0) continue;
+            const range = document.createRange();
+            range.setStart(node, at); range.setEnd(node, at + word.length);
+            return range.getBoundingClientRect().left;
+        }
+        return null;
+    }"""
+    # The first word stands to the right of the English one after it, in the title and in the notes.
+    assert page.evaluate(where, ["h1", "مبل"]) > page.evaluate(where, ["h1", "IKEA"])
+    assert page.evaluate(where, ["dd", "خرید"]) > page.evaluate(where, ["dd", "IKEA"])
+    # An English name with the same words in it is left to right as before.
+    page.goto(server + "/items/new")
+    page.fill("#f-name", "IKEA مبل")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("IKEA مبل")
+    assert page.evaluate(where, ["h1", "IKEA"]) < page.evaluate(where, ["h1", "مبل"])
