@@ -46,8 +46,9 @@ public struct DataFolder: Sendable, Hashable {
         } else {
             throw StoreError.noDatabase(path: path)
         }
-        guard fm.isWritableFile(atPath: path) else {
-            throw StoreError.unusableDataFolder(path: path, reason: "this user may not write to it")
+        guard access(path, W_OK) == 0 else {
+            throw StoreError.unusableDataFolder(path: path, reason: errno == EROFS ? "it is on a file system mounted read-only"
+                                                                                   : "this user may not write to it")
         }
         for sub in [blobsURL, tmpURL, renditionsURL, reportsURL] {
             do {
