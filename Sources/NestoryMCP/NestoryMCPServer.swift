@@ -160,9 +160,14 @@ public struct NestoryMCP: Sendable {
                 return try Self.success(ItemOut(try await items.details(household.id, item.id), origin: origin))
             case "update_item":
                 let id = try Self.itemID(arguments)
-                let current = try await items.details(household.id, id)
-                let draft = try Self.values(arguments, over: ItemFormValues(item: current.item)).draft(defaultCurrency: household.currency, today: today()).get()
-                _ = try await items.update(household.id, id, draft, today: today())
+                // The fields given, over the item as read: merged onto a change saved in between, never over it.
+                let base = ItemFormBase(item: try await items.details(household.id, id).item)
+                do {
+                    _ = try await items.update(household.id, id, values: Self.values(arguments, over: base.values), base: base,
+                                               defaultCurrency: household.currency, today: today())
+                } catch let conflict as ItemEditConflict {
+                    return Self.failure("The item was changed by someone else at the same moment (\(conflict.fields.joined(separator: ", "))). Read it again and retry.")
+                }
                 return try Self.success(ItemOut(try await items.details(household.id, id), origin: origin))
             case "value_item":
                 guard let valuations else { return Self.failure("Valuation is not available here.") }
