@@ -372,7 +372,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(
             name: "NestoryStoreTests",
-            dependencies: ["NestoryChildProcess", "NestoryStore", "NestoryDomain", "NestoryDemo", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["NestoryChildProcess", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryDemo", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),

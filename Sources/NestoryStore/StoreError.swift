@@ -1,4 +1,5 @@
 import Foundation
+import NestoryStoreInterfaces
 internal import GRDB
 
 /// Failures of the data folder or the database file itself, worded for the person running Nestory.
@@ -19,8 +20,6 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case attachmentMissing(sha256: String)
     /// A file that could not be written or read (permissions, a failing disk).
     case io(String)
-    /// The disk holding the data folder (or the account's quota on it) is full: nothing was written.
-    case noSpace(String)
     /// An upload larger than allowed.
     case tooLarge(limit: Int64)
     /// The object store that keeps photos and files refused Nestory (HTTP 403: wrong key or secret, no permission
@@ -49,8 +48,6 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "A stored file (\(sha.prefix(12))…) is missing from where photos and files are kept (the data folder, or the object store of storage.blobs)."
         case .io(let detail):
             return "A file could not be written: \(detail)."
-        case .noSpace(let detail):
-            return "There is no space left on the disk that holds Nestory's data (\(detail)); nothing was saved. Free some space and try again."
         case .tooLarge(let limit):
             return "The file is larger than the limit of \(limit / 1_000_000) MB."
         case .blobStorageRefused(let location, let detail):
@@ -62,14 +59,15 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A system call about `what` failed with `code` (errno, read straight after the call): no space, or another failure.
-    static func failed(_ what: String, code: Int32) -> StoreError {
+    /// A system call about `what` failed with `code` (errno, read straight after the call): `NoSpaceLeft` when the disk
+    /// or quota is full, else `.io`.
+    static func failed(_ what: String, code: Int32) -> any Error {
         let detail = "\(what): \(String(cString: strerror(code)))"
-        return code == ENOSPC || code == EDQUOT ? .noSpace(detail) : .io(detail)
+        return code == ENOSPC || code == EDQUOT ? NoSpaceLeft(detail) : StoreError.io(detail)
     }
 
-    /// `error` from writing `what` through Foundation (FileHandle, Data.write): `.noSpace` when the disk was full, else
-    /// `error` itself.
+    /// `error` from writing `what` through Foundation (FileHandle, Data.write): `NoSpaceLeft` when the disk was full,
+    /// else `error` itself.
     public static func writing(_ what: String, _ error: any Error) -> any Error {
         let full: Bool
         switch error {
@@ -77,7 +75,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case let error as POSIXError: full = error.code == .ENOSPC || error.code == .EDQUOT
         default: full = false
         }
-        return full ? StoreError.noSpace("\(what): no space left on device") : error
+        return full ? NoSpaceLeft("\(what): no space left on device") : error
     }
 
     /// Turns SQLite's own errors into the ones above where they mean one of them.
@@ -91,7 +89,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
             return StoreError.unusableDataFolder(path: path, reason: dbError.message ?? "\(dbError.resultCode)")
         case .SQLITE_FULL:
-            return StoreError.noSpace("\(path): \(dbError.message ?? "the database cannot grow")")
+            return NoSpaceLeft("\(path): \(dbError.message ?? "the database cannot grow")")
         case .SQLITE_IOERR:
             return StoreError.io(dbError.message ?? "\(dbError.resultCode)")
         default:

@@ -160,6 +160,7 @@ public final class PostgresStore: Sendable {
             switch state {
             case "23505": return DomainError.conflict("That already exists.")
             case "23503": return DomainError.notFound("What it refers to")
+            case "53100": return NoSpaceLeft("the PostgreSQL server at \(location.description): \(error.serverInfo?[.message] ?? "disk full")")
             default: break
             }
         }

@@ -120,6 +120,11 @@ struct ErrorMiddleware: RouterMiddleware {
         case is ItemChanged:
             return Problem(status: .preconditionFailed, code: "item_changed",
                            message: "The item has changed since the version named in If-Match, so nothing was saved. Read it again and make the change on what it is now.")
+        case let error as NoSpaceLeft:
+            // The operator's to fix; the person is told that nothing was saved and that trying again now will not help.
+            context.logger.error("\(error.description)", metadata: ["request_id": .string(requestID(context))])
+            return Problem(status: .insufficientStorage, code: "no_space",
+                           message: "The server has no space left to save this, so nothing was saved. Whoever runs Nestory needs to free some space; then try again.")
         case let error as StoreError:
             switch error {
             case .locked:
@@ -133,11 +138,6 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.warning("\(error.description)")
                 return Problem(status: .serviceUnavailable, code: "storage_unavailable",
                                message: "Stored photos and files cannot be reached right now. Try again in a moment.")
-            case .noSpace:
-                // The operator's to fix; the person is told that nothing was saved and that trying again now will not help.
-                context.logger.error("\(error.description)", metadata: ["request_id": .string(requestID(context))])
-                return Problem(status: .insufficientStorage, code: "no_space",
-                               message: "The server has no space left to save this, so nothing was saved. Whoever runs Nestory needs to free some space; then try again.")
             default: return internalError(error, context: context)
             }
         case let error as BackupError:

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryStore
 
@@ -83,11 +84,11 @@ import Testing
     /// A full disk (or quota) is told apart from other failed writes, so the server can say that trying again will not
     /// help until space is freed (OperationsTests has the database's own full disk, end to end).
     @Test func aFullDiskIsToldApartFromOtherFailedWrites() {
-        #expect(StoreError.failed("cannot write a.jpg", code: ENOSPC) == .noSpace("cannot write a.jpg: No space left on device"))
-        #expect(StoreError.failed("cannot write a.jpg", code: EDQUOT) == .noSpace("cannot write a.jpg: Disk quota exceeded"))
-        #expect(StoreError.failed("cannot write a.jpg", code: EACCES) == .io("cannot write a.jpg: Permission denied"))
-        #expect(StoreError.writing("up.zip", CocoaError(.fileWriteOutOfSpace)) as? StoreError == .noSpace("up.zip: no space left on device"))
-        #expect(StoreError.writing("up.zip", POSIXError(.ENOSPC)) as? StoreError == .noSpace("up.zip: no space left on device"))
+        #expect(StoreError.failed("cannot write a.jpg", code: ENOSPC) as? NoSpaceLeft == NoSpaceLeft("cannot write a.jpg: No space left on device"))
+        #expect(StoreError.failed("cannot write a.jpg", code: EDQUOT) as? NoSpaceLeft == NoSpaceLeft("cannot write a.jpg: Disk quota exceeded"))
+        #expect(StoreError.failed("cannot write a.jpg", code: EACCES) as? StoreError == .io("cannot write a.jpg: Permission denied"))
+        #expect(StoreError.writing("up.zip", CocoaError(.fileWriteOutOfSpace)) as? NoSpaceLeft == NoSpaceLeft("up.zip: no space left on device"))
+        #expect(StoreError.writing("up.zip", POSIXError(.ENOSPC)) as? NoSpaceLeft == NoSpaceLeft("up.zip: no space left on device"))
         #expect(StoreError.writing("up.zip", CocoaError(.fileWriteNoPermission)) is CocoaError)
     }
 
