@@ -141,16 +141,10 @@ struct InventoryController {
             case "condition": shown = ItemCondition(rawValue: now)?.label ?? now
             default: shown = now.isEmpty ? "(empty)" : String(now.prefix(80)) + (now.count > 80 ? "…" : "")
             }
-            errors.append(FieldError(field: field, message: "\(Self.labels[field] ?? field) was changed meanwhile to “\(shown)”. Saving replaces it with yours."))
+            errors.append(FieldError(field: field, message: "\(ItemViews.fieldNames[field] ?? field) was changed meanwhile to “\(shown)”. Saving replaces it with yours."))
         }
         return errors
     }
-
-    /// The edit form's labels by field, for messages about a field.
-    private static let labels = ["name": "Name", "brand": "Brand", "modelNumber": "Model", "serialNumber": "Serial number", "price": "Purchase price",
-                                 "currency": "Currency", "purchaseDate": "Purchase date", "roomID": "Room", "categoryID": "Category",
-                                 "condition": "Condition", "conditionNotes": "Condition notes", "barcode": "Barcode", "warrantyExpiry": "Warranty expires",
-                                 "tags": "Tags", "notes": "Notes", "quantity": "Quantity"]
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()

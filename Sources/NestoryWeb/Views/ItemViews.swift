@@ -180,6 +180,12 @@ enum ItemViews {
             """
     }
 
+    /// The form's fields by name as a sentence names them ("Purchase price was changed…"), beside the labels below.
+    static let fieldNames = ["name": "Name", "brand": "Brand", "modelNumber": "Model", "serialNumber": "Serial number", "price": "Purchase price",
+                             "currency": "Currency", "purchaseDate": "Purchase date", "roomID": "Room", "categoryID": "Category",
+                             "condition": "Condition", "conditionNotes": "Condition notes", "barcode": "Barcode", "warrantyExpiry": "Warranty expires",
+                             "tags": "Tags", "notes": "Notes", "quantity": "Quantity"]
+
     /// The add form, or with `item` its edit form; `base` is what the edit form showed first (see `ItemFormBase`).
     static func form(viewer: Viewer, values: ItemFormValues, item: Item?, base: ItemFormBase?, rooms: [Room], categories: [NestoryDomain.Category],
                      errors: [FieldError]) -> HTML {
