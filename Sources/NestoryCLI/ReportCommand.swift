@@ -137,7 +137,7 @@ struct ExportCommand: AsyncParsableCommand {
                 return format == .csv ? try generator.exportCSV(target.id, into: write) : try generator.exportJSON(target.id, into: write, now: Date())
             }
             let said = "Wrote \(count) item\(count == 1 ? "" : "s") to \(url == nil ? "standard output" : file).\n"
-            FileHandle(fileDescriptor: url == nil ? STDERR_FILENO : STDOUT_FILENO).write(Data(said.utf8))
+            (url == nil ? FileHandle.standardError : FileHandle.standardOutput).write(Data(said.utf8))
         }
     }
 }
