@@ -67,4 +67,9 @@ public struct Receipt: Identifiable, Hashable, Codable, Sendable {
         self.confidence = confidence
         self.createdAt = createdAt
     }
+
+    /// What is known of it, as `updateReceipt` writes it.
+    public var fields: ReceiptFields {
+        ReceiptFields(vendor: vendor, total: total, tax: tax, purchaseDate: purchaseDate, rawText: rawText, confidence: confidence)
+    }
 }

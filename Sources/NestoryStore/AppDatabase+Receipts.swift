@@ -1,6 +1,7 @@
 import Foundation
 internal import GRDB
 import NestoryDomain
+import NestoryStoreInterfaces
 
 extension AppDatabase {
     /// One receipt of the household.
@@ -29,13 +30,17 @@ extension AppDatabase {
     }
 
     /// Replaces what is known of a receipt (from OCR, or typed on the review screen). The linked
-    /// item's search text is rewritten, so the receipt's words find it.
-    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) throws {
+    /// item's search text is rewritten, so the receipt's words find it. With `expected`, only while the
+    /// receipt still holds those fields (else `ReceiptChanged`).
+    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields, expected: ReceiptFields? = nil) throws {
         try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT item_seq FROM receipt WHERE household_id = ? AND id = ?",
-                                             arguments: [householdID.description, id.description]) else {
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT r.*, b.content_type, b.byte_count FROM receipt r JOIN blob b ON b.sha256 = r.sha256
+                WHERE r.household_id = ? AND r.id = ?
+                """, arguments: [householdID.description, id.description]) else {
                 throw DomainError.notFound("The receipt")
             }
+            if let expected, Self.receiptFrom(row, householdID: householdID, itemID: nil).fields != expected { throw ReceiptChanged() }
             try db.execute(sql: """
                 UPDATE receipt SET vendor = ?, currency = ?, total_minor = ?, tax_minor = ?, purchase_date = ?, raw_text = ?, confidence = ?
                 WHERE id = ?

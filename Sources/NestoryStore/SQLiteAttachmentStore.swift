@@ -63,8 +63,8 @@ public struct SQLiteAttachmentStore: AttachmentStore {
     public func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt] {
         try await run { try $0.receipts(householdID, of: itemID) }
     }
-    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws {
-        try await run { try $0.updateReceipt(householdID, id, fields) }
+    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields, expected: ReceiptFields?) async throws {
+        try await run { try $0.updateReceipt(householdID, id, fields, expected: expected) }
     }
     public func linkReceipt(_ householdID: HouseholdID, _ receiptID: ReceiptID, to itemID: ItemID?) async throws {
         try await run { try $0.linkReceipt(householdID, receiptID, to: itemID) }

@@ -164,8 +164,10 @@ public protocol AttachmentStore: Sendable {
     func receipts(_ householdID: HouseholdID, limit: Int) async throws -> [ReceiptListing]
     /// An item's receipts, oldest first.
     func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt]
-    /// Replaces what is known of a receipt; the linked item's search document is rewritten.
-    func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws
+    /// Replaces what is known of a receipt; the linked item's search document is rewritten. With `expected`, only
+    /// while the receipt still holds exactly those fields, checked in the same transaction; else `ReceiptChanged`
+    /// and nothing is written.
+    func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields, expected: ReceiptFields?) async throws
     /// Links a receipt to an item of the household, or unlinks it with nil.
     func linkReceipt(_ householdID: HouseholdID, _ receiptID: ReceiptID, to itemID: ItemID?) async throws
     /// Deletes a receipt; its file goes when no row uses it.
@@ -174,4 +176,17 @@ public protocol AttachmentStore: Sendable {
     /// What the household keeps (photos and receipts by their stored files, each counted once; reports) and the
     /// database's size.
     func storageSummary(_ householdID: HouseholdID) async throws -> StorageSummary
+}
+
+extension AttachmentStore {
+    /// Replaces what is known of a receipt, whatever it held.
+    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws {
+        try await updateReceipt(householdID, id, fields, expected: nil)
+    }
+}
+
+/// `updateReceipt` was told what the receipt held when the change was made, and it holds something else now: nothing
+/// was written.
+public struct ReceiptChanged: Error, Equatable, Sendable {
+    public init() {}
 }

@@ -248,9 +248,16 @@ extension PostgresStore: AttachmentStore {
         }
     }
 
-    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws {
+    public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields, expected: ReceiptFields?) async throws {
         try await transaction { connection in
             let (seq, _) = try await Self.receiptRow(connection, householdID, id, logger: logger)
+            if let expected {
+                // The row is locked (FOR UPDATE above), so what it holds now is what the update replaces.
+                let query = PostgresQuery(unsafeSQL: "\(Self.receiptSelect) WHERE r.household_id = $1 AND r.id = $2",
+                                          binds: try Self.binds(householdID.rawValue, id.rawValue))
+                let now = try await Self.receiptListings(try await connection.query(query, logger: logger), householdID).first
+                if now?.receipt.fields != expected { throw ReceiptChanged() }
+            }
             try await connection.query("""
                 UPDATE receipt SET vendor = \(fields.vendor), currency = \((fields.total ?? fields.tax)?.currency.code),
                     total_minor = \(fields.total?.minorUnits), tax_minor = \(fields.tax?.minorUnits), purchase_date = \(fields.purchaseDate?.iso),

@@ -294,6 +294,39 @@ import Testing
         }
     }
 
+    /// A change made on what a receipt held is written only while it still holds exactly that (the review form's save
+    /// and the reading job rely on it); otherwise `ReceiptChanged` and nothing is written.
+    @Test(arguments: Engine.available)
+    func aReceiptIsUpdatedOnlyWhileItHoldsWhatTheChangeWasMadeOn(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let f = try await fixture(stores)
+            let read = ReceiptFields(vendor: "Hardware Co", total: usd(12_345), tax: usd(1_000), purchaseDate: try CalendarDate(iso: "2025-03-04"),
+                                     rawText: "HARDWARE CO\nTOTAL 123.45", confidence: 0.6180339887)
+            let receipt = try await f.files.addReceipt(f.home.id, itemID: nil, staged: try f.staged(31), contentType: "image/jpeg", fields: read,
+                                                       now: at(10))
+            #expect(receipt.fields == read)
+            var checked = read
+            checked.vendor = "Hardware Company"
+            checked.confidence = 1
+            try await f.files.updateReceipt(f.home.id, receipt.id, checked, expected: read)
+            #expect(try await f.files.receipt(f.home.id, receipt.id).receipt.fields == checked)
+
+            var stale = read
+            stale.total = usd(99)
+            await #expect(throws: ReceiptChanged()) { try await f.files.updateReceipt(f.home.id, receipt.id, stale, expected: read) }
+            #expect(try await f.files.receipt(f.home.id, receipt.id).receipt.fields == checked)
+            // Nothing read yet (every field nil) is a state to expect too.
+            let empty = try await f.files.addReceipt(f.home.id, itemID: nil, staged: try f.staged(32), contentType: "image/png",
+                                                     fields: ReceiptFields(), now: at(11))
+            try await f.files.updateReceipt(f.home.id, empty.id, read, expected: ReceiptFields())
+            await #expect(throws: ReceiptChanged()) { try await f.files.updateReceipt(f.home.id, empty.id, checked, expected: ReceiptFields()) }
+            #expect(try await f.files.receipt(f.home.id, empty.id).receipt.fields == read)
+            await #expect(throws: DomainError.notFound("The receipt")) {
+                try await f.files.updateReceipt(f.other.id, receipt.id, read, expected: checked)
+            }
+        }
+    }
+
     @Test(arguments: Engine.available)
     func aLinkedReceiptsTextFindsItsItemUntilUnlinkedOrDeleted(engine: Engine) async throws {
         try await withStores(engine) { stores in
