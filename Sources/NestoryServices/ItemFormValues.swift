@@ -129,14 +129,8 @@ extension ItemFormValues {
     /// this edit changed takes this edit's value, one only the other change touched keeps the saved value, and one both
     /// changed to different values is a conflict (the saved value is kept and the field named).
     public func merged(base: ItemFormValues, saved: ItemFormValues) -> (values: ItemFormValues, conflicts: [String]) {
-        var merged = saved
-        var conflicts: [String] = []
-        for field in Self.fields {
-            let mine = Self.comparable(field, self[field]), was = Self.comparable(field, base[field]), now = Self.comparable(field, saved[field])
-            if mine == was || mine == now { continue }
-            if was == now { merged.values[field] = self[field] } else { conflicts.append(field) }
-        }
-        return (merged, conflicts)
+        let merge = FormMerge.merge(Self.fields, mine: values, base: base.values, saved: saved.values, comparable: Self.comparable)
+        return (ItemFormValues(merge.values), merge.conflicts)
     }
 
     /// A field's value as far as a change goes: spacing around it, a currency code's case and how tags are written
@@ -148,5 +142,24 @@ extension ItemFormValues {
         case "tags": return Tag.normalize(Tag.split(trimmed)).joined(separator: "\u{1F}")
         default: return trimmed
         }
+    }
+}
+
+/// The three-way merge of a form's edit onto the values saved since the form was shown, field by field: a field only
+/// the edit changed takes the edit's value, one only the other change touched keeps the saved value, and one both
+/// changed to different values is a conflict (the saved value is kept and the field named). `comparable` says which
+/// differences count as a change.
+enum FormMerge {
+    static func merge(_ fields: [String], mine: [String: String], base: [String: String], saved: [String: String],
+                      comparable: (String, String) -> String) -> (values: [String: String], conflicts: [String]) {
+        var merged = saved
+        var conflicts: [String] = []
+        for field in fields {
+            let mineNow = mine[field] ?? ""
+            let edited = comparable(field, mineNow), was = comparable(field, base[field] ?? ""), now = comparable(field, saved[field] ?? "")
+            if edited == was || edited == now { continue }
+            if was == now { merged[field] = mineNow } else { conflicts.append(field) }
+        }
+        return (merged, conflicts)
     }
 }
