@@ -313,9 +313,32 @@ public struct ReceiptsService: Sendable {
         try await receipts.receipt(household, receipt)
     }
 
-    /// Saves the fields as the person checked or typed them.
-    public func save(_ household: HouseholdID, _ receipt: ReceiptID, _ fields: ReceiptFields) async throws {
-        try await receipts.updateReceipt(household, receipt, fields)
+    /// Saves the fields as the person checked or typed them (amounts in `currency`), from a form that showed `base`
+    /// (nil: take the receipt as it is now). What was saved meanwhile in fields this edit left alone is kept; where
+    /// both changed a field, `ReceiptEditConflict` and nothing is saved. A field that does not read is a
+    /// `DomainError.validation` naming it.
+    public func save(_ household: HouseholdID, _ receipt: ReceiptID, values: ReceiptFormValues, base: ReceiptFormValues?,
+                     currency: CurrencyCode) async throws {
+        if case .failure(let error) = values.fields(currency: currency, rawText: nil) { throw error }
+        for _ in 0..<3 {
+            let current = try await receipts.receipt(household, receipt)
+            let saved = ReceiptFormValues(receipt: current.receipt)
+            let merge = values.merged(base: base ?? saved, saved: saved)
+            guard merge.conflicts.isEmpty else {
+                // Theirs where only they changed a field, this edit's where both did.
+                var proposed = merge.values
+                for field in merge.conflicts { proposed.values[field] = values[field] }
+                throw ReceiptEditConflict(current: current, fields: merge.conflicts, proposed: proposed)
+            }
+            let fields = try merge.values.fields(currency: currency, rawText: current.receipt.rawText).get()
+            do {
+                try await receipts.updateReceipt(household, receipt, fields, expected: current.receipt.fields)
+                return
+            } catch is ReceiptChanged {
+                continue  // saved again between the read and the write: merge onto that
+            }
+        }
+        throw ReceiptEditConflict(current: try await receipts.receipt(household, receipt), fields: [], proposed: values)
     }
 
     /// Links the receipt to an item of the household (nil unlinks it).
@@ -362,9 +385,19 @@ public struct ReceiptJobHandler: JobHandler {
         } catch {
             throw Self.failure(error)
         }
-        try await receipts.updateReceipt(job.householdID, request.receiptID, ReceiptFields(
-            vendor: reading.vendor?.value, total: reading.total?.value, tax: reading.tax?.value,
-            purchaseDate: reading.purchaseDate?.value, rawText: reading.rawText, confidence: reading.overallConfidence))
+        let read = ReceiptFields(vendor: reading.vendor?.value, total: reading.total?.value, tax: reading.tax?.value,
+                                 purchaseDate: reading.purchaseDate?.value, rawText: reading.rawText, confidence: reading.overallConfidence)
+        do {
+            // Only over what the receipt held when the reading began: fields a person saved since stay theirs.
+            try await receipts.updateReceipt(job.householdID, request.receiptID, read, expected: listing.receipt.fields)
+        } catch is ReceiptChanged {
+            let now = try await receipts.receipt(job.householdID, request.receiptID).receipt.fields
+            if now.rawText == nil, reading.rawText != nil {
+                var kept = now
+                kept.rawText = reading.rawText  // the text still makes the receipt searchable
+                try? await receipts.updateReceipt(job.householdID, request.receiptID, kept, expected: now)
+            }
+        }
         let nothing = reading.vendor == nil && reading.total == nil && reading.purchaseDate == nil
         return try JSONEncoder.jobText(Read(message: nothing
             ? "No receipt text could be read in this picture (blank, dark, or not a receipt?). The image is kept: type the fields below."

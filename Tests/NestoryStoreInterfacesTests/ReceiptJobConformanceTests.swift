@@ -15,9 +15,15 @@ import Testing
     final class CannedRecognizer: TextRecognizer, @unchecked Sendable {
         let text: String
         var images: [Data] = []
-        init(_ text: String) { self.text = text }
+        /// What happens while it "reads" (someone saving the receipt meanwhile).
+        let meanwhile: @Sendable () async -> Void
+        init(_ text: String, meanwhile: @escaping @Sendable () async -> Void = {}) {
+            self.text = text
+            self.meanwhile = meanwhile
+        }
         func recognize(imageData: Data) async throws(RecognitionError) -> RecognizedText {
             images.append(imageData)
+            await meanwhile()
             return RecognizedText(plainText: text)
         }
     }
@@ -70,6 +76,30 @@ import Testing
                 _ = try await handler.run(stray, context: JobContext(jobID: stray.id, progress: { _, _ in false }))
             }
             #expect(recognizer.images.count == 1)
+        }
+    }
+
+    /// A person who typed the fields while the reading ran (a reading resumed after a restart, say) keeps them: the job
+    /// adds only the text it read, for search.
+    @Test(arguments: Engine.available)
+    func fieldsSavedWhileTheReceiptIsReadStayAsSaved(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let blobs = try #require(stores.blobs)
+            let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Self.start)
+            let receipt = try await stores.attachments.addReceipt(home.id, itemID: nil, staged: try blobs.stage(Data((0..<200).map { UInt8($0) })),
+                                                                  contentType: "image/png", fields: ReceiptFields(), now: Self.start)
+            let typed = ReceiptFields(vendor: "Hardware Haven Ltd", total: try Money.parse("140", currency: .usd), confidence: 1)
+            let attachments = stores.attachments
+            let recognizer = CannedRecognizer(Self.text) {
+                try? await attachments.updateReceipt(home.id, receipt.id, typed)
+            }
+            let handler = ReceiptJobHandler(reader: ReceiptReader(recognizer: recognizer), receipts: stores.attachments)
+            let job = try await readingJob(stores, home.id, receipt.id)
+            _ = try await handler.run(job, context: JobContext(jobID: job.id, progress: { _, _ in false }))
+            let kept = try await stores.attachments.receipt(home.id, receipt.id).receipt
+            #expect(kept.vendor == "Hardware Haven Ltd" && kept.total == typed.total && kept.tax == nil && kept.purchaseDate == nil)
+            #expect(kept.confidence == 1)
+            #expect(kept.rawText?.contains("Cordless drill") == true)
         }
     }
 }

@@ -53,17 +53,10 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
 
     /// The edit form as a browser posts it: every field as shown (with `changes`), and the hidden base it was shown with.
     static func editForm(_ page: String, _ changes: [String: String]) throws -> [String: String] {
-        func hidden(_ name: String) throws -> String {
-            let marker = "name=\"\(name)\" value=\""
-            let start = try #require(page.range(of: marker)).upperBound
-            let raw = page[start...].prefix { $0 != "\"" }
-            return raw.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
-                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
-        }
-        let base = try hidden("base")
+        let base = try Browser.inputValue("base", in: page)
         var form = try #require(try JSONSerialization.jsonObject(with: Data(base.utf8)) as? [String: String])
         form["base"] = base
-        form["baseVersion"] = try hidden("baseVersion")
+        form["baseVersion"] = try Browser.inputValue("baseVersion", in: page)
         for (field, value) in changes { form[field] = value }
         return form
     }

@@ -164,6 +164,15 @@ struct Browser {
         guard let range = html.range(of: "<meta name=\"csrf-token\" content=\"") else { return nil }
         return String(html[range.upperBound...].prefix { $0 != "\"" })
     }
+
+    /// The value of the page's first input named `name`, unescaped as a browser posts it.
+    static func inputValue(_ name: String, in page: String) throws -> String {
+        let marker = "name=\"\(name)\" value=\""
+        let start = try #require(page.range(of: marker)).upperBound
+        let raw = page[start...].prefix { $0 != "\"" }
+        return raw.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
 }
 
 /// A clock a test moves by hand (the app lock's timeouts, without waiting).

@@ -50,14 +50,20 @@ struct ReceiptsController {
     @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
-        let search = request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        return try await reviewPage(viewer, try await dependencies.services.receipts.receipt(viewer.household.id, id),
+                                    search: request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? "", notice: request.query["notice"])
+    }
+
+    /// The review page; `edit` and `newItem` are its two forms as posted, when one comes back with what to fix.
+    private func reviewPage(_ viewer: Viewer, _ listing: ReceiptListing, search: String = "", notice: String? = nil,
+                            edit: ReceiptViews.FieldsForm? = nil, newItem: ReceiptViews.NewItemForm? = nil,
+                            status: HTTPResponse.Status = .ok) async throws -> Response {
+        let id = listing.receipt.id
         let matches = search.isEmpty ? [] : try await dependencies.items.search(viewer.household.id, ItemQuery(search: search, limit: 10)).elements.map(\.item)
         return HTMLResponse.page(ReceiptViews.review(
             viewer: viewer, listing: listing, state: reading(try await dependencies.services.receipts.reading(viewer.household.id, id)),
-            search: search, matches: matches,
-            rooms: try await dependencies.places.rooms(viewer.household.id), notice: request.query["notice"],
-            error: request.query["error"]))
+            search: search, matches: matches, rooms: try await dependencies.places.rooms(viewer.household.id), notice: notice,
+            edit: edit, newItem: newItem), status: status)
     }
 
     // MARK: - Capture
@@ -128,30 +134,46 @@ struct ReceiptsController {
 
     // MARK: - Review
 
+    /// Saves the fields as checked. What someone else saved meanwhile in fields left alone here is kept; where both
+    /// changed a field, the form comes back (409) with these values, the field marked and the receipt as it is now as
+    /// its base, so saving again replaces theirs knowingly. A field that does not read comes back marked (422).
     @Sendable func saveFields(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let form = try await Form.read(request, context: context)
-        let currency = viewer.household.currency
-        var errors: [FieldError] = []
-        func money(_ field: String) -> Money? {
-            guard let raw = form[field]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-            do { return try Money.parse(raw, currency: currency) } catch {
-                errors.append(FieldError(field: field, message: error.message))
-                return nil
+        var values = ReceiptFormValues()
+        for field in ReceiptFormValues.fields { values.values[field] = form[field] ?? "" }
+        let base = ReceiptFormValues(encoded: form["base"])
+        let receipts = dependencies.services.receipts
+        do {
+            try await receipts.save(viewer.household.id, id, values: values, base: base, currency: viewer.household.currency)
+            return .redirect(to: "/receipts/\(id)", notice: "Saved.")
+        } catch let conflict as ReceiptEditConflict {
+            return try await reviewPage(viewer, conflict.current, edit: ReceiptViews.FieldsForm(
+                values: conflict.proposed, base: ReceiptFormValues(receipt: conflict.current.receipt), errors: Self.conflictErrors(conflict)),
+                status: .conflict)
+        } catch let error as DomainError {
+            let listing = try await receipts.receipt(viewer.household.id, id)
+            return try await reviewPage(viewer, listing, edit: ReceiptViews.FieldsForm(
+                values: values, base: base ?? ReceiptFormValues(receipt: listing.receipt), errors: FieldErrors.fields(of: error)),
+                status: .unprocessableContent)
+        }
+    }
+
+    /// What the review form says when the receipt was saved meanwhile in the fields this edit changed.
+    static func conflictErrors(_ conflict: ReceiptEditConflict) -> [FieldError] {
+        guard !conflict.fields.isEmpty else {
+            return [FieldError(field: "edit", message: "This receipt kept changing while you saved it, so nothing was saved. Check the form and save again.")]
+        }
+        let saved = ReceiptFormValues(receipt: conflict.current.receipt)
+        return [FieldError(field: "edit", message: "Someone saved this receipt while you were checking it; yours is not saved yet. "
+                           + "Their changes to fields you left alone are in the form. Where you both changed a field, yours is shown: "
+                           + "check it and save again.")]
+            + conflict.fields.map { field in
+                let now = saved[field]
+                let shown = now.isEmpty ? "(empty)" : String(now.prefix(80)) + (now.count > 80 ? "…" : "")
+                return FieldError(field: field, message: "\(ReceiptViews.fieldNames[field] ?? field) was changed meanwhile to “\(shown)”. Saving replaces it with yours.")
             }
-        }
-        var fields = ReceiptFields(vendor: form["vendor"].flatMap(Text.clean), total: money("total"), tax: money("tax"),
-                                   rawText: listing.receipt.rawText, confidence: 1)
-        if let raw = form["purchaseDate"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
-            do { fields.purchaseDate = try CalendarDate(iso: raw) } catch { errors.append(FieldError(field: "purchaseDate", message: "Use a date such as 2024-03-31.")) }
-        }
-        guard errors.isEmpty else {
-            return .redirect(to: "/receipts/\(id)" + queryString([("error", errors.map(\.message).joined(separator: " "))]))
-        }
-        try await dependencies.services.receipts.save(viewer.household.id, id, fields)
-        return .redirect(to: "/receipts/\(id)", notice: "Saved.")
     }
 
     @Sendable func link(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -168,16 +190,16 @@ struct ReceiptsController {
     @Sendable func createItem(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        _ = try await dependencies.services.receipts.receipt(viewer.household.id, id)
+        let listing = try await dependencies.services.receipts.receipt(viewer.household.id, id)
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         let item: Item
         do {
             let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
             item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
         } catch let error as DomainError {
-            let message: String
-            if case .validation(let fields) = error { message = fields.map(\.message).joined(separator: " ") } else { message = error.message }
-            return .redirect(to: "/receipts/\(id)" + queryString([("error", message)]))
+            let errors = FieldErrors.fields(of: error)
+            return try await reviewPage(viewer, listing, newItem: ReceiptViews.NewItemForm(values: values, errors: errors),
+                                        status: errors.first?.field == "plan" ? .paymentRequired : .unprocessableContent)
         }
         try await dependencies.services.receipts.link(viewer.household.id, id, to: item.id)
         return .redirect(to: "/items/\(item.id)", notice: "Item added from the receipt, which is linked to it.")

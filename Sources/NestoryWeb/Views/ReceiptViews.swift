@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryServices
 
 /// Receipts: capture, review, the list.
 enum ReceiptViews {
@@ -69,9 +70,51 @@ enum ReceiptViews {
             """)
     }
 
+    /// The review form as posted: its values, what it showed first (its base, see `ReceiptFormValues.merged`) and the
+    /// problems to mark.
+    struct FieldsForm {
+        var values: ReceiptFormValues
+        var base: ReceiptFormValues
+        var errors: [FieldError]
+
+        init(receipt: Receipt) {
+            values = ReceiptFormValues(receipt: receipt)
+            base = values
+            errors = []
+        }
+
+        init(values: ReceiptFormValues, base: ReceiptFormValues, errors: [FieldError]) {
+            self.values = values
+            self.base = base
+            self.errors = errors
+        }
+    }
+
+    /// The "create a new item from it" form as posted, or as first shown (prefilled from what was read).
+    struct NewItemForm {
+        var values: ItemFormValues
+        var errors: [FieldError]
+
+        init(receipt: Receipt) {
+            values = ItemFormValues(["price": receipt.total?.plainAmount ?? "", "purchaseDate": receipt.purchaseDate?.iso ?? "",
+                                     "notes": receipt.vendor.map { "Bought at \($0)." } ?? ""])
+            errors = []
+        }
+
+        init(values: ItemFormValues, errors: [FieldError]) {
+            self.values = values
+            self.errors = errors
+        }
+    }
+
+    /// The field names in the review form's sentences.
+    static let fieldNames = ["vendor": "Store", "purchaseDate": "Date", "total": "Total", "tax": "Tax"]
+
     static func review(viewer: Viewer, listing: ReceiptListing, state: ReceiptsController.Reading, search: String, matches: [Item],
-                       rooms: [Room], notice: String?, error: String?) -> HTML {
+                       rooms: [Room], notice: String?, edit: FieldsForm? = nil, newItem: NewItemForm? = nil) -> HTML {
         let r = listing.receipt
+        let edit = edit ?? FieldsForm(receipt: r)
+        let newItem = newItem ?? NewItemForm(receipt: r)
         let image: HTML = """
             <figure class="receipt-image"><a href="/files/\(r.attachment.sha256)"><img src="/files/\(r.attachment.sha256)?size=display" alt="The receipt"></a></figure>
             """
@@ -92,11 +135,26 @@ enum ReceiptViews {
             guard present else { return HTML("<span class=\"badge missing\">not found</span>") }
             return confidence >= 0.75 ? HTML("<span class=\"badge ok\">read</span>") : HTML("<span class=\"badge missing\">check</span>")
         }
-        func field(_ name: String, _ label: String, _ value: String?, _ attributes: String = "") -> HTML {
-            """
-            <div class="field"><label for="receipt-\(name)">\(label) \(badge(value != nil))</label>
-            <input id="receipt-\(name)" name="\(name)" value="\(value ?? "")" \(HTML(raw: attributes))></div>
-            """
+        // A form that came back with something to fix sits below the photo: its first marked field takes the focus,
+        // which brings it into view.
+        let firstMarked = edit.errors.first { fieldNames[$0.field] != nil }?.field
+        let firstMarkedOfNewItem = newItem.errors.first { ["name", "price", "purchaseDate"].contains($0.field) }?.field
+        func autofocus(_ name: String, _ marked: String?) -> String { name == marked ? " autofocus" : "" }
+        func field(_ name: String, _ attributes: String = "") -> HTML {
+            let id = "receipt-\(name)"
+            let value = edit.values[name]
+            let attributes = attributes + autofocus(name, firstMarked)
+            guard let message = edit.errors.first(where: { $0.field == name })?.message else {
+                return """
+                    <div class="field"><label for="\(id)">\(fieldNames[name] ?? name) \(badge(!value.isEmpty))</label>
+                    <input id="\(id)" name="\(name)" value="\(value)" \(HTML(raw: attributes))></div>
+                    """
+            }
+            return """
+                <div class="field invalid"><label for="\(id)">\(fieldNames[name] ?? name)</label>
+                <input id="\(id)" name="\(name)" value="\(value)" \(HTML(raw: attributes)) aria-invalid="true" aria-describedby="\(id)-error">
+                <p class="error" id="\(id)-error">\(message)</p></div>
+                """
         }
         let failure: HTML = { if case .failed(let message) = state { return HTML("<div class=\"alert\" role=\"alert\">\(message)</div>") } else { return .empty } }()
         let linked: HTML = listing.itemName.map { name in
@@ -113,7 +171,9 @@ enum ReceiptViews {
             <input type="hidden" name="item" value="\(item.id)"><button type="submit" class="small">Link</button></form></li>
             """
         }
-        let roomOptions: [HTML] = rooms.map { "<option value=\"\($0.id)\">\($0.name)</option>" }
+        let roomOptions: [HTML] = rooms.map { room in
+            "<option value=\"\(room.id)\"\(newItem.values["roomID"] == room.id.description ? HTML(raw: " selected") : .empty)>\(room.name)</option>"
+        }
         let linkSection: HTML = listing.itemName != nil ? .empty : """
             <section class="card">
               <h2>Link to an item you have</h2>
@@ -126,13 +186,17 @@ enum ReceiptViews {
             <section class="card">
               <h2>Or create a new item from it</h2>
               <form method="post" action="/receipts/\(r.id)/item" class="item-form">
+                \(Layout.errorSummary(newItem.errors))
                 <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-                \(Layout.field("name", label: "Item name", value: nil, errors: [], attributes: "required maxlength=\"200\""))
+                \(Layout.field("name", label: "Item name", value: newItem.values["name"], errors: newItem.errors,
+                                 attributes: "required maxlength=\"200\"" + autofocus("name", firstMarkedOfNewItem)))
                 <div class="two">
-                  \(Layout.field("price", label: "Price", value: r.total?.plainAmount, errors: [], attributes: "inputmode=\"decimal\""))
-                  \(Layout.field("purchaseDate", label: "Purchase date", value: r.purchaseDate?.iso, type: "date", errors: []))
+                  \(Layout.field("price", label: "Price", value: newItem.values["price"], errors: newItem.errors,
+                                   attributes: "inputmode=\"decimal\"" + autofocus("price", firstMarkedOfNewItem)))
+                  \(Layout.field("purchaseDate", label: "Purchase date", value: newItem.values["purchaseDate"], type: "date", errors: newItem.errors,
+                                   attributes: autofocus("purchaseDate", firstMarkedOfNewItem)))
                 </div>
-                <input type="hidden" name="notes" value="\(r.vendor.map { "Bought at \($0)." } ?? "")">
+                <input type="hidden" name="notes" value="\(newItem.values["notes"])">
                 <div class="field"><label for="f-roomID">Room</label><select id="f-roomID" name="roomID"><option value="">No room</option>\(roomOptions)</select></div>
                 <button type="submit" class="primary">Create item</button>
               </form>
@@ -140,19 +204,20 @@ enum ReceiptViews {
             """
         return Layout.page(title: "Receipt", viewer: viewer, section: .capture, body: """
             \(Layout.notice(notice))
-            \(error.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
             \(failure)
             <div class="review">
             \(image)
             <section class="card">
               <h2>What the receipt says</h2>
-              <form method="post" action="/receipts/\(r.id)">
+              <form method="post" action="/receipts/\(r.id)" novalidate>
+                \(Layout.errorSummary(edit.errors))
                 <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-                \(field("vendor", "Store", r.vendor, "maxlength=\"120\""))
-                \(field("purchaseDate", "Date", r.purchaseDate?.iso, "type=\"date\""))
+                <input type="hidden" name="base" value="\(edit.base.encoded)">
+                \(field("vendor", "maxlength=\"\(ReceiptFormValues.maxVendorLength)\""))
+                \(field("purchaseDate", "type=\"date\""))
                 <div class="two">
-                  \(field("total", "Total", r.total?.plainAmount, "inputmode=\"decimal\""))
-                  \(field("tax", "Tax", r.tax?.plainAmount, "inputmode=\"decimal\""))
+                  \(field("total", "inputmode=\"decimal\""))
+                  \(field("tax", "inputmode=\"decimal\""))
                 </div>
                 <button type="submit" class="primary">Save</button>
               </form>
