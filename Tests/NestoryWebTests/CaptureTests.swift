@@ -61,9 +61,14 @@ struct CaptureTests {
             let badRegion = try await ann.request(.post, "/api/v1/barcodes/decode?region=1,2", body: DemoBarcodes.ean13PNG("4006381333931"), contentType: "image/png")
             #expect(badRegion.status == .badRequest)
 
-            let typo = try await ann.request(.get, "/capture/barcode?code=4006381333932")
-            #expect(typo.status == .seeOther)
-            #expect(typo.location?.contains("is%20not%20a%20valid%20product%20code") == true, "\(typo.location ?? "")")
+            // A typo comes back beside what was typed, not in a page address anyone could write.
+            let typo = try await ann.request(.get, "/capture/barcode?code=4006-3813-3393-2")
+            #expect(typo.status == .unprocessableContent)
+            #expect(typo.body.contains("<p class=\"error\" id=\"f-code-error\">4006381333932 is not a valid product code"))
+            #expect(typo.body.contains("value=\"4006-3813-3393-2\"") && typo.body.contains("aria-invalid=\"true\""))
+            #expect(try await ann.request(.get, "/capture/barcode?code=%20").status == .unprocessableContent)
+            let planted = try await ann.request(.get, "/capture?message=Your%20account%20is%20locked.%20Call%20555-0100")
+            #expect(planted.status == .ok && !planted.body.contains("555-0100"))
             let typed = try await ann.request(.get, "/capture/barcode?code=4006-3813-3393-1")
             #expect(typed.location == "/capture/barcode/4006381333931")
             let unknown = try await ann.request(.get, "/capture/barcode/5000112548167")
@@ -97,6 +102,9 @@ struct CaptureTests {
                 let page = try await browser.request(.get, "/capture")
                 #expect(page.body.contains("Scanning is turned off") && !page.body.contains("<video"))
                 #expect(page.body.contains("/settings/data") == isOwner)  // import is the owner's
+                // Typing the code is the way left, and a typo is still explained.
+                let typo = try await browser.request(.get, "/capture/barcode?code=4006381333932")
+                #expect(typo.status == .unprocessableContent && typo.body.contains("is not a valid product code"))
                 let refused = try await browser.request(.post, "/api/v1/barcodes/decode", body: Data("x".utf8), contentType: "image/png")
                 #expect(refused.status == .forbidden && refused.body.contains("\"scanning_disabled\""))
             }

@@ -23,10 +23,16 @@ struct CaptureController {
     }
 
     @Sendable func capturePage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let viewer = try context.requireViewer()
-        return HTMLResponse.page(CaptureViews.scan(viewer: viewer, message: request.query["message"],
-                                                   scanning: try await dependencies.scanningEnabled(viewer.household.id),
-                                                   recent: try await Self.recentCaptures(dependencies, viewer)))
+        try await scanPage(try context.requireViewer())
+    }
+
+    /// The barcode mode; with `typed` and `problem`, its "type the code" form comes back with what was typed and why it
+    /// was not looked up (422).
+    private func scanPage(_ viewer: Viewer, typed: String = "", problem: String? = nil) async throws -> Response {
+        HTMLResponse.page(CaptureViews.scan(viewer: viewer, typed: typed, problem: problem,
+                                            scanning: try await dependencies.scanningEnabled(viewer.household.id),
+                                            recent: try await Self.recentCaptures(dependencies, viewer)),
+                          status: problem == nil ? .ok : .unprocessableContent)
     }
 
     /// Photo item mode: the camera, then the quick form.
@@ -54,14 +60,15 @@ struct CaptureController {
     /// The "type the code" form: any code is accepted (it is saved as typed); a product code with a
     /// wrong check digit is sent back with a message, since it is almost always a typo.
     @Sendable func typedCode(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.requireViewer()
+        let viewer = try context.requireViewer()
         let typed = (request.query["code"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let code = typed.allSatisfy({ $0.isNumber || $0 == " " || $0 == "-" }) ? typed.filter(\.isNumber) : typed
         guard !code.isEmpty, code.count <= 200 else {
-            return .redirect(to: "/capture" + queryString([("message", "Type the number under the barcode.")]))
+            return try await scanPage(viewer, typed: String(typed.prefix(200)), problem: "Type the number under the barcode.")
         }
         if code.allSatisfy(\.isNumber), [8, 12, 13, 14].contains(code.count), GTIN(code) == nil {
-            return .redirect(to: "/capture" + queryString([("message", "\(code) is not a valid product code (its last digit does not match). Check the number and type it again.")]))
+            return try await scanPage(viewer, typed: typed,
+                                      problem: "\(code) is not a valid product code (its last digit does not match). Check the number and type it again.")
         }
         return .redirect(to: "/capture/barcode/" + (code.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? code))
     }

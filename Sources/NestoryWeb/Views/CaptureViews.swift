@@ -32,7 +32,9 @@ enum CaptureViews {
     /// own actions: initializing (a skeleton until the camera answers), ready, camera unavailable, permission
     /// denied (steps per browser), not a secure page, and scanning turned off (`scanning` false: by the
     /// operator or the owner; the page then offers the other ways to add an item).
-    static func scan(viewer: Viewer, message: String?, scanning: Bool = true, recent: [RecentCapture] = []) -> HTML {
+    /// The barcode mode. `typed` and `problem`: the "type the code" form sent back with what was typed and why it was
+    /// not looked up (the field takes the focus, so the message is in view).
+    static func scan(viewer: Viewer, typed: String = "", problem: String? = nil, scanning: Bool = true, recent: [RecentCapture] = []) -> HTML {
         let photoCard: HTML = """
             <section class="card" id="scan-photo-card">
               <h2>Or use a photo</h2>
@@ -47,8 +49,8 @@ enum CaptureViews {
             <section class="card">
               <h2>Or type the code</h2>
               <form method="get" action="/capture/barcode" class="type-code">
-                <div class="field"><label for="f-code">The number under the barcode</label>
-                <input id="f-code" name="code" inputmode="numeric" autocomplete="off" maxlength="200" required></div>
+                \(Layout.field("code", label: "The number under the barcode", value: typed, errors: problem.map { [FieldError(field: "code", message: $0)] } ?? [],
+                               attributes: "inputmode=\"numeric\" autocomplete=\"off\" maxlength=\"200\" required" + (problem == nil ? "" : " autofocus")))
                 <button type="submit" class="primary">Look up</button>
               </form>
               <p><a href="/items/quick">No barcode? Add the item by hand</a></p>
@@ -64,7 +66,6 @@ enum CaptureViews {
         }
         return Layout.page(title: "Capture", viewer: viewer, section: .capture, body: """
             \(ReceiptViews.modes("barcode"))
-            \(message.map { HTML("<div class=\"alert\" role=\"alert\">\($0)</div>") })
             <section class="card scanner" data-scanner data-state="initializing" aria-labelledby="scanner-title">
               <h2 id="scanner-title">Scan a barcode</h2>
               <div class="viewfinder">
