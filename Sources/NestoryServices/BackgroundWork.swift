@@ -313,13 +313,14 @@ public struct ReceiptsService: Sendable {
         try await receipts.receipt(household, receipt)
     }
 
-    /// Saves the fields as the person checked or typed them (amounts in `currency`), from a form that showed `base`
+    /// Saves the fields as the person checked or typed them (amounts in the form's currency, else `defaultCurrency`),
+    /// from a form that showed `base`
     /// (nil: take the receipt as it is now). What was saved meanwhile in fields this edit left alone is kept; where
     /// both changed a field, `ReceiptEditConflict` and nothing is saved. A field that does not read is a
     /// `DomainError.validation` naming it.
     public func save(_ household: HouseholdID, _ receipt: ReceiptID, values: ReceiptFormValues, base: ReceiptFormValues?,
-                     currency: CurrencyCode) async throws {
-        if case .failure(let error) = values.fields(currency: currency, rawText: nil) { throw error }
+                     defaultCurrency: CurrencyCode) async throws {
+        if case .failure(let error) = values.fields(defaultCurrency: defaultCurrency, rawText: nil) { throw error }
         for _ in 0..<3 {
             let current = try await receipts.receipt(household, receipt)
             let saved = ReceiptFormValues(receipt: current.receipt)
@@ -330,7 +331,7 @@ public struct ReceiptsService: Sendable {
                 for field in merge.conflicts { proposed.values[field] = values[field] }
                 throw ReceiptEditConflict(current: current, fields: merge.conflicts, proposed: proposed)
             }
-            let fields = try merge.values.fields(currency: currency, rawText: current.receipt.rawText).get()
+            let fields = try merge.values.fields(defaultCurrency: defaultCurrency, rawText: current.receipt.rawText).get()
             do {
                 try await receipts.updateReceipt(household, receipt, fields, expected: current.receipt.fields)
                 return

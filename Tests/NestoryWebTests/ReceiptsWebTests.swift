@@ -147,6 +147,7 @@ struct ReceiptsWebTests {
     static func reviewForm(_ page: String, _ changes: [String: String]) throws -> [String: String] {
         var form = ["base": try Browser.inputValue("base", in: page)]
         for field in ["vendor", "purchaseDate", "total", "tax"] { form[field] = try Browser.inputValue(field, in: page) }
+        form["currency"] = try Browser.selectedValue("currency", in: page)
         for (field, value) in changes { form[field] = value }
         return form
     }
@@ -203,6 +204,40 @@ struct ReceiptsWebTests {
             #expect(try app.database.items(household.id, ItemQuery()).elements.isEmpty)
             let planted = try await ann.request(.get, "/receipts/\(id)?error=Your+account+is+locked.+Call+555-0100")
             #expect(planted.status == .ok && !planted.body.contains("555-0100"))
+        }
+    }
+
+    /// A receipt read in another currency than the household's keeps it when a person corrects another field, and the
+    /// item made from it is priced in it.
+    @Test func aReceiptFromAbroadKeepsItsCurrency() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
+            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
+            _ = try await waitForReading(&ann, id)
+            let receiptID = try #require(ReceiptID(string: id))
+            let myr = try CurrencyCode("MYR")
+            try app.database.updateReceipt(household.id, receiptID, ReceiptFields(vendor: "INDAH GIFT", total: try Money.parse("60.30", currency: myr),
+                                                                                  rawText: "INDAH GIFT\nTOTAL RM 60.30", confidence: 0.8))
+            let page = try await ann.request(.get, "/receipts/\(id)").body
+            #expect(try Browser.selectedValue("currency", in: page) == "MYR")
+            #expect(try await ann.request(.post, "/receipts/\(id)", form: try Self.reviewForm(page, ["vendor": "Indah Gift & Home Deco"])).status == .seeOther)
+            let saved = try app.database.receipt(household.id, receiptID).receipt
+            let rm = try Money.parse("60.30", currency: myr)
+            #expect(saved.vendor == "Indah Gift & Home Deco" && saved.total == rm)
+
+            let review = try await ann.request(.get, "/receipts/\(id)").body
+            let newItemForm = try #require(review.range(of: "action=\"/receipts/\(id)/item\"")).upperBound
+            let currency = try Browser.selectedValue("currency", in: String(review[newItemForm...]))
+            #expect(currency == "MYR")
+            let created = try await ann.request(.post, "/receipts/\(id)/item", form: [
+                "name": "Table lamp", "price": "60.30", "currency": currency, "purchaseDate": "2018-10-19", "notes": ""])
+            #expect(created.status == .seeOther)
+            let item = try #require(try app.database.items(household.id, ItemQuery(search: "lamp")).elements.first?.item)
+            #expect(item.currency == myr && item.purchasePrice == rm)
         }
     }
 }

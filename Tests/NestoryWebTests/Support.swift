@@ -165,6 +165,16 @@ struct Browser {
         return String(html[range.upperBound...].prefix { $0 != "\"" })
     }
 
+    /// The chosen option of the page's first select named `name`, as a browser posts it.
+    static func selectedValue(_ name: String, in page: String) throws -> String {
+        let select = try #require(page.range(of: "name=\"\(name)\"")).upperBound
+        let options = page[select...]
+        let end = try #require(options.range(of: "</select>")).lowerBound
+        let chosen = try #require(options[..<end].range(of: "\" selected>")).lowerBound
+        let start = try #require(options[..<chosen].range(of: "value=\"", options: .backwards)).upperBound
+        return String(options[start..<chosen])
+    }
+
     /// The value of the page's first input named `name`, unescaped as a browser posts it.
     static func inputValue(_ name: String, in page: String) throws -> String {
         let marker = "name=\"\(name)\" value=\""

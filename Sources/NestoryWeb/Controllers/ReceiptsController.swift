@@ -146,7 +146,7 @@ struct ReceiptsController {
         let base = ReceiptFormValues(encoded: form["base"])
         let receipts = dependencies.services.receipts
         do {
-            try await receipts.save(viewer.household.id, id, values: values, base: base, currency: viewer.household.currency)
+            try await receipts.save(viewer.household.id, id, values: values, base: base, defaultCurrency: viewer.household.currency)
             return .redirect(to: "/receipts/\(id)", notice: "Saved.")
         } catch let conflict as ReceiptEditConflict {
             return try await reviewPage(viewer, conflict.current, edit: ReceiptViews.FieldsForm(

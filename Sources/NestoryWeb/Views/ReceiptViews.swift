@@ -96,8 +96,8 @@ enum ReceiptViews {
         var errors: [FieldError]
 
         init(receipt: Receipt) {
-            values = ItemFormValues(["price": receipt.total?.plainAmount ?? "", "purchaseDate": receipt.purchaseDate?.iso ?? "",
-                                     "notes": receipt.vendor.map { "Bought at \($0)." } ?? ""])
+            values = ItemFormValues(["price": receipt.total?.plainAmount ?? "", "currency": receipt.total?.currency.code ?? "",
+                                     "purchaseDate": receipt.purchaseDate?.iso ?? "", "notes": receipt.vendor.map { "Bought at \($0)." } ?? ""])
             errors = []
         }
 
@@ -108,7 +108,7 @@ enum ReceiptViews {
     }
 
     /// The field names in the review form's sentences.
-    static let fieldNames = ["vendor": "Store", "purchaseDate": "Date", "total": "Total", "tax": "Tax"]
+    static let fieldNames = ["vendor": "Store", "purchaseDate": "Date", "total": "Total", "tax": "Tax", "currency": "Currency"]
 
     static func review(viewer: Viewer, listing: ReceiptListing, state: ReceiptsController.Reading, search: String, matches: [Item],
                        rooms: [Room], notice: String?, edit: FieldsForm? = nil, newItem: NewItemForm? = nil) -> HTML {
@@ -140,6 +140,11 @@ enum ReceiptViews {
         let firstMarked = edit.errors.first { fieldNames[$0.field] != nil }?.field
         let firstMarkedOfNewItem = newItem.errors.first { ["name", "price", "purchaseDate"].contains($0.field) }?.field
         func autofocus(_ name: String, _ marked: String?) -> String { name == marked ? " autofocus" : "" }
+        /// A form's currency: the one its amounts are in, else the household's.
+        func currency(_ values: [String: String]) -> String {
+            let code = (values["currency"] ?? "").trimmingCharacters(in: .whitespaces).uppercased()
+            return code.isEmpty ? viewer.household.currency.code : code
+        }
         func field(_ name: String, _ attributes: String = "") -> HTML {
             let id = "receipt-\(name)"
             let value = edit.values[name]
@@ -196,6 +201,7 @@ enum ReceiptViews {
                   \(Layout.field("purchaseDate", label: "Purchase date", value: newItem.values["purchaseDate"], type: "date", errors: newItem.errors,
                                    attributes: autofocus("purchaseDate", firstMarkedOfNewItem)))
                 </div>
+                \(Layout.currencySelect(label: "Currency", selected: currency(newItem.values.values), errors: newItem.errors, locale: viewer.locale))
                 <input type="hidden" name="notes" value="\(newItem.values["notes"])">
                 <div class="field"><label for="f-roomID">Room</label><select id="f-roomID" name="roomID"><option value="">No room</option>\(roomOptions)</select></div>
                 <button type="submit" class="primary">Create item</button>
@@ -219,6 +225,7 @@ enum ReceiptViews {
                   \(field("total", "inputmode=\"decimal\""))
                   \(field("tax", "inputmode=\"decimal\""))
                 </div>
+                \(Layout.currencySelect(label: "Currency", selected: currency(edit.values.values), errors: edit.errors, locale: viewer.locale, id: "receipt-currency"))
                 <button type="submit" class="primary">Save</button>
               </form>
               \(linked)
