@@ -105,6 +105,24 @@ import Testing
             #expect(try await ann.request(.get, try #require(added.location)).body.contains(">Item added.</div>"))
         }
     }
+
+    /// A link from elsewhere cannot make the app say something: a notice shows only on a page reached from the app
+    /// itself, by what the browser says of where the navigation came from.
+    @Test func aNoticeInALinkFromElsewhereIsNotShown() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let planted = "/?notice=Your%20policy%20lapsed.%20Call%20555-0100"
+            for (site, shown) in [("cross-site", false), ("same-site", false), ("none", false), ("same-origin", true)] {
+                let page = try await ann.request(.get, planted, headers: [HTTPField.Name("Sec-Fetch-Site")!: site])
+                #expect(page.status == .ok)
+                #expect(page.body.contains("Call 555-0100") == shown, "Sec-Fetch-Site: \(site)")
+            }
+            #expect(try await ann.request(.get, planted).body.contains("Call 555-0100"))  // no Sec-Fetch headers: believed
+        }
+    }
 }
 
 /// An item's photos can be made the main one or removed, on the item page and through the API.

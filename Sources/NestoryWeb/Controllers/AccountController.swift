@@ -57,7 +57,7 @@ struct AccountController {
         guard try await !accounts.needsSetup() else { return .redirect(to: "/setup") }
         if context.viewer != nil { return .redirect(to: "/") }
         let next = request.query["next"]
-        let message = request.query["notice"] == "already-set-up"
+        let message = request.notice == "already-set-up"
             ? "Nestory was set up a moment ago, maybe from another tab: sign in with that account." : nil
         return try pageWithCSRF(request) { csrf in AccountViews.signIn(csrf: csrf, email: "", next: next, message: message) }
     }
@@ -95,7 +95,7 @@ struct AccountController {
     // MARK: - Settings: members and password
 
     @Sendable func settingsPage(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await settings(try context.requireViewer(), notice: request.query["notice"])
+        try await settings(try context.requireViewer(), notice: request.notice)
     }
 
     /// The Settings page, whole, with one form's values and errors when it comes back (422).

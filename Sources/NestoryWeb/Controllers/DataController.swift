@@ -37,7 +37,7 @@ struct DataController {
         let viewer = try owner(context)
         let recent = try await dependencies.services.jobs.recent(viewer.household.id, kind: JobKind.backup, within: BackupService.lifetime)
         let storage = try await dependencies.services.data.storage(viewer.household.id)
-        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: request.query["notice"]))
+        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: request.notice))
     }
 
     // MARK: - Export

@@ -38,7 +38,7 @@ struct InventoryController {
             page: overview.page, matching: overview.matching,
             rooms: Dictionary(uniqueKeysWithValues: overview.rooms.map { ($0.id, $0) }),
             categories: Dictionary(uniqueKeysWithValues: overview.categories.map { ($0.id, $0) }),
-            notice: query["notice"])
+            notice: request.notice)
         if query["fragment"] == "1" { return HTMLResponse.page(InventoryViews.items(model)) }
         return HTMLResponse.page(InventoryViews.page(model))
     }
@@ -70,7 +70,7 @@ struct InventoryController {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try await detailPage(try context.requireViewer(), try context.itemID(), notice: request.query["notice"])
+        try await detailPage(try context.requireViewer(), try context.itemID(), notice: request.notice)
     }
 
     /// The item's page; `valueForm` and `valueErrors` are its Value card's when a valuation came back refused (422).

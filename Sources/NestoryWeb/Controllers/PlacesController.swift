@@ -27,7 +27,7 @@ struct PlacesController {
             PlacesViews.Entry(id: $0.id, name: $0.name, color: $0.colorHex, items: $0.items)
         }
         return HTMLResponse.page(PlacesViews.page(kind: kind, viewer: viewer, entries: entries, errors: errors,
-                                                  notice: request.query["notice"]), status: status)
+                                                  notice: request.notice), status: status)
     }
 
     func add(_ kind: Kind, _ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -51,7 +51,7 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
         return try await reviewPage(viewer, try await dependencies.services.receipts.receipt(viewer.household.id, id),
-                                    search: request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? "", notice: request.query["notice"])
+                                    search: request.query["q"]?.trimmingCharacters(in: .whitespaces) ?? "", notice: request.notice)
     }
 
     /// The review page; `edit` and `newItem` are its two forms as posted, when one comes back with what to fix.

@@ -25,7 +25,7 @@ struct RemindersController {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let overview = try await reminders.overview(user: viewer.user.id, household: viewer.household.id)
-        return HTMLResponse.page(ReminderViews.list(viewer: viewer, overview: overview, notice: request.query["notice"]))
+        return HTMLResponse.page(ReminderViews.list(viewer: viewer, overview: overview, notice: request.notice))
     }
 
     @Sendable func setPreferences(_ request: Request, context: AppRequestContext) async throws -> Response {

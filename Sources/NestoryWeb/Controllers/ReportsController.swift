@@ -32,7 +32,7 @@ struct ReportsController {
                                                    summary: try await items.summary(id), history: try await dependencies.services.reports.history(id),
                                                    running: try await dependencies.services.jobs.recent(id, kind: JobKind.report, within: 86_400)
                                                        .filter { !$0.state.isFinished }.reversed(),
-                                                   notice: request.query["notice"]))
+                                                   notice: request.notice))
     }
 
     @Sendable func inventoryOptions(_ request: Request, context: AppRequestContext) async throws -> Response {

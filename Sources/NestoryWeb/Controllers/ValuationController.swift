@@ -35,7 +35,7 @@ struct ValuationController {
     @Sendable func depreciation(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         return HTMLResponse.page(ValuationViews.depreciation(viewer: viewer, table: try await valuations.depreciationTable(viewer.household.id), form: [:],
-                                                             errors: [], notice: request.query["notice"]))
+                                                             errors: [], notice: request.notice))
     }
 
     @Sendable func saveDepreciation(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -102,7 +102,7 @@ struct ValuationController {
 
     @Sendable func batch(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return try await batchPage(viewer, try jobID(context), notice: request.query["notice"])
+        return try await batchPage(viewer, try jobID(context), notice: request.notice)
     }
 
     /// `editing` is the entry whose review came back refused: an item's id, or `photo-` and a photo's id.
@@ -247,7 +247,7 @@ struct ValuationController {
             return HTMLResponse.page(ValuationViews.day(viewer: viewer, day: day, entries: try await valuations.day(viewer.household.id, day)))
         }
         return HTMLResponse.page(ValuationViews.history(viewer: viewer, days: try await valuations.householdHistory(viewer.household.id),
-                                                        notice: request.query["notice"]))
+                                                        notice: request.notice))
     }
 
 }

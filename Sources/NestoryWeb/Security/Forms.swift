@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NestoryDomain
 
@@ -33,5 +34,13 @@ extension Request {
     /// arrives as `q=walnut+desk`), the same way as a form body. Hummingbird's `uri.queryParameters` keeps
     /// the `+`, so the query is read here, in one place.
     var query: Form { Form(uri.query ?? "") }
+
+    /// The page's one-off notice (`?notice=`: what a redirect or the script says just happened), only on a page
+    /// reached from this site. A link from anywhere else (`Sec-Fetch-Site` cross-site, same-site or none) cannot put
+    /// words in the app's mouth; a client that sends no Sec-Fetch headers (an old browser, the tests) is believed.
+    var notice: String? {
+        guard let site = headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" else { return query["notice"] }
+        return nil
+    }
 }
 
