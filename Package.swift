@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "NestoryServices",
             dependencies: ["NestoryDomain", "NestoryStore", "NestoryStoreInterfaces", "NestoryAuth", "NestoryImaging", "NestoryJobs", "NestoryReports", "NestoryReceipts",
-                           "NestoryBackup", "NestoryImport", "NestoryReminders", "NestoryValuation", "NestoryLicences",
+                           "NestoryBackup", "NestoryImport", "NestoryReminders", "NestoryValuation", "NestoryLicences", "NestoryHTTP",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
@@ -378,6 +378,7 @@ let package = Package(
         .testTarget(name: "NestoryDemoTests", dependencies: ["NestoryDemo", "NestoryDomain", "NestoryStore"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryAuthTests", dependencies: ["NestoryAuth"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryRemindersTests", dependencies: ["NestoryReminders", "NestoryDomain"], swiftSettings: swiftSettings),
+        .testTarget(name: "NestoryHTTPTests", dependencies: ["NestoryHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "NestoryLicencesTests", dependencies: ["NestoryLicences", "NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NestoryValuationTests", dependencies: ["NestoryValuation", "NestoryDomain"], swiftSettings: swiftSettings),

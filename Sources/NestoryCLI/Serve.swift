@@ -137,6 +137,7 @@ struct Serve: AsyncParsableCommand {
             valuationProviders: LiveValuationProviders(searchURL: URL(string: settings.valuationSearchURL)!),
             valuationDefaults: ValuationDefaults(analysisBaseURL: settings.valuationAnalysisURL, analysisModel: settings.valuationAnalysisModel,
                                                  analysisKey: settings.valuationAnalysisKey, searchKey: settings.valuationSearchKey),
+            valuationAllowPrivateEndpoints: settings.valuationAllowPrivateEndpoints,
             valuationRequestsPerMinute: settings.valuationRequestsPerMinute, valuationConcurrency: settings.valuationConcurrency,
             tokenRequestsPerMinute: settings.tokenRequestsPerMinute,
             signInLimits: SignInLimits(perAccount: settings.signInAccountLimit, perClient: settings.signInClientLimit,

@@ -71,6 +71,9 @@ struct Settings: Sendable, Equatable {
     var valuationRequestsPerMinute = 60
     /// Items of a valuation batch valued at once (so a batch is bound by the providers' rate, not their latency).
     var valuationConcurrency = 8
+    /// Whether a household's own photo analysis endpoint may be at a private, loopback or link-local address (a local
+    /// Ollama or vLLM); the operator's own endpoint (`valuation.analysisURL`) may always be.
+    var valuationAllowPrivateEndpoints = false
     /// Where market searches go (Tavily's API, or a compatible proxy).
     var valuationSearchURL = "https://api.tavily.com"
     /// The operator's valuation providers, for households that set none (keys are secrets).
@@ -146,6 +149,7 @@ struct Settings: Sendable, Equatable {
         ("valuation.concurrency", "Items of a valuation batch valued at once"),
         ("valuation.searchURL", "Where market searches go: Tavily's API or a compatible proxy"),
         ("valuation.analysisURL", "Photo analysis for households that set none: an OpenAI-compatible endpoint's base address"),
+        ("valuation.allowPrivateEndpoints", "Let a household's own photo analysis endpoint be at a private, loopback or link-local address"),
         ("valuation.analysisModel", "That endpoint's model"), ("valuation.analysisKey", "That endpoint's API key (secret)"),
         ("valuation.searchKey", "Market search (Tavily) API key for households that set none (secret)"),
         ("licence.instancePro", "Every household on this server has Nestory Pro, without a licence key"),
@@ -238,6 +242,7 @@ struct Settings: Sendable, Equatable {
         try bool("secureCookies", &settings.secureCookies)
         try bool("capture.scanning", &settings.scanning)
         try bool("webhooks.allowPrivateAddresses", &settings.webhooksAllowPrivate)
+        try bool("valuation.allowPrivateEndpoints", &settings.valuationAllowPrivateEndpoints)
         try int("reminders.checkMinutes", &settings.remindersCheckMinutes, range: 1...1440)
         try int("appLock.secondsPerMinute", &settings.appLockSecondsPerMinute, range: 1...60)
         settings.passkeysRPID = text("passkeys.rpID").flatMap { $0.isEmpty ? nil : $0.lowercased() }
@@ -430,7 +435,8 @@ struct Settings: Sendable, Equatable {
             "reminders.checkMinutes": .stringConvertible(remindersCheckMinutes),
             "valuation.requestsPerMinute": .stringConvertible(valuationRequestsPerMinute), "valuation.searchURL": .string(valuationSearchURL),
             "valuation.concurrency": .stringConvertible(valuationConcurrency),
-            "valuation.analysisURL": .string(valuationAnalysisURL ?? "(none)"), "valuation.analysisModel": .string(valuationAnalysisModel ?? "(none)"),
+            "valuation.analysisURL": .string(valuationAnalysisURL ?? "(none)"),
+            "valuation.allowPrivateEndpoints": .stringConvertible(valuationAllowPrivateEndpoints), "valuation.analysisModel": .string(valuationAnalysisModel ?? "(none)"),
             "valuation.analysisKey": .string(valuationAnalysisKey == nil ? "(none)" : "(redacted)"),
             "valuation.searchKey": .string(valuationSearchKey == nil ? "(none)" : "(redacted)"),
             "licence.instancePro": .stringConvertible(instancePro),

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import NestoryAuth
 import NestoryDomain
+import struct NestoryHTTP.PublicAddressGuard
+import enum NestoryHTTP.PublicAddressError
 import NestoryJobs
 import NestoryReminders
 import NestoryStore
@@ -18,11 +20,11 @@ public struct RemindersService: Sendable {
     let blocking: BlockingPool
     let queue: JobQueue
     /// Where webhooks may go (public addresses only, unless the operator allows private ones).
-    public let addressGuard: WebhookAddressGuard
+    public let addressGuard: PublicAddressGuard
     let timeZone: TimeZone
     let now: @Sendable () -> Date
 
-    public init(store: any ReminderStore, blocking: BlockingPool, queue: JobQueue, addressGuard: WebhookAddressGuard,
+    public init(store: any ReminderStore, blocking: BlockingPool, queue: JobQueue, addressGuard: PublicAddressGuard,
                 timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.blocking = blocking
@@ -102,8 +104,8 @@ public struct RemindersService: Sendable {
         let addressGuard = addressGuard
         let checked: URL
         do {
-            checked = try await blocking.run { () throws(WebhookAddressError) -> URL in try addressGuard.check(url) }
-        } catch let error as WebhookAddressError {
+            checked = try await blocking.run { () throws(PublicAddressError) -> URL in try addressGuard.check(url) }
+        } catch let error as PublicAddressError {
             throw DomainError.invalid(field: "url", message: error.message)
         }
         try await store.setWebhook(household, url: checked.absoluteString, newSecret: "whsec_" + SessionToken.generate(), replaceSecret: newSecret,
@@ -159,13 +161,13 @@ public struct RemindersService: Sendable {
 public struct WebhookJobHandler: JobHandler {
     let store: any ReminderStore
     let sender: any WebhookSending
-    let addressGuard: WebhookAddressGuard
+    let addressGuard: PublicAddressGuard
     let now: @Sendable () -> Date
     public let kind = JobKind.webhook
     public let concurrency = 2
     public let retry: RetryPolicy
 
-    public init(store: any ReminderStore, sender: any WebhookSending, addressGuard: WebhookAddressGuard, retryDelay: TimeInterval = 30,
+    public init(store: any ReminderStore, sender: any WebhookSending, addressGuard: PublicAddressGuard, retryDelay: TimeInterval = 30,
                 now: @escaping @Sendable () -> Date = Date.init) {
         retry = RetryPolicy(maxAttempts: 6, baseDelay: retryDelay, maxDelay: 3600, resumesAfterStop: true)
         self.store = store

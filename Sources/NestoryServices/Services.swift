@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NestoryBackup
 import NestoryDomain
+import NestoryHTTP
 import NestoryImaging
 import NestoryJobs
 import NestoryReceipts
@@ -84,7 +85,8 @@ public struct Services: Sendable {
                 passwordHasher: any PasswordHasher, imaging: any ImageProcessing, reportMaker: any ReportMaking,
                 backupMaker: any BackupMaking, receiptReader: ReceiptReader?, maxPhotoBytes: Int64, plan: PlanService, webhooks: Webhooks = .unavailable,
                 valuationProviders: any ValuationProviderMaking = UnavailableValuationProviders(), valuationDefaults: ValuationDefaults = ValuationDefaults(),
-                valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8, tokenRequestsPerMinute: Int = 600,
+                valuationAllowPrivateEndpoints: Bool = false, valuationRequestsPerMinute: Int = 60, valuationConcurrency: Int = 8,
+                tokenRequestsPerMinute: Int = 600,
                 signInLimits: SignInLimits = SignInLimits(), blocking: BlockingPool = BlockingPool(),
                 concurrency: Concurrency = Concurrency(), drainTimeout: Duration = .seconds(25), jobLease: Duration = .seconds(30), idempotencyWindow: TimeInterval = 86_400,
                 logger: Logger = Logger(label: "nestory.jobs"), now: @escaping @Sendable () -> Date = Date.init) {
@@ -107,10 +109,11 @@ public struct Services: Sendable {
                                  blocking: blocking, maxBytes: maxPhotoBytes, plan: plan, now: now)
         let valuations = ValuationService(store: stores.valuations, items: itemStore, accounts: stores.accounts, jobs: stores.jobs,
                                           attachments: attachmentStore, secrets: secrets ?? .folder(folder), providers: valuationProviders,
-                                          defaults: valuationDefaults, now: now)
+                                          defaults: valuationDefaults, endpoints: .valuationEndpoints(allowPrivate: valuationAllowPrivateEndpoints),
+                                          blocking: blocking, now: now)
         handlers.append(ValuationJobHandler(valuations: valuations, items: items, pacer: ProviderPacer(requestsPerMinute: valuationRequestsPerMinute),
                                             width: valuationConcurrency))
-        let addressGuard = WebhookAddressGuard(allowPrivate: webhooks.allowPrivateAddresses)
+        let addressGuard = PublicAddressGuard.webhooks(allowPrivate: webhooks.allowPrivateAddresses)
         let reminderStore = stores.reminders
         handlers.append(WebhookJobHandler(store: reminderStore, sender: webhooks.sender, addressGuard: addressGuard,
                                           retryDelay: webhooks.retryDelay, now: now))

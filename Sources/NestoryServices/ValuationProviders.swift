@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryHTTP
 import NestoryStore
 import NestoryValuation
 
@@ -101,7 +102,8 @@ extension ValuationService {
     }
 
     /// The owner sets the providers; keys are sealed before they reach the database and never come back out to a
-    /// browser. A base URL must be http(s) (a local server such as Ollama or vLLM is allowed).
+    /// browser. A base URL must be http(s), at a public address unless the operator allows private ones (a local
+    /// server such as Ollama or vLLM): a household cannot send the server into its own network.
     public func saveProviders(_ household: HouseholdID, by role: MemberRole, _ form: ValuationProviderForm) async throws {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can set the valuation providers.") }
         var errors = FieldErrors()
@@ -112,6 +114,8 @@ extension ValuationService {
             let url = URL(string: base)
             if url?.host == nil || !["http", "https"].contains(url?.scheme?.lowercased() ?? "") || base.count > 500 {
                 errors.append(FieldError(field: "analysisBaseURL", message: "Enter the endpoint’s base address, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."))
+            } else if let host = url?.host, let refusal = await refusal(ofHost: host) {
+                errors.append(FieldError(field: "analysisBaseURL", message: refusal))
             }
         }
         if model.count > 200 || model.contains(where: { $0.isNewline }) { errors.append(FieldError(field: "analysisModel", message: "Enter the model’s name, e.g. gpt-4o-mini.")) }
@@ -158,7 +162,13 @@ extension ValuationService {
         if let sealed = stored.analysisKey {
             let key = try box.open(sealed, context: "\(household)/analysis")
             let base = URL(string: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL)!
-            analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
+            // The household's own endpoint is checked again before each use: its name may point elsewhere now, or it was
+            // saved before the rule (or restored from a backup made on another server).
+            if stored.analysisBaseURL != nil, let refusal = await refusal(ofHost: base.host ?? "") {
+                analyzer = RefusedEndpoint(message: refusal)
+            } else {
+                analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
+            }
         } else if let key = defaults.analysisKey, let base = URL(string: defaults.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL) {
             analyzer = providers.analyzer(baseURL: base, model: defaults.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
         }
@@ -168,5 +178,28 @@ extension ValuationService {
             searcher = providers.searcher(apiKey: key, country: stored.searchCountry)
         }
         return (analyzer, searcher)
+    }
+
+    /// Why a household's own endpoint at `host` may not be used, or nil when it may (its name is resolved off the
+    /// caller's thread).
+    func refusal(ofHost host: String) async -> String? {
+        let endpoints = endpoints
+        do {
+            // (A typed-throws closure returning nothing crashes Swift 6.3.1's SIL lifetime diagnostics here.)
+            try await blocking.run { () throws -> Bool in try endpoints.checkHost(host); return true }
+            return nil
+        } catch let error as PublicAddressError {
+            return error.message
+        } catch {
+            return "\(host) could not be checked: \(error)"
+        }
+    }
+}
+
+/// A household's endpoint the address rule refuses: each use fails with the reason, as a provider's refusal would.
+struct RefusedEndpoint: PhotoAnalyzing {
+    let message: String
+    func identify(photos: [Data], hint: String?) async throws(ProviderError) -> Identification {
+        throw .endpointNotAllowed(message)
     }
 }

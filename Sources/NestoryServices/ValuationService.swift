@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryHTTP
 import NestoryStore
 import NestoryStoreInterfaces
 import NestoryValuation
@@ -24,12 +25,19 @@ public struct ValuationService: Sendable {
     let providers: any ValuationProviderMaking
     /// The operator's providers, for households without their own.
     let defaults: ValuationDefaults
+    /// Where a household's own analysis endpoint may be (public addresses, unless the operator allows private ones),
+    /// and the threads its host name is resolved on.
+    let endpoints: PublicAddressGuard
+    let blocking: BlockingPool
     let now: @Sendable () -> Date
 
     public init(store: any ValuationStore, items: any ItemStore, accounts: any AccountStore, jobs: any JobStore, attachments: any AttachmentStore,
                 secrets: SecretKeys, timeZone: TimeZone = .current, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
-                defaults: ValuationDefaults = ValuationDefaults(), now: @escaping @Sendable () -> Date = Date.init) {
+                defaults: ValuationDefaults = ValuationDefaults(), endpoints: PublicAddressGuard = .valuationEndpoints(allowPrivate: false),
+                blocking: BlockingPool = BlockingPool(), now: @escaping @Sendable () -> Date = Date.init) {
         self.defaults = defaults
+        self.endpoints = endpoints
+        self.blocking = blocking
         self.store = store
         self.items = items
         self.accounts = accounts

@@ -85,7 +85,7 @@ public protocol MarketSearching: Sendable {
 }
 
 /// What went wrong with a provider, as the provider said it; `stopsBatch` errors need the owner to act (a key, a
-/// quota, a plan), the others are per item.
+/// quota, a plan, an endpoint this server will not call), the others are per item.
 public enum ProviderError: Error, Hashable, Sendable, CustomStringConvertible {
     /// 401 (or 403): the key is wrong or revoked.
     case invalidKey(provider: String)
@@ -103,10 +103,12 @@ public enum ProviderError: Error, Hashable, Sendable, CustomStringConvertible {
     case truncated
     /// The answer was not the JSON the schema asks for.
     case invalidAnswer(String)
+    /// The household's own endpoint is somewhere this server does not send requests (its own network); nothing was sent.
+    case endpointNotAllowed(String)
 
     public var stopsBatch: Bool {
         switch self {
-        case .invalidKey, .quotaExceeded, .planLimit: return true
+        case .invalidKey, .quotaExceeded, .planLimit, .endpointNotAllowed: return true
         default: return false
         }
     }
@@ -125,6 +127,7 @@ public enum ProviderError: Error, Hashable, Sendable, CustomStringConvertible {
         case .refused(let message): return "The model declined to describe these photos: \(message)"
         case .truncated: return "The model's answer was cut off before it was complete. Try again, or with fewer photos."
         case .invalidAnswer(let message): return "The model's answer was not what was asked for: \(message)"
+        case .endpointNotAllowed(let message): return "Nothing was sent to the photo analysis endpoint: \(message) Change it in Settings → Valuation."
         }
     }
 }

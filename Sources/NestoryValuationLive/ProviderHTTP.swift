@@ -39,7 +39,8 @@ enum Verdict<Value> {
 }
 
 /// One JSON POST with a timeout and the retry policy; errors as `ProviderError`, keys redacted. The session is
-/// made on the first call, so a server whose households never value online does not start libcurl.
+/// made on the first call, so a server whose households never value online does not start libcurl. A redirect is not
+/// followed (an API does not redirect its calls, and one could lead into the server's own network): the 3xx is the answer.
 final class ProviderHTTP: @unchecked Sendable {
     let provider: String
     let timeout: TimeInterval
@@ -64,7 +65,7 @@ final class ProviderHTTP: @unchecked Sendable {
             configuration.timeoutIntervalForRequest = timeout
             configuration.timeoutIntervalForResource = timeout
             configuration.httpAdditionalHeaders = ["User-Agent": "Nestory/\(NestoryVersion.current) (self-hosted home inventory)"]
-            let made = URLSession(configuration: configuration)
+            let made = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
             started = made
             return made
         }
@@ -115,7 +116,7 @@ final class ProviderHTTP: @unchecked Sendable {
         case .unreachable(let p, let m): return .unreachable(provider: p, message: redact(m))
         case .refused(let m): return .refused(redact(m))
         case .invalidAnswer(let m): return .invalidAnswer(redact(m))
-        case .invalidKey, .truncated: return error
+        case .invalidKey, .truncated, .endpointNotAllowed: return error
         }
     }
 
@@ -171,5 +172,13 @@ final class ProviderHTTP: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data()
+    }
+}
+
+/// Answers every redirect with "do not follow": the redirect itself reaches the caller.
+final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
     }
 }

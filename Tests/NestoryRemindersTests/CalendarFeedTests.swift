@@ -78,42 +78,4 @@ struct WebhookTests {
         #expect(!WebhookSignature.verify(header, body: body, secret: "whsec_abc", now: now.addingTimeInterval(301)))
         #expect(!WebhookSignature.verify("v1=deadbeef", body: body, secret: "whsec_abc", now: now))
     }
-
-    @Test("internal addresses: loopback, RFC 1918, link-local, CGNAT, unique local, mapped and NAT64 IPv4")
-    func internalAddresses() {
-        for address in ["127.0.0.1", "127.8.9.10", "10.0.0.5", "172.16.0.1", "172.31.255.255", "192.168.1.20", "169.254.169.254",
-                        "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fd00::5", "fc12::1",
-                        "::ffff:127.0.0.1", "::ffff:10.1.2.3", "64:ff9b::a00:1", "ff02::1", "2001:db8::1", "not an address"] {
-            #expect(WebhookAddressGuard.isInternal(address), "\(address)")
-        }
-        for address in ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"] {
-            #expect(!WebhookAddressGuard.isInternal(address), "\(address)")
-        }
-    }
-
-    @Test("the guard refuses internal hosts, by literal or by what a name resolves to, unless allowed")
-    func guardChecks() throws {
-        let resolver: @Sendable (String) -> [String] = { host in
-            switch host {
-            case "hooks.example": return ["93.184.216.34"]
-            case "sneaky.example": return ["93.184.216.34", "10.0.0.7"]  // one public, one private: refused
-            case "rebind.example": return ["127.0.0.1"]
-            default: return []
-            }
-        }
-        let strict = WebhookAddressGuard(allowPrivate: false, resolve: resolver)
-        #expect(try strict.check("https://hooks.example/nestory").absoluteString == "https://hooks.example/nestory")
-        for bad in ["http://127.0.0.1:8080/hook", "http://10.1.2.3/", "http://[::1]/", "http://[::ffff:192.168.0.1]/", "https://sneaky.example/",
-                    "https://rebind.example/"] {
-            #expect(throws: WebhookAddressError.self, "\(bad)") { try strict.check(bad) }
-        }
-        #expect(throws: WebhookAddressError.unresolvable("nowhere.example")) { try strict.check("https://nowhere.example/") }
-        for invalid in ["ftp://hooks.example/", "hooks.example", "https://user:pw@hooks.example/", "javascript:alert(1)", ""] {
-            #expect(throws: WebhookAddressError.self, "\(invalid)") { try strict.check(invalid) }
-        }
-        let open = WebhookAddressGuard(allowPrivate: true, resolve: resolver)
-        #expect(try open.check("http://127.0.0.1:8080/hook").port == 8080)
-        // The system resolver answers for localhost without a network.
-        #expect(WebhookAddressGuard.systemResolve("localhost").contains { $0 == "127.0.0.1" || $0 == "::1" })
-    }
 }

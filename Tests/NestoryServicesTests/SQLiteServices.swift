@@ -1,4 +1,5 @@
 import Foundation
+import NestoryHTTP
 import NestoryImaging
 import NestoryServices
 import NestoryStore
@@ -18,10 +19,11 @@ extension ItemsService {
 
 extension ValuationService {
     static func sqlite(_ database: AppDatabase, timeZone: TimeZone = .current, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
-                       defaults: ValuationDefaults = ValuationDefaults(), now: @escaping @Sendable () -> Date = Date.init) -> ValuationService {
+                       defaults: ValuationDefaults = ValuationDefaults(), endpoints: PublicAddressGuard = .valuationEndpoints(allowPrivate: false),
+                       now: @escaping @Sendable () -> Date = Date.init) -> ValuationService {
         let stores = Stores.sqlite(database)
         return ValuationService(store: stores.valuations, items: stores.items, accounts: stores.accounts, jobs: stores.jobs,
                                 attachments: stores.attachments, secrets: .folder(database.folder), timeZone: timeZone, providers: providers,
-                                defaults: defaults, now: now)
+                                defaults: defaults, endpoints: endpoints, now: now)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NestoryHTTP
 import NestoryDomain
 import NestoryStoreInterfaces
 import NestoryImagingLive
@@ -264,5 +265,34 @@ struct ValuationBatchTests {
         // Without the operator's keys, nothing is configured for a household that set none.
         let other = try f.database.createHousehold(name: "Joneses", currency: .usd, now: Date())
         #expect(try await f.valuations.configuredProviders(other.id).analyzer == nil)
+    }
+
+    /// A household cannot send the server into its own network through its own analysis endpoint: one inside it is
+    /// refused when saved (unless the operator allows private addresses), and one stored before (another server's
+    /// backup, an older version) stops a batch before anything is sent.
+    @Test func aHouseholdsOwnEndpointInsideTheServersNetworkIsNotCalled() async throws {
+        let f = try Fixture()
+        for endpoint in ["http://127.0.0.1:11434/v1", "http://[::1]/v1", "http://169.254.169.254/latest", "http://localhost:8080/v1"] {
+            do {
+                try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisBaseURL: endpoint, analysisKey: "sk-test-1234"))
+                Issue.record("\(endpoint) was saved")
+            } catch let error as DomainError {
+                let fields = FieldErrors.fields(of: error)
+                #expect(fields.map(\.field) == ["analysisBaseURL"] && fields.first?.message.contains("valuation.allowPrivateEndpoints") == true, "\(fields)")
+            }
+        }
+        #expect(try f.database.valuationSettings(f.household.id).analysisKey == nil)
+        // Allowed by the operator: saved. Then the rule is back (or the settings came from elsewhere): nothing is sent.
+        let allowing = ValuationService.sqlite(f.database, providers: f.providers, endpoints: .valuationEndpoints(allowPrivate: true))
+        try await allowing.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisBaseURL: "http://127.0.0.1:11434/v1", analysisKey: "sk-test-1234"))
+        #expect(try await allowing.configuredProviders(f.household.id).analyzer is FakeProviders.Analyzer)
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
+        let lamp = try f.item("Lamp", price: "30")
+        _ = try await f.items.addPhoto(f.household.id, to: lamp.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
+        let job = try await f.finished(try await f.valuations.startBatch(f.household.id, items: [lamp.id], queue: f.runner.queue()))
+        #expect(job.state == .failed && job.errorCode == "provider_refused")
+        #expect(job.message?.contains("Nothing was sent to the photo analysis endpoint: 127.0.0.1 is an address inside this server's network") == true,
+                "\(job.message ?? "")")
+        #expect(f.providers.photosSeen.isEmpty)
     }
 }

@@ -115,6 +115,21 @@ struct AnalyzerContractTests {
         #expect(server.requests.count == 1)
     }
 
+    @Test("A redirect is not followed (it could lead into the server's own network): the photos go nowhere else")
+    func redirectNotFollowed() async throws {
+        let elsewhere = try await FakeProvider([.init(status: 200, body: Chat.completion(content: Chat.identification))])
+        defer { elsewhere.stop() }
+        let server = try await FakeProvider([.init(status: 307, body: "{}",
+                                                   headers: ["Location": "http://127.0.0.1:\(elsewhere.port)/v1/chat/completions"])])
+        defer { server.stop() }
+        await expectError({
+            if case .unavailable(_, 307, _) = $0 { return true }
+            return false
+        }) { () async throws(ProviderError) in try await analyzer(server).identify(photos: Self.photos, hint: nil) }
+        #expect(server.requests.count == 1)
+        #expect(elsewhere.requests.isEmpty)
+    }
+
     @Test("A rate limit that does not clear: the tries run out with what the server said")
     func rateLimitRunsOut() async throws {
         let waits = Waits()

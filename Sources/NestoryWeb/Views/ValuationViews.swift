@@ -113,7 +113,7 @@ enum ValuationViews {
                 <h3>Photo analysis</h3>
                 \(Layout.field("analysisBaseURL", label: "Endpoint", value: form["analysisBaseURL"] ?? settings.analysisBaseURL, errors: errors,
                                attributes: "inputmode=\"url\" autocomplete=\"off\" spellcheck=\"false\"",
-                               hint: "Any OpenAI-compatible chat-completions endpoint: OpenAI, or your own (vLLM, Ollama, llama.cpp), e.g. http://localhost:11434/v1."))
+                               hint: "Any OpenAI-compatible chat-completions endpoint: OpenAI, or your own (vLLM, Ollama, llama.cpp), e.g. http://localhost:11434/v1 where whoever runs this server allows private addresses."))
                 \(Layout.field("analysisModel", label: "Model", value: form["analysisModel"] ?? settings.analysisModel, errors: errors,
                                attributes: "autocomplete=\"off\" spellcheck=\"false\"", hint: "A model that reads images and follows a JSON schema."))
                 \(keyField("analysisKey", label: "API key", hint: settings.analysisKeyHint, byOperator: settings.operatorAnalysis, help: "Kept encrypted on this server; never shown again.",
