@@ -271,7 +271,7 @@ let package = Package(
         ),
         // Reminders outside the app: the calendar (ICS) feed of warranty expiries, and signed webhooks
         // guarded against reaching the server's own network.
-        .target(name: "NestoryReminders", dependencies: ["NestoryDomain", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "NestoryReminders", dependencies: ["NestoryDomain", "NestoryHTTP", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: swiftSettings),
         // `make bench-barcodes`: decode rate, wrong reads and time per image beside zbarimg.
         .executableTarget(name: "bench-barcodes", dependencies: ["NestoryChildProcess", "NestoryBarcodesLive", "NestoryBarcodes", "NestoryDomain"], swiftSettings: swiftSettings),

@@ -8,8 +8,8 @@ import NestoryValuationLive
 struct LiveValuationProviders: ValuationProviderMaking {
     let searchURL: URL
 
-    func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing {
-        OpenAICompatibleAnalyzer(baseURL: baseURL, model: model, apiKey: apiKey)
+    func analyzer(baseURL: URL, model: String, apiKey: String, connectingTo address: String?) -> any PhotoAnalyzing {
+        OpenAICompatibleAnalyzer(baseURL: baseURL, model: model, apiKey: apiKey, connectingTo: address)
     }
 
     func searcher(apiKey: String, country: String?) -> any MarketSearching {

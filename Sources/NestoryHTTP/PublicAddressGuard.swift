@@ -50,8 +50,23 @@ public struct PublicAddressGuard: Sendable {
                            resolve: resolve)
     }
 
+    /// A URL that passed, and the addresses its host was found at when it did (empty when private ones are allowed:
+    /// nothing was looked up). Sending to one of them, not to what the name resolves to later, is what keeps a name
+    /// pointed inside afterwards (DNS rebinding) from reaching the server's network: see `AddressPin`.
+    public struct Checked: Sendable {
+        public let url: URL
+        public let addresses: [String]
+
+        /// The address to send to (see `preferred`).
+        public var address: String? { PublicAddressGuard.preferred(addresses) }
+    }
+
+    /// Of the addresses a host was checked at, the one to send to: an IPv4 one where there is one (reachable from more
+    /// networks), else the first.
+    public static func preferred(_ addresses: [String]) -> String? { addresses.first { !$0.contains(":") } ?? addresses.first }
+
     /// The URL, parsed and checked.
-    public func check(_ text: String) throws(PublicAddressError) -> URL {
+    public func check(_ text: String) throws(PublicAddressError) -> Checked {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.count <= 2048, let components = URLComponents(string: trimmed), let url = components.url,
               let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -61,19 +76,21 @@ public struct PublicAddressGuard: Sendable {
         guard components.user == nil, components.password == nil else {
             throw .invalid("Leave the user name and password out of the address.")
         }
-        try checkHost(host)
-        return url
+        return Checked(url: url, addresses: try checkHost(host))
     }
 
     /// A URL's host (a name, or an address, IPv6 in brackets or not): every address it resolves to must be public.
-    public func checkHost(_ host: String) throws(PublicAddressError) {
-        if allowPrivate { return }
+    /// Returns them (none when private addresses are allowed).
+    @discardableResult
+    public func checkHost(_ host: String) throws(PublicAddressError) -> [String] {
+        if allowPrivate { return [] }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let addresses = Self.literal(bare) != nil ? [bare] : resolve(bare)
         guard !addresses.isEmpty else { throw .unresolvable(host) }
         for address in addresses where Self.isInternal(address) {
             throw .internalAddress(host: bare, address: address, rule: rule)
         }
+        return addresses
     }
 
     /// The address as bytes, if `text` is an IPv4 or IPv6 literal.
@@ -141,5 +158,21 @@ public struct PublicAddressGuard: Sendable {
             cursor = info.pointee.ai_next
         }
         return Array(Set(addresses)).sorted()
+    }
+}
+
+/// Sends a request to the address a URL's host was checked at, not to whatever the name resolves to when the
+/// connection is made. For http: the URL with the address as its host, and a Host header naming the original. An
+/// https URL is left as it is: its certificate is checked against the name, so a name pointed elsewhere at connect
+/// time meets a server that cannot prove to be it, and nothing is sent.
+public enum AddressPin {
+    /// The URL to connect to and the Host header to send with it (nil: send the URL as it is).
+    public static func apply(_ address: String?, to url: URL) -> (url: URL, host: String?) {
+        guard let address, url.scheme?.lowercased() == "http", var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let host = components.host else { return (url, nil) }
+        let original = components.port.map { "\(host):\($0)" } ?? host
+        components.host = address.contains(":") ? "[\(address)]" : address
+        guard let pinned = components.url else { return (url, nil) }
+        return (pinned, original)
     }
 }

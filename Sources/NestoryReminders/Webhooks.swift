@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NestoryDomain
+import NestoryHTTP
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -86,11 +87,13 @@ public enum WebhookSignature {
 
 /// Delivers one webhook request. The live one uses URLSession; tests give a double or a local server.
 public protocol WebhookSending: Sendable {
-    /// POSTs `body` to `url` with `headers`; returns the HTTP status. Throws when nothing was answered.
-    func post(_ url: URL, body: Data, headers: [String: String]) async throws -> Int
+    /// POSTs `body` to `url` with `headers`, connecting to `address` (the one the URL's host was checked at; nil: as
+    /// the name resolves); returns the HTTP status. Throws when nothing was answered.
+    func post(_ url: URL, connectingTo address: String?, body: Data, headers: [String: String]) async throws -> Int
 }
 
-/// POSTs with a short timeout and never follows a redirect (a redirect could lead to an internal address).
+/// POSTs with a short timeout, to the address checked (`AddressPin`), and never follows a redirect (a redirect could
+/// lead to an internal address).
 public final class LiveWebhookSender: NSObject, WebhookSending, URLSessionTaskDelegate, @unchecked Sendable {
     private let timeout: TimeInterval
     private let lock = NSLock()
@@ -113,11 +116,13 @@ public final class LiveWebhookSender: NSObject, WebhookSending, URLSessionTaskDe
         }
     }
 
-    public func post(_ url: URL, body: Data, headers: [String: String]) async throws -> Int {
-        var request = URLRequest(url: url)
+    public func post(_ url: URL, connectingTo address: String?, body: Data, headers: [String: String]) async throws -> Int {
+        let (target, host) = AddressPin.apply(address, to: url)
+        var request = URLRequest(url: target)
         request.httpMethod = "POST"
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let host { request.setValue(host, forHTTPHeaderField: "Host") }
         let (_, response) = try await session.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }

@@ -104,7 +104,7 @@ public struct RemindersService: Sendable {
         let addressGuard = addressGuard
         let checked: URL
         do {
-            checked = try await blocking.run { () throws(PublicAddressError) -> URL in try addressGuard.check(url) }
+            checked = try await blocking.run { () throws(PublicAddressError) -> URL in try addressGuard.check(url).url }
         } catch let error as PublicAddressError {
             throw DomainError.invalid(field: "url", message: error.message)
         }
@@ -185,17 +185,19 @@ public struct WebhookJobHandler: JobHandler {
         guard let webhook = try await store.webhook(job.householdID) else {
             throw JobFailure(code: "no_webhook", message: "The household no longer has a webhook.")
         }
-        let url: URL
-        do { url = try addressGuard.check(webhook.url) } catch {
+        let checked: PublicAddressGuard.Checked
+        do { checked = try addressGuard.check(webhook.url) } catch {
             try? await store.recordWebhookAttempt(job.householdID, status: nil, error: error.message, at: now())
             throw JobFailure(code: "webhook_refused", message: error.message)
         }
+        let url = checked.url
         let body = try event.body()
         let headers = ["Content-Type": "application/json", WebhookSignature.header: WebhookSignature.sign(body, secret: webhook.secret, time: now()),
                        "Nestory-Event": event.type, "Nestory-Delivery": event.id]
         let status: Int
         do {
-            status = try await sender.post(url, body: body, headers: headers)
+            // To the address just checked, so a name pointed inside meanwhile reaches nothing.
+            status = try await sender.post(url, connectingTo: checked.address, body: body, headers: headers)
         } catch {
             let message = "No answer from \(url.host ?? "the address"): \(error.localizedDescription)"
             try? await store.recordWebhookAttempt(job.householdID, status: nil, error: message, at: now())

@@ -144,7 +144,7 @@ public struct Services: Sendable {
 
 /// The webhook sender of a test that does not expect webhooks: any delivery is a loud failure.
 struct UnavailableWebhookSender: WebhookSending {
-    func post(_ url: URL, body: Data, headers: [String: String]) async throws -> Int {
+    func post(_ url: URL, connectingTo address: String?, body: Data, headers: [String: String]) async throws -> Int {
         throw JobFailure(code: "no_sender", message: "No webhook sender was given to Services (a test double was expected).")
     }
 }

@@ -6,7 +6,8 @@ import NestoryValuation
 
 /// Makes the providers of a household's settings: the live clients in the bootstrap, a test's local ones in tests.
 public protocol ValuationProviderMaking: Sendable {
-    func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing
+    /// `address`: where to connect (the address a household's own endpoint was checked at), or nil: as the name resolves.
+    func analyzer(baseURL: URL, model: String, apiKey: String, connectingTo address: String?) -> any PhotoAnalyzing
     func searcher(apiKey: String, country: String?) -> any MarketSearching
 }
 
@@ -23,7 +24,7 @@ public struct UnavailableValuationProviders: ValuationProviderMaking {
         }
     }
 
-    public func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing { Refusing() }
+    public func analyzer(baseURL: URL, model: String, apiKey: String, connectingTo address: String?) -> any PhotoAnalyzing { Refusing() }
     public func searcher(apiKey: String, country: String?) -> any MarketSearching { Refusing() }
 }
 
@@ -114,8 +115,8 @@ extension ValuationService {
             let url = URL(string: base)
             if url?.host == nil || !["http", "https"].contains(url?.scheme?.lowercased() ?? "") || base.count > 500 {
                 errors.append(FieldError(field: "analysisBaseURL", message: "Enter the endpoint’s base address, e.g. https://api.openai.com/v1 or http://localhost:11434/v1."))
-            } else if let host = url?.host, let refusal = await refusal(ofHost: host) {
-                errors.append(FieldError(field: "analysisBaseURL", message: refusal))
+            } else if let host = url?.host, case .failure(let refusal) = await checkEndpoint(host) {
+                errors.append(FieldError(field: "analysisBaseURL", message: refusal.message))
             }
         }
         if model.count > 200 || model.contains(where: { $0.isNewline }) { errors.append(FieldError(field: "analysisModel", message: "Enter the model’s name, e.g. gpt-4o-mini.")) }
@@ -164,13 +165,18 @@ extension ValuationService {
             let base = URL(string: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL)!
             // The household's own endpoint is checked again before each use: its name may point elsewhere now, or it was
             // saved before the rule (or restored from a backup made on another server).
-            if stored.analysisBaseURL != nil, let refusal = await refusal(ofHost: base.host ?? "") {
-                analyzer = RefusedEndpoint(message: refusal)
-            } else {
-                analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
+            // Its calls go to the address it was checked at, so the name cannot be pointed inside meanwhile.
+            let check: Result<String?, EndpointRefusal> = stored.analysisBaseURL == nil ? .success(nil) : await checkEndpoint(base.host ?? "")
+            switch check {
+            case .failure(let refusal):
+                analyzer = RefusedEndpoint(message: refusal.message)
+            case .success(let address):
+                analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key,
+                                              connectingTo: address)
             }
         } else if let key = defaults.analysisKey, let base = URL(string: defaults.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL) {
-            analyzer = providers.analyzer(baseURL: base, model: defaults.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key)
+            analyzer = providers.analyzer(baseURL: base, model: defaults.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key,
+                                          connectingTo: nil)
         }
         if let sealed = stored.searchKey {
             searcher = providers.searcher(apiKey: try box.open(sealed, context: "\(household)/search"), country: stored.searchCountry)
@@ -180,20 +186,24 @@ extension ValuationService {
         return (analyzer, searcher)
     }
 
-    /// Why a household's own endpoint at `host` may not be used, or nil when it may (its name is resolved off the
-    /// caller's thread).
-    func refusal(ofHost host: String) async -> String? {
+    /// Whether a household's own endpoint at `host` may be used: the address to connect to (nil when private ones are
+    /// allowed: as the name resolves), or why not. The name is resolved off the caller's thread.
+    func checkEndpoint(_ host: String) async -> Result<String?, EndpointRefusal> {
         let endpoints = endpoints
         do {
-            // (A typed-throws closure returning nothing crashes Swift 6.3.1's SIL lifetime diagnostics here.)
-            try await blocking.run { () throws -> Bool in try endpoints.checkHost(host); return true }
-            return nil
+            let addresses = try await blocking.run { () throws -> [String] in try endpoints.checkHost(host) }
+            return .success(PublicAddressGuard.preferred(addresses))
         } catch let error as PublicAddressError {
-            return error.message
+            return .failure(EndpointRefusal(message: error.message))
         } catch {
-            return "\(host) could not be checked: \(error)"
+            return .failure(EndpointRefusal(message: "\(host) could not be checked: \(error)"))
         }
     }
+}
+
+/// Why a household's own endpoint is not used.
+struct EndpointRefusal: Error {
+    let message: String
 }
 
 /// A household's endpoint the address rule refuses: each use fails with the reason, as a provider's refusal would.

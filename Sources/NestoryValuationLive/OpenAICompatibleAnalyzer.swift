@@ -16,13 +16,16 @@ public struct OpenAICompatibleAnalyzer: PhotoAnalyzing, CustomStringConvertible,
     public let providerName: String
     public let maxCompletionTokens: Int
     private let apiKey: String?
+    /// Where to connect (the address the endpoint's host was checked at; see `AddressPin`), or nil: as the name resolves.
+    let address: String?
     let http: ProviderHTTP
 
     /// `apiKey`: sent as `Authorization: Bearer`; nil or empty for a local server that takes none. `timeout`:
     /// each try (images take a while); `maxCompletionTokens`: the answer's cap (a cut answer is `.truncated`).
-    public init(baseURL: URL = Self.openAIBase, model: String, apiKey: String?, name: String? = nil, timeout: TimeInterval = 90,
-                retry: RetryPolicy = .standard, maxCompletionTokens: Int = 1000) {
+    public init(baseURL: URL = Self.openAIBase, model: String, apiKey: String?, connectingTo address: String? = nil, name: String? = nil,
+                timeout: TimeInterval = 90, retry: RetryPolicy = .standard, maxCompletionTokens: Int = 1000) {
         self.baseURL = baseURL
+        self.address = address
         self.model = model
         self.apiKey = apiKey?.trimmingCharacters(in: .whitespacesAndNewlines)
         let host = baseURL.host ?? baseURL.absoluteString
@@ -68,7 +71,7 @@ public struct OpenAICompatibleAnalyzer: PhotoAnalyzing, CustomStringConvertible,
         var headers: [String: String] = [:]
         if let apiKey, !apiKey.isEmpty { headers["Authorization"] = "Bearer \(apiKey)" }
         let url = baseURL.appendingPathComponent("chat/completions")
-        return try await http.post(url, body: requestBody(photos: photos, hint: hint), headers: headers, judge: judge)
+        return try await http.post(url, connectingTo: address, body: requestBody(photos: photos, hint: hint), headers: headers, judge: judge)
     }
 
     func judge(_ answer: HTTPAnswer) throws(ProviderError) -> Verdict<Identification> {

@@ -74,7 +74,8 @@ final class ProviderHTTP: @unchecked Sendable {
     func redact(_ text: String) -> String { Redactor.redact(text, secrets: secrets) }
 
     /// POSTs `body` until `judge` says done, a try is refused for good (`judge` throws), or the tries run out.
-    func post<Value>(_ url: URL, body: Data, headers: [String: String],
+    /// `address`: connect there rather than to what the URL's host resolves to (see `AddressPin`).
+    func post<Value>(_ url: URL, connectingTo address: String? = nil, body: Data, headers: [String: String],
                      judge: (HTTPAnswer) throws(ProviderError) -> Verdict<Value>) async throws(ProviderError) -> Value {
         var attempt = 0
         while true {
@@ -82,7 +83,7 @@ final class ProviderHTTP: @unchecked Sendable {
             var failure: ProviderError
             var answerHeaders: [String: String] = [:]
             do {
-                let answer = try await send(url, body: body, headers: headers)
+                let answer = try await send(url, connectingTo: address, body: body, headers: headers)
                 answerHeaders = answer.headers
                 switch try judge(answer) {
                 case .done(let value): return value
@@ -120,14 +121,16 @@ final class ProviderHTTP: @unchecked Sendable {
         }
     }
 
-    private func send(_ url: URL, body: Data, headers: [String: String]) async throws(ProviderError) -> HTTPAnswer {
-        var request = URLRequest(url: url)
+    private func send(_ url: URL, connectingTo address: String?, body: Data, headers: [String: String]) async throws(ProviderError) -> HTTPAnswer {
+        let (target, host) = AddressPin.apply(address, to: url)
+        var request = URLRequest(url: target)
         request.httpMethod = "POST"
         request.httpBody = body
         request.timeoutInterval = timeout
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let host { request.setValue(host, forHTTPHeaderField: "Host") }
         do {
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else { throw ProviderError.unreachable(provider: provider, message: "the answer was not HTTP") }

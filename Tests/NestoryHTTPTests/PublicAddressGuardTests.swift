@@ -27,7 +27,8 @@ import Testing
             }
         }
         let strict = PublicAddressGuard.webhooks(allowPrivate: false, resolve: resolver)
-        #expect(try strict.check("https://hooks.example/nestory").absoluteString == "https://hooks.example/nestory")
+        let checked = try strict.check("https://hooks.example/nestory")
+        #expect(checked.url.absoluteString == "https://hooks.example/nestory" && checked.addresses == ["93.184.216.34"] && checked.address == "93.184.216.34")
         for bad in ["http://127.0.0.1:8080/hook", "http://10.1.2.3/", "http://[::1]/", "http://[::ffff:192.168.0.1]/", "https://sneaky.example/",
                     "https://rebind.example/"] {
             #expect(throws: PublicAddressError.self, "\(bad)") { try strict.check(bad) }
@@ -37,7 +38,8 @@ import Testing
             #expect(throws: PublicAddressError.self, "\(invalid)") { try strict.check(invalid) }
         }
         let open = PublicAddressGuard.webhooks(allowPrivate: true, resolve: resolver)
-        #expect(try open.check("http://127.0.0.1:8080/hook").port == 8080)
+        let allowed = try open.check("http://127.0.0.1:8080/hook")
+        #expect(allowed.url.port == 8080 && allowed.address == nil)  // nothing looked up: sent as the name resolves
         // The refusal says which setting allows it, for the use the guard is made for.
         #expect(throws: PublicAddressError.internalAddress(host: "rebind.example", address: "127.0.0.1",
                                                            rule: "webhooks go only to public addresses unless whoever runs the server allows it (setting webhooks.allowPrivateAddresses)")) {
@@ -52,5 +54,21 @@ import Testing
                 + "a public address unless whoever runs the server allows private ones (setting valuation.allowPrivateEndpoints).")
         // The system resolver answers for localhost without a network.
         #expect(PublicAddressGuard.systemResolve("localhost").contains { $0 == "127.0.0.1" || $0 == "::1" })
+    }
+
+    /// A request goes to the address checked, not to what the name resolves to when it is sent (DNS rebinding): for
+    /// http, by the address in the URL and the name in the Host header; https is left to its certificate check.
+    @Test func aRequestIsPinnedToTheAddressChecked() {
+        #expect(PublicAddressGuard.preferred(["2606:4700:4700::1111", "93.184.216.34"]) == "93.184.216.34")
+        #expect(PublicAddressGuard.preferred(["2606:4700:4700::1111"]) == "2606:4700:4700::1111")
+        #expect(PublicAddressGuard.preferred([]) == nil)
+        let url = URL(string: "http://hooks.example:8080/nestory/hook?kind=test")!
+        let v4 = AddressPin.apply("93.184.216.34", to: url)
+        #expect(v4.url.absoluteString == "http://93.184.216.34:8080/nestory/hook?kind=test" && v4.host == "hooks.example:8080")
+        let v6 = AddressPin.apply("2606:4700:4700::1111", to: URL(string: "http://hooks.example/v1")!)
+        #expect(v6.url.absoluteString == "http://[2606:4700:4700::1111]/v1" && v6.host == "hooks.example")
+        let tls = AddressPin.apply("93.184.216.34", to: URL(string: "https://hooks.example/hook")!)
+        #expect(tls.url.absoluteString == "https://hooks.example/hook" && tls.host == nil)
+        #expect(AddressPin.apply(nil, to: url) == (url, nil))
     }
 }

@@ -16,6 +16,8 @@ final class FakeProviders: ValuationProviderMaking, @unchecked Sendable {
     var queries: [MarketQuery] = []
     var photosSeen: [Int] = []
     var stopWith: ProviderError?
+    /// Where each analyser made was told to connect.
+    var addresses: [String?] = []
 
     struct Analyzer: PhotoAnalyzing {
         let owner: FakeProviders
@@ -40,7 +42,10 @@ final class FakeProviders: ValuationProviderMaking, @unchecked Sendable {
         }
     }
 
-    func analyzer(baseURL: URL, model: String, apiKey: String) -> any PhotoAnalyzing { Analyzer(owner: self) }
+    func analyzer(baseURL: URL, model: String, apiKey: String, connectingTo address: String?) -> any PhotoAnalyzing {
+        lock.withLock { addresses.append(address) }
+        return Analyzer(owner: self)
+    }
     func searcher(apiKey: String, country: String?) -> any MarketSearching { Searcher(owner: self) }
 }
 
@@ -286,6 +291,7 @@ struct ValuationBatchTests {
         let allowing = ValuationService.sqlite(f.database, providers: f.providers, endpoints: .valuationEndpoints(allowPrivate: true))
         try await allowing.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisBaseURL: "http://127.0.0.1:11434/v1", analysisKey: "sk-test-1234"))
         #expect(try await allowing.configuredProviders(f.household.id).analyzer is FakeProviders.Analyzer)
+        #expect(f.providers.addresses.last == .some(nil))  // private ones allowed: nothing looked up, sent as the name resolves
         let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC")!
         let lamp = try f.item("Lamp", price: "30")
         _ = try await f.items.addPhoto(f.household.id, to: lamp.id) { upload in try png.withUnsafeBytes { try upload.append($0) } }
@@ -294,5 +300,9 @@ struct ValuationBatchTests {
         #expect(job.message?.contains("Nothing was sent to the photo analysis endpoint: 127.0.0.1 is an address inside this server's network") == true,
                 "\(job.message ?? "")")
         #expect(f.providers.photosSeen.isEmpty)
+        // A public endpoint: its calls go to the address it was checked at.
+        try await f.valuations.saveProviders(f.household.id, by: .owner, ValuationProviderForm(analysisBaseURL: "http://93.184.216.34/v1"))
+        #expect(try await f.valuations.configuredProviders(f.household.id).analyzer is FakeProviders.Analyzer)
+        #expect(f.providers.addresses.last == "93.184.216.34")
     }
 }

@@ -115,6 +115,17 @@ struct AnalyzerContractTests {
         #expect(server.requests.count == 1)
     }
 
+    @Test("Calls go to the address the endpoint was checked at, with its name in the Host header")
+    func pinnedToTheCheckedAddress() async throws {
+        let server = try await FakeProvider([.init(status: 200, body: Chat.completion(content: Chat.identification))])
+        defer { server.stop() }
+        let analyzer = OpenAICompatibleAnalyzer(baseURL: URL(string: "http://analysis.invalid:\(server.port)/v1")!, model: "gpt-4o", apiKey: Self.key,
+                                                connectingTo: "127.0.0.1", retry: Waits().policy(attempts: 1))
+        let identification = try await analyzer.identify(photos: Self.photos, hint: nil)
+        #expect(identification.productName == "Bravia X80K 55-inch 4K TV")
+        #expect(server.requests.count == 1)
+    }
+
     @Test("A redirect is not followed (it could lead into the server's own network): the photos go nowhere else")
     func redirectNotFollowed() async throws {
         let elsewhere = try await FakeProvider([.init(status: 200, body: Chat.completion(content: Chat.identification))])

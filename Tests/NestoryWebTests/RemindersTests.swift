@@ -26,6 +26,7 @@ final class WebhookReceiver: @unchecked Sendable {
             let body = try await request.body.collect(upTo: 1_000_000)
             var headers: [String: String] = [:]
             for field in request.headers { headers[field.name.canonicalName] = field.value }  // lower-case names
+            headers["host"] = request.head.authority  // HTTP/1's Host, as HTTPTypes keeps it
             let status = lock.withLock { () -> Int in
                 list.append(Received(headers: headers, body: Data(buffer: body)))
                 return self.statuses.isEmpty ? 200 : self.statuses.removeFirst()
@@ -207,5 +208,17 @@ struct RemindersTests {
         #expect(try await app.waitForJob(test.id).state == .succeeded)
         #expect(try await receiver.wait(for: 4).last?.headers["nestory-event"] == "webhook.test")
         #expect(try app.database.webhook(household.id)?.lastStatus == 200)
+    }
+
+    /// The live sender connects to the address the webhook's host was checked at, whatever the name resolves to when it
+    /// sends (here a name that resolves nowhere), and names the host in the Host header.
+    @Test func aDeliveryGoesToTheAddressChecked() async throws {
+        let receiver = try await WebhookReceiver()
+        defer { receiver.stop() }
+        let url = try #require(URL(string: "http://hooks.invalid:\(receiver.port)/hook"))
+        let status = try await LiveWebhookSender(timeout: 5).post(url, connectingTo: "127.0.0.1", body: Data("{}".utf8),
+                                                                  headers: ["Content-Type": "application/json"])
+        #expect(status == 200)
+        #expect(receiver.received.first?.headers["host"] == "hooks.invalid:\(receiver.port)")
     }
 }
