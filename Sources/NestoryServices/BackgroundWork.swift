@@ -314,10 +314,9 @@ public struct ReceiptsService: Sendable {
     }
 
     /// Saves the fields as the person checked or typed them (amounts in the form's currency, else `defaultCurrency`),
-    /// from a form that showed `base`
-    /// (nil: take the receipt as it is now). What was saved meanwhile in fields this edit left alone is kept; where
-    /// both changed a field, `ReceiptEditConflict` and nothing is saved. A field that does not read is a
-    /// `DomainError.validation` naming it.
+    /// from a form that showed `base` (nil: the receipt as it is now). A field the form did not send is left as it is.
+    /// What was saved meanwhile in fields this edit left alone is kept; where both changed a field, `ReceiptEditConflict`
+    /// and nothing is saved. A field that does not read is a `DomainError.validation` naming it.
     public func save(_ household: HouseholdID, _ receipt: ReceiptID, values: ReceiptFormValues, base: ReceiptFormValues?,
                      defaultCurrency: CurrencyCode) async throws {
         if case .failure(let error) = values.fields(defaultCurrency: defaultCurrency, rawText: nil) { throw error }

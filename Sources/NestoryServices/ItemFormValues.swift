@@ -147,15 +147,15 @@ extension ItemFormValues {
 
 /// The three-way merge of a form's edit onto the values saved since the form was shown, field by field: a field only
 /// the edit changed takes the edit's value, one only the other change touched keeps the saved value, and one both
-/// changed to different values is a conflict (the saved value is kept and the field named). `comparable` says which
-/// differences count as a change.
+/// changed to different values is a conflict (the saved value is kept and the field named). A field the edit does not
+/// have is one it left alone. `comparable` says which differences count as a change.
 enum FormMerge {
     static func merge(_ fields: [String], mine: [String: String], base: [String: String], saved: [String: String],
                       comparable: (String, String) -> String) -> (values: [String: String], conflicts: [String]) {
         var merged = saved
         var conflicts: [String] = []
         for field in fields {
-            let mineNow = mine[field] ?? ""
+            guard let mineNow = mine[field] else { continue }
             let edited = comparable(field, mineNow), was = comparable(field, base[field] ?? ""), now = comparable(field, saved[field] ?? "")
             if edited == was || edited == now { continue }
             if was == now { merged[field] = mineNow } else { conflicts.append(field) }
