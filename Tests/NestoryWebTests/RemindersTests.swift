@@ -216,8 +216,9 @@ struct RemindersTests {
         let receiver = try await WebhookReceiver()
         defer { receiver.stop() }
         let url = try #require(URL(string: "http://hooks.invalid:\(receiver.port)/hook"))
-        let status = try await LiveWebhookSender(timeout: 5).post(url, connectingTo: "127.0.0.1", body: Data("{}".utf8),
-                                                                  headers: ["Content-Type": "application/json"])
+        // A patient timeout: a clean clone's first full run timed a 5 s one out (the receiver shares a loaded process).
+        let status = try await LiveWebhookSender(timeout: 60).post(url, connectingTo: "127.0.0.1", body: Data("{}".utf8),
+                                                                   headers: ["Content-Type": "application/json"])
         #expect(status == 200)
         #expect(receiver.received.first?.headers["host"] == "hooks.invalid:\(receiver.port)")
     }
