@@ -26,16 +26,16 @@ public struct Household: Identifiable, Hashable, Codable, Sendable {
         return try! Money(minorUnits: minor, currency: currency)
     }
 
-    /// Trims and checks a household name.
     /// Whether this household is the one a person named, as they type names on the command line: ignoring case and
     /// the spaces around the name ("the smiths" finds "The Smiths").
     public func nameMatches(_ typed: String) -> Bool {
         name.compare(typed.trimmingCharacters(in: .whitespacesAndNewlines), options: [.caseInsensitive]) == .orderedSame
     }
 
+    /// Cleans (`Text.clean`: spaces collapsed, control characters and direction overrides dropped, as in every name)
+    /// and checks a household name.
     public static func validatedName(_ raw: String) throws(DomainError) -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw .invalid(field: "name", message: "Give the household a name.") }
+        guard let name = Text.clean(raw) else { throw .invalid(field: "name", message: "Give the household a name.") }
         guard name.count <= 120 else { throw .invalid(field: "name", message: "Keep the name under 120 characters.") }
         return name
     }

@@ -220,9 +220,10 @@ public enum Text {
         isCleanASCII(raw) ? raw : cleanScalars(raw)
     }
 
-    /// `clean` for any text, scalar by scalar.
+    /// `clean` for any text, scalar by scalar. A line break or tab between words is a space between them ("Sony⏎TV" is
+    /// "Sony TV", not "SonyTV"); other control characters go.
     static func cleanScalars(_ raw: String) -> String? {
-        let cleaned = raw.unicodeScalars.filter { !controlCharacters.contains($0) }
+        let cleaned = raw.unicodeScalars.filter { !controlCharacters.contains($0) || $0.properties.isWhitespace }
         let text = String(String.UnicodeScalarView(cleaned)).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return visible(text)
     }

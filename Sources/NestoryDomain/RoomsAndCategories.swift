@@ -55,9 +55,10 @@ public struct Category: Identifiable, Hashable, Codable, Sendable {
 public enum PlaceName {
     public static let maximumLength = 60
 
+    /// Cleaned as every name is (`Text.clean`: spaces collapsed, control characters and direction overrides dropped),
+    /// then checked.
     public static func validated(_ raw: String, field: String = "name") throws(DomainError) -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw .invalid(field: field, message: "Enter a name.") }
+        guard let name = Text.clean(raw) else { throw .invalid(field: field, message: "Enter a name.") }
         guard name.count <= maximumLength else {
             throw .invalid(field: field, message: "Keep the name under \(maximumLength) characters.")
         }

@@ -131,6 +131,12 @@ import Testing
     @Test func householdNamesAndColours() throws {
         #expect(try Household.validatedName("  The Smiths ") == "The Smiths")
         #expect(throws: DomainError.self) { try Household.validatedName("   ") }
+        // Cleaned like any name: a line break, a bell and a direction override would reach the PDF and the calendar.
+        #expect(try Household.validatedName("The\n\u{202E}Smiths\u{0007}") == "The Smiths")
+        #expect(throws: DomainError.self) { try Household.validatedName("\u{202E}\u{0007}") }
+        #expect(try PlaceName.validated("  Living\n\u{202E}room\u{0007} ") == "Living room")
+        #expect(try PlaceName.validated("Küche") == "Küche")
+        #expect(throws: DomainError.self) { try PlaceName.validated("\u{200B}\t") }
         #expect(try NestoryDomain.Category.validatedColor("#3b82f6") == "#3B82F6")
         #expect(throws: DomainError.self) { try NestoryDomain.Category.validatedColor("blue") }
         #expect(Household.defaultThreshold(for: .usd).minorUnits == 100_000)

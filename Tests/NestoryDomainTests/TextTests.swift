@@ -5,6 +5,8 @@ import Testing
 @Suite struct TextTests {
     @Test func cleanTrimsCollapsesAndDropsControlCharacters() {
         #expect(Text.clean("  Sofa \t  bed\u{0007}\n") == "Sofa bed")
+        // A line break or a tab between words (a pasted or imported name) separates them.
+        #expect(Text.clean("Sony\nBravia\tTV\r\nstand\u{0085}set\u{000B}x") == "Sony Bravia TV stand set x")
         #expect(Text.clean("Walnut desk") == "Walnut desk")
         #expect(Text.clean(" \u{00A0}Café\u{2003}au lait ") == "Café au lait")
         #expect(Text.clean("\u{0000}\u{001F} ") == nil)
