@@ -34,6 +34,14 @@ struct ReceiptsWebTests {
         try TestApp(receiptReader: ReceiptReader(recognizer: CannedRecognizer(text: text)))
     }
 
+    /// A receipt photographed and read (the canned text), as the capture page sends it: its id.
+    func readReceipt(_ browser: inout Browser) async throws -> String {
+        let uploaded = try await browser.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
+        let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
+        #expect(try await waitForReading(&browser, id) == "done")
+        return id
+    }
+
     /// Waits for the background reading, as the review page's script does.
     func waitForReading(_ browser: inout Browser, _ id: String) async throws -> String {
         for _ in 0..<200 {
@@ -162,9 +170,7 @@ struct ReceiptsWebTests {
             var ann = Browser(client), bob = Browser(client)
             _ = try await ann.signIn("ann@example.com")
             _ = try await bob.signIn("bob@example.com")
-            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
-            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
-            #expect(try await waitForReading(&ann, id) == "done")
+            let id = try await readReceipt(&ann)
             let receiptID = try #require(ReceiptID(string: id))
             let annPage = try await ann.request(.get, "/receipts/\(id)").body
             let bobPage = try await bob.request(.get, "/receipts/\(id)").body
@@ -193,9 +199,7 @@ struct ReceiptsWebTests {
         try await app.run { client in
             var ann = Browser(client)
             try await ann.signIn("ann@example.com")
-            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
-            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
-            _ = try await waitForReading(&ann, id)
+            let id = try await readReceipt(&ann)
             let mistake = try await ann.request(.post, "/receipts/\(id)/item", form: [
                 "name": "Cordless drill, 18 V", "price": "12..3", "purchaseDate": "2024-03-14", "notes": "Bought at HARDWARE HAVEN."])
             #expect(mistake.status == .unprocessableContent)
@@ -215,9 +219,7 @@ struct ReceiptsWebTests {
         try await app.run { client in
             var ann = Browser(client)
             try await ann.signIn("ann@example.com")
-            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
-            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
-            _ = try await waitForReading(&ann, id)
+            let id = try await readReceipt(&ann)
             let receiptID = try #require(ReceiptID(string: id))
             let myr = try CurrencyCode("MYR")
             try app.database.updateReceipt(household.id, receiptID, ReceiptFields(vendor: "INDAH GIFT", total: try Money.parse("60.30", currency: myr),
