@@ -154,8 +154,10 @@ enum Layout {
                 <p>\(limit.message)</p><p><a href="/settings#pro">See Nestory Pro</a></p></div>
                 """
         }
+        // A save that met someone else's (the "edit" message) is not a mistake in the form either.
+        let heading = errors.contains { $0.field == "edit" } ? "Not saved yet." : "Please check the form."
         return """
-            <div class="alert" role="alert"><strong>Please check the form.</strong>
+            <div class="alert" role="alert"><strong>\(heading)</strong>
             <ul>\(errors.map { HTML("<li>\($0.message)</li>") })</ul></div>
             """
     }
