@@ -31,9 +31,9 @@ enum CaptureViews {
     /// The barcode mode of the Capture tab. The camera card has every state of the scan spec, each with its
     /// own actions: initializing (a skeleton until the camera answers), ready, camera unavailable, permission
     /// denied (steps per browser), not a secure page, and scanning turned off (`scanning` false: by the
-    /// operator or the owner; the page then offers the other ways to add an item).
-    /// The barcode mode. `typed` and `problem`: the "type the code" form sent back with what was typed and why it was
-    /// not looked up (the field takes the focus, so the message is in view).
+    /// operator or the owner; the page then offers the other ways to add an item). With `typed` and `problem`, the
+    /// "type the code" form comes back with what was typed and why it was not looked up (the field takes the focus, so
+    /// the message is in view).
     static func scan(viewer: Viewer, typed: String = "", problem: String? = nil, scanning: Bool = true, recent: [RecentCapture] = []) -> HTML {
         let photoCard: HTML = """
             <section class="card" id="scan-photo-card">
