@@ -264,7 +264,7 @@ extension ValuationService {
         guard let entry = try photoEntries(job).first(where: { $0.id == photo }) else { throw DomainError.notFound("The photo in this batch") }
         let currency = try await accounts.household(household).currency
         let (identification, _, _) = try reviewed(review, currency: currency, previous: entry.outcome?.identification)
-        let outcome = try await proposePhoto(household, photo.uuidString, analyzer: nil, searcher: try await configuredProviders(household).searcher,
+        let outcome = try await proposePhoto(household, photo.uuidString, analyzer: nil, searcher: try await configuredSearcher(household),
                                              pacer: ProviderPacer(requestsPerMinute: 0), photos: { _ in [] }, identification: identification)
         try await jobs.updateJobItemResult(household, job.id, key: "photo:" + photo.uuidString.lowercased(), result: try JSONEncoder.jobText(outcome),
                                            now: now())
@@ -324,7 +324,7 @@ extension ValuationService {
         guard let entry = entries.first(where: { $0.id == itemID }) else { throw DomainError.notFound("The item in this batch") }
         let item = try await items.item(household, itemID)
         let (identification, condition, rcv) = try reviewed(review, currency: item.currency, previous: entry.outcome?.identification)
-        let outcome = try await propose(household, itemID, analyzer: nil, searcher: try await configuredProviders(household).searcher,
+        let outcome = try await propose(household, itemID, analyzer: nil, searcher: try await configuredSearcher(household),
                                         pacer: ProviderPacer(requestsPerMinute: 0), photos: { _ in [] },
                                         identification: identification, condition: condition, replacementCost: rcv)
         try await jobs.updateJobItemResult(household, job.id, key: itemID.description, result: try JSONEncoder.jobText(outcome), now: now())

@@ -2,6 +2,7 @@ import Foundation
 import NestoryDomain
 import NestoryHTTP
 import NestoryStore
+import NestoryStoreInterfaces
 import NestoryValuation
 
 /// Makes the providers of a household's settings: the live clients in the bootstrap, a test's local ones in tests.
@@ -158,32 +159,39 @@ extension ValuationService {
     public func configuredProviders(_ household: HouseholdID) async throws -> (analyzer: (any PhotoAnalyzing)?, searcher: (any MarketSearching)?) {
         let stored = try await store.valuationSettings(household)
         let box = try secrets.box()
-        var analyzer: (any PhotoAnalyzing)?
-        var searcher: (any MarketSearching)?
+        return (try await analyzer(household, stored, box), try searcher(household, stored, box))
+    }
+
+    /// The household's market search alone (a recalculation asks no analyser, so its endpoint is not looked up).
+    public func configuredSearcher(_ household: HouseholdID) async throws -> (any MarketSearching)? {
+        try searcher(household, try await store.valuationSettings(household), try secrets.box())
+    }
+
+    private func analyzer(_ household: HouseholdID, _ stored: StoredValuationSettings, _ box: SecretBox) async throws -> (any PhotoAnalyzing)? {
         if let sealed = stored.analysisKey {
             let key = try box.open(sealed, context: "\(household)/analysis")
             let base = URL(string: stored.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL)!
-            // The household's own endpoint is checked again before each use: its name may point elsewhere now, or it was
-            // saved before the rule (or restored from a backup made on another server).
-            // Its calls go to the address it was checked at, so the name cannot be pointed inside meanwhile.
+            // The household's own endpoint is checked again before each use (its name may point elsewhere now, or it was
+            // saved before the rule, or restored from another server's backup), and its calls go to the address it was
+            // checked at, so the name cannot be pointed inside meanwhile.
             let check: Result<String?, EndpointRefusal> = stored.analysisBaseURL == nil ? .success(nil) : await checkEndpoint(base.host ?? "")
             switch check {
             case .failure(let refusal):
-                analyzer = RefusedEndpoint(message: refusal.message)
+                return RefusedEndpoint(message: refusal.message)
             case .success(let address):
-                analyzer = providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key,
-                                              connectingTo: address)
+                return providers.analyzer(baseURL: base, model: stored.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key,
+                                          connectingTo: address)
             }
-        } else if let key = defaults.analysisKey, let base = URL(string: defaults.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL) {
-            analyzer = providers.analyzer(baseURL: base, model: defaults.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key,
-                                          connectingTo: nil)
         }
+        guard let key = defaults.analysisKey, let base = URL(string: defaults.analysisBaseURL ?? ValuationProviderSettings.defaultBaseURL) else { return nil }
+        return providers.analyzer(baseURL: base, model: defaults.analysisModel ?? ValuationProviderSettings.defaultModel, apiKey: key, connectingTo: nil)
+    }
+
+    private func searcher(_ household: HouseholdID, _ stored: StoredValuationSettings, _ box: SecretBox) throws -> (any MarketSearching)? {
         if let sealed = stored.searchKey {
-            searcher = providers.searcher(apiKey: try box.open(sealed, context: "\(household)/search"), country: stored.searchCountry)
-        } else if let key = defaults.searchKey {
-            searcher = providers.searcher(apiKey: key, country: stored.searchCountry)
+            return providers.searcher(apiKey: try box.open(sealed, context: "\(household)/search"), country: stored.searchCountry)
         }
-        return (analyzer, searcher)
+        return defaults.searchKey.map { providers.searcher(apiKey: $0, country: stored.searchCountry) }
     }
 
     /// Whether a household's own endpoint at `host` may be used: the address to connect to (nil when private ones are

@@ -141,9 +141,7 @@ struct ReceiptsController {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
         let form = try await Form.read(request, context: context)
-        // Only the fields sent: one a page did not have (a page from before the currency was on it) is left as it is.
-        var values = ReceiptFormValues()
-        for field in ReceiptFormValues.fields { values.values[field] = form[field] }
+        let values = ReceiptFormValues(form: form)
         let base = ReceiptFormValues(encoded: form["base"])
         let receipts = dependencies.services.receipts
         do {
