@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import NestoryBarcodesLive
+import NestoryDomain
 import NestoryHTTP
 import NestoryLicences
 import NestoryObjectStorage
@@ -336,9 +337,7 @@ struct Settings: Sendable, Equatable {
     /// Throws when `key` is not one of ``keys``, with the known key it most likely meant.
     static func checkKnown(_ key: String, from source: String) throws {
         guard !keys.contains(where: { $0.key == key }) else { return }
-        let lowered = key.lowercased()
-        let closest = keys.map { (key: $0.key, distance: editDistance(lowered, $0.key.lowercased())) }.min { $0.distance < $1.distance }
-        let hint = closest.flatMap { $0.distance <= max(2, key.count / 4) ? " (did you mean \($0.key)?)" : nil } ?? ""
+        let hint = Text.closest(to: key, among: keys.map(\.key)).map { " (did you mean \($0)?)" } ?? ""
         throw Invalid.value(key, "(in \(source)) is not a setting Nestory has\(hint); nestory serve --help lists them")
     }
 
@@ -354,21 +353,6 @@ struct Settings: Sendable, Equatable {
             }
         }
         return walk(object, "")
-    }
-
-    /// The Levenshtein distance between two strings (characters inserted, removed or replaced).
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     /// The `storage.` keys: checked here, so a wrong bucket, address or missing key stops the start with its name.

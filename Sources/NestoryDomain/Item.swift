@@ -278,6 +278,30 @@ public enum Text {
         return visible(lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// The one of `candidates` that `word` most likely misspells (case ignored, within a quarter of its letters or
+    /// two), for a "did you mean" hint; nil when none is that close.
+    public static func closest(to word: String, among candidates: [String]) -> String? {
+        let lowered = word.lowercased()
+        guard let best = candidates.map({ (candidate: $0, distance: editDistance(lowered, $0.lowercased())) }).min(by: { $0.distance < $1.distance }),
+              best.distance <= max(2, word.count / 4) else { return nil }
+        return best.candidate
+    }
+
+    /// The Levenshtein distance between two strings (characters inserted, removed or replaced).
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// A key for sorting and comparing names: case and accents folded ("Émile" sorts with "emile").
     public static func foldKey(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)

@@ -80,7 +80,6 @@ import Testing
         let known = try await Settings.read(flags: ["storage.s3.region": "eu-west-1", "ocr.workers": "2", "api.idempotencyWindowHours": "48"], environment: [:])
         #expect(known.s3Region == "eu-west-1" && known.ocrWorkers == 2 && known.idempotencyWindowHours == 48)
         _ = try await Settings.read(flags: [:], environment: ["NESTORY_PASSWORD": "x", "NESTORY_TEST_POSTGRES_URL": "y"])
-        #expect(Settings.editDistance("", "abc") == 3 && Settings.editDistance("kitten", "sitting") == 3)
     }
 
     @Test func objectStorageSettings() async throws {

@@ -48,4 +48,14 @@ import Testing
         // The random texts did take the fast path often enough to mean something.
         #expect(plain > 500)
     }
+
+    @Test func closestNamesTheCandidateAWordMostLikelyMisspells() {
+        #expect(Text.editDistance("", "abc") == 3 && Text.editDistance("kitten", "sitting") == 3)
+        let fields = ["name", "price", "purchaseDate", "warrantyExpiry", "serialNumber"]
+        #expect(Text.closest(to: "purchasePrice", among: fields) == nil, "five letters from purchaseDate: too far to guess")
+        #expect(Text.closest(to: "Price", among: fields) == "price")
+        #expect(Text.closest(to: "warrantyExpires", among: fields) == "warrantyExpiry")
+        #expect(Text.closest(to: "serial_number", among: fields) == "serialNumber")
+        #expect(Text.closest(to: "colour", among: fields) == nil)
+    }
 }
