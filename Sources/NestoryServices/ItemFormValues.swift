@@ -77,14 +77,17 @@ public struct ItemFormValues: Sendable {
             categoryID: categoryID, roomID: roomID,
             condition: condition, conditionNotes: optional("conditionNotes"), barcode: optional("barcode"), warrantyExpiry: warranty,
             tags: Tag.split(self["tags"]), notes: optional("notes"), quantity: quantity)
-        // The domain's rules too, so every problem is reported at once (form errors win per field).
+        // The domain's rules too, so every problem is reported at once (form errors win per field), each on the
+        // form's field: the domain's `purchasePrice` is the form's (and the API's) `price`, so a negative price is
+        // marked under the field it was typed in.
         do {
             let valid = try draft.validated(today: today)
             if errors.isEmpty { return .success(valid) }
         } catch {
             if case .validation(let domainErrors) = error {
                 let reported = Set(errors.map(\.field))
-                errors += domainErrors.filter { !reported.contains($0.field) && !(($0.field == "purchasePrice") && reported.contains("price")) }
+                errors += domainErrors.map { $0.field == "purchasePrice" ? FieldError(field: "price", message: $0.message) : $0 }
+                    .filter { !reported.contains($0.field) }
             }
         }
         return .failure(.validation(errors))

@@ -27,6 +27,11 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             for message in ["Give the item a name.", "at most 2 decimal places", "does not exist on the calendar", "whole number"] {
                 #expect(invalid.body.contains(message), "missing: \(message)")
             }
+            // A rule of the item's (not of reading the amount) is marked under the field too, not only in the summary.
+            let negative = try await browser.request(.post, "/items", form: ["name": "Lamp", "price": "-3"])
+            #expect(negative.status == .unprocessableContent && negative.body.contains("A price cannot be negative."))
+            let priceInput = negative.body.components(separatedBy: #"name="price""#).dropFirst().first?.prefix { $0 != ">" }
+            #expect(priceInput?.contains(#"aria-invalid="true""#) == true, "the price field is marked")
             let created = try await browser.request(.post, "/items", form: [
                 "name": "Fender <Stratocaster>", "brand": "Fender", "price": "1,299.99", "currency": "USD", "purchaseDate": "2021-06-01",
                 "roomID": office.id.description, "serialNumber": "US21001234", "tags": "music, insured", "quantity": "1", "condition": "good"])
@@ -253,7 +258,7 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(invalid.status == .unprocessableContent)
             #expect(invalid.errorCode == "validation_failed")
             let fields = (((invalid.json as? [String: Any])?["error"] as? [String: Any])?["fields"] as? [[String: String]])?.compactMap { $0["field"] }
-            #expect(Set(fields ?? []) == ["name", "purchasePrice"])
+            #expect(Set(fields ?? []) == ["name", "price"], "the fields as the API names them")
             let garbage = try await browser.request(.post, "/api/v1/items", json: "{not json")
             #expect(garbage.status == .badRequest && garbage.errorCode == "bad_request")
             let summary = try await browser.request(.get, "/api/v1/summary")
