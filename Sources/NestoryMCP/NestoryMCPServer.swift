@@ -86,11 +86,11 @@ public struct NestoryMCP: Sendable {
 
     static let itemFields: [String: Value] = [
         "name": ["type": "string"], "brand": ["type": "string"], "modelNumber": ["type": "string"], "serialNumber": ["type": "string"],
-        "price": ["type": "string", "description": "Unit price as a decimal, e.g. \"1299.99\""],
+        "price": ["type": "string", "description": "Unit price as a decimal, e.g. \"1299.99\" (a number is taken too)"],
         "currency": ["type": "string", "description": "ISO 4217; the household's when omitted"],
         "purchaseDate": ["type": "string", "description": "YYYY-MM-DD"], "warrantyExpiry": ["type": "string", "description": "YYYY-MM-DD"],
         "roomID": ["type": "string"], "categoryID": ["type": "string"],
-        "condition": ["type": "string", "enum": ["new", "excellent", "good", "fair", "poor"]], "conditionNotes": ["type": "string"],
+        "condition": ["type": "string", "enum": .array(ItemCondition.allCases.map { .string($0.rawValue) })], "conditionNotes": ["type": "string"],
         "barcode": ["type": "string"], "tags": ["type": "array", "items": ["type": "string"]], "notes": ["type": "string"],
         "quantity": ["type": "integer", "minimum": 1],
     ]
@@ -197,21 +197,24 @@ public struct NestoryMCP: Sendable {
         return id
     }
 
-    /// The tool's arguments over an item's current values (update) or none (add).
-    static func values(_ arguments: [String: Value], over base: ItemFormValues) -> ItemFormValues {
-        var values = base
-        for field in ItemFormValues.fields {
-            guard let value = arguments[field] else { continue }
-            switch value {
-            case .string(let text): values.values[field] = text
-            case .int(let number): values.values[field] = String(number)
-            case .double(let number): values.values[field] = String(number)
-            case .array(let list): values.values[field] = list.compactMap(\.stringValue).joined(separator: ",")
-            case .null: values.values[field] = ""
-            default: continue
-            }
+    /// The tool's arguments over an item's current values (update) or none (add): a misspelt field, or a value of the
+    /// wrong kind, is a problem named in the answer, never dropped in silence.
+    static func values(_ arguments: [String: Value], over base: ItemFormValues) throws(DomainError) -> ItemFormValues {
+        try ItemFormValues.reading(arguments.mapValues(fieldInput), over: base, ignoring: ItemOut.answeredOnly).get()
+    }
+
+    static func fieldInput(_ value: Value) -> ItemFieldInput {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .int(let number): return .number(String(number))
+        case .double(let number): return .number(String(number))
+        case .string(let text): return .text(text)
+        case .array(let list): return .list(list.map(fieldInput))
+        case .object(let object): return .object(object.mapValues(fieldInput))
+        // Binary data is no field's kind: an empty object is refused by every field.
+        case .data: return .object([:])
         }
-        return values
     }
 
     static func success<T: Encodable>(_ value: T) throws -> CallTool.Result {

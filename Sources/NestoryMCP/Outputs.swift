@@ -29,6 +29,10 @@ struct ItemOut: Encodable {
     var photos: [String]?
     var mainPhoto: String?
 
+    /// What an item is answered with besides its fields (and its `id`, which names it): accepted in a tool's arguments
+    /// and ignored, so an item read can be sent back changed.
+    static let answeredOnly: Set<String> = ["id", "photoCount", "receiptCount", "photos", "mainPhoto"]
+
     init(item: Item, photoCount: Int, receiptCount: Int) {
         id = item.id.description
         name = item.name

@@ -68,7 +68,8 @@ public struct ItemFormValues: Sendable {
         var condition = ItemCondition.good
         if let text = optional("condition") {
             if let value = ItemCondition(rawValue: text) { condition = value } else {
-                errors.append(FieldError(field: "condition", message: "Choose a condition from the list."))
+                let names = ItemCondition.allCases.map(\.rawValue)
+                errors.append(FieldError(field: "condition", message: "Choose a condition: \(names.dropLast().joined(separator: ", ")) or \(names.last!)."))
             }
         }
         let draft = ItemDraft(

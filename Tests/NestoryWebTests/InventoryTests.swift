@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NestoryDemo
 import NestoryDomain
 import NestoryStore
+import NestoryServices
 import NestoryStoreInterfaces
 import Testing
 @testable import NestoryWeb
@@ -259,6 +260,24 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(invalid.errorCode == "validation_failed")
             let fields = (((invalid.json as? [String: Any])?["error"] as? [String: Any])?["fields"] as? [[String: String]])?.compactMap { $0["field"] }
             #expect(Set(fields ?? []) == ["name", "price"], "the fields as the API names them")
+            // An item as read can be sent back changed: the price as answered, and what is answered besides the fields.
+            let read = try #require(try await browser.request(.get, "/api/v1/items/\(id)").json as? [String: Any])
+            var changed = read
+            changed["name"] = "Stand mixer, red"
+            let roundTrip = try await browser.request(.put, "/api/v1/items/\(id)",
+                                                     json: String(decoding: try JSONSerialization.data(withJSONObject: changed), as: UTF8.self))
+            #expect(roundTrip.status == .ok, "\(roundTrip.body)")
+            let after = try #require(roundTrip.json as? [String: Any])
+            #expect(after["name"] as? String == "Stand mixer, red" && (after["price"] as? [String: Any])?["amount"] as? String == "449.99")
+            #expect(after["tags"] as? [String] == ["gift"] && after["roomID"] as? String == kitchen.id.description)
+            // Every key an item is answered with is a field or one of those ignored, so the round trip cannot drop one.
+            #expect(Set(read.keys).subtracting(ItemFormValues.fields).isSubset(of: ItemJSON.answeredOnly))
+            // A misspelt field is refused, naming it, and nothing is saved (a PUT without `price` would have emptied it).
+            let misspelt = try await browser.request(.put, "/api/v1/items/\(id)", json: #"{"name": "Stand mixer", "purchasePrice": "500"}"#)
+            #expect(misspelt.status == .unprocessableContent && misspelt.errorCode == "validation_failed")
+            #expect(misspelt.body.contains("is not a field of an item"))
+            let unchanged = try #require(try await browser.request(.get, "/api/v1/items/\(id)").json as? [String: Any])
+            #expect(unchanged["name"] as? String == "Stand mixer, red" && (unchanged["price"] as? [String: Any])?["amount"] as? String == "449.99")
             let garbage = try await browser.request(.post, "/api/v1/items", json: "{not json")
             #expect(garbage.status == .badRequest && garbage.errorCode == "bad_request")
             let summary = try await browser.request(.get, "/api/v1/summary")

@@ -67,6 +67,16 @@ import Testing
             #expect(added.isError == false && Self.text(added.content).contains("Espresso machine"))
             let bad = try await writer.callTool(name: "add_item", arguments: ["name": "X", "price": "lots"])
             #expect(bad.isError == true && Self.text(bad.content).contains("price"))
+            // A misspelt field is named in the answer and nothing changes (it was dropped, and the update answered as done).
+            let misspelt = try await writer.callTool(name: "update_item", arguments: ["id": .string(tv.id.description), "note": "Wall mounted"])
+            #expect(misspelt.isError == true && Self.text(misspelt.content).contains("“note” is not a field of an item (did you mean “notes”?)"))
+            #expect(try await items.details(smiths.id, tv.id).item.notes == nil)
+            // The conditions offered are the ones an item can have ("excellent" was offered and refused).
+            let addTool = try #require(annotated.first { $0.name == "add_item" })
+            let condition = addTool.inputSchema.objectValue?["properties"]?.objectValue?["condition"]?.objectValue?["enum"]?.arrayValue
+            #expect(condition?.compactMap(\.stringValue) == ItemCondition.allCases.map(\.rawValue))
+            let likeNew = try await writer.callTool(name: "add_item", arguments: ["name": "Kettle", "condition": "like_new", "price": 24.99])
+            #expect(likeNew.isError == false && Self.text(likeNew.content).contains("\"amount\":\"24.99\""), "\(Self.text(likeNew.content))")
             let updated = try await writer.callTool(name: "update_item", arguments: ["id": .string(tv.id.description), "notes": "Wall mounted"])
             #expect(updated.isError == false)
             let details = try await items.details(smiths.id, tv.id)

@@ -170,48 +170,20 @@ struct APIController {
     }
 
     private func decodeDraft(_ request: Request, context: AppRequestContext, viewer: Viewer) async throws -> ItemDraft {
-        let input: ItemInput
+        let fields: [String: ItemFieldInput]
         do {
-            input = try await request.decode(as: ItemInput.self, context: context)
+            fields = try await request.decode(as: [String: ItemFieldInput].self, context: context)
         } catch {
             throw WebError.badRequest("The body must be a JSON object with the item’s fields (see /api/v1/openapi.json).")
         }
-        return try input.formValues.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
+        // A PUT replaces the item: a field left out is emptied, as on the form.
+        return try ItemFormValues.reading(fields, over: ItemFormValues(), ignoring: ItemJSON.answeredOnly).get()
+            .draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
     }
 
 }
 
 // MARK: - JSON shapes
-
-/// An item as JSON input: the same fields as the form; all text, so amounts stay exact.
-struct ItemInput: Decodable {
-    var name: String?
-    var brand: String?
-    var modelNumber: String?
-    var serialNumber: String?
-    var price: String?
-    var currency: String?
-    var purchaseDate: String?
-    var roomID: String?
-    var categoryID: String?
-    var condition: String?
-    var conditionNotes: String?
-    var barcode: String?
-    var warrantyExpiry: String?
-    var tags: [String]?
-    var notes: String?
-    var quantity: Int?
-
-    var formValues: ItemFormValues {
-        ItemFormValues([
-            "name": name ?? "", "brand": brand ?? "", "modelNumber": modelNumber ?? "", "serialNumber": serialNumber ?? "",
-            "price": price ?? "", "currency": currency ?? "", "purchaseDate": purchaseDate ?? "", "roomID": roomID ?? "",
-            "categoryID": categoryID ?? "", "condition": condition ?? "", "conditionNotes": conditionNotes ?? "", "barcode": barcode ?? "",
-            "warrantyExpiry": warrantyExpiry ?? "", "tags": (tags ?? []).joined(separator: ","), "notes": notes ?? "",
-            "quantity": quantity.map(String.init) ?? "1",
-        ])
-    }
-}
 
 /// Money in JSON: the exact amount as text, the currency, and the integer minor units.
 public struct MoneyJSON: Encodable, Sendable {
@@ -262,6 +234,10 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
     }
 
     var primaryPhoto: String? { primary.map { "/files/\($0.sha256)" } }
+
+    /// What an item is answered with besides its fields: accepted in a body and ignored, so an item read can be sent
+    /// back changed.
+    static let answeredOnly: Set<String> = ["id", "totalValue", "createdAt", "updatedAt", "documentation", "documented", "photos", "primaryPhoto"]
 
     private enum CodingKeys: String, CodingKey {
         case id, name, brand, modelNumber, serialNumber, price, totalValue, currency, quantity, purchaseDate, roomID, categoryID,
