@@ -203,7 +203,7 @@ public struct NestoryMCP: Sendable {
         try ItemFormValues.reading(arguments.mapValues(fieldInput), over: base, ignoring: ItemOut.answeredOnly).get()
     }
 
-    static func fieldInput(_ value: Value) -> ItemFieldInput {
+    static func fieldInput(_ value: Value) -> JSONField {
         switch value {
         case .null: return .null
         case .bool(let flag): return .bool(flag)

@@ -127,6 +127,11 @@ import Testing
             // An expiry today or before is refused when making it.
             let past = try await ann.request(.post, "/api/v1/tokens", json: #"{"name":"Old","scope":"read","expires":"2020-01-01"}"#)
             #expect(past.status == .unprocessableContent && past.body.contains("after today"))
+            // A misspelt expiry is refused, not dropped (dropped, the token would never expire).
+            let misspelt = try await ann.request(.post, "/api/v1/tokens", json: #"{"name":"Short","scope":"read","expiresOn":"2030-01-01"}"#)
+            #expect(misspelt.status == .unprocessableContent && misspelt.body.contains("“expiresOn” is not a field of a token (did you mean “expires”?)"))
+            let listed = try await ann.request(.get, "/api/v1/tokens").body
+            #expect(listed.contains("Old") == false && listed.contains("Short") == false)
         }
     }
 

@@ -93,6 +93,14 @@ struct ValuationWebTests {
             #expect(try await ann.request(.post, "/api/v1/items/\(theirs.id)/valuations", json: #"{"replacementCost": "1"}"#).status == .notFound)
             #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"replacementCost": "-3"}"#).status == .unprocessableContent)
             #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: "[]").status == .badRequest)
+            // A misspelt field is refused, naming it, and nothing is saved (it was dropped: a valuation without its note).
+            let misspelt = try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"replacementCost": "99", "notes": "Appraisal"}"#)
+            #expect(misspelt.status == .unprocessableContent && misspelt.body.contains("“notes” is not a field of a valuation (did you mean “note”?)"))
+            #expect(try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"note": 5, "replacementCost": "99"}"#).status == .unprocessableContent)
+            #expect(try await app.dependencies.services.valuations.history(household.id, item: lamp.id).count == 2)
+            // An amount may be a number, read exactly.
+            let number = try await ann.request(.post, "/api/v1/items/\(lamp.id)/valuations", json: #"{"actualCashValue": 60.10}"#)
+            #expect(((number.json as? [String: Any])?["actualCashValue"] as? [String: Any]).flatMap { $0["value"] as? [String: Any] }?["amount"] as? String == "60.10")
         }
     }
 }

@@ -170,9 +170,9 @@ struct APIController {
     }
 
     private func decodeDraft(_ request: Request, context: AppRequestContext, viewer: Viewer) async throws -> ItemDraft {
-        let fields: [String: ItemFieldInput]
+        let fields: [String: JSONField]
         do {
-            fields = try await request.decode(as: [String: ItemFieldInput].self, context: context)
+            fields = try await request.decode(as: [String: JSONField].self, context: context)
         } catch {
             throw WebError.badRequest("The body must be a JSON object with the item’s fields (see /api/v1/openapi.json).")
         }

@@ -32,12 +32,13 @@ struct TokensController {
         }
         api.post("tokens") { request, context in
             let viewer = try context.requireViewer()
-            struct Input: Decodable { var name: String?; var scope: String?; var expires: String? }
-            let input: Input
-            do { input = try await request.decode(as: Input.self, context: context) } catch {
+            let body: [String: JSONField]
+            do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
                 throw WebError.badRequest("The body must be {\"name\": \"…\", \"scope\": \"read\" or \"write\", \"expires\": \"YYYY-MM-DD\" (optional)}.")
             }
-            let made = try await create(viewer, name: input.name ?? "", scope: input.scope ?? "", expires: input.expires)
+            // A misspelt "expiresOn" is refused, not dropped: dropped, the token would never expire.
+            let input = try JSONFields.texts(body, known: ["name", "scope", "expires"], of: "a token").get()
+            let made = try await create(viewer, name: input["name"] ?? "", scope: input["scope"] ?? "", expires: input["expires"])
             var json = TokenJSON(made.summary)
             json.token = made.token
             return EditedResponse(status: .created, response: json)

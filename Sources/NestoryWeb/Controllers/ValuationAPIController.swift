@@ -34,20 +34,16 @@ struct ValuationAPIController {
     }
 
     @Sendable func enter(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ValuationJSON> {
-        struct Input: Decodable {
-            var replacementCost: String?
-            var actualCashValue: String?
-            var date: String?
-            var note: String?
-        }
         let viewer = try context.requireViewer()
         let id = try context.itemID()
-        let input: Input
-        do { input = try await request.decode(as: Input.self, context: context) } catch {
+        let body: [String: JSONField]
+        do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
             throw WebError.badRequest("The body must be {\"replacementCost\"?, \"actualCashValue\"?, \"date\"?, \"note\"?} with amounts as decimal text.")
         }
-        let valuation = try await valuations.enter(viewer.household.id, item: id, replacementCost: input.replacementCost ?? "",
-                                                   actualCashValue: input.actualCashValue ?? "", on: input.date ?? "", note: input.note ?? "")
+        let input = try JSONFields.texts(body, known: ["replacementCost", "actualCashValue", "date", "note"],
+                                         numeric: ["replacementCost", "actualCashValue"], of: "a valuation").get()
+        let valuation = try await valuations.enter(viewer.household.id, item: id, replacementCost: input["replacementCost"] ?? "",
+                                                   actualCashValue: input["actualCashValue"] ?? "", on: input["date"] ?? "", note: input["note"] ?? "")
         return EditedResponse(status: .created, response: ValuationJSON(valuation))
     }
 

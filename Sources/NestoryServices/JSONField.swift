@@ -1,16 +1,16 @@
 import Foundation
 import NestoryDomain
 
-/// A value given for one of an item's fields as JSON (the API's body, an assistant's tool arguments), before it is
-/// read as the item form's text.
-public enum ItemFieldInput: Sendable, Equatable, Decodable {
+/// A value given for a field as JSON (an API body, an assistant's tool arguments), before it is read as the text a
+/// form would have sent.
+public enum JSONField: Sendable, Equatable, Decodable {
     case text(String)
     /// A JSON number, as its decimal text (exact: `1299.99` stays 1299.99).
     case number(String)
     case bool(Bool)
     case null
-    case list([ItemFieldInput])
-    case object([String: ItemFieldInput])
+    case list([JSONField])
+    case object([String: JSONField])
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -25,11 +25,49 @@ public enum ItemFieldInput: Sendable, Equatable, Decodable {
         } else if let value = try? container.decode(Double.self) {
             // Beyond Decimal's range (1e308): its text, which no amount or quantity accepts.
             self = .number(String(value))
-        } else if let value = try? container.decode([ItemFieldInput].self) {
+        } else if let value = try? container.decode([JSONField].self) {
             self = .list(value)
         } else {
-            self = .object(try container.decode([String: ItemFieldInput].self))
+            self = .object(try container.decode([String: JSONField].self))
         }
+    }
+}
+
+/// Reading a JSON body's fields as a form's texts: every key is one of the fields (or answered-only and ignored), and
+/// every value of a kind the field takes, or the key is a problem named in the answer, never dropped in silence (a
+/// misspelt field would otherwise be left out and the request answered as done).
+public enum JSONFields {
+    /// The texts of `fields`: text, or a number's exact text for the `numeric` keys; null is empty. `thing` names what
+    /// the fields are of, for the problems ("a valuation").
+    public static func texts(_ fields: [String: JSONField], known: [String], numeric: Set<String> = [], of thing: String,
+                             ignoring ignored: Set<String> = []) -> Result<[String: String], DomainError> {
+        var texts: [String: String] = [:]
+        var errors: [FieldError] = []
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard known.contains(key) else {
+                if !ignored.contains(key) { errors.append(unknown(key, of: thing, fields: known)) }
+                continue
+            }
+            switch value {
+            case .null: texts[key] = ""
+            case .text(let text): texts[key] = text
+            case .number(let text) where numeric.contains(key): texts[key] = text
+            default: errors.append(wrongKind(key, numeric: numeric.contains(key)))
+            }
+        }
+        return errors.isEmpty ? .success(texts) : .failure(.validation(errors))
+    }
+
+    /// The problem of a key that is not one of `fields`, with the field it most likely meant (or the list of them).
+    public static func unknown(_ key: String, of thing: String, fields: [String]) -> FieldError {
+        let hint = Text.closest(to: key, among: fields).map { " (did you mean “\($0)”?)" }
+            ?? ": the fields of \(thing) are \(fields.joined(separator: ", "))"
+        return FieldError(field: String(key.prefix(60)), message: "“\(key.prefix(60))” is not a field of \(thing)\(hint).")
+    }
+
+    /// The problem of a value of a kind `key` does not take.
+    public static func wrongKind(_ key: String, numeric: Bool) -> FieldError {
+        FieldError(field: key, message: numeric ? "Give \(key) as text such as \"1299.99\" (or a number)." : "Give \(key) as text, in quotes.")
     }
 }
 
@@ -43,17 +81,14 @@ extension ItemFormValues {
     /// item read can be sent back changed), or a value of the wrong kind, is a problem on that key, never dropped in
     /// silence: a misspelt `purchasePrice` would otherwise leave the price empty and answer as if it were saved.
     /// Every problem is reported at once; the values' own rules are `draft`'s.
-    public static func reading(_ fields: [String: ItemFieldInput], over base: ItemFormValues,
+    public static func reading(_ fields: [String: JSONField], over base: ItemFormValues,
                                ignoring ignored: Set<String> = []) -> Result<ItemFormValues, DomainError> {
         var values = base
         var errors: [FieldError] = []
         let known = Set(Self.fields)
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             guard known.contains(key) else {
-                if ignored.contains(key) { continue }
-                let hint = Text.closest(to: key, among: Self.fields).map { " (did you mean “\($0)”?)" }
-                    ?? ": an item’s fields are \(Self.fields.joined(separator: ", "))"
-                errors.append(FieldError(field: String(key.prefix(60)), message: "“\(key.prefix(60))” is not a field of an item\(hint)."))
+                if !ignored.contains(key) { errors.append(JSONFields.unknown(key, of: "an item", fields: Self.fields)) }
                 continue
             }
             switch (key, value) {
@@ -99,7 +134,7 @@ extension ItemFormValues {
         case "quantity": return "Give the quantity as a whole number such as 1 or 4."
         case "tags": return "Give the tags as a list of texts, such as [\"kitchen\", \"gift\"]."
         case "barcode": return "Give the barcode as text, in quotes, so its leading zeros are kept."
-        default: return "Give \(key) as text, in quotes."
+        default: return JSONFields.wrongKind(key, numeric: false).message
         }
     }
 }

@@ -4,13 +4,13 @@ import NestoryServices
 import Testing
 
 /// An item's fields given as JSON (the API's body, an assistant's tool arguments), read as the form's values.
-@Suite struct ItemFieldInputTests {
+@Suite struct JSONFieldTests {
     let base = ItemFormValues(["name": "Piano", "price": "400.00", "currency": "USD", "tags": "music", "quantity": "1"])
 
     static func today() throws -> CalendarDate { try CalendarDate(year: 2026, month: 1, day: 1) }
 
     func read(_ json: String, over values: ItemFormValues? = nil, ignoring: Set<String> = []) throws -> Result<ItemFormValues, DomainError> {
-        let fields = try JSONDecoder().decode([String: ItemFieldInput].self, from: Data(json.utf8))
+        let fields = try JSONDecoder().decode([String: JSONField].self, from: Data(json.utf8))
         return ItemFormValues.reading(fields, over: values ?? base, ignoring: ignoring)
     }
 
@@ -45,7 +45,7 @@ import Testing
         let found = problems(try read(#"{"Price": "12", "warrantyExpires": "2027-01-01", "purchasePrice": "3", "colour": "red"}"#))
         #expect(found["Price"] == "“Price” is not a field of an item (did you mean “price”?).")
         #expect(found["warrantyExpires"] == "“warrantyExpires” is not a field of an item (did you mean “warrantyExpiry”?).")
-        #expect(found["purchasePrice"]?.contains("an item’s fields are name, brand,") == true)
+        #expect(found["purchasePrice"]?.contains("the fields of an item are name, brand,") == true)
         #expect(found.count == 4, "every problem at once")
         // What reading an item answers besides its fields is accepted and ignored.
         let values = try read(#"{"id": "x", "documented": true, "notes": "ok"}"#, ignoring: ["id", "documented"]).get()
