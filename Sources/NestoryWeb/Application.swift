@@ -125,7 +125,9 @@ public struct SecuritySettings: Sendable {
 
 /// The router, apart from the server, so tests can drive it directly.
 public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    // HEAD is answered wherever GET is (headers, no body): uptime checks and `curl -I` ask with it, and RFC 9110
+    // has every general-purpose server support it (it was 404 everywhere, /health included).
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware(logger: dependencies.logger))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware())

@@ -43,8 +43,21 @@ import Testing
             #expect(refused.status == .forbidden && refused.errorCode == "insufficient_scope")
             let id = try #require(((created.json as? [String: Any])?["id"]) as? String)
             #expect(try await script.request(.delete, "/api/v1/items/\(id)", headers: Self.bearer(read.token)).errorCode == "insufficient_scope")
-            // Tokens do not reach the pages, and cannot make tokens.
+            // The photos the answers link to are read with the token (they were 401: an API client could not fetch one).
+            let photo = try await script.request(.post, "/api/v1/items/\(id)/photos", body: tinyPNG, contentType: "image/png", headers: Self.bearer(write.token))
+            #expect(photo.status == .created, "\(photo.body)")
+            let url = try #require((photo.json as? [String: Any])?["url"] as? String)
+            let fetched = try await script.request(.get, url, headers: Self.bearer(read.token))
+            #expect(fetched.status == .ok && fetched.headers[.contentType]?.hasPrefix("image/") == true)
+            let head = try await script.request(.head, url, headers: Self.bearer(read.token))
+            #expect(head.status == .ok, "\(head.status) \(head.body)")
+            let theirs = try app.household("Joneses", email: "jo@example.com").0
+            let theirPicture = try app.database.addPhoto(theirs.id, to: try app.database.createItem(theirs.id, ItemDraft(name: "Vase", currency: .usd), now: Date()).id,
+                                                         data: tinyPNG + Data([9]), contentType: "image/png", now: Date())
+            #expect(try await script.request(.get, "/files/\(theirPicture.attachment.sha256)", headers: Self.bearer(write.token)).status == .notFound)
+            // Tokens do not reach the pages (nor write to files), and cannot make tokens.
             #expect(try await script.request(.get, "/settings", headers: Self.bearer(write.token)).errorCode == "token_not_accepted")
+            #expect(try await script.request(.post, url, headers: Self.bearer(write.token)).errorCode == "token_not_accepted")
             #expect(try await script.request(.post, "/api/v1/tokens", json: #"{"name":"x","scope":"write"}"#,
                                               headers: Self.bearer(write.token)).errorCode == "insufficient_scope")
             // A wrong or unknown token is 401, not a session fallback, even with a valid cookie on the request.

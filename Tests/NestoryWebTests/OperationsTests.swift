@@ -24,6 +24,12 @@ import Testing
             let health = try await client.execute(uri: "/health", method: .get)
             let generated = try #require(health.headers[RequestLogMiddleware.header])
             #expect(UUID(uuidString: generated) != nil)
+            // HEAD is answered wherever GET is, headers without the body (it was 404: an uptime check asking with HEAD
+            // saw the server as down).
+            let head = try await client.execute(uri: "/health", method: .head)
+            #expect(head.status == .ok && head.body.readableBytes == 0 && head.headers[.contentType] == health.headers[.contentType])
+            #expect(try await client.execute(uri: "/signin", method: .head).status == .ok)
+            #expect(try await client.execute(uri: "/nope", method: .head).status == .notFound)
             let kept = try await client.execute(uri: "/nope", method: .get, headers: [RequestLogMiddleware.header: "edge-42.a_b"])
             #expect(kept.status == .notFound && kept.headers[RequestLogMiddleware.header] == "edge-42.a_b")
             let replaced = try await client.execute(uri: "/health", method: .get, headers: [RequestLogMiddleware.header: "bad id\u{1}<script>"])

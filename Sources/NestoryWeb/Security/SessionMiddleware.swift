@@ -138,13 +138,15 @@ struct SessionMiddleware: RouterMiddleware {
 }
 
 /// What a personal API token may reach, decided here and nowhere else: the API (`/api/v1`) and MCP (`/mcp`) only, never
-/// the pages; a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a POST);
-/// and no token manages tokens (making or revoking one needs a signed-in person).
+/// the pages; the household's photos and receipts (`/files/SHA`), read, since the API's and the tools' answers link to
+/// them there; a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a
+/// POST); and no token manages tokens (making or revoking one needs a signed-in person).
 enum TokenScopePolicy {
     static func check(_ scope: TokenScope, method: HTTPRequest.Method, path: String) throws {
         if path == "/mcp" || path.hasPrefix("/mcp/") { return }
-        guard path.hasPrefix("/api/v1/") else { throw WebError.tokenNotAccepted }
         let reads = method == .get || method == .head
+        if reads, path.hasPrefix("/files/") { return }
+        guard path.hasPrefix("/api/v1/") else { throw WebError.tokenNotAccepted }
         if path == "/api/v1/tokens" || path.hasPrefix("/api/v1/tokens/") {
             if reads { return }
             throw WebError.insufficientScope("Tokens are made and revoked by a signed-in person (Settings or `nestory token`), not with a token.")
