@@ -127,9 +127,9 @@ public enum ItemPageCursor {
         }
     }
 
-    /// What a cursor that cannot be read is answered with.
+    /// What a cursor that cannot be read is answered with: on `after`, the parameter that carries it (API and pages).
     public static var outOfDate: DomainError {
-        DomainError.invalid(field: "cursor", message: "That page link is out of date; start again from the first page.")
+        DomainError.invalid(field: "after", message: "That page link is out of date; start again from the first page.")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryStoreInterfaces
 import Testing
 @testable import NestoryStore
 
@@ -168,9 +169,11 @@ import Testing
         for i in 0..<3 { try store.item(home, "Item \(i)") }
         let first = try store.database.items(home.id, ItemQuery(sort: .name, limit: 1))
         let cursor = try #require(first.nextCursor)
-        #expect(throws: DomainError.self) {
+        #expect(throws: ItemPageCursor.outOfDate) {
             try store.database.items(home.id, ItemQuery(sort: .value, limit: 1, after: cursor))
         }
+        #expect(ItemPageCursor.outOfDate == .invalid(field: "after", message: "That page link is out of date; start again from the first page."),
+                "named as the API's parameter")
         for junk in ["", "name", "name.!!!.1", "value.x.1", "newest.1.x", "name.\u{0}.1"] {
             #expect(throws: DomainError.self) {
                 try store.database.items(home.id, ItemQuery(sort: junk.hasPrefix("value") ? .value : junk.hasPrefix("newest") ? .newest : .name,
