@@ -135,13 +135,23 @@ public struct NestoryMCP: Sendable {
         if tool.annotations.readOnlyHint != true, access.scope != .write {
             return Self.failure("This token is read-only: \(name) changes the inventory. Use a read and write token.")
         }
+        // An argument the tool does not take is named, never dropped: `q` for `query` would have searched everything.
+        // (add_item and update_item read theirs as an item's fields, with what an item is answered with besides.)
+        let known = (tool.inputSchema.objectValue?["properties"]?.objectValue?.keys).map { $0.sorted() } ?? []
+        if name != "add_item", name != "update_item" {
+            let unknown = arguments.keys.filter { !known.contains($0) }.sorted()
+            if !unknown.isEmpty {
+                return Self.failure(unknown.map { JSONFields.unknown($0, of: name, fields: known, noun: ("an argument", "arguments")).message }
+                    .joined(separator: "\n"))
+            }
+        }
         let household = access.household
         do {
             switch name {
             case "search_items":
-                var parameters: [String: String] = [:]
-                for key in ["query", "room", "category", "tag", "filter", "sort"] { parameters[key == "query" ? "q" : key] = arguments[key]?.stringValue }
-                if let limit = arguments["limit"]?.intValue { parameters["limit"] = String(limit) }
+                let texts = try JSONFields.texts(arguments.mapValues(Self.fieldInput), known: known, numeric: ["limit"], of: name).get()
+                var parameters = texts
+                parameters["q"] = parameters.removeValue(forKey: "query")
                 let page = try await items.search(household.id, try ItemQueryParameters.parse(parameters))
                 return try Self.success(SearchOut(items: page.elements.map { ItemOut($0, origin: origin) }, more: page.nextCursor != nil))
             case "get_item":

@@ -59,10 +59,11 @@ public enum JSONFields {
     }
 
     /// The problem of a key that is not one of `fields`, with the field it most likely meant (or the list of them).
-    public static func unknown(_ key: String, of thing: String, fields: [String]) -> FieldError {
+    /// `noun` is what the keys are called ("an argument" of a tool).
+    public static func unknown(_ key: String, of thing: String, fields: [String], noun: (one: String, many: String) = ("a field", "fields")) -> FieldError {
         let hint = Text.closest(to: key, among: fields).map { " (did you mean “\($0)”?)" }
-            ?? ": the fields of \(thing) are \(fields.joined(separator: ", "))"
-        return FieldError(field: String(key.prefix(60)), message: "“\(key.prefix(60))” is not a field of \(thing)\(hint).")
+            ?? (fields.isEmpty ? ": it takes none" : ": the \(noun.many) of \(thing) are \(fields.joined(separator: ", "))")
+        return FieldError(field: String(key.prefix(60)), message: "“\(key.prefix(60))” is not \(noun.one) of \(thing)\(hint).")
     }
 
     /// The problem of a value of a kind `key` does not take.

@@ -49,6 +49,13 @@ import Testing
             #expect(annotated.first { $0.name == "update_item" }?.annotations.destructiveHint == true)
             #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 5)
 
+            // An argument a tool does not take is named (with `q`, the search searched everything and said so).
+            let misnamed = try await writer.callTool(name: "search_items", arguments: ["q": "tv"])
+            #expect(misnamed.isError == true && Self.text(misnamed.content) == "“q” is not an argument of search_items: the arguments of search_items are category, filter, limit, query, room, sort, tag.")
+            let extra = try await writer.callTool(name: "summary", arguments: ["household": "Smiths"])
+            #expect(extra.isError == true && Self.text(extra.content).contains("it takes none"))
+            let limited = try await writer.callTool(name: "search_items", arguments: ["query": "tv", "limit": "1"])
+            #expect(limited.isError == false && Self.text(limited.content).contains("Living room TV"), "\(Self.text(limited.content))")
             let found = try await writer.callTool(name: "search_items", arguments: ["query": "tv"])
             #expect(found.isError == false && Self.text(found.content).contains("Living room TV") && !Self.text(found.content).contains("Their TV"))
             let item = try await writer.callTool(name: "get_item", arguments: ["id": .string(tv.id.description)])
