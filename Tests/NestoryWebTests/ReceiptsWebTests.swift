@@ -123,6 +123,12 @@ struct ReceiptsWebTests {
             #expect(detail.body.contains("<div class=\"notice\" role=\"status\">Receipt linked to this item.</div>"))
             let list = try await ann.request(.get, "/receipts")
             #expect(list.body.contains("Lamp Shop") && list.body.contains("for Reading lamp"))
+            // The API answers what the receipt says (it answered only whether it was still being read), and its photo.
+            let api = try #require(try await ann.request(.get, "/api/v1/receipts/\(id)").json as? [String: Any])
+            #expect(api["state"] as? String == "done" && api["vendor"] as? String == "Lamp Shop" && api["purchaseDate"] as? String == "2024-02-29")
+            #expect((api["total"] as? [String: Any])?["amount"] as? String == "45.00" && api["tax"] == nil && api["itemID"] as? String == lamp.id.description)
+            let file = try #require(api["file"] as? String)
+            #expect(try await ann.request(.get, file).body.utf8.count > 0)
         }
     }
 

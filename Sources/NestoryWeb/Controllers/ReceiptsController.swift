@@ -93,23 +93,46 @@ struct ReceiptsController {
         return EditedResponse(status: .created, response: UploadedJSON(id: receipt.id.description, next: "/receipts/\(receipt.id)"))
     }
 
+    /// A receipt through the API: where its reading stands, and what it says (as read, or as corrected by someone).
     struct StatusJSON: ResponseEncodable {
         let id: String
         let state: String
         let message: String?
         /// The reading's job (`GET /api/v1/jobs/{id}`), if it was read in the background.
         let job: String?
+        var itemID: String?
+        var vendor: String?
+        var purchaseDate: String?
+        var total: MoneyJSON?
+        var tax: MoneyJSON?
+        /// 0...1, how sure the reading was; absent when nothing was read.
+        var confidence: Double?
+        /// The photo, byte-exact (fetched with the same Authorization header).
+        var file: String?
+        var createdAt: Date?
+
+        init(_ receipt: Receipt, state: String, message: String?, job: String?) {
+            (id, self.state, self.message, self.job) = (receipt.id.description, state, message, job)
+            itemID = receipt.itemID?.description
+            vendor = receipt.vendor
+            purchaseDate = receipt.purchaseDate?.iso
+            total = receipt.total.map(MoneyJSON.init)
+            tax = receipt.tax.map(MoneyJSON.init)
+            confidence = receipt.confidence
+            file = "/files/\(receipt.attachment.sha256)?size=original"
+            createdAt = receipt.createdAt
+        }
     }
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> StatusJSON {
         let viewer = try context.requireViewer()
         let id = try receiptID(context)
-        _ = try await dependencies.services.receipts.receipt(viewer.household.id, id)
+        let receipt = try await dependencies.services.receipts.receipt(viewer.household.id, id).receipt
         let job = try await dependencies.services.receipts.reading(viewer.household.id, id)
         switch reading(job) {
-        case .reading: return StatusJSON(id: id.description, state: "reading", message: nil, job: job?.id.description)
-        case .failed(let message): return StatusJSON(id: id.description, state: "failed", message: message, job: job?.id.description)
-        case .done: return StatusJSON(id: id.description, state: "done", message: nil, job: job?.id.description)
+        case .reading: return StatusJSON(receipt, state: "reading", message: nil, job: job?.id.description)
+        case .failed(let message): return StatusJSON(receipt, state: "failed", message: message, job: job?.id.description)
+        case .done: return StatusJSON(receipt, state: "done", message: nil, job: job?.id.description)
         }
     }
 
