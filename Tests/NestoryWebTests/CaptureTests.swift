@@ -42,6 +42,9 @@ struct CaptureTests {
             #expect((json["match"] as? [String: Any])?["source"] as? String == "household")
             #expect((json["existingItems"] as? [String])?.count == 1)
             #expect(try app.database.items(household.id, barcodes: ["4006381333931"]).first?.brand == "Stabilo")
+            // A code too long is said to be too long (it was "Give a code.").
+            let long = try await ann.request(.get, "/api/v1/products/" + String(repeating: "9", count: 201))
+            #expect(long.status == .badRequest && long.body.contains("A code is at most 200 characters (this one has 201)."))
         }
     }
 

@@ -129,9 +129,8 @@ struct CaptureController {
 
     @Sendable func lookup(_ request: Request, context: AppRequestContext) async throws -> LookupJSON {
         let viewer = try context.requireViewer()
-        guard let code = context.parameters.get("code")?.removingPercentEncoding, !code.isEmpty, code.count <= 200 else {
-            throw WebError.badRequest("Give a code.")
-        }
+        guard let code = context.parameters.get("code")?.removingPercentEncoding, !code.isEmpty else { throw WebError.badRequest("Give a code.") }
+        guard code.count <= 200 else { throw WebError.badRequest("A code is at most 200 characters (this one has \(code.count)).") }
         return LookupJSON(result: try await dependencies.products.lookup(code, household: viewer.household.id, now: dependencies.now()))
     }
 
