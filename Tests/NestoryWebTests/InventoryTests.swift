@@ -33,6 +33,11 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(negative.status == .unprocessableContent && negative.body.contains("A price cannot be negative."))
             let priceInput = negative.body.components(separatedBy: #"name="price""#).dropFirst().first?.prefix { $0 != ">" }
             #expect(priceInput?.contains(#"aria-invalid="true""#) == true, "the price field is marked")
+            // The first marked field has the focus (a phone scrolls to it), not the name.
+            #expect(priceInput?.contains("autofocus") == true)
+            #expect(negative.body.components(separatedBy: #"name="name""#).dropFirst().first?.prefix { $0 != ">" }.contains("autofocus") == false)
+            let lateWarranty = try await browser.request(.post, "/items", form: ["name": "Lamp", "warrantyExpiry": "2024-02-30"])
+            #expect(lateWarranty.body.components(separatedBy: #"name="warrantyExpiry""#).dropFirst().first?.prefix { $0 != ">" }.contains("autofocus") == true)
             let created = try await browser.request(.post, "/items", form: [
                 "name": "Fender <Stratocaster>", "brand": "Fender", "price": "1,299.99", "currency": "USD", "purchaseDate": "2021-06-01",
                 "roomID": office.id.description, "serialNumber": "US21001234", "tags": "music, insured", "quantity": "1", "condition": "good"])

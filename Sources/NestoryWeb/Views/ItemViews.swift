@@ -215,36 +215,41 @@ enum ItemViews {
             """
         let title = item == nil ? "Add item" : "Edit item"
         let conditions = ItemCondition.allCases.map { ($0.rawValue, $0.label) }
+        // The first marked field has the focus, so a phone scrolls to it (a warranty date is far below the name);
+        // without a mistake, the name has it.
+        let typed = ["name", "price", "quantity", "purchaseDate", "brand", "modelNumber", "serialNumber", "conditionNotes", "warrantyExpiry", "barcode", "tags"]
+        let focused = typed.first { field in errors.contains { $0.field == field } } ?? "name"
+        func focus(_ name: String) -> String { name == focused ? " autofocus" : "" }
         return Layout.page(title: title, viewer: viewer, section: .inventory, body: """
             <form class="card item-form" method="post" action="\(action)" novalidate>
               \(Layout.errorSummary(errors))
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               \(base.map { HTML("<input type=\"hidden\" name=\"baseVersion\" value=\"\($0.versionText)\"><input type=\"hidden\" name=\"base\" value=\"\($0.encoded)\">") })
-              \(Layout.field("name", label: "Name", value: values["name"], errors: errors, attributes: "required maxlength=\"200\" autofocus"))
+              \(Layout.field("name", label: "Name", value: values["name"], errors: errors, attributes: "required maxlength=\"200\"" + focus("name")))
               \(photoField)
               <div class="two">
               \(select("roomID", label: "Room", options: rooms.map { ($0.id.description, $0.name) }, none: "No room"))
               \(select("categoryID", label: "Category", options: categories.map { ($0.id.description, $0.name) }, none: "No category"))
               </div>
               <div class="two">
-              \(Layout.field("price", label: "Purchase price (each)", value: values["price"], errors: errors, attributes: "inputmode=\"decimal\" autocomplete=\"off\" placeholder=\"0.00\""))
-              \(Layout.field("quantity", label: "Quantity", value: values["quantity"], type: "number", errors: errors, attributes: "min=\"1\" max=\"100000\" step=\"1\""))
+              \(Layout.field("price", label: "Purchase price (each)", value: values["price"], errors: errors, attributes: "inputmode=\"decimal\" autocomplete=\"off\" placeholder=\"0.00\"" + focus("price")))
+              \(Layout.field("quantity", label: "Quantity", value: values["quantity"], type: "number", errors: errors, attributes: "min=\"1\" max=\"100000\" step=\"1\"" + focus("quantity")))
               </div>
               <div class="two">
               \(Layout.currencySelect(label: "Currency", selected: values["currency"].isEmpty ? viewer.household.currency.code : values["currency"].uppercased(),
                                      errors: errors, locale: viewer.locale))
-              \(Layout.field("purchaseDate", label: "Purchase date", value: values["purchaseDate"], type: "date", errors: errors))
+              \(Layout.field("purchaseDate", label: "Purchase date", value: values["purchaseDate"], type: "date", errors: errors, attributes: focus("purchaseDate")))
               </div>
               <div class="two">
-              \(Layout.field("brand", label: "Brand", value: values["brand"], errors: errors))
-              \(Layout.field("modelNumber", label: "Model", value: values["modelNumber"], errors: errors))
+              \(Layout.field("brand", label: "Brand", value: values["brand"], errors: errors, attributes: focus("brand")))
+              \(Layout.field("modelNumber", label: "Model", value: values["modelNumber"], errors: errors, attributes: focus("modelNumber")))
               </div>
-              \(Layout.field("serialNumber", label: "Serial number", value: values["serialNumber"], errors: errors, attributes: "autocapitalize=\"characters\" spellcheck=\"false\""))
+              \(Layout.field("serialNumber", label: "Serial number", value: values["serialNumber"], errors: errors, attributes: "autocapitalize=\"characters\" spellcheck=\"false\"" + focus("serialNumber")))
               \(select("condition", label: "Condition", options: conditions, none: nil, fallback: ItemCondition.good.rawValue))
-              \(Layout.field("conditionNotes", label: "Condition notes", value: values["conditionNotes"], errors: errors))
-              \(Layout.field("warrantyExpiry", label: "Warranty expires", value: values["warrantyExpiry"], type: "date", errors: errors))
-              \(Layout.field("barcode", label: "Barcode", value: values["barcode"], errors: errors, attributes: "inputmode=\"numeric\""))
-              \(Layout.field("tags", label: "Tags", value: values["tags"], errors: errors, hint: "Separate tags with commas, e.g. insured, gift"))
+              \(Layout.field("conditionNotes", label: "Condition notes", value: values["conditionNotes"], errors: errors, attributes: focus("conditionNotes")))
+              \(Layout.field("warrantyExpiry", label: "Warranty expires", value: values["warrantyExpiry"], type: "date", errors: errors, attributes: focus("warrantyExpiry")))
+              \(Layout.field("barcode", label: "Barcode", value: values["barcode"], errors: errors, attributes: "inputmode=\"numeric\"" + focus("barcode")))
+              \(Layout.field("tags", label: "Tags", value: values["tags"], errors: errors, attributes: focus("tags"), hint: "Separate tags with commas, e.g. insured, gift"))
               <div class="field"><label for="f-notes">Notes</label><textarea id="f-notes" name="notes" rows="4">\(values["notes"])</textarea></div>
               <div class="form-actions">
                 <a class="button" href="\(item.map { "/items/\($0.id)" } ?? "/")">Cancel</a>
