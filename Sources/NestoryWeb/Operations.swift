@@ -79,9 +79,17 @@ struct RequestLogMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         logger.info("request", metadata: [
-            "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(status),
+            "method": .string(request.method.rawValue), "path": .string(Self.loggedPath(request.uri.path)), "status": .stringConvertible(status),
             "ms": .string(String(format: "%.1f", milliseconds)), "request_id": .string(context.requestID),
         ])
+    }
+}
+
+extension RequestLogMiddleware {
+    /// The path as the log shows it: a calendar feed's address is its secret (whoever has it reads the household's
+    /// warranties), so it is not written where everyone who reads the logs would have it.
+    static func loggedPath(_ path: String) -> String {
+        path.hasPrefix("/calendar/") ? "/calendar/(secret)" : path
     }
 }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 @testable import NestoryCLI
 import NIOCore
 import Testing
@@ -17,6 +20,22 @@ import Testing
                 "\(second.stderr)")
         #expect(!second.stderr.contains("serving http"), "\(second.stderr)")
         #expect(first.log.contains("serving http://127.0.0.1:\(first.port)"))
+    }
+
+    /// A calendar feed's address is its secret: the request log shows the path without it.
+    @Test func theRequestLogLeavesACalendarFeedsSecretOut() async throws {
+        let folder = CLI.Folder()
+        let server = try CLI.Server(folder: folder)
+        defer { server.stop() }
+        let up = await server.health() != nil
+        try #require(up, "the server did not answer within 30 s: \(server.story)")
+        let secret = "k3Ep-Th1s-0ut-of-the-logs"
+        _ = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/calendar/\(secret).ics")!)
+        _ = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/items/seen-in-the-log")!)
+        // The log is written as the answers go; wait for the second line.
+        for _ in 0..<100 where !server.log.contains("seen-in-the-log") { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(server.log.contains("path=/calendar/(secret)") && server.log.contains("path=/items/seen-in-the-log"), "\(server.story)")
+        #expect(!server.log.contains(secret))
     }
 
     @Test func eachListenFailureNamesItsRemedy() {
