@@ -157,7 +157,17 @@ import Testing
         let attachment = Attachment(sha256: String(repeating: "ab", count: 32), contentType: "image/jpeg", byteCount: 12_345)
         let photos = full ? [PhotoJSON(ItemPhoto(householdID: household, itemID: item.id, attachment: attachment, isPrimary: true,
                                                  position: 0, createdAt: Date()))] : nil
-        return ItemJSON(item, status: status, photos: photos, primary: full ? attachment : nil)
+        var json = ItemJSON(item, status: status, photos: photos, primary: full ? attachment : nil)
+        if full {
+            let scan = Attachment(sha256: String(repeating: "cd", count: 32), contentType: "image/png", byteCount: 999)
+            json.receipts = [
+                ReceiptJSON(Receipt(householdID: household, itemID: item.id, attachment: scan, vendor: "Ünïcode \"Shop\"",
+                                    total: try Money.parse("12.50", currency: .eur), tax: try Money.parse("2", currency: .eur),
+                                    purchaseDate: try CalendarDate(iso: "2023-03-04"), createdAt: Date(timeIntervalSince1970: 1_700_000_001))),
+                ReceiptJSON(Receipt(householdID: household, itemID: nil, attachment: scan, createdAt: Date(timeIntervalSince1970: 1_700_000_002))),
+            ]
+        }
+        return json
     }
 
     @Test func itemsAndPagesMeanWhatJSONEncoderWouldHaveWritten() throws {
@@ -196,6 +206,9 @@ import Testing
         #expect(object["tags"] as? [String] == full.item.tags)
         #expect(object["primaryPhoto"] as? String == "/files/" + String(repeating: "ab", count: 32))
         #expect(object["documented"] as? Bool == full.documentation.isDocumented)
+        let receipts = try #require(object["receipts"] as? [[String: Any]])
+        #expect(receipts.count == 2 && receipts[0]["vendor"] as? String == "Ünïcode \"Shop\"" && receipts[1]["vendor"] == nil)
+        #expect((receipts[0]["tax"] as? [String: Any])?["amount"] as? String == "2.00" && receipts[0]["file"] as? String == "/files/" + String(repeating: "cd", count: 32) + "?size=original")
         let bare = try sampleItem(full: false)
         writer = JSONWriter()
         bare.write(to: &writer)

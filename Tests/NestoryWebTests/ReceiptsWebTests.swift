@@ -129,6 +129,10 @@ struct ReceiptsWebTests {
             #expect((api["total"] as? [String: Any])?["amount"] as? String == "45.00" && api["tax"] == nil && api["itemID"] as? String == lamp.id.description)
             let file = try #require(api["file"] as? String)
             #expect(try await ann.request(.get, file).body.utf8.count > 0)
+            // And the item read whole lists its receipts.
+            let withReceipts = try #require(try await ann.request(.get, "/api/v1/items/\(lamp.id)").json as? [String: Any])
+            let listed = try #require(withReceipts["receipts"] as? [[String: Any]])
+            #expect(listed.count == 1 && listed[0]["id"] as? String == id && listed[0]["vendor"] as? String == "Lamp Shop" && listed[0]["file"] as? String == file)
         }
     }
 

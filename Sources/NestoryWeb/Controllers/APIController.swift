@@ -214,6 +214,8 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
     let item: Item
     let documentation: DocumentationStatus
     let photos: [PhotoJSON]?
+    /// The item's receipts, when the item was read whole.
+    var receipts: [ReceiptJSON]?
     /// The primary photo's attachment; sent as its URL.
     let primary: Attachment?
 
@@ -231,18 +233,20 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
     init(_ details: ItemDetails) {
         self.init(details.item, status: details.documentation, photos: details.photos.map(PhotoJSON.init),
                   primary: details.photos.first { $0.isPrimary }?.attachment)
+        receipts = details.receipts.map(ReceiptJSON.init)
     }
 
     var primaryPhoto: String? { primary.map { "/files/\($0.sha256)" } }
 
     /// What an item is answered with besides its fields: accepted in a body and ignored, so an item read can be sent
     /// back changed.
-    static let answeredOnly: Set<String> = ["id", "totalValue", "createdAt", "updatedAt", "documentation", "documented", "photos", "primaryPhoto"]
+    static let answeredOnly: Set<String> = ["id", "totalValue", "createdAt", "updatedAt", "documentation", "documented", "photos", "primaryPhoto",
+                                            "receipts"]
 
     private enum CodingKeys: String, CodingKey {
         case id, name, brand, modelNumber, serialNumber, price, totalValue, currency, quantity, purchaseDate, roomID, categoryID,
              condition, conditionNotes, barcode, warrantyExpiry, tags, notes, createdAt, updatedAt, documentation, documented,
-             photos, primaryPhoto
+             photos, primaryPhoto, receipts
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -271,6 +275,7 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
         try container.encode(documentation.isDocumented, forKey: .documented)
         try container.encodeIfPresent(photos, forKey: .photos)
         try container.encodeIfPresent(primaryPhoto, forKey: .primaryPhoto)
+        try container.encodeIfPresent(receipts, forKey: .receipts)
     }
 
     func write(to json: inout JSONWriter) {
@@ -321,6 +326,53 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
             json.key("primaryPhoto")
             json.string(prefix: "/files/", primary.sha256)
         }
+        if let receipts {
+            json.key("receipts")
+            json.beginArray()
+            for receipt in receipts { receipt.write(to: &json) }
+            json.endArray()
+        }
+        json.endObject()
+    }
+}
+
+/// A receipt in JSON: what it says (as read, or as corrected since) and its photo, byte-exact.
+struct ReceiptJSON: Encodable, Sendable, JSONWritable {
+    let receipt: Receipt
+
+    init(_ receipt: Receipt) { self.receipt = receipt }
+
+    var file: String { "/files/\(receipt.attachment.sha256)?size=original" }
+
+    private enum CodingKeys: String, CodingKey { case id, itemID, vendor, purchaseDate, total, tax, file, createdAt }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(receipt.id.description, forKey: .id)
+        try container.encodeIfPresent(receipt.itemID?.description, forKey: .itemID)
+        try container.encodeIfPresent(receipt.vendor, forKey: .vendor)
+        try container.encodeIfPresent(receipt.purchaseDate?.iso, forKey: .purchaseDate)
+        try container.encodeIfPresent(receipt.total.map(MoneyJSON.init), forKey: .total)
+        try container.encodeIfPresent(receipt.tax.map(MoneyJSON.init), forKey: .tax)
+        try container.encode(file, forKey: .file)
+        try container.encode(receipt.createdAt, forKey: .createdAt)
+    }
+
+    var jsonCapacity: Int { 384 }
+
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("id", receipt.id)
+        json.field("itemID", receipt.itemID)
+        json.field("vendor", receipt.vendor)
+        json.field("purchaseDate", receipt.purchaseDate)
+        for (name, money) in [("total", receipt.total), ("tax", receipt.tax)] as [(StaticString, Money?)] {
+            guard let money else { continue }
+            json.key(name)
+            MoneyJSON.write(money, to: &json)
+        }
+        json.field("file", file)
+        json.field("createdAt", receipt.createdAt)
         json.endObject()
     }
 }

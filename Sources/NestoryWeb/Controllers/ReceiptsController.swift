@@ -93,34 +93,28 @@ struct ReceiptsController {
         return EditedResponse(status: .created, response: UploadedJSON(id: receipt.id.description, next: "/receipts/\(receipt.id)"))
     }
 
-    /// A receipt through the API: where its reading stands, and what it says (as read, or as corrected by someone).
+    /// A receipt through the API: what it says (`ReceiptJSON`), where its reading stands and how sure it was.
     struct StatusJSON: ResponseEncodable {
-        let id: String
+        let receipt: ReceiptJSON
         let state: String
         let message: String?
         /// The reading's job (`GET /api/v1/jobs/{id}`), if it was read in the background.
         let job: String?
-        var itemID: String?
-        var vendor: String?
-        var purchaseDate: String?
-        var total: MoneyJSON?
-        var tax: MoneyJSON?
-        /// 0...1, how sure the reading was; absent when nothing was read.
-        var confidence: Double?
-        /// The photo, byte-exact (fetched with the same Authorization header).
-        var file: String?
-        var createdAt: Date?
 
         init(_ receipt: Receipt, state: String, message: String?, job: String?) {
-            (id, self.state, self.message, self.job) = (receipt.id.description, state, message, job)
-            itemID = receipt.itemID?.description
-            vendor = receipt.vendor
-            purchaseDate = receipt.purchaseDate?.iso
-            total = receipt.total.map(MoneyJSON.init)
-            tax = receipt.tax.map(MoneyJSON.init)
-            confidence = receipt.confidence
-            file = "/files/\(receipt.attachment.sha256)?size=original"
-            createdAt = receipt.createdAt
+            (self.receipt, self.state, self.message, self.job) = (ReceiptJSON(receipt), state, message, job)
+        }
+
+        private enum CodingKeys: String, CodingKey { case state, message, job, confidence }
+
+        func encode(to encoder: any Encoder) throws {
+            try receipt.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(state, forKey: .state)
+            try container.encodeIfPresent(message, forKey: .message)
+            try container.encodeIfPresent(job, forKey: .job)
+            // 0...1, how sure the reading was; absent when nothing was read.
+            try container.encodeIfPresent(receipt.receipt.confidence, forKey: .confidence)
         }
     }
 
