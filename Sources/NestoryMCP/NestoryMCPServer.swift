@@ -105,7 +105,7 @@ public struct NestoryMCP: Sendable {
                 "sort": ["type": "string", "enum": .array(ItemSort.allCases.map { .string($0.rawValue) })],
                 "limit": ["type": "integer", "minimum": 1, "maximum": .int(ItemQuery.maxLimit)],
              ]], annotations: readOnly("Search items")),
-        Tool(name: "get_item", description: "One item with all its fields, its documentation status and its photos (as links).",
+        Tool(name: "get_item", description: "One item with all its fields, its documentation status, its photos (as links) and its receipts (store, date, total, and a link to the photo).",
              inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]], annotations: readOnly("Get an item")),
         Tool(name: "summary", description: "Item count, estimated value per currency, the documentation score and the gaps (items needing a photo, a receipt, a value).",
              inputSchema: ["type": "object", "properties": [:]], annotations: readOnly("Inventory summary")),
@@ -237,7 +237,7 @@ public struct NestoryMCP: Sendable {
 
     static func json<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]  // links read as links, not http:\/\/
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

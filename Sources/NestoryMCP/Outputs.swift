@@ -28,10 +28,12 @@ struct ItemOut: Encodable {
     /// Links to the photos (display size), when the item was read whole.
     var photos: [String]?
     var mainPhoto: String?
+    /// Its receipts (what each says, and a link to its photo), when the item was read whole.
+    var receipts: [ReceiptOut]?
 
     /// What an item is answered with besides its fields (and its `id`, which names it): accepted in a tool's arguments
     /// and ignored, so an item read can be sent back changed.
-    static let answeredOnly: Set<String> = ["id", "photoCount", "receiptCount", "photos", "mainPhoto"]
+    static let answeredOnly: Set<String> = ["id", "photoCount", "receiptCount", "photos", "mainPhoto", "receipts"]
 
     init(item: Item, photoCount: Int, receiptCount: Int) {
         id = item.id.description
@@ -61,10 +63,30 @@ struct ItemOut: Encodable {
         self.init(item: details.item, photoCount: details.photos.count, receiptCount: details.receipts.count)
         photos = details.photos.map { Self.link($0.attachment, origin: origin) }
         mainPhoto = details.photos.first(where: \.isPrimary).map { Self.link($0.attachment, origin: origin) }
+        receipts = details.receipts.map { ReceiptOut($0, origin: origin) }
     }
 
     static func link(_ attachment: Attachment, origin: String?) -> String {
         (origin ?? "") + "/files/\(attachment.sha256)?size=display"
+    }
+}
+
+struct ReceiptOut: Encodable {
+    let id: String
+    var vendor: String?
+    var purchaseDate: String?
+    var total: MoneyOut?
+    var tax: MoneyOut?
+    /// The photo as uploaded.
+    let file: String
+
+    init(_ receipt: Receipt, origin: String?) {
+        id = receipt.id.description
+        vendor = receipt.vendor
+        purchaseDate = receipt.purchaseDate?.iso
+        total = receipt.total.map(MoneyOut.init)
+        tax = receipt.tax.map(MoneyOut.init)
+        file = (origin ?? "") + "/files/\(receipt.attachment.sha256)?size=original"
     }
 }
 

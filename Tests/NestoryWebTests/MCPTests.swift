@@ -36,6 +36,7 @@ import Testing
         let tv = try await items.create(smiths.id, ItemDraft(name: "Living room TV", purchasePrice: try Money.parse("899.00", currency: .usd),
                                                              currency: .usd, warrantyExpiry: try today.adding(days: 10)), today: today)
         let theirs = try await items.create(joneses.id, ItemDraft(name: "Their TV", currency: .usd), today: today)
+        let receipt = try app.database.addReceipt(smiths.id, itemID: tv.id, data: Data("receipt".utf8), contentType: "image/jpeg", now: Date())
         let tokens = app.dependencies.services.tokens
         let write = try await tokens.create(user: ann.id, household: smiths.id, name: "assistant", scope: "write", expires: nil).token
         let read = try await tokens.create(user: ann.id, household: smiths.id, name: "reader", scope: "read", expires: nil).token
@@ -60,6 +61,9 @@ import Testing
             #expect(found.isError == false && Self.text(found.content).contains("Living room TV") && !Self.text(found.content).contains("Their TV"))
             let item = try await writer.callTool(name: "get_item", arguments: ["id": .string(tv.id.description)])
             #expect(Self.text(item.content).contains("\"amount\":\"899.00\""))
+            // Its receipts, with a link to each photo (it said only how many there were).
+            #expect(Self.text(item.content).contains("\"receipts\":[{\"file\":\"http://") && Self.text(item.content).contains("\"id\":\"\(receipt.id)\""),
+                    "\(Self.text(item.content))")
             let summary = try await writer.callTool(name: "summary")
             #expect(Self.text(summary.content).contains("\"itemCount\":1") && Self.text(summary.content).contains("\"needsPhoto\":1"))
             let warranties = try await writer.callTool(name: "warranties_ending", arguments: ["days": 30])
