@@ -133,6 +133,10 @@ struct DepreciationTableWebTests {
             bad["floor"] = "150"
             let refused = try await ann.request(.post, "/settings/valuation/depreciation", form: bad)
             #expect(refused.status == .unprocessableContent && refused.body.contains("whole years from 1 to 100") && refused.body.contains("value=\"150\""))
+            // The summary says which category (every life's message is the same sentence).
+            let category = DepreciationTable.standard.rules[index].category
+            #expect(refused.body.contains("<li>\(HTML.escape(category)): Enter whole years from 1 to 100"), "\(refused.body)")
+            #expect(refused.body.contains("<li>Floor: Enter a whole percentage from 0 to 100.</li>"))
             // Electronics live 5 years here, with a 30% floor: a 4-year-old new TV keeps 1000 × max(30%, 20%) = 300.
             form["life-\(index)"] = "5"
             form["floor"] = "30"

@@ -145,7 +145,9 @@ enum Layout {
             """
     }
 
-    static func errorSummary(_ errors: [FieldError]) -> HTML {
+    /// `labels` names the fields whose messages would read alike (every useful life's is the same sentence): each of
+    /// those is said with its field's label first.
+    static func errorSummary(_ errors: [FieldError], labels: [String: String] = [:]) -> HTML {
         guard !errors.isEmpty else { return .empty }
         // A Free limit is not a mistake in the form: say what the limit is and where Pro is, above what was typed.
         if let limit = errors.first(where: { $0.field == "plan" }) {
@@ -158,7 +160,7 @@ enum Layout {
         let heading = errors.contains { $0.field == "edit" } ? "Not saved yet." : "Please check the form."
         return """
             <div class="alert" role="alert"><strong>\(heading)</strong>
-            <ul>\(errors.map { HTML("<li>\($0.message)</li>") })</ul></div>
+            <ul>\(errors.map { error in labels[error.field].map { HTML("<li>\($0): \(error.message)</li>") } ?? HTML("<li>\(error.message)</li>") })</ul></div>
             """
     }
 }

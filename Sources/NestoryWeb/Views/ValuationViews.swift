@@ -149,6 +149,11 @@ enum ValuationViews {
                          hint: "Years. \(rule.source)", id: "f-\(key)")
         }
         let rules: [HTML] = table.rules.enumerated().map { index, rule in years("life-\(index)", rule) }
+        // The summary says which field each problem is on: the message is the same for every life, and for every factor.
+        var labels = Dictionary(uniqueKeysWithValues: table.rules.enumerated().map { ("life-\($0.offset)", $0.element.category) })
+        labels["life-other"] = table.fallback.category
+        labels["floor"] = "Floor"
+        for condition in ItemCondition.allCases { labels["condition-\(condition.rawValue)"] = "Condition “\(condition.label)”" }
         let conditions: [HTML] = ItemCondition.allCases.map { condition in
             let key = "condition-\(condition.rawValue)"
             return Layout.field(key, label: condition.label, value: form[key] ?? String((table.conditionBasisPoints[condition] ?? 10_000) / 100), errors: errors,
@@ -159,7 +164,7 @@ enum ValuationViews {
             <section class="card">
               <p class="muted">The offline estimate: actual cash value = replacement cost × max(floor, 1 − age ÷ useful life) × condition factor. \
             An empty life means the category does not lose value with age (jewellery, art, collectibles).</p>
-              \(Layout.errorSummary(errors))
+              \(Layout.errorSummary(errors, labels: labels))
               <form method="post" action="/settings/valuation/depreciation" novalidate>
                 <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                 <h2>Useful life by category</h2>
