@@ -158,6 +158,68 @@ public struct Money: Hashable, Codable, Sendable, CustomStringConvertible {
         return try Money(minorUnits: negative ? -magnitude : magnitude, currency: currency)
     }
 
+    /// An amount as people type it, in the common spellings (`1,234.56`, `1.234,56`, `12,50`, `1 299,00`, `1'250.50`),
+    /// with the currency's own symbol or code beside it if at all (`€12`, `12.50 EUR`; another currency's is refused,
+    /// never taken for this one), read with `parse`'s rules once its separators are known. The one reading of typed
+    /// amounts: the forms and the API.
+    public static func parse(typed text: String, currency: CurrencyCode) throws(DomainError) -> Money {
+        var body = text.trimmingCharacters(in: .whitespaces)
+        var sign = ""
+        if let first = body.first, first == "-" || first == "−" { sign = "-"; body = String(body.dropFirst()) }
+        for mark in [currency.code, currency.symbol.trimmingCharacters(in: .whitespaces)] where !mark.isEmpty {
+            if body.uppercased().hasPrefix(mark.uppercased()) { body = String(body.dropFirst(mark.count)) }
+            if body.uppercased().hasSuffix(mark.uppercased()) { body = String(body.dropLast(mark.count)) }
+            body = body.trimmingCharacters(in: .whitespaces)
+        }
+        // Not a spelling this knows (another currency's mark, letters, two decimal marks): `parse` says what is wrong
+        // with it as it was typed.
+        guard let plain = plainDigits(body) else { return try parse(text, currency: currency) }
+        return try parse(sign + plain, currency: currency)
+    }
+
+    /// The plain decimal (`1234.56`) of an amount as a spreadsheet holds it, without a sign; nil when it is not one.
+    /// A currency symbol or a three-letter code before or after is dropped (an import's currency is its own column).
+    public static func plainText(typed raw: String) -> String? {
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        text = String(text.unicodeScalars.filter { !"$€£¥₹₩".unicodeScalars.contains($0) }.map(Character.init))
+        text = text.trimmingCharacters(in: .whitespaces)
+        func isCode<S: StringProtocol>(_ part: S) -> Bool { part.allSatisfy { $0.isASCII && $0.isUppercase } }
+        if text.count > 3, isCode(text.prefix(3)), !Array(text)[3].isLetter { text = String(text.dropFirst(3)) }
+        if text.count > 3, isCode(text.suffix(3)), !Array(text)[text.count - 4].isLetter { text = String(text.dropLast(3)) }
+        return plainDigits(text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Digits with their separators as plain decimal text: spaces and `'` group digits; with both `.` and `,`, the
+    /// last is the decimal mark; a lone `,` is one unless three digits follow it (`1,234` is a thousand); whatever
+    /// groups the digits groups them by three. Nil for anything else.
+    static func plainDigits(_ text: String) -> String? {
+        let digitsOnly = text.filter { $0 != " " && $0 != "\u{00A0}" && $0 != "\u{202F}" && $0 != "'" }
+        guard !digitsOnly.isEmpty, digitsOnly.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }),
+              digitsOnly.contains(where: \.isNumber) else { return nil }
+        let dots = digitsOnly.filter { $0 == "." }.count, commas = digitsOnly.filter { $0 == "," }.count
+        var decimal: Character?
+        if dots > 0 && commas > 0 {
+            decimal = digitsOnly.lastIndex(of: ".")! > digitsOnly.lastIndex(of: ",")! ? "." : ","
+        } else if dots == 1 {
+            decimal = "."
+        } else if commas == 1 {
+            let after = digitsOnly.distance(from: digitsOnly.lastIndex(of: ",")!, to: digitsOnly.endIndex) - 1
+            decimal = after == 3 ? nil : ","
+        }
+        if let decimal, digitsOnly.filter({ $0 == decimal }).count > 1 { return nil }
+        // Whatever groups the digits groups them by three ("1 234,56", "1.234.567"; not "12,34.5" or "1.2").
+        let whole = decimal.map { mark in String(text[..<text.lastIndex(of: mark)!]) } ?? text
+        let groups = whole.split(omittingEmptySubsequences: false) { " \u{00A0}\u{202F}'.,".contains($0) }
+        if groups.count > 1, !(groups.first.map { (1...3).contains($0.count) } == true && groups.dropFirst().allSatisfy { $0.count == 3 }) {
+            return nil
+        }
+        var out = ""
+        for ch in digitsOnly {
+            if ch == decimal { out.append(".") } else if ch.isNumber { out.append(ch) }
+        }
+        return out
+    }
+
     /// The amount as an exact `Decimal` in major units.
     public var decimalAmount: Decimal {
         Decimal(sign: minorUnits < 0 ? .minus : .plus, exponent: -currency.minorUnitDigits,

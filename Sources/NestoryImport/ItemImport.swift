@@ -330,34 +330,10 @@ public enum ValueParsing {
     /// A plain decimal (`1234.56`) from `$1,234.56`, `1.234,56 €`, `12,50` or `1 234`. Negative
     /// amounts and text that is not a number are refused rather than guessed.
     public static func amount(_ raw: String) -> Result<String, AmountError> {
-        var text = raw.trimmingCharacters(in: .whitespaces)
+        let text = raw.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("-") || text.hasPrefix("−") || (text.hasPrefix("(") && text.hasSuffix(")")) { return .failure(.negative) }
-        // A currency symbol or a three-letter code before or after the number.
-        text = String(text.unicodeScalars.filter { !"$€£¥₹₩".unicodeScalars.contains($0) }.map(Character.init))
-        text = text.trimmingCharacters(in: .whitespaces)
-        func isCode<S: StringProtocol>(_ part: S) -> Bool { part.allSatisfy { $0.isASCII && $0.isUppercase } }
-        if text.count > 3, isCode(text.prefix(3)), !Array(text)[3].isLetter { text = String(text.dropFirst(3)) }
-        if text.count > 3, isCode(text.suffix(3)), !Array(text)[text.count - 4].isLetter { text = String(text.dropLast(3)) }
-        text = text.trimmingCharacters(in: .whitespaces)
-        let digitsOnly = text.filter { $0 != " " && $0 != "\u{00A0}" && $0 != "\u{202F}" && $0 != "'" }
-        guard !digitsOnly.isEmpty, digitsOnly.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }),
-              digitsOnly.contains(where: \.isNumber) else { return .failure(.notANumber) }
-        let dots = digitsOnly.filter { $0 == "." }.count, commas = digitsOnly.filter { $0 == "," }.count
-        var decimal: Character?
-        if dots > 0 && commas > 0 {
-            decimal = digitsOnly.lastIndex(of: ".")! > digitsOnly.lastIndex(of: ",")! ? "." : ","
-        } else if dots == 1 {
-            decimal = "."
-        } else if commas == 1 {
-            let after = digitsOnly.distance(from: digitsOnly.lastIndex(of: ",")!, to: digitsOnly.endIndex) - 1
-            decimal = after == 3 ? nil : ","
-        }
-        if let decimal, digitsOnly.filter({ $0 == decimal }).count > 1 { return .failure(.notANumber) }
-        var out = ""
-        for ch in digitsOnly {
-            if ch == decimal { out.append(".") } else if ch.isNumber { out.append(ch) }
-        }
-        return .success(out)
+        guard let plain = Money.plainText(typed: text) else { return .failure(.notANumber) }
+        return .success(plain)
     }
 
     public enum AmountError: Error, Hashable, CustomStringConvertible {

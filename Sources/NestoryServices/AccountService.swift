@@ -138,7 +138,7 @@ public struct AccountService: Sendable {
         var errors = FieldErrors()
         errors.collect { _ = try Household.validatedName(name) }
         let code = errors.collect { try CurrencyCode.iso(currency) }
-        let amount = code.flatMap { try? Money.parse(threshold, currency: $0) }.flatMap { $0.minorUnits >= 0 ? $0 : nil }
+        let amount = code.flatMap { try? Money.parse(typed: threshold, currency: $0) }.flatMap { $0.minorUnits >= 0 ? $0 : nil }
         if code != nil, amount == nil {
             errors.append(FieldError(field: "threshold", message: "Give an amount of 0 or more, such as 1000 or 1,000.00."))
         }

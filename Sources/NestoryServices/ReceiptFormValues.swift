@@ -47,7 +47,7 @@ public struct ReceiptFormValues: Sendable, Equatable {
         }
         func money(_ key: String) -> Money? {
             guard let raw = text(key) else { return nil }
-            do { return try Money.parse(raw, currency: currency) } catch {
+            do { return try Money.parse(typed: raw, currency: currency) } catch {
                 errors.append(FieldError(field: key, message: error.message))
                 return nil
             }

@@ -186,7 +186,7 @@ public struct ValuationService: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         let money: Money
-        do { money = try Money.parse(trimmed, currency: currency) } catch { throw .invalid(field: field, message: error.message) }
+        do { money = try Money.parse(typed: trimmed, currency: currency) } catch { throw .invalid(field: field, message: error.message) }
         guard money.minorUnits >= 0 else { throw .invalid(field: field, message: "Enter an amount of zero or more.") }
         return money
     }

@@ -16,6 +16,21 @@ import Testing
         #expect(try Money.parse("1.234", currency: try CurrencyCode("KWD")).minorUnits == 1234)
     }
 
+    /// As people type amounts in the forms and the API: their decimal comma, grouping by spaces, dots or apostrophes,
+    /// a symbol or code beside; then `parse`'s rules (decimals for the currency, the largest amount).
+    @Test(arguments: [("12,50", 1250), ("1.234,56 €", 123_456), ("1 234,56", 123_456), ("1\u{202F}234,56", 123_456), ("1'250.50", 125_050),
+                      ("1,234.56", 123_456), ("1,234", 123_400), ("1.234.567", 123_456_700), ("12.50 EUR", 1250), ("€12", 1200),
+                      ("-12,50", -1250), (".99", 99), ("0", 0), ("+7", 700), ("eur 3", 300), ("3 €", 300)])
+    func readsAmountsAsTyped(_ text: String, _ minorUnits: Int64) throws {
+        #expect(try Money.parse(typed: text, currency: .eur).minorUnits == minorUnits)
+    }
+
+    /// Another currency's mark is refused, never taken for this one ("12 USD" is not €12).
+    @Test(arguments: ["12,34.5", "1.2,50", "1,2.50", "1  234", "1.2.3", "12 apples", "1,234.5.6", "", "EUR", "1.234", "12 USD", "$12", "£5"])
+    func typedAmountsThatAreNotOneAreRefused(_ text: String) {
+        #expect(throws: DomainError.self) { try Money.parse(typed: text, currency: .eur) }
+    }
+
     @Test(arguments: ["", "abc", "1.2.3", "12,34", "1,2345", "--1", "1e5", "٣", "12.345", "½", "0x10", ".", "1,234,56"])
     func rejectsMalformedAmounts(_ text: String) {
         #expect(throws: DomainError.self) { try Money.parse(text, currency: .usd) }

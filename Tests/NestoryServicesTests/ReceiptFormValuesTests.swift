@@ -7,7 +7,7 @@ import Testing
 /// saved meanwhile.
 @Suite struct ReceiptFormValuesTests {
     @Test func eachFieldThatDoesNotReadIsNamedAtOnce() throws {
-        let values = ReceiptFormValues(["vendor": String(repeating: "Ñ", count: 121), "purchaseDate": "2024-02-30", "total": "12..3", "tax": "1.5 USD",
+        let values = ReceiptFormValues(["vendor": String(repeating: "Ñ", count: 121), "purchaseDate": "2024-02-30", "total": "12..3", "tax": "1.5 EUR",
                                         "currency": "R$"])
         guard case .failure(.validation(let errors)) = values.fields(defaultCurrency: .usd, rawText: nil) else {
             Issue.record("expected the fields to be refused")

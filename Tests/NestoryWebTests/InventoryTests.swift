@@ -36,6 +36,12 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             // The first marked field has the focus (a phone scrolls to it), not the name.
             #expect(priceInput?.contains("autofocus") == true)
             #expect(negative.body.components(separatedBy: #"name="name""#).dropFirst().first?.prefix { $0 != ">" }.contains("autofocus") == false)
+            // An amount as it is typed in much of the world is read as meant; another currency's mark is refused.
+            let comma = try await browser.request(.post, "/items", form: ["name": "Kettle", "price": "1.234,50", "currency": "EUR"])
+            #expect(comma.status == .seeOther)
+            #expect(try await browser.request(.get, try #require(comma.location)).body.contains("€1,234.50"))
+            let dollars = try await browser.request(.post, "/items", form: ["name": "Kettle", "price": "12 USD", "currency": "EUR"])
+            #expect(dollars.status == .unprocessableContent && dollars.body.contains("Enter an amount such as 1234.56."))
             let lateWarranty = try await browser.request(.post, "/items", form: ["name": "Lamp", "warrantyExpiry": "2024-02-30"])
             #expect(lateWarranty.body.components(separatedBy: #"name="warrantyExpiry""#).dropFirst().first?.prefix { $0 != ">" }.contains("autofocus") == true)
             let created = try await browser.request(.post, "/items", form: [
