@@ -191,7 +191,7 @@ public struct Money: Hashable, Codable, Sendable, CustomStringConvertible {
 
     /// Digits with their separators as plain decimal text: spaces and `'` group digits; with both `.` and `,`, the
     /// last is the decimal mark; a lone `,` is one unless three digits follow it (`1,234` is a thousand); whatever
-    /// groups the digits groups them by three. Nil for anything else.
+    /// groups the digits groups them by three (or by two before the last three, as in India). Nil for anything else.
     static func plainDigits(_ text: String) -> String? {
         let digitsOnly = text.filter { $0 != " " && $0 != "\u{00A0}" && $0 != "\u{202F}" && $0 != "'" }
         guard !digitsOnly.isEmpty, digitsOnly.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }),
@@ -207,11 +207,15 @@ public struct Money: Hashable, Codable, Sendable, CustomStringConvertible {
             decimal = after == 3 ? nil : ","
         }
         if let decimal, digitsOnly.filter({ $0 == decimal }).count > 1 { return nil }
-        // Whatever groups the digits groups them by three ("1 234,56", "1.234.567"; not "12,34.5" or "1.2").
+        // Whatever groups the digits groups them by three ("1 234,56", "1.234.567"), or as in India by two before the
+        // last three ("1,23,456.00"); not "12,34.5" or "1.2".
         let whole = decimal.map { mark in String(text[..<text.lastIndex(of: mark)!]) } ?? text
-        let groups = whole.split(omittingEmptySubsequences: false) { " \u{00A0}\u{202F}'.,".contains($0) }
-        if groups.count > 1, !(groups.first.map { (1...3).contains($0.count) } == true && groups.dropFirst().allSatisfy { $0.count == 3 }) {
-            return nil
+        let groups = whole.split(omittingEmptySubsequences: false) { " \u{00A0}\u{202F}'.,".contains($0) }.map(\.count)
+        if groups.count > 1 {
+            let rest = groups.dropFirst()
+            let thousands = (1...3).contains(groups[0]) && rest.allSatisfy { $0 == 3 }
+            let lakhs = (1...2).contains(groups[0]) && rest.last == 3 && rest.dropLast().allSatisfy { $0 == 2 }
+            guard thousands || lakhs else { return nil }
         }
         var out = ""
         for ch in digitsOnly {

@@ -55,13 +55,13 @@ struct CSVTests {
 struct ValueParsingTests {
     @Test("amounts", arguments: [
         ("12.50", "12.50"), ("$1,234.56", "1234.56"), ("1.234,56 €", "1234.56"), ("12,50", "12.50"), ("1,234", "1234"),
-        ("EUR 99", "99"), ("1 299,00", "1299.00"), ("CHF 1'250.50", "1250.50"), ("0", "0"),
+        ("EUR 99", "99"), ("1 299,00", "1299.00"), ("CHF 1'250.50", "1250.50"), ("0", "0"), ("₹1,23,456.00", "123456.00"),
     ])
     func amounts(_ raw: String, _ expected: String) throws {
         #expect(try ValueParsing.amount(raw).get() == expected)
     }
 
-    @Test("not amounts", arguments: ["-12.50", "(5.00)", "abc", "12 apples", "1.2.3,4,5", ""])
+    @Test("not amounts", arguments: ["-12.50", "(5.00)", "abc", "12 apples", "1.2.3,4,5", "", "12,34.5"])
     func notAmounts(_ raw: String) {
         #expect((try? ValueParsing.amount(raw).get()) == nil)
     }
