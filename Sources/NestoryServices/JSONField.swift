@@ -119,7 +119,7 @@ extension ItemFormValues {
                 if texts.count == list.count { values.values[key] = texts.joined(separator: ",") } else {
                     errors.append(FieldError(field: key, message: Self.kindMessage(key)))
                 }
-            case (_, .text(let text)) where key != "quantity":
+            case (_, .text(let text)):
                 values.values[key] = text
             default:
                 errors.append(FieldError(field: key, message: Self.kindMessage(key)))
