@@ -171,10 +171,25 @@ public struct Money: Hashable, Codable, Sendable, CustomStringConvertible {
             if body.uppercased().hasSuffix(mark.uppercased()) { body = String(body.dropLast(mark.count)) }
             body = body.trimmingCharacters(in: .whitespaces)
         }
-        // Not a spelling this knows (another currency's mark, letters, two decimal marks): `parse` says what is wrong
-        // with it as it was typed.
-        guard let plain = plainDigits(body) else { return try parse(text, currency: currency) }
+        guard let plain = plainDigits(body) else {
+            // Another currency's mark beside digits: say so, rather than only that it is not an amount.
+            if let other = plainText(typed: body).flatMap({ _ in otherCurrency(in: body) }), other != currency.code {
+                throw .invalid(field: "price", message: "Amounts here are in \(currency.code), and this one is in \(other).")
+            }
+            // Not a spelling this knows (letters, two decimal marks): `parse` says what is wrong with it as typed.
+            return try parse(text, currency: currency)
+        }
         return try parse(sign + plain, currency: currency)
+    }
+
+    /// The currency a mark typed beside an amount names: an ISO code ("USD") or a symbol only one currency uses
+    /// (not `$` or `¥`, which several do).
+    private static func otherCurrency(in text: String) -> String? {
+        let symbols: [Character: String] = ["€": "EUR", "£": "GBP", "₹": "INR", "₩": "KRW"]
+        if let symbol = text.first(where: { symbols[$0] != nil }) { return symbols[symbol] }
+        let letters = text.filter(\.isLetter)
+        guard letters.count == 3, let code = try? CurrencyCode.iso(letters) else { return nil }
+        return code.code
     }
 
     /// The plain decimal (`1234.56`) of an amount as a spreadsheet holds it, without a sign; nil when it is not one.

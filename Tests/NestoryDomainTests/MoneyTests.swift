@@ -26,6 +26,17 @@ import Testing
     }
 
     /// Another currency's mark is refused, never taken for this one ("12 USD" is not €12).
+    @Test func anotherCurrencysMarkIsNamed() {
+        #expect(throws: DomainError.invalid(field: "price", message: "Amounts here are in EUR, and this one is in USD.")) {
+            try Money.parse(typed: "12.50 USD", currency: .eur)
+        }
+        #expect(throws: DomainError.invalid(field: "price", message: "Amounts here are in USD, and this one is in GBP.")) {
+            try Money.parse(typed: "£1,200", currency: .usd)
+        }
+        // `$` is several currencies' sign: only that it is not an amount here.
+        #expect(throws: DomainError.invalid(field: "price", message: "Enter an amount such as 1234.56.")) { try Money.parse(typed: "$12", currency: .eur) }
+    }
+
     @Test(arguments: ["12,34.5", "1.2,50", "1,2.50", "1  234", "1.2.3", "12 apples", "1,234.5.6", "", "EUR", "1.234", "12 USD", "$12", "£5"])
     func typedAmountsThatAreNotOneAreRefused(_ text: String) {
         #expect(throws: DomainError.self) { try Money.parse(typed: text, currency: .eur) }
