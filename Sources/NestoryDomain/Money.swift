@@ -171,9 +171,11 @@ public struct Money: Hashable, Codable, Sendable, CustomStringConvertible {
             if body.uppercased().hasSuffix(mark.uppercased()) { body = String(body.dropLast(mark.count)) }
             body = body.trimmingCharacters(in: .whitespaces)
         }
+        // The sign may follow the mark too ("€-12").
+        if sign.isEmpty, let first = body.first, first == "-" || first == "−" { sign = "-"; body = String(body.dropFirst()) }
         guard let plain = plainDigits(body) else {
             // Another currency's mark beside digits: say so, rather than only that it is not an amount.
-            if let other = plainText(typed: body).flatMap({ _ in otherCurrency(in: body) }), other != currency.code {
+            if plainText(typed: body) != nil, let other = otherCurrency(in: body), other != currency.code {
                 throw .invalid(field: "price", message: "Amounts here are in \(currency.code), and this one is in \(other).")
             }
             // Not a spelling this knows (letters, two decimal marks): `parse` says what is wrong with it as typed.

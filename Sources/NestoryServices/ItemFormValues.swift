@@ -37,8 +37,7 @@ public struct ItemFormValues: Sendable {
         }
         var price: Money?
         if let text = optional("price") {
-            let cleaned = text.replacingOccurrences(of: currency.symbol.trimmingCharacters(in: .whitespaces), with: "")
-            do { price = try Money.parse(typed: cleaned, currency: currency) } catch {
+            do { price = try Money.parse(typed: text, currency: currency) } catch {
                 errors.append(FieldError(field: "price", message: error.message))
             }
         }

@@ -20,7 +20,7 @@ import Testing
     /// a symbol or code beside; then `parse`'s rules (decimals for the currency, the largest amount).
     @Test(arguments: [("12,50", 1250), ("1.234,56 €", 123_456), ("1 234,56", 123_456), ("1\u{202F}234,56", 123_456), ("1'250.50", 125_050),
                       ("1,234.56", 123_456), ("1,234", 123_400), ("1.234.567", 123_456_700), ("12.50 EUR", 1250), ("€12", 1200),
-                      ("-12,50", -1250), (".99", 99), ("0", 0), ("+7", 700), ("eur 3", 300), ("3 €", 300), ("1,23,456.50", 12_345_650)])
+                      ("-12,50", -1250), (".99", 99), ("0", 0), ("+7", 700), ("eur 3", 300), ("3 €", 300), ("1,23,456.50", 12_345_650), ("€-12", -1200)])
     func readsAmountsAsTyped(_ text: String, _ minorUnits: Int64) throws {
         #expect(try Money.parse(typed: text, currency: .eur).minorUnits == minorUnits)
     }

@@ -240,10 +240,9 @@ struct ItemJSON: Encodable, Sendable, JSONWritable {
 
     /// What an item is answered with besides its fields: accepted in a body and ignored, so an item read can be sent
     /// back changed.
-    static let answeredOnly: Set<String> = ["id", "totalValue", "createdAt", "updatedAt", "documentation", "documented", "photos", "primaryPhoto",
-                                            "receipts"]
+    static let answeredOnly = Set(CodingKeys.allCases.map(\.rawValue)).subtracting(ItemFormValues.fields)
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, brand, modelNumber, serialNumber, price, totalValue, currency, quantity, purchaseDate, roomID, categoryID,
              condition, conditionNotes, barcode, warrantyExpiry, tags, notes, createdAt, updatedAt, documentation, documented,
              photos, primaryPhoto, receipts

@@ -123,11 +123,12 @@ struct ReceiptsController {
         let id = try receiptID(context)
         let receipt = try await dependencies.services.receipts.receipt(viewer.household.id, id).receipt
         let job = try await dependencies.services.receipts.reading(viewer.household.id, id)
-        switch reading(job) {
-        case .reading: return StatusJSON(receipt, state: "reading", message: nil, job: job?.id.description)
-        case .failed(let message): return StatusJSON(receipt, state: "failed", message: message, job: job?.id.description)
-        case .done: return StatusJSON(receipt, state: "done", message: nil, job: job?.id.description)
+        let (state, message): (String, String?) = switch reading(job) {
+        case .reading: ("reading", nil)
+        case .failed(let message): ("failed", message)
+        case .done: ("done", nil)
         }
+        return StatusJSON(receipt, state: state, message: message, job: job?.id.description)
     }
 
     /// Where the reading of a receipt stands, from its job.
