@@ -30,8 +30,11 @@ import Testing
         let up = await server.health() != nil
         try #require(up, "the server did not answer within 30 s: \(server.story)")
         let secret = "k3Ep-Th1s-0ut-of-the-logs"
-        _ = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/calendar/\(secret).ics")!)
-        _ = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/items/seen-in-the-log")!)
+        // A session of its own, not the shared one the other suites' live-server tests use at the same time.
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        _ = try await session.data(from: URL(string: "http://127.0.0.1:\(server.port)/calendar/\(secret).ics")!)
+        _ = try await session.data(from: URL(string: "http://127.0.0.1:\(server.port)/items/seen-in-the-log")!)
         // The log is written as the answers go; wait for the second line.
         for _ in 0..<100 where !server.log.contains("seen-in-the-log") { try await Task.sleep(for: .milliseconds(50)) }
         #expect(server.log.contains("path=/calendar/(secret)") && server.log.contains("path=/items/seen-in-the-log"), "\(server.story)")
