@@ -24,12 +24,12 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start the web server (migrating the database first).",
         discussion: """
-            Settings come from these flags, then the environment (NESTORY_ and the key in capitals with underscores, \
-            e.g. NESTORY_PORT, NESTORY_LIMITS_MAX_PHOTO_BYTES), then a JSON settings file (--config or NESTORY_CONFIG; \
-            the keys nested, e.g. {"limits": {"maxPhotoBytes": 20000000}}), then the defaults. Any key can be given \
-            as a flag with --set KEY=VALUE. The keys:
+            Settings come from these flags, then the environment (the variable beside each key below), then a JSON \
+            settings file (--config or NESTORY_CONFIG; the keys nested, e.g. {"limits": {"maxPhotoBytes": 20000000}}), \
+            then the defaults. Any key can be given as a flag with --set KEY=VALUE. The keys, each with its variable and \
+            default:
 
-            \(Settings.keys.map { "  \($0.key.padding(toLength: 26, withPad: " ", startingAt: 0)) \($0.help)" }.joined(separator: "\n"))
+            \(Settings.help())
             """)
 
     @Option(name: .customLong("data"), help: "The data folder (database and stored files). Also NESTORY_DATA.")
@@ -88,6 +88,7 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "nestory")
         logger.info("settings", metadata: settings.logged)
+        for warning in Settings.misspeltEnvironment(ProcessInfo.processInfo.environment) { logger.warning("\(warning)") }
         // libvips' own messages (a warning about a damaged picture's tile, before its load fails) join this
         // log rather than standard error as lines of glib's format.
         let libvipsLogger = Logger(label: "nestory.libvips")

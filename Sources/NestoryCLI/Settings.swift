@@ -119,7 +119,7 @@ struct Settings: Sendable, Equatable {
     static let keys: [(key: String, help: String)] = [
         ("host", "Address to listen on (0.0.0.0 for other machines, behind HTTPS)"), ("port", "Port to listen on"),
         ("data", "The data folder"),
-        ("database.url", "sqlite (the default: in the data folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=verify-full&sslrootcert=PATH] (secret)"),
+        ("database.url", "sqlite (in the data folder) or postgres://USER:PASSWORD@HOST:PORT/DATABASE, with ?sslmode=verify-full&sslrootcert=PATH for TLS (secret)"),
         ("database.maxConnections", "The most connections to PostgreSQL this server opens"),
         ("database.schema", "A schema of its own in the PostgreSQL database, made when missing (default: public)"),
         ("secrets.key", "The key that seals providers' API keys, the same on every server: 32 bytes in base64, e.g. from openssl rand -base64 32 (secret; default: the data folder's secrets.key)"),
@@ -162,12 +162,63 @@ struct Settings: Sendable, Equatable {
         ("mcp.allowedOrigins", "Origins /mcp accepts beside localhost's, comma-separated, e.g. https://nestory.example"),
         ("storage.blobs", "Where photos and files are kept: local (the data folder) or s3://BUCKET[/PREFIX] (default prefix blobs/)"),
         ("storage.s3.endpoint", "The S3-compatible store's address, e.g. http://127.0.0.1:9000 (default: AWS's for the region)"),
-        ("storage.s3.region", "The bucket's region (signing); us-east-1 unless the store says otherwise"),
+        ("storage.s3.region", "The bucket's region (for signing requests)"),
         ("storage.s3.pathStyle", "Address the bucket as ENDPOINT/BUCKET (MinIO, Garage, Ceph) instead of BUCKET.ENDPOINT"),
         ("storage.s3.accessKey", "The access key id for the bucket"), ("storage.s3.secretKey", "Its secret access key (secret)"),
         ("storage.s3.timeoutSeconds", "The longest one request to the store may take"),
         ("storage.s3.attempts", "Tries of a request the store answers with 5xx, 429 or not at all, the first included"),
     ]
+
+    /// The keys for `nestory serve --help`: each whole, with its environment variable, and under it what it sets and its
+    /// default, wrapped to `width` columns (so a key of any length is never cut, and the help is not rewrapped).
+    static func help(width: Int = 78) -> String {
+        let defaults = Settings().logged
+        return keys.map { key, help in
+            var shown = "\(defaults[key].map { "\($0)" } ?? "")"
+            if shown.hasPrefix("("), shown.hasSuffix(")") { shown = String(shown.dropFirst().dropLast()) }
+            var lines = ["  \(key), \(environmentName(key))"]
+            var line = "     "
+            for word in (help.contains("default") || shown.isEmpty ? help : "\(help) (default: \(shown))").split(separator: " ") {
+                if line.count + 1 + word.count > width, line.count > 5 {
+                    lines.append(line)
+                    line = "     "
+                }
+                line += " \(word)"
+            }
+            return (lines + [line]).joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// The environment variable for `key`, as swift-configuration's environment provider names it: NESTORY_, then each
+    /// part of the key in capitals, with a word break where a small letter meets a capital (`limits.maxPhotoBytes` is
+    /// NESTORY_LIMITS_MAX_PHOTO_BYTES), so capitals in a row stay one word (`limits.maxCSVBytes` is
+    /// NESTORY_LIMITS_MAX_CSVBYTES).
+    static func environmentName(_ key: String) -> String {
+        (["nestory"] + key.split(separator: ".")).map { part in
+            var word = ""
+            var previous: Character?
+            for character in part {
+                if let previous, previous.isLowercase, character.isUppercase { word += "_" }
+                word += character.isLetter || character.isNumber ? character.uppercased() : "_"
+                previous = character
+            }
+            return word
+        }.joined(separator: "_")
+    }
+
+    /// NESTORY_ variables that are not a setting's but a letter or two from one (NESTORY_LIMITS_MAX_CSV_BYTES): each
+    /// is ignored, so the setting keeps its default; the server says so at start. Variables nowhere near a setting's
+    /// are left alone, as other programs may share the prefix (and the commands' own: NESTORY_CONFIG, NESTORY_PASSWORD,
+    /// NESTORY_TOKEN).
+    static func misspeltEnvironment(_ environment: [String: String]) -> [String] {
+        let names = Dictionary(uniqueKeysWithValues: keys.map { (environmentName($0.key), $0.key) })
+        let commands: Set<String> = ["NESTORY_CONFIG", "NESTORY_PASSWORD", "NESTORY_TOKEN"]
+        return environment.keys.sorted().compactMap { variable in
+            guard variable.hasPrefix("NESTORY_"), names[variable] == nil, !commands.contains(variable),
+                  let meant = Text.closest(to: variable, among: names.keys.sorted()), let key = names[meant] else { return nil }
+            return "\(variable) is not a setting Nestory has, and is ignored (did you mean \(meant), for \(key)?)"
+        }
+    }
 
     /// Keys whose values are secrets: never logged, redacted by the configuration reader.
     static let secretKeys: Set<String> = ["database.url", "secrets.key", "metrics.token", "valuation.analysisKey", "valuation.searchKey", "storage.s3.secretKey"]
@@ -185,14 +236,12 @@ struct Settings: Sendable, Equatable {
             InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map { key, value in
                 (AbsoluteConfigKey(key.split(separator: ".").map(String.init)), ConfigValue(.string(value), isSecret: Self.secretKeys.contains(key)))
             })),
-            EnvironmentVariablesProvider(environmentVariables: environment,
-                                         secretsSpecifier: .specific(["NESTORY_DATABASE_URL", "NESTORY_SECRETS_KEY", "NESTORY_METRICS_TOKEN", "NESTORY_VALUATION_ANALYSIS_KEY", "NESTORY_VALUATION_SEARCH_KEY",
-                                                                               "NESTORY_STORAGE_S3_SECRET_KEY"]))
+            EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .specific(Set(secretKeys.map(environmentName))))
                 .prefixKeys(with: "nestory"),
         ]
         // A key that nothing reads is almost always a typo (limits.maxPhotobytes), which would leave the default in place
-        // unnoticed: on the command line and in the file it is an error. The environment is not checked: other programs'
-        // NESTORY_ variables share it.
+        // unnoticed: on the command line and in the file it is an error. In the environment, where other programs'
+        // NESTORY_ variables may be, one close to a setting's is only a warning at start (`misspeltEnvironment`).
         for key in flags.keys.sorted() where key != "config" { try checkKnown(key, from: "--set") }
         if let file = flags["config"] ?? environment["NESTORY_CONFIG"], !file.isEmpty {
             guard FileManager.default.fileExists(atPath: file) else { throw Invalid.value("file", "\(file) does not exist") }

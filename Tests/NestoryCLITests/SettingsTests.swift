@@ -126,4 +126,49 @@ import Testing
         #expect(!logged.contains("operator-secret") && logged.contains("valuation.analysisKey=(redacted)") && logged.contains("valuation.searchKey=(redacted)"))
         await #expect(throws: Settings.Invalid.self) { try await Settings.read(flags: ["valuation.analysisURL": "ftp://x"]) }
     }
+
+    /// The variable the help names for each key is the one the server reads: set to a value the key cannot keep, it
+    /// changes what is logged or stops the start naming that key. Capitals in a row are one word, as
+    /// swift-configuration's environment provider has it.
+    @Test func eachKeysVariableIsTheOneTheServerReads() async throws {
+        #expect(Settings.environmentName("limits.maxCSVBytes") == "NESTORY_LIMITS_MAX_CSVBYTES")
+        #expect(Settings.environmentName("passkeys.rpID") == "NESTORY_PASSKEYS_RP_ID")
+        #expect(Settings.environmentName("storage.s3.timeoutSeconds") == "NESTORY_STORAGE_S3_TIMEOUT_SECONDS")
+        #expect(try await Settings.read(flags: [:], environment: ["NESTORY_LIMITS_MAX_CSVBYTES": "5000"]).maxCSVBytes == 5000)
+        let defaults = Settings().logged
+        for (key, _) in Settings.keys {
+            let variable = Settings.environmentName(key)
+            do {
+                let settings = try await Settings.read(flags: [:], environment: [variable: "7"])
+                #expect(settings.logged[key].map { "\($0)" } != defaults[key].map { "\($0)" }, "\(variable) did not set \(key)")
+            } catch let error as Settings.Invalid {
+                #expect(error.description.hasPrefix("The setting \(key) "), "\(variable): \(error)")
+            }
+        }
+    }
+
+    /// A variable a letter or two from a setting's is ignored by the reader, so the server warns at start, naming the
+    /// variable meant; the commands' own variables and other programs' are not mistaken for one.
+    @Test func aMisspeltVariableIsNamedWithTheOneMeant() {
+        let warnings = Settings.misspeltEnvironment(["NESTORY_LIMITS_MAX_CSV_BYTES": "5000", "NESTORY_PORTT": "9000", "NESTORY_PORT": "9000",
+                                                     "NESTORY_PASSWORD": "x", "NESTORY_TOKEN": "x", "NESTORY_CONFIG": "x", "NESTORY_BIN": "x",
+                                                     "NESTORY_TEST_POSTGRES_URL": "x", "PORTT": "1"])
+        #expect(warnings == [
+            "NESTORY_LIMITS_MAX_CSV_BYTES is not a setting Nestory has, and is ignored (did you mean NESTORY_LIMITS_MAX_CSVBYTES, for limits.maxCSVBytes?)",
+            "NESTORY_PORTT is not a setting Nestory has, and is ignored (did you mean NESTORY_PORT, for port?)",
+        ])
+    }
+
+    /// `serve --help` names every key whole (one was cut at 26 characters: webhooks.allowPrivateAddre) with its variable
+    /// and default, in lines short enough that the help is not wrapped again.
+    @Test func theHelpListsEveryKeyWholeWithItsVariableAndDefault() {
+        let help = Settings.help()
+        let lines = help.split(separator: "\n")
+        for (key, _) in Settings.keys {
+            #expect(lines.contains { $0 == "  \(key), \(Settings.environmentName(key))" }, "\(key)")
+        }
+        #expect(lines.allSatisfy { $0.count <= 78 }, "\(lines.filter { $0.count > 78 })")
+        #expect(help.contains("  webhooks.allowPrivateAddresses, NESTORY_WEBHOOKS_ALLOW_PRIVATE_ADDRESSES\n      Let webhooks reach private, loopback and link-local addresses (default:\n      false)"))
+        #expect(help.contains("Largest CSV to import (default: 50000000)"))
+    }
 }
