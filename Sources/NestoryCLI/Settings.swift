@@ -225,8 +225,13 @@ struct Settings: Sendable, Equatable {
 
     enum Invalid: Error, CustomStringConvertible {
         case value(String, String)
+        /// The settings file (its path) cannot be read as settings: why.
+        case file(String, String)
         var description: String {
-            switch self { case .value(let key, let message): return "The setting \(key) \(message)." }
+            switch self {
+            case .value(let key, let message): return "The setting \(key) \(message)."
+            case .file(let path, let message): return "The settings file \(path) \(message)."
+            }
         }
     }
 
@@ -244,9 +249,10 @@ struct Settings: Sendable, Equatable {
         // NESTORY_ variables may be, one close to a setting's is only a warning at start (`misspeltEnvironment`).
         for key in flags.keys.sorted() where key != "config" { try checkKnown(key, from: "--set") }
         if let file = flags["config"] ?? environment["NESTORY_CONFIG"], !file.isEmpty {
-            guard FileManager.default.fileExists(atPath: file) else { throw Invalid.value("file", "\(file) does not exist") }
+            // Read and checked here first, so a file that is not one JSON object is named with what is wrong with it.
+            let keys = try leafKeys(ofJSONFile: file)
             providers.append(try await FileProvider<JSONSnapshot>(filePath: .init(file)))
-            for key in leafKeys(ofJSONFile: file) { try checkKnown(key, from: file) }
+            for key in keys { try checkKnown(key, from: file) }
         }
         let config = ConfigReader(providers: providers)
         var settings = Settings()
@@ -392,9 +398,17 @@ struct Settings: Sendable, Equatable {
 
     /// The dotted paths of a JSON file's values (`{"limits": {"maxPhotoBytes": 1}}`: `limits.maxPhotoBytes`); none when
     /// it is not a JSON object (the file provider says what is wrong with it).
-    static func leafKeys(ofJSONFile path: String) -> [String] {
-        guard let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [] }
+    static func leafKeys(ofJSONFile path: String) throws(Invalid) -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw .file(path, "does not exist") }
+        guard !isFolder.boolValue else { throw .file(path, "is a folder: give the path of a JSON file") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .file(path, "cannot be read (check its permissions)") }
+        let parsed: Any
+        do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+            let why = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String).map { ": \($0.trimmingCharacters(in: CharacterSet(charactersIn: ". ")))" } ?? ""
+            throw .file(path, "is not valid JSON\(why)")
+        }
+        guard let object = parsed as? [String: Any] else { throw .file(path, #"must hold one JSON object of settings, such as {"port": 8080}"#) }
         func walk(_ object: [String: Any], _ prefix: String) -> [String] {
             object.keys.sorted().flatMap { name in
                 let path = prefix.isEmpty ? name : prefix + "." + name

@@ -42,13 +42,34 @@ import Testing
             (["port": "80000"], [String: String](), "port"), ([:], ["NESTORY_OCR_ENGINE": "magic"], "ocr.engine"),
             ([:], ["NESTORY_LIMITS_MAX_PHOTO_BYTES": "lots"], "limits.maxPhotoBytes"), (["logLevel": "loud"], [:], "logLevel"), (["capture.scanning": "maybe"], [:], "capture.scanning"),
             (["capture.photoQuality": "5"], [:], "capture.photoQuality"),
-            (["metrics.mode": "token"], [:], "metrics.token"), (["api.idempotencyWindowHours": "0"], [:], "api.idempotencyWindowHours"), (["jobs.leaseSeconds": "1"], [:], "jobs.leaseSeconds"), (["config": "/no/such/file.json"], [:], "file"),
+            (["metrics.mode": "token"], [:], "metrics.token"), (["api.idempotencyWindowHours": "0"], [:], "api.idempotencyWindowHours"), (["jobs.leaseSeconds": "1"], [:], "jobs.leaseSeconds"),
         ] {
             do {
                 _ = try await Settings.read(flags: flags, environment: environment)
                 Issue.record("\(flags) \(environment) was accepted")
             } catch let error as Settings.Invalid {
                 #expect(error.description.hasPrefix("The setting \(expected) "), "\(error)")
+            }
+        }
+    }
+
+    /// A settings file that is missing, a folder, not JSON or not an object stops the start with what is wrong, naming the
+    /// file (a truncated one gave Foundation's "Error Domain=NSCocoaErrorDomain Code=3840", with no path).
+    @Test func aSettingsFileThatCannotBeReadIsNamedWithWhy() async throws {
+        let truncated = try Self.file(#"{"port": 8094"#), list = try Self.file("[1, 2]")
+        defer { for path in [truncated, list] { try? FileManager.default.removeItem(atPath: path) } }
+        let folder = FileManager.default.temporaryDirectory.path
+        for (path, expected) in [
+            ("/no/such/file.json", "The settings file /no/such/file.json does not exist."),
+            (folder, "The settings file \(folder) is a folder: give the path of a JSON file."),
+            (truncated, "The settings file \(truncated) is not valid JSON: Unexpected end of file during JSON parse."),
+            (list, #"The settings file \#(list) must hold one JSON object of settings, such as {"port": 8080}."#),
+        ] {
+            do {
+                _ = try await Settings.read(flags: ["config": path], environment: [:])
+                Issue.record("\(path) was accepted")
+            } catch let error as Settings.Invalid {
+                #expect(error.description == expected)
             }
         }
     }
@@ -76,7 +97,7 @@ import Testing
             #expect(!error.description.contains("did you mean"), "nothing is close to it")
         }
         // Every key the settings have is accepted, and the environment stays open to other programs' NESTORY_ variables.
-        #expect(Settings.leafKeys(ofJSONFile: config) == ["ocr.workerz", "port"])
+        #expect(try Settings.leafKeys(ofJSONFile: config) == ["ocr.workerz", "port"])
         let known = try await Settings.read(flags: ["storage.s3.region": "eu-west-1", "ocr.workers": "2", "api.idempotencyWindowHours": "48"], environment: [:])
         #expect(known.s3Region == "eu-west-1" && known.ocrWorkers == 2 && known.idempotencyWindowHours == 48)
         _ = try await Settings.read(flags: [:], environment: ["NESTORY_PASSWORD": "x", "NESTORY_TEST_POSTGRES_URL": "y"])
