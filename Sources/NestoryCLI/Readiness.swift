@@ -16,9 +16,7 @@ enum Readiness {
                        ocrEngine: String, ocrPython: String) -> [Operations.Check] {
         [
             Operations.Check(name: "disk") {
-                var stats = statvfs()
-                guard statvfs(folder.path, &stats) == 0 else { return "cannot read the free space of \(folder.path)" }
-                let free = Int64(stats.f_bavail) * Int64(stats.f_frsize)
+                guard let free = folder.freeBytes else { return "cannot read the free space of \(folder.path)" }
                 return free >= minFreeBytes ? nil : "only \(free / 1_000_000) MB free in the data folder (wanted \(minFreeBytes / 1_000_000) MB)"
             },
             Operations.Check(name: "imaging") {

@@ -147,6 +147,7 @@ struct Serve: AsyncParsableCommand {
             drainTimeout: .seconds(settings.drainSeconds), jobLease: .seconds(settings.jobLeaseSeconds), idempotencyWindow: TimeInterval(settings.idempotencyWindowHours) * 3600,
             logger: Logger(label: "nestory.jobs"))
         let barcodes = TimedBarcodeDecoder(base: BarcodeReader(options: .init(zxingWorker: settings.zxingWorker ?? ZXingScanner.workerPath)))
+        let process = ProcessMetrics(registry: registry, folder: folder)
         let metrics: Operations.MetricsAccess = switch settings.metrics {
         case "off": .off
         case "token": .token(settings.metricsToken ?? "")
@@ -155,6 +156,7 @@ struct Serve: AsyncParsableCommand {
         let operations = Operations(
             metrics: metrics,
             emitMetrics: {
+                process.update()
                 var buffer: [UInt8] = []
                 registry.emit(into: &buffer)
                 return String(decoding: buffer, as: UTF8.self)

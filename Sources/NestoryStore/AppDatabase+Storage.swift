@@ -25,8 +25,6 @@ extension AppDatabase {
         let database = [folder.databaseURL.path, folder.databaseURL.path + "-wal"].reduce(Int64(0)) { total, path in
             total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0)
         }
-        var stats = statvfs()
-        let free: Int64? = statvfs(folder.path, &stats) == 0 ? Int64(stats.f_bavail) * Int64(stats.f_frsize) : nil
-        return StorageSummary(items: items, photos: photos, receipts: receipts, reports: reports, databaseBytes: database, freeBytes: free)
+        return StorageSummary(items: items, photos: photos, receipts: receipts, reports: reports, databaseBytes: database, freeBytes: folder.freeBytes)
     }
 }

@@ -29,6 +29,13 @@ public struct DataFolder: Sendable, Hashable {
     /// never in the database or a backup.
     public var secretsKeyURL: URL { url.appendingPathComponent("secrets.key") }
 
+    /// The bytes free for this server on the folder's disk (what an unprivileged writer may still use); nil when the
+    /// folder cannot be asked.
+    public var freeBytes: Int64? {
+        var stats = statvfs()
+        return statvfs(path, &stats) == 0 ? Int64(stats.f_bavail) * Int64(stats.f_frsize) : nil
+    }
+
     /// Creates the folder (and its parents) when `create` is true; checks it is a writable folder.
     public func prepare(create: Bool) throws {
         let fm = FileManager.default

@@ -169,6 +169,9 @@ def test_metrics_access_log_and_readiness_of_the_running_server():
         with urllib.request.urlopen(base + "/metrics", timeout=10) as response:  # from this machine: allowed by default
             metrics = response.read().decode()
         assert 'http_route="/health/ready"' in metrics and "nestory_jobs_running" in metrics
+        # The process's own series, as every Prometheus client exports them, and the data folder's free space.
+        for series in ("process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds", "nestory_data_free_bytes"):
+            assert f"\n{series} " in metrics, series
     finally:
         process.terminate()
         assert process.wait(timeout=30) == 0
