@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks deploy/nestory.service with systemd-analyze verify (syntax, known options, the binary it starts),
-# against the built binary: the unit names /usr/local/bin/nestory, which a test machine need not have.
+# Checks the systemd units in deploy/ with systemd-analyze verify (syntax, known options, the binary they start),
+# against the built binary: the units name /usr/local/bin/nestory, which a test machine need not have.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${NESTORY_BIN:-$PWD/.build/debug/nestory}"
@@ -9,13 +9,23 @@ if ! command -v systemd-analyze >/dev/null; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sed "s|/usr/local/bin/nestory|$BIN|" deploy/nestory.service > "$work/nestory.service"
-# verify prints problems and exits non-zero on errors; warnings about this machine not running systemd are not ours.
-if ! out=$(systemd-analyze verify "$work/nestory.service" 2>&1); then
-  echo "$out" >&2; echo "deploy/nestory.service: 0 passed, 1 failed"; exit 1
-fi
-problems=$(echo "$out" | grep -v -e "^$" -e "Failed to connect to bus" -e "System has not been booted with systemd" || true)
-if echo "$problems" | grep -q "nestory.service"; then
-  echo "$problems" >&2; echo "deploy/nestory.service: 0 passed, 1 failed"; exit 1
-fi
-echo "deploy/nestory.service: 1 passed, 0 failed"
+units=(nestory.service nestory-backup.service nestory-backup.timer)
+for unit in "${units[@]}"; do sed "s|/usr/local/bin/nestory|$BIN|" "deploy/$unit" > "$work/$unit"; done
+passed=0 failed=0
+for unit in "${units[@]}"; do
+  # verify prints problems and exits non-zero on errors; warnings about this machine not running systemd are not ours.
+  if ! out=$(systemd-analyze verify "$work/$unit" 2>&1); then
+    echo "$out" >&2; failed=$((failed + 1)); continue
+  fi
+  problems=$(echo "$out" | grep -v -e "^$" -e "Failed to connect to bus" -e "System has not been booted with systemd" || true)
+  if echo "$problems" | grep -q "nestory"; then
+    echo "$problems" >&2; failed=$((failed + 1)); continue
+  fi
+  passed=$((passed + 1))
+done
+# The backup unit runs as the server's user, by name, so that it can read the server's data folder.
+for unit in nestory.service nestory-backup.service; do
+  grep -qx "User=nestory" "deploy/$unit" || { echo "deploy/$unit: no User=nestory (the two units must share the dynamic user)" >&2; failed=$((failed + 1)); }
+done
+echo "deploy/: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

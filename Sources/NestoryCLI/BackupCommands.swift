@@ -10,12 +10,23 @@ import NestoryServices
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a household's backup: one ZIP with all its data and every photo and receipt, byte-exact.",
-        discussion: "Safe while the server runs: the data is read as one consistent snapshot.")
+        discussion: """
+            Safe while the server runs: the data is read as one consistent snapshot. With --all, every household is \
+            backed up into a folder, each to an archive named by its id and the time (nestory-ID-20261128T020000Z.zip), \
+            and --keep N then deletes each household's older archives there beyond its N newest: what a nightly timer \
+            runs (deploy/nestory-backup.timer).
+            """)
 
     @OptionGroup var data: DataOptions
 
     @Option(help: "The household's name or id (not needed when there is only one).")
     var household: String?
+
+    @Flag(help: "Back up every household, each to its own archive in the folder given instead of a file (made when missing).")
+    var all = false
+
+    @Option(help: "With --all: keep each household's newest N archives in the folder and delete its older ones (default: keep every one).")
+    var keep: Int?
 
     @Flag(help: "Leave the members' password hashes out (restored accounts then need `nestory user password`).")
     var withoutPasswords = false
@@ -23,25 +34,104 @@ struct Backup: AsyncParsableCommand {
     @Flag(help: "Put the valuation providers' API keys in the archive, in clear (off: the other valuation settings only).")
     var withProviderKeys = false
 
-    @Argument(help: "The archive to write (.zip).")
+    @Argument(help: "The archive to write (.zip), or with --all the folder to write the archives in.")
     var file: String
 
+    func validate() throws {
+        if all, household != nil { throw ValidationError("--all backs up every household: leave out --household.") }
+        if let keep, !all { throw ValidationError("--keep \(keep) is for --all, which writes archives into a folder.") }
+        if let keep, keep < 1 { throw ValidationError("--keep must be at least 1 (it is \(keep)): the archive just written is always kept.") }
+    }
+
     func run() async throws {
-        let destination = try OutputFile.url(file)
+        let folder = all ? try BackupFolder(file) : nil
+        let destination = all ? nil : try OutputFile.url(file)
         let secrets = try await reportingErrors { try await data.settings().secretKeys() }
         try await data.withDatabase(.readCurrent) { database in
-            let target = try await resolveHousehold(database.stores.accounts, household)
-            let started = Date()
-            let result = try await database.stores.backupMaker(folder: data.folder, secrets: secrets)
-                .write(household: target.id, to: destination, includePasswordHashes: !withoutPasswords,
-                       includeProviderKeys: withProviderKeys)
-            let c = result.manifest.counts
-            print("""
-                Backed up \(target.name) to \(file) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s:
-                  \(c.items) items, \(c.photos) photos, \(c.receipts) receipts, \(c.rooms) rooms, \(c.categories) categories, \(c.members) members
-                  \(c.files) files (\(byteText(c.fileBytes))), archive \(byteText(result.archiveBytes))
-                """)
+            let maker = try database.stores.backupMaker(folder: data.folder, secrets: secrets)
+            func write(_ household: Household, to url: URL, shown: String) async throws {
+                let started = Date()
+                let result = try await maker.write(household: household.id, to: url, includePasswordHashes: !withoutPasswords,
+                                                   includeProviderKeys: withProviderKeys)
+                let c = result.manifest.counts
+                print("""
+                    Backed up \(household.name) to \(shown) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s:
+                      \(c.items) items, \(c.photos) photos, \(c.receipts) receipts, \(c.rooms) rooms, \(c.categories) categories, \(c.members) members
+                      \(c.files) files (\(ByteCount.text(c.fileBytes))), archive \(ByteCount.text(result.archiveBytes))
+                    """)
+            }
+            guard let folder else {
+                return try await write(try await resolveHousehold(database.stores.accounts, household), to: destination!, shown: file)
+            }
+            let households = try await database.stores.accounts.allHouseholds()
+            guard !households.isEmpty else { throw CLIError("There is no household yet. Create one with `nestory user add` or `nestory demo`.") }
+            // Every household is tried, so one that fails does not leave the others without tonight's archive; the
+            // command then fails, naming it, for the timer's unit to show as failed.
+            var failed: [String] = []
+            for household in households {
+                let url = folder.archive(for: household.id, at: Date())
+                do {
+                    try await write(household, to: url, shown: url.path)
+                    if let keep {
+                        for old in try folder.prune(household.id, keeping: keep) { print("  deleted the older \(old.lastPathComponent)") }
+                    }
+                } catch {
+                    let message = "\(household.name) (\(household.id)): \(String(describing: cliError(error)))"
+                    FileHandle.standardError.write(Data("Could not back up \(message)\n".utf8))
+                    failed.append(message)
+                }
+            }
+            if !failed.isEmpty {
+                throw CLIError("\(failed.count) of \(households.count) households were not backed up: \(failed.joined(separator: "; "))")
+            }
         }
+    }
+}
+
+/// The folder `backup --all` writes into: one archive per household and run, named so that a household's archives
+/// sort by time (`nestory-ID-20261128T020000Z.zip`), and pruned by that name only (nothing else there is touched).
+struct BackupFolder {
+    let url: URL
+
+    init(_ path: String) throws {
+        switch PathKind(path) {
+        case .folder: break
+        case .absent(errno: ENOENT):
+            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+                throw CLIError("The folder \(path) could not be made: \(error.localizedDescription)")
+            }
+        case .absent(let code): throw CLIError("\(path) cannot be opened: \(String(cString: strerror(code))).")
+        default: throw CLIError("\(path) is not a folder: with --all, give the folder to write the archives in.")
+        }
+        url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+    }
+
+    static func stamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", p.year!, p.month!, p.day!, p.hour!, p.minute!, p.second!)
+    }
+
+    func archive(for household: HouseholdID, at date: Date) -> URL {
+        url.appendingPathComponent("nestory-\(household)-\(Self.stamp(date)).zip")
+    }
+
+    /// The household's archives in the folder, newest first.
+    func archives(of household: HouseholdID) throws -> [URL] {
+        let prefix = "nestory-\(household)-"
+        return try FileManager.default.contentsOfDirectory(atPath: url.path).filter { name in
+            guard name.hasPrefix(prefix), name.hasSuffix(".zip") else { return false }
+            let stamp = name.dropFirst(prefix.count).dropLast(4)
+            return stamp.count == 16 && stamp.allSatisfy { $0.isNumber || $0 == "T" || $0 == "Z" }
+        }.sorted(by: >).map { url.appendingPathComponent($0) }
+    }
+
+    /// Deletes the household's archives beyond its `keeping` newest; returns those deleted.
+    func prune(_ household: HouseholdID, keeping: Int) throws -> [URL] {
+        let older = Array(try archives(of: household).dropFirst(keeping))
+        for archive in older { try FileManager.default.removeItem(at: archive) }
+        return older
     }
 }
 
@@ -200,6 +290,3 @@ extension DataOptions {
     }
 }
 
-func byteText(_ bytes: Int64) -> String {
-    ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
-}

@@ -107,7 +107,7 @@ extension ReportCommand {
 
     static func summary(_ result: RenderedReport, path: String, seconds: Double) -> String {
         "Wrote \(path): \(result.items) item\(result.items == 1 ? "" : "s"), \(result.pages) page\(result.pages == 1 ? "" : "s"), "
-            + "\(result.images) photo\(result.images == 1 ? "" : "s"), \(ReportFormat.byteCount(result.byteCount)) in \(String(format: "%.2f", seconds)) s."
+            + "\(result.images) photo\(result.images == 1 ? "" : "s"), \(ByteCount.text(result.byteCount)) in \(String(format: "%.2f", seconds)) s."
     }
 }
 

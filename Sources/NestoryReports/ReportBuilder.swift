@@ -125,11 +125,6 @@ public enum ReportFormat {
         totals.isEmpty ? "—" : totals.amounts(preferred: preferred).map(\.formatted).joined(separator: " + ")
     }
 
-    public static func byteCount(_ bytes: Int64) -> String {
-        if bytes < 1000 { return "\(bytes) B" }
-        if bytes < 1_000_000 { return String(format: "%.0f KB", Double(bytes) / 1000) }
-        return String(format: "%.1f MB", Double(bytes) / 1_000_000)
-    }
 }
 
 extension ReportFormat {

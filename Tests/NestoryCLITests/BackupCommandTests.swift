@@ -26,6 +26,41 @@ struct BackupCommandTests {
         #expect(again.status != 0 && again.stderr.contains("--mode replace"))
     }
 
+    @Test("backup --all writes every household into a folder and --keep deletes only each one's oldest archives there")
+    func everyHouseholdIntoAFolder() throws {
+        let data = CLI.Folder(), backups = CLI.Folder()
+        #expect(try CLI.run(["demo", "--data", data.path, "--items", "30", "--seed", "5", "--name", "Home"]).status == 0)
+        #expect(try CLI.run(["user", "add", "bo@example.com", "--household", "Cottage", "--data", data.path], stdin: "correct horse battery\n").status == 0)
+        // What else is in the folder stays: a note, an archive of a household no longer here, and one of ours named otherwise.
+        try FileManager.default.createDirectory(atPath: backups.path, withIntermediateDirectories: true)
+        let gone = "nestory-00000000-0000-0000-0000-000000000001-20200101T000000Z.zip"
+        for name in ["README.txt", gone, "home-copy.zip"] { try Data("x".utf8).write(to: URL(fileURLWithPath: backups.path + "/" + name)) }
+
+        for run in 1...3 {
+            let result = try CLI.run(["backup", "--data", data.path, "--all", backups.path, "--keep", "2"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("Backed up Home to ") && result.stdout.contains("Backed up Cottage to ") && result.stdout.contains("30 items"))
+            let names = try FileManager.default.contentsOfDirectory(atPath: backups.path).sorted()
+            let archives = names.filter { $0.hasPrefix("nestory-") && $0 != gone }
+            #expect(archives.count == 2 * min(run, 2), "run \(run): \(names)")
+            #expect(names.contains("README.txt") && names.contains(gone) && names.contains("home-copy.zip"))
+            if run < 3 { Thread.sleep(forTimeInterval: 1.05) }  // the names are to the second
+        }
+        // Each archive is sound and is its household's, whose id it is named by.
+        for name in try FileManager.default.contentsOfDirectory(atPath: backups.path) where name.hasPrefix("nestory-") && name != gone {
+            let check = try CLI.run(["restore", "--data", CLI.Folder().path, "--check", backups.path + "/" + name])
+            #expect(check.status == 0 && (check.stdout.contains("sound: Home, 30 items") || check.stdout.contains("sound: Cottage, 0 items")), "\(check.stdout)")
+        }
+
+        for (arguments, message) in [(["--keep", "2", backups.path + "/one.zip"], "--keep 2 is for --all"),
+                                     (["--all", "--keep", "0", backups.path], "--keep must be at least 1"),
+                                     (["--all", "--household", "Home", backups.path], "leave out --household"),
+                                     (["--all", backups.path + "/README.txt"], "is not a folder")] {
+            let refused = try CLI.run(["backup", "--data", data.path] + arguments)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+    }
+
     @Test("a restore killed in the middle leaves the old data exactly as it was")
     func killedRestore() throws {
         let folder = CLI.Folder()

@@ -19,7 +19,7 @@ enum DataViews {
                     """
             case .succeeded:
                 status = """
-                    <a class="button primary small" href="/settings/data/export/\(job.id)/download" download>Download (\(byteText(made?.bytes ?? 0)))</a>
+                    <a class="button primary small" href="/settings/data/export/\(job.id)/download" download>Download (\(ByteCount.text(made?.bytes ?? 0)))</a>
                     """
             case .failed, .cancelled, .interrupted:
                 status = "<span class=\"error\">\(job.message ?? "The backup could not be made. Try again.")</span>"
@@ -83,7 +83,7 @@ enum DataViews {
               <li>Household: <strong>\(manifest.household.name)</strong></li>
               <li>Made \(madeOn(manifest)) by Nestory \(manifest.appVersion)</li>
               <li>\(c.items) items, \(c.rooms) rooms, \(c.categories) categories</li>
-              <li>\(c.photos) photos, \(c.receipts) receipts (\(byteText(c.fileBytes)) of files)</li>
+              <li>\(c.photos) photos, \(c.receipts) receipts (\(ByteCount.text(c.fileBytes)) of files)</li>
             </ul>
             <form method="post" action="/settings/data/restore/\(token)">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
@@ -224,7 +224,7 @@ enum DataViews {
     /// "X MB used, Y photos" and its breakdown (a list, which wraps at any text size).
     static func storageCard(_ storage: StorageSummary) -> HTML {
         func row(_ label: String, _ files: StorageSummary.Files, _ noun: (String, String)) -> HTML {
-            HTML("<div><dt>\(label)</dt><dd>\(files.count) \(files.count == 1 ? noun.0 : noun.1) · \(byteText(files.bytes))</dd></div>")
+            HTML("<div><dt>\(label)</dt><dd>\(files.count) \(files.count == 1 ? noun.0 : noun.1) · \(ByteCount.text(files.bytes))</dd></div>")
         }
         return """
             <section class="card" id="storage">
@@ -235,23 +235,18 @@ enum DataViews {
             \(row("Photos", storage.photos, ("photo", "photos")))
             \(row("Receipts", storage.receipts, ("receipt", "receipts")))
             \(row("Reports", storage.reports, ("report", "reports")))
-            <div><dt>Database</dt><dd>\(byteText(storage.databaseBytes)) <span class="muted">(the whole server’s)</span></dd></div>
+            <div><dt>Database</dt><dd>\(ByteCount.text(storage.databaseBytes)) <span class="muted">(the whole server’s)</span></dd></div>
             </dl>
-            \(storage.freeBytes.map { HTML("<p class=\"hint\">\(byteText($0)) free on the server’s disk.</p>") })
+            \(storage.freeBytes.map { HTML("<p class=\"hint\">\(ByteCount.text($0)) free on the server’s disk.</p>") })
             </section>
             """
     }
 
     /// The spec's one line: "X MB used, Y photos".
     static func storageLine(_ storage: StorageSummary) -> String {
-        "\(byteText(storage.householdBytes)) used, \(storage.photos.count) photo\(storage.photos.count == 1 ? "" : "s")"
+        "\(ByteCount.text(storage.householdBytes)) used, \(storage.photos.count) photo\(storage.photos.count == 1 ? "" : "s")"
     }
 
-    static func byteText(_ bytes: Int64) -> String {
-        if bytes < 1_000_000 { return "\((bytes + 999) / 1000) KB" }
-        if bytes < 1_000_000_000 { return String(format: "%.1f MB", Double(bytes) / 1e6) }
-        return String(format: "%.2f GB", Double(bytes) / 1e9)
-    }
 
     /// "on 22 Nov 2026 at 14:01" from the manifest's ISO 8601 time (as written, if it is not one).
     static func madeOn(_ manifest: BackupManifest) -> String {

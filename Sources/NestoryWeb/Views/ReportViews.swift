@@ -17,7 +17,7 @@ enum ReportViews {
             return """
                 <li class="row report" data-report="\(report.id.uuidString.lowercased())">
                   <span class="text"><span class="name">\(kind?.title ?? report.kind)</span>
-                  <span class="sub">\(viewer.moment(report.createdAt)) · \(ReportFormat.byteCount(report.byteCount)) · \(optionsSummary(report))</span></span>
+                  <span class="sub">\(viewer.moment(report.createdAt)) · \(ByteCount.text(report.byteCount)) · \(optionsSummary(report))</span></span>
                   <span class="actions">
                     <a class="button small" href="/reports/\(report.id.uuidString.lowercased())/download">Download</a>
                     <form method="post" action="/reports/\(report.id.uuidString.lowercased())/delete" data-confirm="Delete this report? Your items are not affected.">
