@@ -52,6 +52,18 @@ struct BackupCommandTests {
             #expect(check.status == 0 && (check.stdout.contains("sound: Home, 30 items") || check.stdout.contains("sound: Cottage, 0 items")), "\(check.stdout)")
         }
 
+        // A household that cannot be backed up (a stored photo gone from the disk) is named and fails the command; the
+        // others are still backed up, and its own older archives are kept.
+        let blobs = try #require(FileManager.default.enumerator(atPath: data.path + "/blobs")?.compactMap { $0 as? String }
+            .first { $0.split(separator: "/").count == 3 })
+        try FileManager.default.removeItem(atPath: data.path + "/blobs/" + blobs)
+        let before = try FileManager.default.contentsOfDirectory(atPath: backups.path).count
+        Thread.sleep(forTimeInterval: 1.05)
+        let damaged = try CLI.run(["backup", "--data", data.path, "--all", backups.path, "--keep", "2"])
+        #expect(damaged.status != 0 && damaged.stdout.contains("Backed up Cottage to "), "\(damaged.stdout)")
+        #expect(damaged.stderr.contains("Could not back up Home (") && damaged.stderr.contains("1 of 2 households were not backed up: Home ("), "\(damaged.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backups.path).count == before, "Cottage's oldest went, its newest came; Home's stayed")
+
         for (arguments, message) in [(["--keep", "2", backups.path + "/one.zip"], "--keep 2 is for --all"),
                                      (["--all", "--keep", "0", backups.path], "--keep must be at least 1"),
                                      (["--all", "--household", "Home", backups.path], "leave out --household"),
