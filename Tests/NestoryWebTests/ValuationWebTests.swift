@@ -64,7 +64,12 @@ struct ValuationWebTests {
             #expect(search.body.contains("href=\"/valuations/batches/new?q=ring\">Value these items"))
             #expect(!(try await ann.request(.get, "/").body.contains("Value these items")))
             let chosen = try await ann.request(.get, "/valuations/batches/new?q=ring")
-            #expect(chosen.body.contains("1 item") && chosen.body.contains("Value 1 item"))
+            #expect(chosen.body.contains("<strong>1 item</strong> matching “ring”.") && chosen.body.contains("Value 1 item"))
+            // With no search, the batch says it is every item (it said "from the search").
+            let all = try await ann.request(.get, "/valuations/batches/new")
+            #expect(all.body.contains("<strong>The household’s one item</strong>.") && !all.body.contains("from the search"))
+            let room = try await ann.request(.get, "/valuations/batches/new?q=ring&room=Bedroom")
+            #expect(room.body.contains("from the search"))
         }
     }
 

@@ -209,6 +209,16 @@ enum ValuationViews {
             """)
     }
 
+    /// What the batch's items are, in words: "12 items without a value yet", "3 items matching “tv”", "All 60 items".
+    static func selectionLine(count: Int, query: [String: String]) -> HTML {
+        let items = "\(count) item\(count == 1 ? "" : "s")"
+        if query["missing"] == "1" { return "<strong>\(items)</strong> without a value yet." }
+        let filters = query.filter { !$0.value.isEmpty }
+        if let q = filters["q"], filters.count == 1 { return "<strong>\(items)</strong> matching “\(q)”." }
+        if filters.isEmpty { return count == 1 ? "<strong>The household’s one item</strong>." : "<strong>All \(items)</strong> of the household." }
+        return "<strong>\(items)</strong> from the search."
+    }
+
     /// What a batch would value, before it starts.
     static func newBatch(viewer: Viewer, query: [String: String], items: [ItemListing], providers: ValuationProviderSettings) -> HTML {
         let over = items.count > ValuationService.batchLimit
@@ -217,7 +227,7 @@ enum ValuationViews {
         let rows: [HTML] = items.prefix(20).map { HTML("<li class=\"row\"><span>\($0.item.name)</span><span class=\"muted\">\($0.item.totalValue?.formatted ?? "no price")</span></li>") }
         return Layout.page(title: "Value items", viewer: viewer, section: .reports, body: """
             <section class="card">
-              <p><strong>\(items.count) item\(items.count == 1 ? "" : "s")</strong> \(query["missing"] == "1" ? "without a value yet" : "from the search").</p>
+              <p>\(selectionLine(count: items.count, query: query))</p>
               <p class="muted">\(how.isEmpty ? "Offline estimates (no provider is set in Settings → Valuation)." : "With " + how.joined(separator: " and ") + ", else the offline estimate.") \
             Each value waits for your review before it is kept; the purchase prices stay as they are.</p>
               <ul class="list">\(rows)</ul>
@@ -369,7 +379,7 @@ enum ValuationViews {
               <h2>Value many items</h2>
               <p class="muted">A batch proposes a value for each item (from its photos and market prices when Settings → Valuation has them, \
             else the offline estimate), for you to review and save.</p>
-              <p><a class="button" href="/valuations/batches/new?missing=1">Value the items without a value</a>
+              <p class="actions wrap"><a class="button" href="/valuations/batches/new?missing=1">Value the items without a value</a>
               <a class="button" href="/valuations/photos">Value new things from photos</a></p>
               <form method="get" action="/valuations/batches/new" class="inline">
                 \(Layout.field("q", label: "Or the items of a search", value: nil, errors: [], attributes: "placeholder=\"e.g. kitchen\"", id: "f-batch-q"))
@@ -377,6 +387,7 @@ enum ValuationViews {
               </form>
             </section>
             <section class="card">
+              <h2>Values by day</h2>
               <p class="muted">Every value kept, by the day it is for, with the day’s totals. An item’s page shows its own history.</p>
               \(rows.isEmpty ? HTML("<p class=\"muted\">No values yet. Open an item and choose “Estimate offline” or “Enter a value”.</p>") : HTML("<ul class=\"list\">\(rows)</ul>"))
             </section>
