@@ -335,10 +335,9 @@ extension ValuationService {
     /// what was identified (never overwriting what is there). Figures changed in review are kept as entered by hand.
     public func save(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview) async throws -> Valuation {
         let (job, entries) = try await batch(household, id)
-        guard let entry = entries.first(where: { $0.id == itemID }), var outcome = entry.outcome, let proposal = outcome.proposal else {
+        guard let entry = entries.first(where: { $0.id == itemID }), let outcome = entry.outcome, outcome.proposal != nil else {
             throw DomainError.notFound("A proposal for this item")
         }
-        let (at, day) = (now(), today)
         let item = try await items.item(household, itemID)
         let (identification, _, _) = try reviewed(review, currency: item.currency, previous: outcome.identification)
         var errors = FieldErrors()
@@ -348,15 +347,48 @@ extension ValuationService {
             errors.append(FieldError(field: "actualCashValue", message: "Keep a replacement cost, an actual cash value, or both."))
         }
         try errors.throwIfAny()
+        return try await keep(household, job: job, item: item, outcome: outcome, identification: identification, rcv: rcv, acv: acv)
+    }
+
+    /// Saves every proposal of the batch not yet saved as it was proposed, as Save does for each with nothing changed
+    /// in review. One that review would refuse as it stands (no brand identified: Save asks for one) is left for
+    /// review, as are the photos to add as new items. Returns how many were saved and the names of those left.
+    public func saveProposed(_ household: HouseholdID, batch id: JobID) async throws -> (saved: Int, left: [String]) {
+        let (job, entries) = try await batch(household, id)
+        var (saved, left) = (0, [String]())
+        for entry in entries {
+            guard let outcome = entry.outcome, outcome.status == .proposed, let proposal = outcome.proposal else { continue }
+            guard let identification = outcome.identification, !identification.brand.trimmingCharacters(in: .whitespaces).isEmpty,
+                  !identification.productName.trimmingCharacters(in: .whitespaces).isEmpty,
+                  proposal.replacementCost != nil || proposal.actualCashValue != nil else {
+                left.append(outcome.name)
+                continue
+            }
+            let item: Item
+            do { item = try await items.item(household, entry.id) } catch DomainError.notFound { continue }  // deleted since
+            _ = try await keep(household, job: job, item: item, outcome: outcome, identification: identification,
+                               rcv: proposal.replacementCost?.value, acv: proposal.actualCashValue?.value)
+            saved += 1
+        }
+        return (saved, left)
+    }
+
+    /// Adds the valuation (the proposal's own when the figures are as proposed, else one entered by hand), fills the
+    /// item's empty brand, model and barcode, and marks the entry saved.
+    private func keep(_ household: HouseholdID, job: Job, item: Item, outcome: ValuationBatchItem, identification: Identification,
+                      rcv: Money?, acv: Money?) async throws -> Valuation {
+        guard let proposal = outcome.proposal else { throw DomainError.notFound("A proposal for this item") }
+        let (at, day) = (now(), today)
         let unchanged = rcv == proposal.replacementCost?.value && acv == proposal.actualCashValue?.value
         let valuation = try Valuation(
-            itemID: itemID,
+            itemID: item.id,
             replacementCost: unchanged ? proposal.replacementCost : rcv.map(ValueRange.init(exactly:)),
             actualCashValue: unchanged ? proposal.actualCashValue : acv.map(ValueRange.init(exactly:)),
             method: unchanged ? proposal.method : .manual, confidence: unchanged ? proposal.confidence : .high, valuedOn: day,
             sources: unchanged ? proposal.sources : [],
             explanation: unchanged ? proposal.explanation : "Entered in review of a batch (proposed: \(proposal.actualCashValue?.value.formatted ?? proposal.replacementCost?.value.formatted ?? "—")).",
             createdAt: at)
+        var outcome = outcome
         outcome.status = .saved
         outcome.identification = identification
         let result = try JSONEncoder.jobText(outcome)
@@ -366,8 +398,8 @@ extension ValuationService {
         if draft.brand == nil, !identification.brand.isEmpty { draft.brand = identification.brand; filled = true }
         if draft.modelNumber == nil, let model = identification.model, !model.isEmpty { draft.modelNumber = model; filled = true }
         if draft.barcode == nil, let code = identification.barcode, !code.isEmpty, GTIN(code) != nil { draft.barcode = code; filled = true }
-        if filled { _ = try await items.updateItem(household, itemID, draft, now: at, today: day) }
-        try await jobs.updateJobItemResult(household, job.id, key: itemID.description, result: result, now: at)
+        if filled { _ = try await items.updateItem(household, item.id, draft, now: at, today: day) }
+        try await jobs.updateJobItemResult(household, job.id, key: item.id.description, result: result, now: at)
         return valuation
     }
 

@@ -124,6 +124,7 @@ def test_batch_with_providers_retry_review_and_save(browser, tmp_path):
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         screenshot(page, "17-batch-review")
 
+        first_batch = page.url.split("#")[0].split("?")[0]
         # Retry the failed one: the model answers this time.
         page.click("button:has-text('Retry the 1 failed')")
         expect(page.locator(".notice")).to_contain_text("Trying the failed items again.")
@@ -139,6 +140,15 @@ def test_batch_with_providers_retry_review_and_save(browser, tmp_path):
         page.locator(f"#item-{ids['Mystery box']} button:has-text('Save')").click()
         expect(page.locator(".notice")).to_contain_text("Saved to the item’s values.")
         expect(page.locator(f"#item-{ids['Mystery box']}")).to_contain_text("Saved")
+
+        # Back on the first batch, the other four kept as proposed at once: each saved with the proposal's own figures.
+        page.goto(first_batch)
+        page.click("button:has-text('Save all 4 as proposed')")
+        expect(page.locator(".notice")).to_contain_text("Saved 4 values to the items’ histories.")
+        expect(page.locator(".job-status")).to_have_text("Done: 0 to review, 4 saved, 1 failed.")
+        expect(page.locator(".batch-item form")).to_have_count(0)
+        expect(page.locator(f"#item-{ids['Kettle']}")).to_contain_text("Saved")
+        screenshot(page, "17-batch-saved-all")
 
         page.goto(f"{base}/items/{ids['Mystery box']}")
         value = page.locator("#value")

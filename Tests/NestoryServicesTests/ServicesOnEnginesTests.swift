@@ -254,20 +254,7 @@ func withServer<T>(_ engine: ServiceEngine, secrets: SecretKeys? = nil, _ body: 
             let lamp = try await server.items.create(home.id, ItemDraft(name: "Lamp", purchasePrice: try Money.parse("80", currency: .usd),
                                                                         purchaseDate: try CalendarDate(iso: "2022-01-15"), currency: .usd), today: today)
             let vase = try await server.items.create(home.id, ItemDraft(name: "Vase", currency: .usd), today: today)
-            let runner = JobRunner(jobs: server.stores.jobs, handlers: [
-                ValuationJobHandler(valuations: server.valuations, items: server.items, pacer: ProviderPacer(requestsPerMinute: 0)),
-            ], pollInterval: .milliseconds(20))
-            let task = Task { try await runner.run() }
-            defer { task.cancel() }
-            let queued = try await server.stores.jobs.enqueueJob(home.id, kind: JobKind.valuation, subject: nil,
-                                                                 payload: try JSONEncoder.jobText(ValuationBatchRequest(items: [lamp.id.description, vase.id.description])),
-                                                                 maxAttempts: 3, now: Date())
-            runner.wake()
-            var job = queued
-            for _ in 0..<500 where !job.state.isFinished {
-                try await Task.sleep(for: .milliseconds(20))
-                job = try await server.stores.jobs.job(home.id, queued.id)
-            }
+            let job = try await Self.runBatch(server, home.id, [lamp.id, vase.id])
             #expect(job.state == .succeeded && job.done == 2)
             let batch = try await server.valuations.batch(home.id, job.id)
             let outcomes = Dictionary(uniqueKeysWithValues: batch.items.map { ($0.id, $0.outcome) })
@@ -282,6 +269,56 @@ func withServer<T>(_ engine: ServiceEngine, secrets: SecretKeys? = nil, _ body: 
             #expect(try await server.valuations.batch(home.id, job.id).items.first { $0.id == lamp.id }?.outcome?.status == .saved)
             #expect(try await server.valuations.history(home.id, item: lamp.id).map(\.id) == [saved.id])
             await #expect(throws: DomainError.notFound("The job")) { try await server.valuations.batch(HouseholdID(), job.id) }
+        }
+    }
+
+    /// A valuation batch of these items, run to its end by a job runner of its own.
+    static func runBatch(_ server: EngineServer, _ household: HouseholdID, _ items: [ItemID]) async throws -> Job {
+        let runner = JobRunner(jobs: server.stores.jobs, handlers: [
+            ValuationJobHandler(valuations: server.valuations, items: server.items, pacer: ProviderPacer(requestsPerMinute: 0)),
+        ], pollInterval: .milliseconds(20))
+        let task = Task { try await runner.run() }
+        defer { task.cancel() }
+        let queued = try await server.stores.jobs.enqueueJob(household, kind: JobKind.valuation, subject: nil,
+                                                             payload: try JSONEncoder.jobText(ValuationBatchRequest(items: items.map(\.description))),
+                                                             maxAttempts: 3, now: Date())
+        runner.wake()
+        var job = queued
+        for _ in 0..<500 where !job.state.isFinished {
+            try await Task.sleep(for: .milliseconds(20))
+            job = try await server.stores.jobs.job(household, queued.id)
+        }
+        return job
+    }
+
+    /// Save all as proposed: each proposal kept as it stands (the offline estimate's own figures and method), the ones
+    /// Save would ask a brand for left for review, nothing saved twice.
+    @Test(arguments: ServiceEngine.available)
+    func aBatchsProposalsAreSavedAllAtOnce(engine: ServiceEngine) async throws {
+        try await withServer(engine) { server in
+            let home = try await server.stores.accounts.createHousehold(name: "Home", currency: .usd, now: EngineServer.now)
+            func item(_ name: String, brand: String?) async throws -> Item {
+                try await server.items.create(home.id, ItemDraft(name: name, brand: brand, purchasePrice: try Money.parse("80", currency: .usd),
+                                                                 purchaseDate: try CalendarDate(iso: "2022-01-15"), currency: .usd), today: today)
+            }
+            let lamp = try await item("Lamp", brand: "Acme"), kettle = try await item("Kettle", brand: "Brew"), mug = try await item("Mug", brand: nil)
+            let job = try await Self.runBatch(server, home.id, [lamp.id, kettle.id, mug.id])
+            #expect(job.state == .succeeded && job.done == 3)
+            let proposed = try #require(try await server.valuations.batch(home.id, job.id).items.first { $0.id == lamp.id }?.outcome?.proposal)
+
+            let (saved, left) = try await server.valuations.saveProposed(home.id, batch: job.id)
+            #expect(saved == 2 && left == ["Mug"])
+            let kept = try await server.valuations.history(home.id, item: lamp.id)
+            #expect(kept.count == 1 && kept.first?.method == .offline && kept.first?.actualCashValue == proposed.actualCashValue
+                    && kept.first?.replacementCost == proposed.replacementCost)
+            #expect(try await server.valuations.history(home.id, item: kettle.id).count == 1)
+            #expect(try await server.valuations.history(home.id, item: mug.id).isEmpty)
+            let statuses = try await server.valuations.batch(home.id, job.id).items.map { $0.outcome?.status }
+            #expect(statuses == [.saved, .saved, .proposed])
+            // Again: nothing more is saved, and the one left is still left.
+            let again = try await server.valuations.saveProposed(home.id, batch: job.id)
+            let lampValues = try await server.valuations.history(home.id, item: lamp.id)
+            #expect(again.saved == 0 && again.left == ["Mug"] && lampValues.count == 1)
         }
     }
 

@@ -27,6 +27,7 @@ struct ValuationController {
         router.post("valuations/batches/:job/photos/:photo", use: reviewPhoto)
         router.get("valuations/photos", use: photosPage)
         router.post("valuations/batches/:job/retry", use: retry)
+        router.post("valuations/batches/:job/save-all", use: saveAll)
         router.post("valuations/batches/:job/cancel", use: cancel)
     }
 
@@ -171,6 +172,17 @@ struct ValuationController {
         } catch let error as ProviderError {
             return try await batchPage(viewer, job, editing: id.description, form: values, errors: [FieldError(field: "form", message: error.description)])
         }
+    }
+
+    /// Save all as proposed: every proposal not yet saved, kept as it stands; those that need a look stay on the page.
+    @Sendable func saveAll(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let job = try jobID(context)
+        let (saved, left) = try await valuations.saveProposed(viewer.household.id, batch: job)
+        let values = "\(saved) value\(saved == 1 ? "" : "s")"
+        let notice = left.isEmpty ? "Saved \(values) to the items’ histories."
+            : "Saved \(values). \(left.count) need a brand before they can be saved (\(ValuationViews.names(left))): they are below."
+        return .redirect(to: "/valuations/batches/\(job)", notice: notice)
     }
 
     @Sendable func retry(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -252,6 +252,7 @@ enum ValuationViews {
         let outcomes = entries.map(\.outcome) + photos.map(\.outcome)
         let failed = outcomes.filter { $0?.status == .failed }.count
         let saved = outcomes.filter { $0?.status == .saved }.count
+        let proposed = entries.filter { $0.outcome?.status == .proposed }.count
         let done = outcomes.filter { $0 != nil }.count
         let total = outcomes.count
         var head: HTML = .empty
@@ -277,6 +278,11 @@ enum ValuationViews {
             status = """
                 <section class="card"><p class="job-status" role="status">\(ended)</p>
                 \(job.state == .failed ? HTML("<p class=\"error\" role=\"alert\">\(job.message ?? "")</p>") : .empty)
+                \(proposed > 1 ? HTML("""
+                    <form method="post" action="/valuations/batches/\(job.id)/save-all"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">\
+                    <button type="submit" class="primary small">Save all \(proposed) as proposed</button></form>
+                    <p class="muted">Or look at each below: edit, recalculate, then save it.</p>
+                    """) : .empty)
                 \(failed > 0 ? HTML("""
                     <form method="post" action="/valuations/batches/\(job.id)/retry"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">\
                     <button type="submit" class="small">Retry the \(failed) failed</button></form>
@@ -309,6 +315,14 @@ enum ValuationViews {
             <ul class="batch">\(rows)</ul>
             <p><a href="/valuations">Valuation history</a></p>
             """)
+    }
+
+    /// Names for a sentence: "A, B and C", or the first three "and 4 more".
+    static func names(_ names: [String]) -> String {
+        let shown = names.prefix(3).map { "“\($0)”" }
+        let rest = names.count - shown.count
+        if rest > 0 { return shown.joined(separator: ", ") + " and \(rest) more" }
+        return shown.count <= 1 ? shown.joined() : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
     }
 
     /// One entry of a batch: waiting, failed (with why), saved, or its proposal to review.
