@@ -350,27 +350,22 @@ extension ValuationService {
         return try await keep(household, job: job, item: item, outcome: outcome, identification: identification, rcv: rcv, acv: acv)
     }
 
-    /// Saves every proposal of the batch not yet saved as it was proposed, as Save does for each with nothing changed
-    /// in review. One that review would refuse as it stands (no brand identified: Save asks for one) is left for
-    /// review, as are the photos to add as new items. Returns how many were saved and the names of those left.
-    public func saveProposed(_ household: HouseholdID, batch id: JobID) async throws -> (saved: Int, left: [String]) {
+    /// Saves every proposal of the batch's items not yet saved as it was proposed, as Save does for each with nothing
+    /// changed in review (photos to add as new items are left to review one by one). Returns how many were saved.
+    public func saveProposed(_ household: HouseholdID, batch id: JobID) async throws -> Int {
         let (job, entries) = try await batch(household, id)
-        var (saved, left) = (0, [String]())
+        var saved = 0
         for entry in entries {
             guard let outcome = entry.outcome, outcome.status == .proposed, let proposal = outcome.proposal else { continue }
-            guard let identification = outcome.identification, !identification.brand.trimmingCharacters(in: .whitespaces).isEmpty,
-                  !identification.productName.trimmingCharacters(in: .whitespaces).isEmpty,
-                  proposal.replacementCost != nil || proposal.actualCashValue != nil else {
-                left.append(outcome.name)
-                continue
-            }
             let item: Item
             do { item = try await items.item(household, entry.id) } catch DomainError.notFound { continue }  // deleted since
+            let identification = outcome.identification
+                ?? Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber, barcode: item.barcode, condition: item.condition)
             _ = try await keep(household, job: job, item: item, outcome: outcome, identification: identification,
                                rcv: proposal.replacementCost?.value, acv: proposal.actualCashValue?.value)
             saved += 1
         }
-        return (saved, left)
+        return saved
     }
 
     /// Adds the valuation (the proposal's own when the figures are as proposed, else one entered by hand), fills the
@@ -403,12 +398,12 @@ extension ValuationService {
         return valuation
     }
 
-    /// The review's identified fields, checked: brand and product name required, the condition one of the five.
+    /// The review's identified fields, checked: the product's name required (not the brand: a table, a rug or a quilt
+    /// often has none), the condition one of the five.
     func reviewed(_ review: ValuationReview, currency: CurrencyCode, previous: Identification?) throws -> (Identification, ItemCondition?, Money?) {
         var errors = FieldErrors()
         let brand = review.brand.trimmingCharacters(in: .whitespacesAndNewlines)
         let product = review.productName.trimmingCharacters(in: .whitespacesAndNewlines)
-        if brand.isEmpty { errors.append(FieldError(field: "brand", message: "Enter the brand.")) }
         if product.isEmpty { errors.append(FieldError(field: "productName", message: "Enter the product’s name.")) }
         if brand.count > 200 || product.count > 200 { errors.append(FieldError(field: "productName", message: "Keep names under 200 characters.")) }
         let condition = ItemCondition(rawValue: review.condition)

@@ -132,10 +132,10 @@ struct ValuationBatchTests {
         let mysteryOutcome = try #require(batch.items.first { $0.id == mystery.id }?.outcome)
         #expect(mysteryOutcome.status == .failed && mysteryOutcome.error?.contains("declined") == true)
 
-        // Review: brand and product are required; a recalculation with the condition changed; then saved, filling the brand.
-        await #expect(throws: DomainError.self) {
+        // Review: the product's name is required (not the brand); a recalculation with the condition changed; then saved, filling the brand.
+        await #expect(throws: DomainError.invalid(field: "productName", message: "Enter the product’s name.")) {
             try await f.valuations.save(f.household.id, batch: job.id, item: kettle.id,
-                                        ValuationReview(brand: "", productName: "Kettle", model: "", condition: "good", replacementCost: "210", actualCashValue: "115"))
+                                        ValuationReview(brand: "Acme", productName: " ", model: "", condition: "good", replacementCost: "210", actualCashValue: "115"))
         }
         let recalculated = try await f.valuations.recalculate(f.household.id, batch: job.id, item: kettle.id,
                                                               ValuationReview(brand: "Acme", productName: "Kettle Pro", model: "K2", condition: "fair",

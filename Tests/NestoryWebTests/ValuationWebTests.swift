@@ -73,14 +73,6 @@ struct ValuationWebTests {
         }
     }
 
-    @Test("the items Save all left for review are named in the notice, three at most")
-    func namesForANotice() {
-        #expect(ValuationViews.names(["Mug"]) == "“Mug”")
-        #expect(ValuationViews.names(["Mug", "Vase"]) == "“Mug” and “Vase”")
-        #expect(ValuationViews.names(["Mug", "Vase", "Rug"]) == "“Mug”, “Vase” and “Rug”")
-        #expect(ValuationViews.names(["Mug", "Vase", "Rug", "Cup", "Pot"]) == "“Mug”, “Vase”, “Rug” and 2 more")
-    }
-
     @Test("the API: enter, estimate, list and the history; another household's item is not found")
     func api() async throws {
         let app = try TestApp()

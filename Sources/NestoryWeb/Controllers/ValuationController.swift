@@ -174,15 +174,12 @@ struct ValuationController {
         }
     }
 
-    /// Save all as proposed: every proposal not yet saved, kept as it stands; those that need a look stay on the page.
+    /// Save all as proposed: every item's proposal not yet saved, kept as it stands.
     @Sendable func saveAll(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let job = try jobID(context)
-        let (saved, left) = try await valuations.saveProposed(viewer.household.id, batch: job)
-        let values = "\(saved) value\(saved == 1 ? "" : "s")"
-        let notice = left.isEmpty ? "Saved \(values) to the items’ histories."
-            : "Saved \(values). \(left.count) need a brand before they can be saved (\(ValuationViews.names(left))): they are below."
-        return .redirect(to: "/valuations/batches/\(job)", notice: notice)
+        let saved = try await valuations.saveProposed(viewer.household.id, batch: job)
+        return .redirect(to: "/valuations/batches/\(job)", notice: "Saved \(saved) value\(saved == 1 ? "" : "s") to the items’ histories.")
     }
 
     @Sendable func retry(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -317,14 +317,6 @@ enum ValuationViews {
             """)
     }
 
-    /// Names for a sentence: "A, B and C", or the first three "and 4 more".
-    static func names(_ names: [String]) -> String {
-        let shown = names.prefix(3).map { "“\($0)”" }
-        let rest = names.count - shown.count
-        if rest > 0 { return shown.joined(separator: ", ") + " and \(rest) more" }
-        return shown.count <= 1 ? shown.joined() : shown.dropLast().joined(separator: ", ") + " and " + shown.last!
-    }
-
     /// One entry of a batch: waiting, failed (with why), saved, or its proposal to review.
     static func card(viewer: Viewer, anchor: String, suffix: String, heading: HTML, outcome: ValuationBatchItem?, saved: HTML, action: String, saveLabel: String,
                      editing: Bool, form: [String: String], errors: [FieldError]) -> HTML {
@@ -355,7 +347,7 @@ enum ValuationViews {
                     <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                     \(Layout.errorSummary(fieldErrors.filter { $0.field == "form" || $0.field == "plan" }))
                     <div class="two">
-                    \(Layout.field("brand", label: "Brand", value: value("brand", identification?.brand), errors: fieldErrors, attributes: "required", id: "f-brand\(suffix)"))
+                    \(Layout.field("brand", label: "Brand", value: value("brand", identification?.brand), errors: fieldErrors, id: "f-brand\(suffix)"))
                     \(Layout.field("productName", label: "Product", value: value("productName", identification?.productName), errors: fieldErrors, attributes: "required", id: "f-product\(suffix)"))
                     </div>
                     <div class="two">
