@@ -41,11 +41,16 @@ extension Settings {
     /// Opens the database these settings name. The data folder is still this server's: temporary files, the
     /// rendition cache and (with `storage.blobs = local`) stored files; on SQLite also reports. `mode` is SQLite's; on
     /// PostgreSQL anything but `.readCurrent` brings the schema up to date and moves the PDFs of reports this server
-    /// made before they were stored files from its reports/ into the stored files.
-    func openDatabase(_ mode: AppDatabase.OpenMode, logger: Logger = Logger(label: "nestory.postgres")) async throws -> OpenDatabase {
+    /// made before they were stored files from its reports/ into the stored files. An SQLite database upgraded here is
+    /// copied first, and the copy's place logged.
+    func openDatabase(_ mode: AppDatabase.OpenMode, logger: Logger = Logger(label: "nestory.database")) async throws -> OpenDatabase {
         let folder = DataFolder(path: data)
         guard let url = databaseURL else {
-            return .sqlite(try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: blobBackend) })
+            let database = try reportingErrors { try AppDatabase.open(folder, mode: mode, blobBackend: blobBackend) }
+            if let copy = database.upgradeCopy {
+                logger.notice("The database was upgraded to this version's schema. A copy of it as it was is kept at \(copy.path): to undo the upgrade, stop Nestory and put the copy back as nestory.sqlite.")
+            }
+            return .sqlite(database)
         }
         do {
             // The data folder holds only this machine's files here (temporary files, thumbnails): made whenever missing.

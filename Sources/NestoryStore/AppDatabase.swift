@@ -72,9 +72,8 @@ public final class AppDatabase: Sendable {
         defer { lock?.release() }
         do {
             let pool = try DatabasePool(path: path, configuration: config)
-            let database = AppDatabase(writer: pool, folder: folder, blobBackend: blobBackend)
-            try database.checkSchema(migrate: mode != .readCurrent)
-            return database
+            let copy = try checkSchema(pool, folder: folder, migrate: mode != .readCurrent)
+            return AppDatabase(writer: pool, folder: folder, blobBackend: blobBackend, upgradeCopy: copy)
         } catch {
             throw StoreError.translate(error, path: folder.path)
         }
@@ -86,9 +85,14 @@ public final class AppDatabase: Sendable {
     /// The writer's page cache: 64 MB (negative: in KiB).
     static let writerCacheSize = -65536
 
-    private init(writer: DatabasePool, folder: DataFolder, blobBackend: (any BlobBackend)?) {
+    /// The copy of the database kept before this open upgraded it (`nestory.sqlite.before-MIGRATION`); nil when
+    /// nothing was upgraded.
+    public let upgradeCopy: URL?
+
+    private init(writer: DatabasePool, folder: DataFolder, blobBackend: (any BlobBackend)?, upgradeCopy: URL?) {
         self.writer = writer
         self.folder = folder
+        self.upgradeCopy = upgradeCopy
         self.blobs = BlobStore(folder: folder, backend: blobBackend)
         self.renditions = RenditionCache(folder: folder)
         self.changes = ChangeMonitor(path: folder.databaseURL.path)
@@ -108,7 +112,9 @@ public final class AppDatabase: Sendable {
         }
     }
 
-    private func checkSchema(migrate: Bool) throws {
+    /// Checks the schema and, when `migrate`, applies what is pending. An existing database is copied first (the
+    /// returned URL), so an upgrade that goes wrong can be undone by putting the copy back.
+    private static func checkSchema(_ writer: DatabasePool, folder: DataFolder, migrate: Bool) throws -> URL? {
         let migrator = Migrations.migrator
         let (superseded, applied, complete) = try writer.read { db in
             (try migrator.hasBeenSuperseded(db), try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db))
@@ -121,8 +127,44 @@ public final class AppDatabase: Sendable {
             guard migrate else {
                 throw StoreError.schemaOutdated(path: folder.path, pendingMigrations: migrator.migrations.filter { !applied.contains($0) })
             }
+            let copy = applied.isEmpty ? nil : try keepCopy(writer, folder: folder, before: migrator.migrations.last!)
             try migrator.migrate(writer)
+            return copy
         }
+        return nil
+    }
+
+    /// How many copies kept before upgrades stay in the data folder (the newest).
+    static let upgradeCopiesKept = 2
+
+    /// A consistent copy of the database (SQLite's online backup) beside it, named for the schema it is about to
+    /// reach, written under a temporary name and renamed into place; older such copies beyond the newest
+    /// `upgradeCopiesKept` are removed.
+    private static func keepCopy(_ writer: DatabasePool, folder: DataFolder, before target: String) throws -> URL {
+        let name = "nestory.sqlite.before-\(target)"
+        let url = folder.url.appendingPathComponent(name)
+        let partial = folder.url.appendingPathComponent(".\(name).partial")
+        try? FileManager.default.removeItem(at: partial)
+        do {
+            let copy = try DatabaseQueue(path: partial.path)
+            try writer.backup(to: copy)
+            try copy.close()
+            // Readable by no one the database itself is not readable by (it holds password hashes).
+            let mode = (try FileManager.default.attributesOfItem(atPath: folder.databaseURL.path)[.posixPermissions] as? NSNumber)?.intValue ?? 0o600
+            try FileManager.default.setAttributes([.posixPermissions: mode & 0o600], ofItemAtPath: partial.path)
+            guard rename(partial.path, url.path) == 0 else { throw StoreError.io("\(name): \(String(cString: strerror(errno)))") }
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            throw StoreError.upgradeCopyFailed(path: folder.path, detail: String(describing: error))
+        }
+        let copies = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasPrefix("nestory.sqlite.before-") }
+            .sorted { a, b in
+                let date = { (name: String) in (try? FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent(name).path)[.modificationDate] as? Date) ?? .distantPast }
+                return date(a) > date(b)
+            }
+        for old in copies.dropFirst(upgradeCopiesKept) { try? FileManager.default.removeItem(at: folder.url.appendingPathComponent(old)) }
+        return url
     }
 
     /// The SQL functions the store's statements call, on every connection that runs them.

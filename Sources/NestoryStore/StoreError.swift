@@ -29,6 +29,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case blobStorageUnavailable(location: String, detail: String)
     /// The store was closed (the server is stopping); nothing was read or written.
     case closed(path: String)
+    /// The copy of the database kept before an upgrade could not be made (no room on the disk, most often): the
+    /// database was left as it was, not upgraded.
+    case upgradeCopyFailed(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -43,7 +46,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .schemaTooNew(let path, let unknown):
             return "The database in \(path) was written by a newer version of Nestory (it has migrations this version does not know: \(unknown.joined(separator: ", "))). Upgrade Nestory; the database was left untouched."
         case .schemaOutdated(let path, let pending):
-            return "The database in \(path) needs upgrading (\(pending.count) migration\(pending.count == 1 ? "" : "s") to apply). Run `nestory migrate --data \(path)`; back up the folder first."
+            return "The database in \(path) needs upgrading (\(pending.count) migration\(pending.count == 1 ? "" : "s") to apply). Run `nestory migrate --data \(path)` (it keeps a copy of the database as it was)."
         case .attachmentMissing(let sha):
             return "A stored file (\(sha.prefix(12))…) is missing from where photos and files are kept (the data folder, or the object store of storage.blobs)."
         case .io(let detail):
@@ -56,6 +59,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The object store holding \(location) cannot be reached (\(detail)). Try again in a moment."
         case .closed(let path):
             return "The database in \(path) was closed (Nestory is stopping); nothing was changed."
+        case .upgradeCopyFailed(let path, let detail):
+            return "The database in \(path) was not upgraded: the copy of it kept before an upgrade could not be made (\(detail)). "
+                + "Make room on the disk (the copy is as large as nestory.sqlite), then start again."
         }
     }
 
