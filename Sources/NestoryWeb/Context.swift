@@ -31,6 +31,9 @@ public struct Viewer: Sendable {
     var photos = PhotoHints(Limits())
     /// How this person reads dates and numbers: their browser's first language (Accept-Language).
     var locale = Locale(identifier: "en_US")
+    /// Where this person's clock is: their browser's time zone (the `tz` cookie the app's script sets), else the
+    /// server's.
+    var timeZone = TimeZone.current
     /// How many reminders this person has (the badge on pages); filled for page loads.
     var reminders = 0
     /// The tips this person dismissed (filled for page loads).
@@ -58,11 +61,12 @@ public struct Viewer: Sendable {
         return formatter.string(from: noon)
     }
 
-    /// A moment (a report made, say) as people read it in their language, in the server's time zone:
+    /// A moment (a report made, say) as people read it in their language and on their clock:
     /// "Nov 25, 2026 at 3:08 AM", "25 nov. 2026, 03:08".
     func moment(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = locale
+        formatter.timeZone = timeZone
         formatter.dateStyle = .medium
         formatter.timeStyle = .short
         return formatter.string(from: date)

@@ -1,6 +1,13 @@
 "use strict";
 (() => {
   const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content || "";
+  // The browser's time zone, for the times pages show (a session's last use, a report made): the server reads it.
+  try {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && !document.cookie.split("; ").includes("tz=" + encodeURIComponent(zone))) {
+      document.cookie = `tz=${encodeURIComponent(zone)}; path=/; max-age=31536000; samesite=lax${location.protocol === "https:" ? "; secure" : ""}`;
+    }
+  } catch (error) { /* no Intl time zone: the server's is used */ }
   // Requests the page makes on its own (replays, reports, counters) say so: the server's app lock does not count
   // them as the person's activity (see AppLockMiddleware).
   const background = { "X-Nestory-Background": "1" };

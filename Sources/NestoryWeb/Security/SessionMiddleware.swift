@@ -88,6 +88,9 @@ struct SessionMiddleware: RouterMiddleware {
                    !language.isEmpty, language.count <= 35, language != "*" {
                     context.viewer?.locale = Locale(identifier: language)
                 }
+                if let name = request.cookies["tz"]?.value.removingPercentEncoding, name.count <= 64, let zone = TimeZone(identifier: name) {
+                    context.viewer?.timeZone = zone
+                }
                 if at.timeIntervalSince(session.lastSeenAt) > 60 {
                     try await accounts.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
                 }

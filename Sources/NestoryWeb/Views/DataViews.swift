@@ -81,7 +81,7 @@ enum DataViews {
             <p class="notice" role="status">The archive is sound: every file matches its checksum.</p>
             <ul class="facts">
               <li>Household: <strong>\(manifest.household.name)</strong></li>
-              <li>Made \(madeOn(manifest)) by Nestory \(manifest.appVersion)</li>
+              <li>Made \(madeOn(manifest, viewer: viewer)) by Nestory \(manifest.appVersion)</li>
               <li>\(c.items) items, \(c.rooms) rooms, \(c.categories) categories</li>
               <li>\(c.photos) photos, \(c.receipts) receipts (\(ByteCount.text(c.fileBytes)) of files)</li>
             </ul>
@@ -109,7 +109,7 @@ enum DataViews {
         }
         return Layout.page(title: "Backup restored", viewer: viewer, section: .settings, body: """
             <section class="card">
-            <p class="notice" role="status">\(mode == .replace ? "Your data was replaced by" : "Merged") the backup of \(manifest.household.name) made \(madeOn(manifest)).</p>
+            <p class="notice" role="status">\(mode == .replace ? "Your data was replaced by" : "Merged") the backup of \(manifest.household.name) made \(madeOn(manifest, viewer: viewer)).</p>
             <div class="table-wrap"><table class="summary-table">
               <thead><tr><th></th><th scope="col">Added</th><th scope="col">Updated</th><th scope="col">Kept</th><th scope="col">Removed</th></tr></thead>
               <tbody>
@@ -249,8 +249,8 @@ enum DataViews {
 
 
     /// "on 22 Nov 2026 at 14:01" from the manifest's ISO 8601 time (as written, if it is not one).
-    static func madeOn(_ manifest: BackupManifest) -> String {
+    static func madeOn(_ manifest: BackupManifest, viewer: Viewer) -> String {
         guard let date = ISO8601DateFormatter().date(from: manifest.createdAt) else { return "on \(manifest.createdAt)" }
-        return "on " + date.formatted(date: .abbreviated, time: .shortened)
+        return "on " + viewer.moment(date)
     }
 }
