@@ -81,6 +81,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         logger.info("request", metadata: [
             "method": .string(request.method.rawValue), "path": .string(Self.loggedPath(request.uri.path)), "status": .stringConvertible(status),
             "ms": .string(String(format: "%.1f", milliseconds)), "request_id": .string(context.requestID),
+            // The connection's address (behind a proxy, the proxy's: the one the sign-in limits count), for fail2ban and
+            // for finding one client's requests.
+            "client": .string(context.remoteAddress?.ipAddress ?? "-"),
         ])
     }
 }

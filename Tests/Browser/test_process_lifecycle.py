@@ -177,4 +177,4 @@ def test_metrics_access_log_and_readiness_of_the_running_server():
         assert process.wait(timeout=30) == 0
     log = process.stderr.read()
     assert "settings" in log and "metrics.token=(none)" in log
-    assert "path=/health/ready" in log and "status=200" in log and "request_id=" in log
+    assert "path=/health/ready" in log and "status=200" in log and "request_id=" in log and "client=127.0.0.1" in log

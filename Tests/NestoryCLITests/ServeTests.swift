@@ -38,6 +38,7 @@ import Testing
         // The log is written as the answers go; wait for the second line.
         for _ in 0..<100 where !server.log.contains("seen-in-the-log") { try await Task.sleep(for: .milliseconds(50)) }
         #expect(server.log.contains("path=/calendar/(secret)") && server.log.contains("path=/items/seen-in-the-log"), "\(server.story)")
+        #expect(server.log.contains("client=127.0.0.1"), "the connection's address is in the access log: \(server.story)")
         #expect(!server.log.contains(secret))
     }
 
