@@ -56,6 +56,8 @@ public struct ValuationBatchItem: Codable, Hashable, Sendable {
     public var error: String?
     /// For a photo to value: the item its saved review made.
     public var createdItem: String? = nil
+    /// A failed entry tried again: the batch that did (its page has what became of it).
+    public var retriedIn: String? = nil
 }
 
 /// The owner's review of one proposal: the identified fields and the figures as edited.
@@ -154,13 +156,21 @@ extension ValuationService {
         return (try? JSONDecoder().decode([String: ValuationBatchItem].self, from: Data(text.utf8))) ?? [:]
     }
 
-    /// A new batch of a batch's failed items.
+    /// A new batch of a batch's failed items not yet tried again; each is marked with it on this batch's page.
     public func retryFailed(_ household: HouseholdID, _ id: JobID, queue: JobQueue) async throws -> Job {
         let (job, items) = try await batch(household, id)
-        let failed = items.filter { $0.outcome?.status == .failed }.map(\.id)
-        let failedPhotos = try photoEntries(job).filter { $0.outcome?.status == .failed }.map(\.id)
+        let waiting = { (outcome: ValuationBatchItem?) in outcome?.status == .failed && outcome?.retriedIn == nil }
+        let failed = items.filter { waiting($0.outcome) }
+        let failedPhotos = try photoEntries(job).filter { waiting($0.outcome) }
         guard !failed.isEmpty || !failedPhotos.isEmpty else { throw DomainError.invalid(field: "items", message: "No item of this batch failed.") }
-        return try await startBatch(household, items: failed, photos: failedPhotos, queue: queue)
+        let retry = try await startBatch(household, items: failed.map(\.id), photos: failedPhotos.map(\.id), queue: queue)
+        let entries = failed.map { ($0.id.description, $0.outcome!) } + failedPhotos.map { ("photo:" + $0.id.uuidString.lowercased(), $0.outcome!) }
+        for (key, outcome) in entries {
+            var marked = outcome
+            marked.retriedIn = retry.id.description
+            try await jobs.updateJobItemResult(household, job.id, key: key, result: try JSONEncoder.jobText(marked), now: now())
+        }
+        return retry
     }
 
     /// Values one item: identifies it from its photos when photo analysis is set (else from its own fields), and

@@ -146,6 +146,9 @@ def test_batch_with_providers_retry_review_and_save(browser, tmp_path):
         page.click("button:has-text('Save all 4 as proposed')")
         expect(page.locator(".notice")).to_contain_text("Saved 4 values to the items’ histories.")
         expect(page.locator(".job-status")).to_have_text("Done: 0 to review, 4 saved, 1 failed.")
+        # The failed one was tried again elsewhere: this page says where, and offers no second retry of it.
+        expect(page.locator(f"#item-{ids['Mystery box']}")).to_contain_text("Tried again in another batch")
+        expect(page.locator("button:has-text('Retry the')")).to_have_count(0)
         expect(page.locator(".batch-item form")).to_have_count(0)
         expect(page.locator(f"#item-{ids['Kettle']}")).to_contain_text("Saved")
         screenshot(page, "17-batch-saved-all")

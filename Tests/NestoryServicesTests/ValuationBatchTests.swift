@@ -164,6 +164,12 @@ struct ValuationBatchTests {
         // Retry: a new batch of the failed item only.
         let retry = try await f.finished(try await f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue()))
         #expect(try await f.valuations.batch(f.household.id, retry.id).items.map(\.id) == [mystery.id])
+        // The first batch's page says where its failed item went, and does not offer to try it again a second time.
+        let marked = try await f.valuations.batch(f.household.id, job.id).items.first { $0.id == mystery.id }?.outcome
+        #expect(marked?.status == .failed && marked?.retriedIn == retry.id.description)
+        await #expect(throws: DomainError.invalid(field: "items", message: "No item of this batch failed.")) {
+            try await f.valuations.retryFailed(f.household.id, job.id, queue: f.runner.queue())
+        }
     }
 
     @Test("a refused key stops the batch with what to fix (no item is started after it); keys are sealed, not kept in clear")

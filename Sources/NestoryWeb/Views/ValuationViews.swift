@@ -251,6 +251,7 @@ enum ValuationViews {
         let running = job.state == .queued || job.state == .running
         let outcomes = entries.map(\.outcome) + photos.map(\.outcome)
         let failed = outcomes.filter { $0?.status == .failed }.count
+        let toRetry = outcomes.filter { $0?.status == .failed && $0?.retriedIn == nil }.count
         let saved = outcomes.filter { $0?.status == .saved }.count
         let proposed = entries.filter { $0.outcome?.status == .proposed }.count
         let done = outcomes.filter { $0 != nil }.count
@@ -283,9 +284,9 @@ enum ValuationViews {
                     <button type="submit" class="primary small">Save all \(proposed) as proposed</button></form>
                     <p class="muted">Or look at each below: edit, recalculate, then save it.</p>
                     """) : .empty)
-                \(failed > 0 ? HTML("""
+                \(toRetry > 0 ? HTML("""
                     <form method="post" action="/valuations/batches/\(job.id)/retry"><input type="hidden" name="_csrf" value="\(viewer.csrfToken)">\
-                    <button type="submit" class="small">Retry the \(failed) failed</button></form>
+                    <button type="submit" class="small">Retry the \(toRetry) failed</button></form>
                     """) : .empty)
                 </section>
                 """
@@ -323,7 +324,8 @@ enum ValuationViews {
         guard let outcome else { return "<li class=\"card batch-item\" id=\"\(anchor)\">\(heading)<p class=\"muted\">Waiting…</p></li>" }
         switch outcome.status {
         case .failed:
-            return "<li class=\"card batch-item failed\" id=\"\(anchor)\">\(heading)<p class=\"error\">\(outcome.error ?? "Not valued.")</p></li>"
+            let retried: HTML = outcome.retriedIn.map { HTML("<p>Tried again in <a href=\"/valuations/batches/\($0)\">another batch</a>.</p>") } ?? .empty
+            return "<li class=\"card batch-item failed\" id=\"\(anchor)\">\(heading)<p class=\"error\">\(outcome.error ?? "Not valued.")</p>\(retried)</li>"
         case .saved:
             return "<li class=\"card batch-item saved\" id=\"\(anchor)\">\(heading)\(saved)</li>"
         case .proposed:
