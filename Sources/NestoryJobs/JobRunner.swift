@@ -309,6 +309,11 @@ public struct JobQueue: Sendable {
         self.wake = wake
     }
 
+    /// The household's newest job of a kind that is still queued or running, if any.
+    public func unfinished(_ household: HouseholdID, kind: String) async throws -> Job? {
+        try await store.jobs(household, kind: kind, since: now()).first { !$0.state.isFinished }
+    }
+
     /// Queues a job of a kind some handler runs (else a programming error, reported loudly).
     @discardableResult
     public func enqueue<Payload: Encodable>(_ household: HouseholdID, kind: String, subject: String? = nil, payload: Payload) async throws -> Job {

@@ -189,7 +189,13 @@ public struct BackupService: Sendable {
         }
     }
 
+    /// Queues an export of the household; one already queued or being made with the same choice of keys is answered
+    /// instead of a second (asking again, from the page or the API, does not pile up archives on the disk).
     public func startExport(_ household: Household, now: Date, includeProviderKeys: Bool = false) async throws -> Job {
+        if let making = try await queue.unfinished(household.id, kind: JobKind.backup),
+           (try? making.decodedPayload(as: Request.self).includeProviderKeys ?? false) == includeProviderKeys {
+            return making
+        }
         let day = CalendarDate(now, in: .current).iso
         let safeName = household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
         return try await queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip",

@@ -159,6 +159,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     APIController(dependencies: dependencies).addRoutes(to: api)
     ValuationAPIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
+    DataController(dependencies: dependencies).addAPIRoutes(to: api)
     ClientReportsController(dependencies: dependencies).addRoutes(to: api)
     MCPController(dependencies: dependencies).addRoutes(to: router)
     return router

@@ -48,6 +48,56 @@ struct DataTests {
         }
     }
 
+    @Test("a script makes the household's backup with a token: POST /api/v1/backups, the job, then the archive its link gives")
+    func backupThroughTheAPI() async throws {
+        let app = try TestApp()
+        let (home, _) = try app.household("Home", email: "ann@example.com")
+        try app.member(of: home.id, email: "bob@example.com")
+        _ = try app.database.createItem(home.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let write = try await APITokenTests.makeToken(&ann, scope: "write")
+            let read = try await APITokenTests.makeToken(&ann, scope: "read", name: "Reader")
+            var script = Browser(client)
+            let bearer = APITokenTests.bearer(write.token)
+
+            // What is asked is checked: a misspelt key is named, a value of another kind refused, a read token may not start one.
+            let misspelt = try await script.request(.post, "/api/v1/backups", json: #"{"providerKey": true}"#, headers: bearer)
+            #expect(misspelt.status == .unprocessableContent && misspelt.body.contains("did you mean “providerKeys”"), "\(misspelt.body)")
+            #expect(try await script.request(.post, "/api/v1/backups", json: #"{"providerKeys": "yes"}"#, headers: bearer).status == .unprocessableContent)
+            #expect(try await script.request(.post, "/api/v1/backups", headers: APITokenTests.bearer(read.token)).errorCode == "insufficient_scope")
+
+            let started = try await script.request(.post, "/api/v1/backups", headers: bearer)
+            #expect(started.status == .accepted, "\(started.body)")
+            let id = try #require((started.json as? [String: Any])?["id"] as? String)
+            // Asked again while it is being made: the same job, not a second archive (a new one only once the first is done).
+            let again = try await script.request(.post, "/api/v1/backups", json: "{}", headers: bearer)
+            let againID = try #require((again.json as? [String: Any])?["id"] as? String)
+            if againID != id {
+                let first = try await script.request(.get, "/api/v1/jobs/\(id)", headers: bearer)
+                #expect(((first.json as? [String: Any])?["state"] as? String) == "succeeded", "\(first.body)")
+            }
+            let job = try await app.waitForJob(try #require(JobID(string: id)))
+            #expect(job.state == .succeeded)
+            let status = try await script.request(.get, "/api/v1/jobs/\(id)", headers: APITokenTests.bearer(read.token))
+            let download = try #require(((status.json as? [String: Any])?["links"] as? [String: Any])?["download"] as? String)
+            // The archive, with the read token (as the photos are): a zip of the household.
+            let archive = try await script.request(.get, download, headers: APITokenTests.bearer(read.token))
+            #expect(archive.status == .ok && archive.headers[.contentType] == "application/zip" && archive.body.hasPrefix("PK"))
+            // Still not the pages, nor another path under the data settings.
+            #expect(try await script.request(.get, "/settings/data", headers: bearer).errorCode == "token_not_accepted")
+            #expect(try await script.request(.get, "/settings/data/export/\(id)/download/x", headers: bearer).errorCode == "token_not_accepted")
+
+            // A member who is not the owner cannot, with a token either.
+            var bob = Browser(client)
+            try await bob.signIn("bob@example.com")
+            let bobs = try await APITokenTests.makeToken(&bob, scope: "write")
+            #expect(try await script.request(.post, "/api/v1/backups", headers: APITokenTests.bearer(bobs.token)).status == .forbidden)
+            #expect(try await script.request(.get, download, headers: APITokenTests.bearer(bobs.token)).status == .forbidden)
+        }
+    }
+
     @Test("uploads that are not what they claim are refused with a message, and nothing is kept")
     func badUploads() async throws {
         let app = try TestApp()

@@ -27,6 +27,33 @@ struct DataController {
         router.get("settings/data/jobs/:id", use: jobPage)
     }
 
+    /// The API's side: `POST /api/v1/backups` starts an export (the owner's), answered with its job; once made, the
+    /// job's `links.download` gives the archive (a token may fetch it there, as it may the photos).
+    func addAPIRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.post("backups", use: startExportFromAPI)
+    }
+
+    @Sendable func startExportFromAPI(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<JobJSON> {
+        let viewer = try owner(context)
+        let body = try await request.body.collect(upTo: 4096)
+        var keys = false
+        if body.readableBytes > 0 {
+            let fields: [String: JSONField]
+            do { fields = try JSONDecoder().decode([String: JSONField].self, from: Data(body.readableBytesView)) } catch {
+                throw WebError.badRequest("The body must be empty or a JSON object: {\"providerKeys\": true} puts the valuation providers’ keys in the archive.")
+            }
+            var errors = fields.keys.sorted().filter { $0 != "providerKeys" }.map { JSONFields.unknown($0, of: "a backup", fields: ["providerKeys"]) }
+            switch fields["providerKeys"] {
+            case nil, .null?: break
+            case .bool(let value)?: keys = value
+            default: errors.append(FieldError(field: "providerKeys", message: "Give providerKeys as true or false."))
+            }
+            if !errors.isEmpty { throw DomainError.validation(errors) }
+        }
+        let job = try await dependencies.services.backups.startExport(viewer.household, now: dependencies.now(), includeProviderKeys: keys)
+        return EditedResponse(status: .accepted, response: JobJSON(job))
+    }
+
     private func owner(_ context: AppRequestContext) throws -> Viewer {
         let viewer = try context.requireViewer()
         guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can export or import its data.") }
