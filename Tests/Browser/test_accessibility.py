@@ -101,3 +101,23 @@ def test_every_page_is_labelled_named_and_readable(demo_server, browser, scheme)
     screenshot(page, f"a11y-inventory-{scheme}")
     context.close()
     assert problems == {}, problems
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_pages_before_signing_in_are_labelled_named_and_readable(server, demo_server, browser, scheme):
+    """The first-run setup (a fresh server) and the sign-in page, with and without a refused attempt."""
+    problems = {}
+    context, page = phone_page(browser, scheme)
+    page.goto(server + "/")
+    assert page.url.endswith("/setup"), page.url
+    problems["/setup"] = page.evaluate(AUDIT)
+    page.goto(demo_server + "/signin")
+    problems["/signin"] = page.evaluate(AUDIT)
+    page.fill("#f-email", EMAIL)
+    page.fill("#f-password", "not the password at all")
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    assert page.locator("[role=alert]").count() > 0, "the refused sign-in says so"
+    problems["/signin (refused)"] = page.evaluate(AUDIT)
+    context.close()
+    assert {path: found for path, found in problems.items() if found} == {}
