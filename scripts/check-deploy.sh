@@ -27,5 +27,10 @@ done
 for unit in nestory.service nestory-backup.service; do
   grep -qx "User=nestory" "deploy/$unit" || { echo "deploy/$unit: no User=nestory (the two units must share the dynamic user)" >&2; failed=$((failed + 1)); }
 done
+# Its hardening is the server's, line for line (from NoNewPrivileges= to the end of [Service]).
+hardening() { sed -n '/^NoNewPrivileges=/,/^$/p' "deploy/$1" | grep -v '^$'; }
+if [ "$(hardening nestory.service)" != "$(hardening nestory-backup.service)" ]; then
+  echo "deploy/nestory-backup.service: its hardening differs from nestory.service's" >&2; failed=$((failed + 1))
+fi
 echo "deploy/: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -106,15 +106,8 @@ struct BackupFolder {
         url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
     }
 
-    static func stamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", p.year!, p.month!, p.day!, p.hour!, p.minute!, p.second!)
-    }
-
     func archive(for household: HouseholdID, at date: Date) -> URL {
-        url.appendingPathComponent("nestory-\(household)-\(Self.stamp(date)).zip")
+        url.appendingPathComponent("nestory-\(household)-\(date.basicUTC).zip")
     }
 
     /// The household's archives in the folder, newest first.

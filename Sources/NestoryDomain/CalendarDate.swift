@@ -139,3 +139,14 @@ public struct CalendarDate: Hashable, Comparable, Codable, Sendable, CustomStrin
         self = try! CalendarDate(year: year, month: parts.month!, day: parts.day!)
     }
 }
+
+extension Date {
+    /// The moment in ISO 8601's basic format in UTC, `20261128T020000Z`: iCalendar's DATE-TIME, and a file name's time
+    /// that sorts as it reads.
+    public var basicUTC: String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: self)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", p.year!, p.month!, p.day!, p.hour!, p.minute!, p.second!)
+    }
+}

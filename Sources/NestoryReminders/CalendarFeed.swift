@@ -47,7 +47,7 @@ public struct CalendarFeed: Sendable {
             lines += [
                 "BEGIN:VEVENT",
                 "UID:warranty-\(entry.itemID)@nestory",
-                "DTSTAMP:\(Self.utc(entry.updatedAt))",
+                "DTSTAMP:\(entry.updatedAt.basicUTC)",
                 "DTSTART;VALUE=DATE:\(Self.basic(entry.expiry))",
                 "DTEND;VALUE=DATE:\(Self.basic(end))",
                 "SUMMARY:\(Self.text(summary))",
@@ -103,11 +103,4 @@ public struct CalendarFeed: Sendable {
     }
 
     static func basic(_ day: CalendarDate) -> String { day.iso.replacingOccurrences(of: "-", with: "") }
-
-    static func utc(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", p.year!, p.month!, p.day!, p.hour!, p.minute!, p.second!)
-    }
 }

@@ -180,8 +180,7 @@ extension ValuationService {
                  photos: @Sendable ([Attachment]) async -> [Data], identification known: Identification? = nil,
                  condition: ItemCondition? = nil, replacementCost: Money? = nil) async throws -> ValuationBatchItem {
         let item = try await items.item(household, id)
-        var identification = known ?? Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber,
-                                                      barcode: item.barcode, condition: item.condition)
+        var identification = known ?? Self.identification(of: item)
         let itemPhotos = known == nil && analyzer != nil ? try await attachments.photos(household, of: id) : []
         if let analyzer, !itemPhotos.isEmpty {
             let bytes = await photos(Array(itemPhotos.prefix(4)).map(\.attachment))
@@ -345,7 +344,7 @@ extension ValuationService {
     /// what was identified (never overwriting what is there). Figures changed in review are kept as entered by hand.
     public func save(_ household: HouseholdID, batch id: JobID, item itemID: ItemID, _ review: ValuationReview) async throws -> Valuation {
         let (job, entries) = try await batch(household, id)
-        guard let entry = entries.first(where: { $0.id == itemID }), let outcome = entry.outcome, outcome.proposal != nil else {
+        guard let entry = entries.first(where: { $0.id == itemID }), let outcome = entry.outcome, let proposal = outcome.proposal else {
             throw DomainError.notFound("A proposal for this item")
         }
         let item = try await items.item(household, itemID)
@@ -357,7 +356,7 @@ extension ValuationService {
             errors.append(FieldError(field: "actualCashValue", message: "Keep a replacement cost, an actual cash value, or both."))
         }
         try errors.throwIfAny()
-        return try await keep(household, job: job, item: item, outcome: outcome, identification: identification, rcv: rcv, acv: acv)
+        return try await keep(household, job: job, item: item, outcome: outcome, proposal: proposal, identification: identification, rcv: rcv, acv: acv)
     }
 
     /// Saves every proposal of the batch's items not yet saved as it was proposed, as Save does for each with nothing
@@ -369,9 +368,8 @@ extension ValuationService {
             guard let outcome = entry.outcome, outcome.status == .proposed, let proposal = outcome.proposal else { continue }
             let item: Item
             do { item = try await items.item(household, entry.id) } catch DomainError.notFound { continue }  // deleted since
-            let identification = outcome.identification
-                ?? Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber, barcode: item.barcode, condition: item.condition)
-            _ = try await keep(household, job: job, item: item, outcome: outcome, identification: identification,
+            _ = try await keep(household, job: job, item: item, outcome: outcome, proposal: proposal,
+                               identification: outcome.identification ?? Self.identification(of: item),
                                rcv: proposal.replacementCost?.value, acv: proposal.actualCashValue?.value)
             saved += 1
         }
@@ -380,9 +378,8 @@ extension ValuationService {
 
     /// Adds the valuation (the proposal's own when the figures are as proposed, else one entered by hand), fills the
     /// item's empty brand, model and barcode, and marks the entry saved.
-    private func keep(_ household: HouseholdID, job: Job, item: Item, outcome: ValuationBatchItem, identification: Identification,
-                      rcv: Money?, acv: Money?) async throws -> Valuation {
-        guard let proposal = outcome.proposal else { throw DomainError.notFound("A proposal for this item") }
+    private func keep(_ household: HouseholdID, job: Job, item: Item, outcome: ValuationBatchItem, proposal: ValuationProposal,
+                      identification: Identification, rcv: Money?, acv: Money?) async throws -> Valuation {
         let (at, day) = (now(), today)
         let unchanged = rcv == proposal.replacementCost?.value && acv == proposal.actualCashValue?.value
         let valuation = try Valuation(
@@ -406,6 +403,11 @@ extension ValuationService {
         if filled { _ = try await items.updateItem(household, item.id, draft, now: at, today: day) }
         try await jobs.updateJobItemResult(household, job.id, key: item.id.description, result: result, now: at)
         return valuation
+    }
+
+    /// What the item's own fields say it is, before anything identified it.
+    static func identification(of item: Item) -> Identification {
+        Identification(brand: item.brand ?? "", productName: item.name, model: item.modelNumber, barcode: item.barcode, condition: item.condition)
     }
 
     /// The review's identified fields, checked: the product's name required (not the brand: a table, a rug or a quilt

@@ -157,13 +157,13 @@ public final class AppDatabase: Sendable {
             try? FileManager.default.removeItem(at: partial)
             throw StoreError.upgradeCopyFailed(path: folder.path, detail: String(describing: error))
         }
+        // Newest first by when each was made (migration names do not sort in their order).
         let copies = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             .filter { $0.hasPrefix("nestory.sqlite.before-") }
-            .sorted { a, b in
-                let date = { (name: String) in (try? FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent(name).path)[.modificationDate] as? Date) ?? .distantPast }
-                return date(a) > date(b)
-            }
-        for old in copies.dropFirst(upgradeCopiesKept) { try? FileManager.default.removeItem(at: folder.url.appendingPathComponent(old)) }
+            .map { folder.url.appendingPathComponent($0) }
+            .map { (url: $0, made: (try? FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date) ?? .distantPast) }
+            .sorted { $0.made > $1.made }
+        for old in copies.dropFirst(upgradeCopiesKept) { try? FileManager.default.removeItem(at: old.url) }
         return url
     }
 

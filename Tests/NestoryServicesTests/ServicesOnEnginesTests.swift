@@ -337,6 +337,24 @@ func withServer<T>(_ engine: ServiceEngine, secrets: SecretKeys? = nil, _ body: 
         }
     }
 
+    /// An export asked for while one of the household's is still waiting (no runner takes it here) is that one, not a
+    /// second archive; one asked for with the other choice of the providers' keys is its own.
+    @Test(arguments: ServiceEngine.available)
+    func anExportAskedForWhileOneWaitsIsThatOne(engine: ServiceEngine) async throws {
+        try await withServer(engine) { server in
+            let home = try await server.stores.accounts.createHousehold(name: "Home", currency: .usd, now: EngineServer.now)
+            let other = try await server.stores.accounts.createHousehold(name: "Other", currency: .usd, now: EngineServer.now)
+            let queue = JobQueue(store: server.stores.jobs, policies: [JobKind.backup: .once], wake: {})
+            let backups = BackupService(queue: queue, tmp: FileManager.default.temporaryDirectory)
+            let first = try await backups.startExport(home, now: Date())
+            #expect(try await backups.startExport(home, now: Date()).id == first.id)
+            let withKeys = try await backups.startExport(home, now: Date(), includeProviderKeys: true)
+            #expect(withKeys.id != first.id)
+            #expect(try await backups.startExport(other, now: Date()).id != first.id)
+            #expect(try await server.stores.jobs.jobs(home.id, kind: JobKind.backup, since: Date()).count == 2)
+        }
+    }
+
     @Test(arguments: ServiceEngine.available)
     func aScannedCodeFindsTheHouseholdsItemInAnySpelling(engine: ServiceEngine) async throws {
         try await withServer(engine) { server in

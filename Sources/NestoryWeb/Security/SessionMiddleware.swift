@@ -141,8 +141,9 @@ struct SessionMiddleware: RouterMiddleware {
 }
 
 /// What a personal API token may reach, decided here and nowhere else: the API (`/api/v1`) and MCP (`/mcp`) only, never
-/// the pages; the household's photos and receipts (`/files/SHA`) and a backup's archive (`/settings/data/export/ID/download`,
-/// the job's `links.download`), read, since the API's and the tools' answers link to them there; a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a
+/// the pages; the household's photos and receipts (`/files/SHA`) and a backup's archive
+/// (`/settings/data/export/ID/download`, the job's `links.download`), read, since the API's and the tools' answers link
+/// to them there; a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a
 /// POST); and no token manages tokens (making or revoking one needs a signed-in person).
 enum TokenScopePolicy {
     static func check(_ scope: TokenScope, method: HTTPRequest.Method, path: String) throws {

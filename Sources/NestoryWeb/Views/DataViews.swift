@@ -247,7 +247,6 @@ enum DataViews {
         "\(ByteCount.text(storage.householdBytes)) used, \(storage.photos.count) photo\(storage.photos.count == 1 ? "" : "s")"
     }
 
-
     /// "on 22 Nov 2026 at 14:01" from the manifest's ISO 8601 time (as written, if it is not one).
     static func madeOn(_ manifest: BackupManifest, viewer: Viewer) -> String {
         guard let date = ISO8601DateFormatter().date(from: manifest.createdAt) else { return "on \(manifest.createdAt)" }
