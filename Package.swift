@@ -399,7 +399,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NestoryServicesTests",
-            dependencies: ["NestoryChildProcess", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation",
+            dependencies: ["NestoryChildProcess", "NestoryServices", "NestoryStore", "NestoryStoreInterfaces", "NestoryDomain", "NestoryAuth", "NestoryImaging", "NestoryImagingLive", "NestoryValuation", "NestoryReminders",
                            "NestoryLicences", "NestoryStorePostgres", "NestoryProducts", "NestoryJobs", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),

@@ -241,7 +241,7 @@ struct ImportCSV: AsyncParsableCommand {
 
     private func importItems(_ url: URL, into target: Household, with service: DataService) async throws {
         guard let order = ImportOptions.DateOrder(rawValue: dateOrder) else { throw CLIError("--date-order is mdy or dmy.") }
-        let options = ImportOptions(currency: target.currency, dateOrder: order, today: CalendarDate(Date(), in: .current))
+        let options = ImportOptions(currency: target.currency, dateOrder: order, today: target.day(at: Date()))
         let spec = map
         let mapping: @Sendable ([String]) throws(ImportError) -> ColumnMapping = { header throws(ImportError) in
             if let spec { return try ColumnMapping.parse(spec, header: header) }

@@ -89,7 +89,7 @@ struct LossReportCommand: AsyncParsableCommand {
             guard !ids.isEmpty else { throw CLIError("No items chosen: pass --item ID, --search TEXT or --room NAME.") }
             let start = Date()
             let incident = try Incident(date: CalendarDate(iso: date), type: type, description: description, policyNumber: policy,
-                                        claimNumber: claim).validated(today: CalendarDate(start, in: .current))
+                                        claimNumber: claim).validated(today: target.day(at: start))
             let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: !noPhotos, paper: paper)
             let maker = stores.reportMaker(folder: data.folder)
             let result = try await ReportCommand.offThePool { try maker.lossList(target.id, options: options, to: out, now: start) }

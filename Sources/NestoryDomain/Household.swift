@@ -9,14 +9,40 @@ public struct Household: Identifiable, Hashable, Codable, Sendable {
     /// Items whose value is above this count as "high value" (the spec's "> $1000").
     public var highValueThreshold: Money
     public let createdAt: Date
+    /// Where the household lives, as an IANA name ("Asia/Kolkata"): its days ("today", a warranty that ends today,
+    /// a valuation's day, a report's date) are counted on this clock. Nil: the server's clock, as before households had one.
+    public var timeZone: String?
 
     public init(id: HouseholdID = HouseholdID(), name: String, currency: CurrencyCode,
-                highValueThreshold: Money? = nil, createdAt: Date) {
+                highValueThreshold: Money? = nil, createdAt: Date, timeZone: String? = nil) {
         self.id = id
         self.name = name
         self.currency = currency
         self.highValueThreshold = highValueThreshold ?? Household.defaultThreshold(for: currency)
         self.createdAt = createdAt
+        self.timeZone = timeZone
+    }
+
+    /// The household's clock: its time zone, or the server's when it has none (or one this system no longer knows).
+    public var clock: TimeZone { Self.clock(named: timeZone) }
+
+    /// The clock of a household whose time zone is `name` (`timeZone`'s rule, for callers that have only the name).
+    public static func clock(named name: String?) -> TimeZone { name.flatMap(TimeZone.init(identifier:)) ?? .current }
+
+    /// The household's calendar day at `instant`.
+    public func day(at instant: Date) -> CalendarDate { CalendarDate(instant, in: clock) }
+
+    /// Checks a time zone as typed or chosen: an IANA name this system knows, spelt as it spells it ("Europe/Paris",
+    /// "Asia/Kolkata", "Etc/UTC"; not an offset such as "GMT+5" or an abbreviation such as "EST", whose days would not
+    /// follow the place's summer time), or empty for none (the server's clock).
+    public static func validatedTimeZone(_ raw: String) throws(DomainError) -> String? {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if name.isEmpty { return nil }
+        guard name.count <= 64, name.contains("/") || name == "UTC", name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 }),
+              let zone = TimeZone(identifier: name), zone.identifier == name || name == "UTC" else {
+            throw .invalid(field: "timeZone", message: "Choose a time zone from the list, such as Europe/London.")
+        }
+        return name
     }
 
     /// 1,000 in the household's currency (¥1,000 is little, but a user can change it).

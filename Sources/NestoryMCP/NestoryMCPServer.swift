@@ -27,11 +27,12 @@ public struct NestoryMCP: Sendable {
     let valuations: ValuationService?
     /// The server's address (`https://host`) for photo links; nil: links are paths (`/files/...`).
     let origin: String?
-    let today: @Sendable () -> CalendarDate
+    /// The clock: "today" is the household's day now (`Household.day(at:)`).
+    let now: @Sendable () -> Date
 
     public init(items: ItemsService, places: PlacesService, reports: ReportsService? = nil, valuations: ValuationService? = nil,
-                origin: String? = nil, today: @escaping @Sendable () -> CalendarDate = { CalendarDate(Date(), in: .current) }) {
-        (self.items, self.places, self.reports, self.valuations, self.origin, self.today) = (items, places, reports, valuations, origin, today)
+                origin: String? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+        (self.items, self.places, self.reports, self.valuations, self.origin, self.now) = (items, places, reports, valuations, origin, now)
     }
 
     public static let version = "1"
@@ -163,10 +164,10 @@ public struct NestoryMCP: Sendable {
                                                   categories: try await places.categories(household.id).map(CategoryOut.init)))
             case "warranties_ending":
                 let days = min(max(arguments["days"]?.intValue ?? 30, 0), 30)
-                return try Self.success(WarrantiesOut(items: try await items.warrantiesEnding(household.id, within: days).map(WarrantyOut.init)))
+                return try Self.success(WarrantiesOut(items: try await items.warrantiesEnding(household, within: days).map(WarrantyOut.init)))
             case "add_item":
-                let draft = try Self.values(arguments, over: ItemFormValues()).draft(defaultCurrency: household.currency, today: today()).get()
-                let item = try await items.create(household.id, draft, today: today())
+                let draft = try Self.values(arguments, over: ItemFormValues()).draft(defaultCurrency: household.currency, today: household.day(at: now())).get()
+                let item = try await items.create(household.id, draft, today: household.day(at: now()))
                 return try Self.success(ItemOut(try await items.details(household.id, item.id), origin: origin))
             case "update_item":
                 let id = try Self.itemID(arguments)
@@ -174,7 +175,7 @@ public struct NestoryMCP: Sendable {
                 let base = ItemFormBase(item: try await items.details(household.id, id).item)
                 do {
                     _ = try await items.update(household.id, id, values: Self.values(arguments, over: base.values), base: base,
-                                               defaultCurrency: household.currency, today: today())
+                                               defaultCurrency: household.currency, today: household.day(at: now()))
                 } catch let conflict as ItemEditConflict {
                     return Self.failure("The item was changed by someone else at the same moment (\(conflict.fields.joined(separator: ", "))). Read it again and retry.")
                 }

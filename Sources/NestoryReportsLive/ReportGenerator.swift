@@ -177,7 +177,7 @@ public struct ReportGenerator: Sendable, ReportMaking {
 
     private func header(_ household: Household, now: Date) -> ReportHeader {
         ReportHeader(householdName: household.name, currency: household.currency, generatedAt: now,
-                     generatedOn: CalendarDate(now, in: .current))
+                     generatedOn: household.day(at: now))
     }
 
     /// Renders the full inventory report to `url`.

@@ -47,14 +47,18 @@ public struct AccountService: Sendable {
         public var email: String
         public var password: String
         public var confirmation: String
+        /// The time zone the set-up page's browser is in (an IANA name): the household's, when this system knows it.
+        public var timeZone: String?
 
-        public init(household: String, currency: String, name: String, email: String, password: String, confirmation: String) {
+        public init(household: String, currency: String, name: String, email: String, password: String, confirmation: String,
+                    timeZone: String? = nil) {
             self.household = household
             self.currency = currency
             self.name = name
             self.email = email
             self.password = password
             self.confirmation = confirmation
+            self.timeZone = timeZone
         }
     }
 
@@ -83,7 +87,8 @@ public struct AccountService: Sendable {
         let hash = try await hashPassword(input.password)
         let (user, _, _) = try await accounts.createAccount(
             email: input.email, displayName: input.name, passwordHash: hash,
-            household: .new(name: input.household, currency: currency!), role: .owner, onlyIfFirst: true, now: now())
+            household: .new(name: input.household, currency: currency!, timeZone: input.timeZone.flatMap { try? Household.validatedTimeZone($0) }),
+            role: .owner, onlyIfFirst: true, now: now())
         return user
     }
 
@@ -131,19 +136,21 @@ public struct AccountService: Sendable {
     }
 
     /// Settings → Household: the owner renames it, changes its currency (amounts are never converted: items
-    /// keep theirs) or its high-value threshold, an amount in the new currency. Returns the household as saved.
+    /// keep theirs), its high-value threshold, an amount in the new currency, or its time zone (empty: the server's
+    /// clock). Returns the household as saved.
     public func updateHousehold(_ household: HouseholdID, by role: MemberRole, name: String, currency: String,
-                                threshold: String) async throws -> Household {
+                                threshold: String, timeZone: String) async throws -> Household {
         guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can change the household.") }
         var errors = FieldErrors()
         errors.collect { _ = try Household.validatedName(name) }
+        let zone = errors.collect { try Household.validatedTimeZone(timeZone) }
         let code = errors.collect { try CurrencyCode.iso(currency) }
         let amount = code.flatMap { try? Money.parse(typed: threshold, currency: $0) }.flatMap { $0.minorUnits >= 0 ? $0 : nil }
         if code != nil, amount == nil {
             errors.append(FieldError(field: "threshold", message: "Give an amount of 0 or more, such as 1000 or 1,000.00."))
         }
         try errors.throwIfAny()
-        return try await accounts.updateHousehold(household, name: name, currency: code!, highValueThreshold: amount!)
+        return try await accounts.updateHousehold(household, name: name, currency: code!, highValueThreshold: amount!, timeZone: zone!)
     }
 
     /// Settings → Appearance: how this person wants the app to look (system, light or dark).

@@ -196,7 +196,7 @@ public struct BackupService: Sendable {
            (try? making.decodedPayload(as: Request.self).includeProviderKeys ?? false) == includeProviderKeys {
             return making
         }
-        let day = CalendarDate(now, in: .current).iso
+        let day = household.day(at: now).iso
         let safeName = household.name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : "-" }.joined()
         return try await queue.enqueue(household.id, kind: JobKind.backup, payload: Request(downloadName: "nestory-\(safeName.prefix(40))-\(day).zip",
                                                                                 includeProviderKeys: includeProviderKeys ? true : nil))

@@ -132,9 +132,9 @@ extension ItemsService {
     /// The most warranties read for `warrantiesEnding` (of those within the reminders' horizon).
     static let warrantyLimit = 500
 
-    /// Warranties ending within `days` days from today (today included), soonest first.
-    public func warrantiesEnding(_ household: HouseholdID, within days: Int) async throws -> [WarrantyReminder] {
-        return try await reminders.warrantyReminders(household, today: CalendarDate(now(), in: .current), limit: Self.warrantyLimit)
+    /// Warranties ending within `days` days from the household's today (today included), soonest first.
+    public func warrantiesEnding(_ household: Household, within days: Int) async throws -> [WarrantyReminder] {
+        return try await reminders.warrantyReminders(household.id, today: household.day(at: now()), limit: Self.warrantyLimit)
             .filter { $0.daysLeft >= 0 && $0.daysLeft <= days }.sorted { $0.expiry < $1.expiry }
     }
 }

@@ -21,21 +21,16 @@ public struct RemindersService: Sendable {
     let queue: JobQueue
     /// Where webhooks may go (public addresses only, unless the operator allows private ones).
     public let addressGuard: PublicAddressGuard
-    let timeZone: TimeZone
     let now: @Sendable () -> Date
 
     public init(store: any ReminderStore, blocking: BlockingPool, queue: JobQueue, addressGuard: PublicAddressGuard,
-                timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = Date.init) {
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.blocking = blocking
         self.queue = queue
         self.addressGuard = addressGuard
-        self.timeZone = timeZone
         self.now = now
     }
-
-    /// Today on the server's calendar (a self-hosted server keeps the household's time).
-    public var today: CalendarDate { CalendarDate(now(), in: timeZone) }
 
     /// What a user's reminders list shows.
     public struct Overview: Sendable {
@@ -54,14 +49,15 @@ public struct RemindersService: Sendable {
     }
 
     /// The user's reminders: only the kinds they keep on.
-    public func overview(user: UserID, household: HouseholdID) async throws -> Overview {
+    public func overview(user: UserID, household: Household) async throws -> Overview {
         try await overview(preferences: try await store.reminderPreferences(user), household: household)
     }
 
     /// The reminders for choices already read (the page middleware reads them with the dismissed tips).
-    public func overview(preferences: ReminderPreferences, household: HouseholdID) async throws -> Overview {
-        let warranties = preferences.warranties ? try await store.warrantyReminders(household, today: today) : []
-        let needsPhoto = preferences.weeklyNudge ? try await store.itemsNeedingPhoto(household) : 0
+    /// Warranties are due on the household's day (`Household.clock`).
+    public func overview(preferences: ReminderPreferences, household: Household) async throws -> Overview {
+        let warranties = preferences.warranties ? try await store.warrantyReminders(household.id, today: household.day(at: now())) : []
+        let needsPhoto = preferences.weeklyNudge ? try await store.itemsNeedingPhoto(household.id) : 0
         return Overview(preferences: preferences, warranties: warranties, nudge: needsPhoto > 0 ? DocumentationNudge(needsPhoto: needsPhoto) : nil)
     }
 
@@ -133,9 +129,11 @@ public struct RemindersService: Sendable {
     /// were queued.
     @discardableResult
     public func dispatchDue() async throws -> Int {
-        let (day, at) = (today, now())
+        let at = now()
         var queued = 0
-        for household in try await store.householdsWithWebhooks() {
+        for (household, zone) in try await store.householdsWithWebhooks() {
+            // Each household's events are due on its own day: a warranty that ends today there, not where the server is.
+            let day = CalendarDate(at, in: Household.clock(named: zone))
             var events = try await store.warrantyReminders(household, today: day).map { WebhookEvent.warranty($0, household: household, now: at) }
             let needsPhoto = try await store.itemsNeedingPhoto(household)
             if needsPhoto > 0 {

@@ -189,7 +189,7 @@ extension ValuationService {
                 identification = try await analyzer.identify(photos: bytes, hint: item.name)
             }
         }
-        let (day, at) = (today, now())
+        let (day, at) = (try await today(household), now())
         let chosen = condition ?? identification.condition ?? item.condition
         // Market prices: used ones for what it is worth, new ones for what a like item costs; per unit, times the quantity.
         let market = try await marketEstimates(household, identification, currency: item.currency, searcher: searcher, pacer: pacer)
@@ -259,9 +259,9 @@ extension ValuationService {
             try await pacer.turn("analysis")
             identification = try await analyzer.identify(photos: bytes, hint: nil)
         }
-        let currency = try await accounts.household(household).currency
-        let market = try await marketEstimates(household, identification, currency: currency, searcher: searcher, pacer: pacer)
-        let proposal = try marketProposal(market, quantity: 1, offline: nil, on: today, at: now(), subject: ItemID())
+        let owner = try await accounts.household(household)
+        let market = try await marketEstimates(household, identification, currency: owner.currency, searcher: searcher, pacer: pacer)
+        let proposal = try marketProposal(market, quantity: 1, offline: nil, on: owner.day(at: now()), at: now(), subject: ItemID())
         return ValuationBatchItem(status: .proposed, name: identification.productName.isEmpty ? "New item" : identification.productName,
                                   identification: identification, proposal: proposal,
                                   error: analyzer == nil ? "Say what it is: photo analysis is not set in Settings → Valuation." : nil)
@@ -296,7 +296,7 @@ extension ValuationService {
         var draft = ItemDraft(name: String(identification.productName.prefix(200)), brand: identification.brand, modelNumber: identification.model,
                               currency: currency, condition: condition ?? identification.condition ?? .good)
         if let code = identification.barcode, GTIN(code) != nil { draft.barcode = code }
-        let (at, day) = (now(), today)
+        let (at, day) = (now(), try await today(household))
         let item = try await items.create(household, draft, today: day)
         _ = try await attachments.attachIntakePhoto(household, photo, to: item.id, now: at)
         if rcv != nil || acv != nil {
@@ -380,7 +380,7 @@ extension ValuationService {
     /// item's empty brand, model and barcode, and marks the entry saved.
     private func keep(_ household: HouseholdID, job: Job, item: Item, outcome: ValuationBatchItem, proposal: ValuationProposal,
                       identification: Identification, rcv: Money?, acv: Money?) async throws -> Valuation {
-        let (at, day) = (now(), today)
+        let (at, day) = (now(), try await today(household))
         let unchanged = rcv == proposal.replacementCost?.value && acv == proposal.actualCashValue?.value
         let valuation = try Valuation(
             itemID: item.id,

@@ -20,7 +20,6 @@ public struct ValuationService: Sendable {
     let attachments: any AttachmentStore
     /// Seals and opens the providers' keys kept in the settings.
     let secrets: SecretKeys
-    let timeZone: TimeZone
     /// Makes the live (or a test's) photo analyser and market search from a household's settings.
     let providers: any ValuationProviderMaking
     /// The operator's providers, for households without their own.
@@ -32,7 +31,7 @@ public struct ValuationService: Sendable {
     let now: @Sendable () -> Date
 
     public init(store: any ValuationStore, items: any ItemStore, accounts: any AccountStore, jobs: any JobStore, attachments: any AttachmentStore,
-                secrets: SecretKeys, timeZone: TimeZone = .current, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
+                secrets: SecretKeys, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
                 defaults: ValuationDefaults = ValuationDefaults(), endpoints: PublicAddressGuard = .valuationEndpoints(allowPrivate: false),
                 blocking: BlockingPool = BlockingPool(), now: @escaping @Sendable () -> Date = Date.init) {
         self.defaults = defaults
@@ -44,19 +43,23 @@ public struct ValuationService: Sendable {
         self.jobs = jobs
         self.attachments = attachments
         self.secrets = secrets
-        self.timeZone = timeZone
         self.providers = providers
         self.now = now
     }
 
-    public var today: CalendarDate { CalendarDate(now(), in: timeZone) }
+    /// The household's day now (on its clock, `Household.clock`): a valuation's day when none is given, and the last
+    /// day one may be given.
+    public func today(_ household: HouseholdID) async throws -> CalendarDate {
+        try await accounts.household(household).day(at: now())
+    }
 
     /// The offline estimate for an item on a day (today by default), added to its history. The replacement cost
     /// is the latest one known (a market or hand-entered value), else the purchase price.
     @discardableResult
     public func estimateOffline(_ household: HouseholdID, item id: ItemID, on day: CalendarDate? = nil,
                                 table: DepreciationTable? = nil) async throws -> Valuation {
-        let (at, day) = (now(), day ?? today)
+        let at = now()
+        let day = if let day { day } else { try await today(household) }
         let valuation = try await offline(household, item: try await items.item(household, id), on: day, table: table, at: at)
         try await store.addValuation(household, valuation)
         return valuation
@@ -92,7 +95,7 @@ public struct ValuationService: Sendable {
     @discardableResult
     public func enter(_ household: HouseholdID, item id: ItemID, replacementCost: String, actualCashValue: String,
                       on dayText: String = "", note: String = "") async throws -> Valuation {
-        let (at, today) = (now(), today)
+        let (at, today) = (now(), try await today(household))
         let item = try await items.item(household, id)
         var errors = FieldErrors()
         var rcv: Money?

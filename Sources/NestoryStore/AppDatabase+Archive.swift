@@ -142,7 +142,7 @@ extension AppDatabase {
             let household = ArchiveRecord.Household(id: row["id"], name: row["name"], currency: row["currency"],
                                                     highValueThresholdMinor: row["high_value_threshold_minor"],
                                                     createdAt: row["created_at"], onlineProductLookup: row["online_product_lookup"],
-                                                    scanningEnabled: row["scanning_enabled"])
+                                                    scanningEnabled: row["scanning_enabled"], timeZone: row["time_zone"])
             return try body(HouseholdExport(db: db, id: id, household: household))
         }
     }
@@ -196,10 +196,11 @@ extension AppDatabase {
             if !exists {
                 guard target == nil else { throw DomainError.notFound("The household") }
                 try db.execute(sql: """
-                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled,
+                                           time_zone)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [targetID, archived.name, archived.currency, archived.highValueThresholdMinor, archived.createdAt,
-                                     archived.onlineProductLookup ?? false, archived.scanningEnabled ?? true])
+                                     archived.onlineProductLookup ?? false, archived.scanningEnabled ?? true, archived.knownTimeZone])
                 summary.householdCreated = true
                 try Self.restoreMembers(db, source, householdID: targetID, summary: &summary)
             } else if mode == .replace {
@@ -219,10 +220,11 @@ extension AppDatabase {
                 try db.execute(sql: "DELETE FROM room WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: "DELETE FROM category WHERE household_id = ?", arguments: [targetID])
                 try db.execute(sql: """
-                    UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ?, online_product_lookup = ?, scanning_enabled = ?
+                    UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ?, online_product_lookup = ?, scanning_enabled = ?,
+                        time_zone = ?
                     WHERE id = ?
                     """, arguments: [archived.name, archived.currency, archived.highValueThresholdMinor, archived.onlineProductLookup ?? false,
-                                     archived.scanningEnabled ?? true, targetID])
+                                     archived.scanningEnabled ?? true, archived.knownTimeZone, targetID])
             }
 
             // Rooms and categories: by id, then by name (merge), else added (at the end of the list when merging).

@@ -16,9 +16,9 @@ extension AppDatabase {
 
     static func insertHousehold(_ db: Database, _ household: Household) throws {
         try db.execute(
-            sql: "INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at) VALUES (?, ?, ?, ?, ?)",
+            sql: "INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, time_zone) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [household.id.description, household.name, household.currency.code,
-                        household.highValueThreshold.minorUnits, household.createdAt.millis])
+                        household.highValueThreshold.minorUnits, household.createdAt.millis, household.timeZone])
         for (index, name) in Defaults.rooms.enumerated() {
             try db.execute(sql: "INSERT INTO room (id, household_id, name, sort_order) VALUES (?, ?, ?, ?)",
                            arguments: [RoomID().description, household.id.description, name, index])
@@ -45,7 +45,7 @@ extension AppDatabase {
         let currency = row.currency("currency")
         return Household(id: row.id("id"), name: row["name"], currency: currency,
                          highValueThreshold: row.money("high_value_threshold_minor", currency: currency),
-                         createdAt: row.date("created_at"))
+                         createdAt: row.date("created_at"), timeZone: row["time_zone"])
     }
 
     /// Every household, oldest first (for the admin command line).
@@ -60,15 +60,16 @@ extension AppDatabase {
         try allHouseholds().filter { $0.nameMatches(name) }
     }
 
-    /// Renames, changes currency or threshold.
-    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) throws -> Household {
+    /// Renames, changes currency, threshold or time zone.
+    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money,
+                                timeZone: String?) throws -> Household {
         let name = try Household.validatedName(name)
         guard highValueThreshold.currency == currency, highValueThreshold.minorUnits >= 0 else {
             throw DomainError.invalid(field: "highValueThreshold", message: "The threshold must be a positive amount in the household's currency.")
         }
         return try write { db in
-            try db.execute(sql: "UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ? WHERE id = ?",
-                           arguments: [name, currency.code, highValueThreshold.minorUnits, id.description])
+            try db.execute(sql: "UPDATE household SET name = ?, currency = ?, high_value_threshold_minor = ?, time_zone = ? WHERE id = ?",
+                           arguments: [name, currency.code, highValueThreshold.minorUnits, timeZone, id.description])
             guard db.changesCount == 1 else { throw DomainError.notFound("The household") }
             return try Self.fetchHousehold(db, id)
         }
@@ -108,8 +109,8 @@ extension AppDatabase {
                               role: MemberRole, onlyIfFirst: Bool = false, now: Date) throws -> (User, Household, MemberRole) {
         let user = try Self.newUser(email: email, displayName: displayName, now: now)
         var created: Household?
-        if case .new(let name, let currency) = household {
-            created = Household(name: try Household.validatedName(name), currency: currency, createdAt: now)
+        if case .new(let name, let currency, let timeZone) = household {
+            created = Household(name: try Household.validatedName(name), currency: currency, createdAt: now, timeZone: timeZone)
         }
         return try write { db in
             if onlyIfFirst, try Bool.fetchOne(db, sql: "SELECT 1 FROM user LIMIT 1") == true {

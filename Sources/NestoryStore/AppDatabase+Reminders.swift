@@ -43,7 +43,7 @@ public struct SQLiteReminderStore: ReminderStore {
     public func recordWebhookAttempt(_ householdID: HouseholdID, status: Int?, error: String?, at: Date) async throws {
         try await run { try $0.recordWebhookAttempt(householdID, status: status, error: error, at: at) }
     }
-    public func householdsWithWebhooks() async throws -> [HouseholdID] { try await run { try $0.householdsWithWebhooks() } }
+    public func householdsWithWebhooks() async throws -> [(id: HouseholdID, timeZone: String?)] { try await run { try $0.householdsWithWebhooks() } }
     public func unsentEvents(_ householdID: HouseholdID, among ids: [String]) async throws -> Set<String> {
         try await run { try $0.unsentEvents(householdID, among: ids) }
     }
@@ -200,10 +200,12 @@ extension AppDatabase {
         }
     }
 
-    /// Households that have a webhook.
-    public func householdsWithWebhooks() throws -> [HouseholdID] {
+    /// Households that have a webhook, each with its time zone.
+    public func householdsWithWebhooks() throws -> [(id: HouseholdID, timeZone: String?)] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT household_id FROM household_webhook ORDER BY household_id").compactMap(HouseholdID.init(string:))
+            try Row.fetchAll(db, sql: """
+                SELECT w.household_id, h.time_zone FROM household_webhook w JOIN household h ON h.id = w.household_id ORDER BY w.household_id
+                """).compactMap { row in HouseholdID(string: row[0]).map { ($0, row[1]) } }
         }
     }
 

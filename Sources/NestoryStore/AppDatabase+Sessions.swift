@@ -21,8 +21,9 @@ public struct SQLiteAccountStore: AccountStore {
     public func household(_ id: HouseholdID) async throws -> Household { try await run { try $0.household(id) } }
     public func allHouseholds() async throws -> [Household] { try await run { try $0.allHouseholds() } }
     public func households(named name: String) async throws -> [Household] { try await run { try $0.households(named: name) } }
-    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household {
-        try await run { try $0.updateHousehold(id, name: name, currency: currency, highValueThreshold: highValueThreshold) }
+    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money,
+                                timeZone: String?) async throws -> Household {
+        try await run { try $0.updateHousehold(id, name: name, currency: currency, highValueThreshold: highValueThreshold, timeZone: timeZone) }
     }
     public func createAccount(email: String, displayName: String, passwordHash: String, household: AccountHousehold,
                               role: MemberRole, onlyIfFirst: Bool, now: Date) async throws -> (User, Household, MemberRole) {

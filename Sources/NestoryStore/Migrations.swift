@@ -38,7 +38,14 @@ enum Migrations {
         migrator.registerMigration("2026-11-29-job-leases", foreignKeyChecks: .immediate, migrate: jobLeases)
         migrator.registerMigration("2026-11-30-account-version", foreignKeyChecks: .immediate, migrate: accountVersion)
         migrator.registerMigration("2026-11-30-idempotency-claims", foreignKeyChecks: .immediate, migrate: idempotencyClaims)
+        migrator.registerMigration("2026-12-01-household-time-zone", foreignKeyChecks: .immediate, migrate: householdTimeZone)
         return migrator
+    }
+
+    /// Where a household lives (an IANA time zone name), so its days are its own and not the server's; null: the
+    /// server's clock, as before.
+    private static func householdTimeZone(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE household ADD COLUMN time_zone TEXT")
     }
 
     /// The idempotency keys whose first request is still running, in the store rather than one process's memory, so

@@ -34,7 +34,8 @@ public struct SessionRecord: Hashable, Sendable {
 
 /// Where a new account goes: a household created with it, or one that exists.
 public enum AccountHousehold: Sendable {
-    case new(name: String, currency: CurrencyCode)
+    /// A new household; `timeZone` its IANA name (nil: the server's clock).
+    case new(name: String, currency: CurrencyCode, timeZone: String? = nil)
     case existing(HouseholdID)
 }
 
@@ -53,8 +54,9 @@ public protocol AccountStore: Sendable {
     func allHouseholds() async throws -> [Household]
     /// The households with this name (`Household.nameMatches`), oldest first: several may share one.
     func households(named name: String) async throws -> [Household]
-    /// Renames, changes currency or threshold.
-    func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household
+    /// Renames, changes currency, threshold or time zone (an IANA name already checked, nil: the server's clock).
+    func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money,
+                         timeZone: String?) async throws -> Household
 
     /// Creates a user and their membership, and the household too when it is new, in one transaction. The first
     /// person in a new household is its owner. With `onlyIfFirst`, the account is made only while there is no

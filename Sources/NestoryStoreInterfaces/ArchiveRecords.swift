@@ -16,8 +16,11 @@ public enum ArchiveRecord {
         public var onlineProductLookup: Bool?
         /// Whether barcode scanning is offered (absent in older archives: on).
         public var scanningEnabled: Bool?
+        /// The household's time zone, an IANA name (absent in older archives, or null: the server's clock).
+        public var timeZone: String?
 
-        public init(id: String, name: String, currency: String, highValueThresholdMinor: Int64, createdAt: Int64, onlineProductLookup: Bool? = nil, scanningEnabled: Bool? = nil) {
+        public init(id: String, name: String, currency: String, highValueThresholdMinor: Int64, createdAt: Int64, onlineProductLookup: Bool? = nil,
+                    scanningEnabled: Bool? = nil, timeZone: String? = nil) {
             self.id = id
             self.name = name
             self.currency = currency
@@ -25,11 +28,16 @@ public enum ArchiveRecord {
             self.createdAt = createdAt
             self.onlineProductLookup = onlineProductLookup
             self.scanningEnabled = scanningEnabled
+            self.timeZone = timeZone
         }
+
+        /// The time zone a restore keeps: the archive's when this system knows it, else none (the server's clock), rather
+        /// than refusing a whole backup over a zone another system's time zone database named.
+        public var knownTimeZone: String? { timeZone.flatMap { try? NestoryDomain.Household.validatedTimeZone($0) } }
 
         enum CodingKeys: String, CodingKey {
             case id, name, currency, highValueThresholdMinor = "high_value_threshold_minor", createdAt = "created_at"
-            case onlineProductLookup = "online_product_lookup", scanningEnabled = "scanning_enabled"
+            case onlineProductLookup = "online_product_lookup", scanningEnabled = "scanning_enabled", timeZone = "time_zone"
         }
     }
 

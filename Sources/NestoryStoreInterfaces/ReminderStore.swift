@@ -66,8 +66,8 @@ public protocol ReminderStore: Sendable {
     func deleteWebhook(_ householdID: HouseholdID) async throws
     /// Notes how a delivery went (shown to the owner); the error is kept to 300 characters.
     func recordWebhookAttempt(_ householdID: HouseholdID, status: Int?, error: String?, at: Date) async throws
-    /// Households that have a webhook.
-    func householdsWithWebhooks() async throws -> [HouseholdID]
+    /// Households that have a webhook, each with its time zone (`Household.timeZone`: the day its reminders are due on).
+    func householdsWithWebhooks() async throws -> [(id: HouseholdID, timeZone: String?)]
     /// Of these event ids, the ones not yet sent for the household.
     func unsentEvents(_ householdID: HouseholdID, among ids: [String]) async throws -> Set<String>
     /// Remembers that an event was handed to the job system, so it is sent once.

@@ -562,6 +562,11 @@ enum PostgresMigrations {
             "CREATE INDEX item_tag_by_value ON item_tag(household_id, tag_key, value_minor, item_seq)",
             "CREATE INDEX item_tag_by_created ON item_tag(household_id, tag_key, created_at, item_seq)",
         ]),
+        // Where a household lives (an IANA time zone name), so its days are its own and not the server's; null: the
+        // server's clock, as before.
+        Change(id: "2026-12-07-household-time-zone", sql: [
+            "ALTER TABLE household ADD COLUMN time_zone text",
+        ]),
     ]
 
     /// A number every Nestory server takes an advisory lock on while it migrates (with its schema's name mixed in), and

@@ -65,7 +65,7 @@ extension PostgresStore: APITokenStore {
         static let sql = """
             SELECT t.id, t.scope, t.last_used_at, m.role,
                    u.id, u.email, u.display_name, u.created_at,
-                   h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at
+                   \(PostgresStore.householdColumns)
             FROM api_token t JOIN app_user u ON u.id = t.user_id
             JOIN membership m ON m.user_id = t.user_id AND m.household_id = t.household_id
             JOIN household h ON h.id = t.household_id

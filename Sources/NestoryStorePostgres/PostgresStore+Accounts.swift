@@ -14,9 +14,9 @@ extension PostgresStore: AccountStore {
 
     static func insertHousehold(_ connection: PostgresConnection, _ household: Household, logger: Logger) async throws {
         try await connection.query("""
-            INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at)
+            INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, time_zone)
             VALUES (\(household.id.rawValue), \(household.name), \(household.currency.code), \(household.highValueThreshold.minorUnits),
-                    \(household.createdAt.millis))
+                    \(household.createdAt.millis), \(household.timeZone))
             """, logger: logger)
         // The default rooms and categories, each list in one statement.
         let rooms = Defaults.rooms
@@ -42,20 +42,25 @@ extension PostgresStore: AccountStore {
 
     static func fetchHousehold(_ connection: PostgresConnection, _ id: HouseholdID, lock: Bool = false, logger: Logger) async throws -> Household {
         let query: PostgresQuery = lock
-            ? "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(id.rawValue) FOR UPDATE"
-            : "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(id.rawValue)"
+            ? "SELECT \(unescaped: householdColumns) FROM household h WHERE h.id = \(id.rawValue) FOR UPDATE"
+            : "SELECT \(unescaped: householdColumns) FROM household h WHERE h.id = \(id.rawValue)"
         for try await row in try await connection.query(query, logger: logger) {
             return try householdFrom(row.makeRandomAccess(), at: 0)
         }
         throw DomainError.notFound("The household")
     }
 
-    /// A household from five columns starting at `first`: id, name, currency, threshold, created.
+    /// A household's columns (of `household h`), in the order `householdFrom` reads them.
+    static let householdColumns = "h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at, h.time_zone"
+    /// How many columns `householdColumns` is.
+    static let householdColumnCount = 6
+
+    /// A household from `householdColumns` starting at `first`: id, name, currency, threshold, created, time zone.
     static func householdFrom(_ row: PostgresRandomAccessRow, at first: Int) throws -> Household {
         let currency = (try? CurrencyCode(try row[first + 2].decode(String.self))) ?? .usd
         return Household(id: HouseholdID(try row[first].decode(UUID.self)), name: try row[first + 1].decode(String.self), currency: currency,
                          highValueThreshold: try? Money(minorUnits: try row[first + 3].decode(Int64.self), currency: currency),
-                         createdAt: Date(millis: try row[first + 4].decode(Int64.self)))
+                         createdAt: Date(millis: try row[first + 4].decode(Int64.self)), timeZone: try row[first + 5].decode(String?.self))
     }
 
     /// A user from four columns starting at `first`: id, email, display name, created.
@@ -68,7 +73,7 @@ extension PostgresStore: AccountStore {
         try await withStoreErrors {
             var households: [Household] = []
             for try await row in try await client.query("""
-                SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h ORDER BY h.created_at, h.id
+                SELECT \(unescaped: Self.householdColumns) FROM household h ORDER BY h.created_at, h.id
                 """, logger: logger) {
                 households.append(try Self.householdFrom(row.makeRandomAccess(), at: 0))
             }
@@ -80,16 +85,18 @@ extension PostgresStore: AccountStore {
         try await allHouseholds().filter { $0.nameMatches(name) }
     }
 
-    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money) async throws -> Household {
+    public func updateHousehold(_ id: HouseholdID, name: String, currency: CurrencyCode, highValueThreshold: Money,
+                                timeZone: String?) async throws -> Household {
         let name = try Household.validatedName(name)
         guard highValueThreshold.currency == currency, highValueThreshold.minorUnits >= 0 else {
             throw DomainError.invalid(field: "highValueThreshold", message: "The threshold must be a positive amount in the household's currency.")
         }
         return try await transaction { connection in
             let rows = try await connection.query("""
-                UPDATE household SET name = \(name), currency = \(currency.code), high_value_threshold_minor = \(highValueThreshold.minorUnits)
+                UPDATE household h SET name = \(name), currency = \(currency.code), high_value_threshold_minor = \(highValueThreshold.minorUnits),
+                    time_zone = \(timeZone)
                 WHERE id = \(id.rawValue)
-                RETURNING id, name, currency, high_value_threshold_minor, created_at
+                RETURNING \(unescaped: Self.householdColumns)
                 """, logger: logger)
             for try await row in rows { return try Self.householdFrom(row.makeRandomAccess(), at: 0) }
             throw DomainError.notFound("The household")
@@ -102,8 +109,8 @@ extension PostgresStore: AccountStore {
                               role: MemberRole, onlyIfFirst: Bool, now: Date) async throws -> (User, Household, MemberRole) {
         let user = try User.new(email: email, displayName: displayName, createdAt: now)
         var created: Household?
-        if case .new(let name, let currency) = household {
-            created = Household(name: try Household.validatedName(name), currency: currency, createdAt: now)
+        if case .new(let name, let currency, let timeZone) = household {
+            created = Household(name: try Household.validatedName(name), currency: currency, createdAt: now, timeZone: timeZone)
         }
         let result: (User, Household, MemberRole) = try await transaction { connection in
             if onlyIfFirst {
@@ -183,12 +190,13 @@ extension PostgresStore: AccountStore {
         try await withStoreErrors {
             var found: [(household: Household, role: MemberRole)] = []
             for try await row in try await client.query("""
-                SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at, m.role
+                SELECT \(unescaped: Self.householdColumns), m.role
                 FROM membership m JOIN household h ON h.id = m.household_id
                 WHERE m.user_id = \(userID.rawValue) ORDER BY h.created_at, h.id
                 """, logger: logger) {
                 let columns = row.makeRandomAccess()
-                found.append((try Self.householdFrom(columns, at: 0), MemberRole(rawValue: try columns[5].decode(String.self)) ?? .member))
+                let role = try columns[Self.householdColumnCount].decode(String.self)
+                found.append((try Self.householdFrom(columns, at: 0), MemberRole(rawValue: role) ?? .member))
             }
             return found
         }
@@ -281,10 +289,10 @@ extension PostgresStore: AccountStore {
     public func sessionWithMembership(tokenHash: String, now: Date) async throws -> (session: SessionRecord, household: Household, role: MemberRole)? {
         try await withStoreErrors {
             for try await row in try await client.query("""
-                SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at,
-                       u.id, u.email, u.display_name, u.created_at,
+                SELECT u.id, u.email, u.display_name, u.created_at,
                        s.csrf_token, s.created_at, s.last_seen_at, s.expires_at, s.last_active_at, s.locked,
-                       u.theme, u.lock_minutes, (SELECT COUNT(*) FROM passkey p WHERE p.user_id = u.id), m.role
+                       u.theme, u.lock_minutes, (SELECT COUNT(*) FROM passkey p WHERE p.user_id = u.id), m.role,
+                       \(unescaped: Self.householdColumns)
                 FROM session s JOIN app_user u ON u.id = s.user_id
                 JOIN membership m ON m.user_id = u.id JOIN household h ON h.id = m.household_id
                 WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.millis)
@@ -292,13 +300,13 @@ extension PostgresStore: AccountStore {
                 """, logger: logger) {
                 let columns = row.makeRandomAccess()
                 let session = SessionRecord(
-                    user: try Self.userFrom(columns, at: 5), csrfToken: try columns[9].decode(String.self),
-                    createdAt: Date(millis: try columns[10].decode(Int64.self)), lastSeenAt: Date(millis: try columns[11].decode(Int64.self)),
-                    expiresAt: Date(millis: try columns[12].decode(Int64.self)),
-                    theme: Theme(rawValue: try columns[15].decode(String.self)) ?? .system,
-                    lastActiveAt: Date(millis: try columns[13].decode(Int64.self)), locked: try columns[14].decode(Bool.self),
-                    lockMinutes: Int(try columns[16].decode(Int32.self)), passkeys: Int(try columns[17].decode(Int64.self)))
-                return (session, try Self.householdFrom(columns, at: 0), MemberRole(rawValue: try columns[18].decode(String.self)) ?? .member)
+                    user: try Self.userFrom(columns, at: 0), csrfToken: try columns[4].decode(String.self),
+                    createdAt: Date(millis: try columns[5].decode(Int64.self)), lastSeenAt: Date(millis: try columns[6].decode(Int64.self)),
+                    expiresAt: Date(millis: try columns[7].decode(Int64.self)),
+                    theme: Theme(rawValue: try columns[10].decode(String.self)) ?? .system,
+                    lastActiveAt: Date(millis: try columns[8].decode(Int64.self)), locked: try columns[9].decode(Bool.self),
+                    lockMinutes: Int(try columns[11].decode(Int32.self)), passkeys: Int(try columns[12].decode(Int64.self)))
+                return (session, try Self.householdFrom(columns, at: 14), MemberRole(rawValue: try columns[13].decode(String.self)) ?? .member)
             }
             return nil
         }

@@ -19,14 +19,14 @@ extension PostgresStore: ArchiveStore {
             let id = householdID.rawValue
             var found: ArchiveRecord.Household?
             for try await row in try await c.query("""
-                SELECT id::text, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled
+                SELECT id::text, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled, time_zone
                 FROM household WHERE id = \(id)
                 """, logger: logger) {
                 let r = row.makeRandomAccess()
                 found = ArchiveRecord.Household(id: try r[0].decode(String.self), name: try r[1].decode(String.self),
                                                 currency: try r[2].decode(String.self), highValueThresholdMinor: try r[3].decode(Int64.self),
                                                 createdAt: try r[4].decode(Int64.self), onlineProductLookup: try r[5].decode(Bool.self),
-                                                scanningEnabled: try r[6].decode(Bool.self))
+                                                scanningEnabled: try r[6].decode(Bool.self), timeZone: try r[7].decode(String?.self))
             }
             guard let household = found else { throw DomainError.notFound("The household") }
 

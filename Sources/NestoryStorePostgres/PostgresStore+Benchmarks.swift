@@ -57,7 +57,7 @@ extension PostgresStore {
     /// The statements `summary` runs, in order.
     package static func rawSummary(_ householdID: HouseholdID) -> [RawStatement] {
         [
-            RawStatement(query: "SELECT h.id, h.name, h.currency, h.high_value_threshold_minor, h.created_at FROM household h WHERE h.id = \(householdID.rawValue)", rowLimit: 1),
+            RawStatement(query: "SELECT \(unescaped: householdColumns) FROM household h WHERE h.id = \(householdID.rawValue)", rowLimit: 1),
             RawStatement(query: "SELECT items, documented, no_photo, no_receipt, no_value, high_value FROM item_stats WHERE household_id = \(householdID.rawValue)", rowLimit: 1),
             RawStatement(query: "SELECT currency, total FROM value_total WHERE household_id = \(householdID.rawValue) AND items > 0", rowLimit: .max),
             RawStatement(query: "SELECT count(*) FROM room_total WHERE household_id = \(householdID.rawValue) AND room_id IS NOT NULL AND items > 0", rowLimit: 1),

@@ -169,12 +169,14 @@ extension PostgresStore: ReminderStore {
         }
     }
 
-    public func householdsWithWebhooks() async throws -> [HouseholdID] {
+    public func householdsWithWebhooks() async throws -> [(id: HouseholdID, timeZone: String?)] {
         try await withStoreErrors {
-            var households: [HouseholdID] = []
-            for try await id in try await client.query("SELECT household_id FROM household_webhook ORDER BY household_id::text", logger: logger)
-                .decode(UUID.self) {
-                households.append(HouseholdID(id))
+            var households: [(id: HouseholdID, timeZone: String?)] = []
+            for try await (id, zone) in try await client.query("""
+                SELECT w.household_id, h.time_zone FROM household_webhook w JOIN household h ON h.id = w.household_id
+                ORDER BY w.household_id::text
+                """, logger: logger).decode((UUID, String?).self) {
+                households.append((HouseholdID(id), zone))
             }
             return households
         }

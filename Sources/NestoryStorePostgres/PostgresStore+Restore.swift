@@ -88,9 +88,9 @@ private struct Restore {
         if !exists {
             guard target == nil else { throw DomainError.notFound("The household") }
             try await c.query("""
-                INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled)
+                INSERT INTO household (id, name, currency, high_value_threshold_minor, created_at, online_product_lookup, scanning_enabled, time_zone)
                 VALUES (\(targetID), \(archived.name), \(archived.currency), \(archived.highValueThresholdMinor), \(archived.createdAt),
-                        \(archived.onlineProductLookup ?? false), \(archived.scanningEnabled ?? true))
+                        \(archived.onlineProductLookup ?? false), \(archived.scanningEnabled ?? true), \(archived.knownTimeZone))
                 """, logger: logger)
             summary.householdCreated = true
             try await members()
@@ -116,7 +116,7 @@ private struct Restore {
             try await c.query("""
                 UPDATE household SET name = \(archived.name), currency = \(archived.currency),
                     high_value_threshold_minor = \(archived.highValueThresholdMinor), online_product_lookup = \(archived.onlineProductLookup ?? false),
-                    scanning_enabled = \(archived.scanningEnabled ?? true)
+                    scanning_enabled = \(archived.scanningEnabled ?? true), time_zone = \(archived.knownTimeZone)
                 WHERE id = \(targetID)
                 """, logger: logger)
         }

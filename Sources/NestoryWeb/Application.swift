@@ -103,9 +103,10 @@ public struct WebDependencies: Sendable {
         return try await products.store.scanningEnabled(household)
     }
 
-    /// The calendar day now, where the server runs: the bound for "not in the future" checks.
-    func today() -> CalendarDate {
-        CalendarDate(now(), in: .current)
+    /// The household's calendar day now (on its clock: `Household.clock`): the bound for "not in the future" checks, and
+    /// the day of what it makes today.
+    func today(_ household: Household) -> CalendarDate {
+        household.day(at: now())
     }
 }
 

@@ -15,6 +15,8 @@ struct BackupRoundTripTests {
         let household = try ws.seeded(source)
         try source.setOnlineProductLookup(household.id, true)
         try source.setScanningEnabled(household.id, false)
+        _ = try source.updateHousehold(household.id, name: household.name, currency: household.currency, highValueThreshold: household.highValueThreshold,
+                                       timeZone: "Australia/Adelaide")
         let archive = ws.file("backup.zip")
         let result = try await BackupWriter(database: source).write(household: household.id, to: archive, now: ws.now)
         #expect(result.manifest.counts.items == 61)
@@ -27,6 +29,7 @@ struct BackupRoundTripTests {
         #expect(manifest.household.id == household.id.description)
         // The household's switches come back as they were.
         #expect(try target.onlineProductLookup(household.id) && !target.scanningEnabled(household.id))
+        #expect(try target.household(household.id).timeZone == "Australia/Adelaide")
 
         let before = try snapshot(source, household.id)
         let after = try snapshot(target, household.id)

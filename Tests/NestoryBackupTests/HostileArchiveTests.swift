@@ -53,6 +53,23 @@ struct HostileArchiveTests {
         }
     }
 
+    /// A time zone this system does not know (another system's database, or a hand-edited archive) does not refuse the
+    /// backup: the household is restored on the server's clock.
+    @Test("a household's time zone this system does not know")
+    func unknownTimeZone() async throws {
+        let f = try await Fixture()
+        var household = try JSONSerialization.jsonObject(with: f.entries.first { $0.path == "data/household.json" }!.data) as! [String: Any]
+        household["time_zone"] = "Mars/Olympus_Mons"
+        let data = try JSONSerialization.data(withJSONObject: household)
+        var manifest = try ArchiveEditor.manifest(f.entries)
+        manifest.files = manifest.files.map { $0.path == "data/household.json" ? .init(path: $0.path, sha256: sha256Hex(data), size: Int64(data.count)) : $0 }
+        let edited = f.entries.map { $0.path == "data/household.json" ? ArchiveEditor.Entry(path: $0.path, data: data) : $0 }
+        _ = try f.database.updateHousehold(f.household.id, name: f.household.name, currency: f.household.currency,
+                                           highValueThreshold: f.household.highValueThreshold, timeZone: "Europe/Oslo")
+        try await f.restore(try ArchiveEditor.replacingManifest(edited, manifest))
+        #expect(try f.database.household(f.household.id).timeZone == nil)
+    }
+
     @Test("paths that leave the folder", arguments: ["../evil", "files/../../evil", "/etc/passwd", "C:/evil", "files\\..\\evil", "files/./x"])
     func escapingPaths(_ path: String) async throws {
         let f = try await Fixture()

@@ -87,6 +87,44 @@ import Testing
         #expect(try fixture.database.households(named: "Joneses").isEmpty)
     }
 
+    /// The set-up page's browser zone becomes the household's (a name this system does not know is left out, not an
+    /// error: the person did not type it); the owner changes it with the household, and a bad one is refused by name.
+    @Test func theHouseholdsTimeZoneComesFromSetUpAndIsChangedByTheOwner() async throws {
+        let fixture = try Fixture()
+        var input = Self.input("ann@example.com")
+        input.timeZone = "Asia/Kolkata"
+        let owner = try await fixture.service.setUp(input)
+        let household = try fixture.database.memberships(of: owner.id)[0].household
+        #expect(household.timeZone == "Asia/Kolkata")
+
+        let moved = try await fixture.service.updateHousehold(household.id, by: .owner, name: household.name, currency: "EUR",
+                                                              threshold: "1000", timeZone: "America/New_York")
+        #expect(moved.timeZone == "America/New_York")
+        do {
+            _ = try await fixture.service.updateHousehold(household.id, by: .owner, name: "", currency: "EUR", threshold: "1000",
+                                                          timeZone: "Mars/Olympus_Mons")
+            Issue.record("a household with an unknown time zone was saved")
+        } catch let error as DomainError {
+            // Reported with the form's other problems, and nothing saved.
+            #expect(Set(FieldErrors.fields(of: error).map(\.field)) == ["name", "timeZone"])
+        }
+        #expect(try fixture.database.household(household.id).timeZone == "America/New_York")
+        await #expect(throws: DomainError.forbidden("Only the household’s owner can change the household.")) {
+            try await fixture.service.updateHousehold(household.id, by: .member, name: "X", currency: "EUR", threshold: "1", timeZone: "")
+        }
+        // Empty: back to the server's clock.
+        #expect(try await fixture.service.updateHousehold(household.id, by: .owner, name: household.name, currency: "EUR", threshold: "1000",
+                                                          timeZone: "").timeZone == nil)
+    }
+
+    @Test func aSetUpFromABrowserInAnUnknownZoneMakesAHouseholdOnTheServersClock() async throws {
+        let fixture = try Fixture()
+        var input = Self.input("ann@example.com")
+        input.timeZone = "GMT+0500"
+        let owner = try await fixture.service.setUp(input)
+        #expect(try fixture.database.memberships(of: owner.id)[0].household.timeZone == nil)
+    }
+
     @Test func aMemberCannotAddMembers() async throws {
         let fixture = try Fixture()
         let owner = try await fixture.service.setUp(Self.input("ann@example.com"))

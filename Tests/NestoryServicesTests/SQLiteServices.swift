@@ -18,12 +18,12 @@ extension ItemsService {
 }
 
 extension ValuationService {
-    static func sqlite(_ database: AppDatabase, timeZone: TimeZone = .current, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
+    static func sqlite(_ database: AppDatabase, providers: any ValuationProviderMaking = UnavailableValuationProviders(),
                        defaults: ValuationDefaults = ValuationDefaults(), endpoints: PublicAddressGuard = .valuationEndpoints(allowPrivate: false),
                        now: @escaping @Sendable () -> Date = Date.init) -> ValuationService {
         let stores = Stores.sqlite(database)
         return ValuationService(store: stores.valuations, items: stores.items, accounts: stores.accounts, jobs: stores.jobs,
-                                attachments: stores.attachments, secrets: .folder(database.folder), timeZone: timeZone, providers: providers,
+                                attachments: stores.attachments, secrets: .folder(database.folder), providers: providers,
                                 defaults: defaults, endpoints: endpoints, now: now)
     }
 }

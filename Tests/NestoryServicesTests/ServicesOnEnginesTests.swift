@@ -4,6 +4,7 @@ import NestoryDomain
 import NestoryImagingLive
 import NestoryJobs
 import NestoryProducts
+import NestoryReminders
 import NestoryServices
 import NestoryStore
 import NestoryStoreInterfaces
@@ -64,7 +65,7 @@ final class EngineServer: @unchecked Sendable {
                              maxBytes: 5_000_000, plan: PlanService(licences: stores.licences, instancePro: true), now: now)
         places = PlacesService(items: stores.items, now: now)
         valuations = ValuationService(store: stores.valuations, items: stores.items, accounts: stores.accounts, jobs: stores.jobs,
-                                      attachments: stores.attachments, secrets: self.secrets, timeZone: TimeZone(identifier: "UTC")!, now: now)
+                                      attachments: stores.attachments, secrets: self.secrets, now: now)
         products = ProductLookup(items: stores.items, store: stores.products, providers: [])
     }
 
@@ -191,8 +192,48 @@ func withServer<T>(_ engine: ServiceEngine, secrets: SecretKeys? = nil, _ body: 
                 _ = try await server.items.create(home.id, ItemDraft(name: name, currency: .usd, warrantyExpiry: try today.adding(days: days)),
                                                   today: today)
             }
-            #expect(try await server.items.warrantiesEnding(home.id, within: 30).map(\.itemName) == ["Radio", "Kettle", "Fridge"])
-            #expect(try await server.items.warrantiesEnding(home.id, within: 30).map(\.daysLeft) == [0, 5, 20])
+            #expect(try await server.items.warrantiesEnding(home, within: 30).map(\.itemName) == ["Radio", "Kettle", "Fridge"])
+            #expect(try await server.items.warrantiesEnding(home, within: 30).map(\.daysLeft) == [0, 5, 20])
+        }
+    }
+
+    /// A household's days are on its own clock, whatever the server's: at 12:00 UTC on the 25th it is already the 26th on
+    /// Kiritimati (UTC+14). Its warranty that ends on the 26th ends today (in the list, and in the webhook's events, which
+    /// a job sends for every household at once), a value entered without a day is the 26th's, and so is its export's name.
+    @Test(arguments: ServiceEngine.available)
+    func aHouseholdsDaysAreOnItsOwnClock(engine: ServiceEngine) async throws {
+        try await withServer(engine) { server in
+            let (_, away, _) = try await server.stores.accounts.createAccount(
+                email: "kai@example.com", displayName: "Kai", passwordHash: "h",
+                household: .new(name: "Away", currency: .usd, timeZone: "Pacific/Kiritimati"), role: .owner, onlyIfFirst: false, now: EngineServer.now)
+            let home = try await server.stores.accounts.createHousehold(name: "Home", currency: .usd, now: EngineServer.now)
+            let theirs = try CalendarDate(iso: "2026-11-26")
+            #expect(away.day(at: EngineServer.now) == theirs)
+            #expect(CalendarDate(EngineServer.now, in: TimeZone(identifier: "UTC")!) == (try CalendarDate(iso: "2026-11-25")))
+
+            let kettle = try await server.items.create(away.id, ItemDraft(name: "Kettle", currency: .usd, warrantyExpiry: theirs), today: theirs)
+            #expect(try await server.items.warrantiesEnding(away, within: 0).map(\.daysLeft) == [0])
+
+            let queue = JobQueue(store: server.stores.jobs, policies: [JobKind.webhook: .once, JobKind.backup: .once], wake: {})
+            let reminders = RemindersService(store: server.stores.reminders, blocking: BlockingPool(width: 1), queue: queue,
+                                             addressGuard: .webhooks(allowPrivate: true), now: { EngineServer.now })
+            for household in [away.id, home.id] {
+                try await server.stores.reminders.setWebhook(household, url: "https://example.com/hook", newSecret: "whsec_1", replaceSecret: false,
+                                                             now: EngineServer.now)
+            }
+            #expect(try await reminders.dispatchDue() == 2, "the kettle's last-day reminder, and Away's nudge (the kettle has no photo)")
+            let sent = try await server.stores.jobs.jobs(away.id, kind: JobKind.webhook, since: .distantPast)
+                .map { try $0.decodedPayload(as: WebhookEvent.self) }.filter { $0.type == "warranty.expiring" }
+            #expect(sent.map(\.id) == ["warranty-\(kettle.id)-2026-11-26-0"])
+            #expect(sent.first?.data["days_left"] == "0")
+
+            let value = try await server.valuations.enter(away.id, item: kettle.id, replacementCost: "40", actualCashValue: "25")
+            #expect(value.valuedOn == theirs)
+            #expect(try await server.valuations.today(away.id) == theirs)
+            #expect(try await server.valuations.today(home.id) == CalendarDate(EngineServer.now, in: .current))
+
+            let export = try await BackupService(queue: queue, tmp: FileManager.default.temporaryDirectory).startExport(away, now: EngineServer.now)
+            #expect(try export.decodedPayload(as: BackupService.Request.self).downloadName == "nestory-Away-2026-11-26.zip")
         }
     }
 

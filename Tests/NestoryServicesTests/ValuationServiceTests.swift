@@ -16,7 +16,7 @@ struct ValuationServiceTests {
         init() throws {
             database = try AppDatabase.open(folder)
             let now = Date(timeIntervalSince1970: 1_795_608_000)  // 2026-11-25 12:00 UTC
-            service = ValuationService.sqlite(database, timeZone: TimeZone(identifier: "UTC")!, now: { now })
+            service = ValuationService.sqlite(database, now: { now })
             household = try database.createHousehold(name: "Smiths", currency: .usd, now: Date())
         }
 

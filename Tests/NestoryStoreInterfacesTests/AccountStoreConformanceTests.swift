@@ -135,6 +135,38 @@ import Testing
         }
     }
 
+    /// A household's time zone (its days' clock) is read back by every read of a household: by id, the list, a person's
+    /// memberships, a session and an API token, and changed or cleared with the rest of the household.
+    @Test(arguments: Engine.available)
+    func aHouseholdKeepsItsTimeZoneInEveryRead(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let store = stores.accounts
+            let (ana, home, _) = try await store.createAccount(email: "ana@example.com", displayName: "Ana", passwordHash: "h",
+                                                               household: .new(name: "Home", currency: .usd, timeZone: "Asia/Kolkata"),
+                                                               role: .owner, onlyIfFirst: false, now: now)
+            #expect(home.timeZone == "Asia/Kolkata")
+            #expect(try await store.household(home.id).timeZone == "Asia/Kolkata")
+            #expect(try await store.allHouseholds().map(\.timeZone) == ["Asia/Kolkata"])
+            #expect(try await store.memberships(of: ana.id).map(\.household.timeZone) == ["Asia/Kolkata"])
+            try await store.createSession(tokenHash: "token-1", userID: ana.id, csrfToken: "csrf-1", now: now,
+                                          expiresAt: now.addingTimeInterval(3600), userAgent: "test")
+            let session = try #require(try await store.sessionWithMembership(tokenHash: "token-1", now: now))
+            #expect(session.household == home && session.role == .owner && session.session.user == ana)
+            _ = try await stores.tokens.createAPIToken(tokenHash: String(repeating: "a", count: 64), userID: ana.id, householdID: home.id,
+                                                       name: "Script", scope: .read, now: now, expiresAt: nil)
+            #expect(try await stores.tokens.apiToken(hash: String(repeating: "a", count: 64), now: now)?.household == home)
+
+            let moved = try await store.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: home.highValueThreshold,
+                                                        timeZone: "America/New_York")
+            #expect(moved.timeZone == "America/New_York")
+            #expect(try await store.sessionWithMembership(tokenHash: "token-1", now: now)?.household.timeZone == "America/New_York")
+            let cleared = try await store.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: home.highValueThreshold,
+                                                          timeZone: nil)
+            #expect(cleared.timeZone == nil)
+            #expect(try await store.household(home.id).timeZone == nil)
+        }
+    }
+
     @Test(arguments: Engine.available)
     func aSessionIsFoundWithItsHouseholdUntilItExpires(engine: Engine) async throws {
         try await withStore(engine) { store in
@@ -244,14 +276,15 @@ import Testing
             let (_, home) = try await owner(store)
             let gbp = try CurrencyCode("GBP")
             let updated = try await store.updateHousehold(home.id, name: "  Flat 2\u{0301} ", currency: gbp,
-                                                          highValueThreshold: try Money(minorUnits: 50_000, currency: gbp))
+                                                          highValueThreshold: try Money(minorUnits: 50_000, currency: gbp), timeZone: nil)
             #expect(updated.name == "Flat 2\u{0301}")
             #expect(try await store.household(home.id) == updated)
+            #expect(updated.timeZone == nil)
             await #expect(throws: DomainError.self) {
-                _ = try await store.updateHousehold(home.id, name: "X", currency: gbp, highValueThreshold: try Money(minorUnits: 5, currency: .usd))
+                _ = try await store.updateHousehold(home.id, name: "X", currency: gbp, highValueThreshold: try Money(minorUnits: 5, currency: .usd), timeZone: nil)
             }
             await #expect(throws: DomainError.notFound("The household")) {
-                _ = try await store.updateHousehold(HouseholdID(), name: "X", currency: gbp, highValueThreshold: try Money(minorUnits: 5, currency: gbp))
+                _ = try await store.updateHousehold(HouseholdID(), name: "X", currency: gbp, highValueThreshold: try Money(minorUnits: 5, currency: gbp), timeZone: nil)
             }
             await #expect(throws: DomainError.notFound("The household")) { _ = try await store.household(HouseholdID()) }
         }
@@ -308,7 +341,7 @@ import Testing
                                                                    expiresAt: now.addingTimeInterval(7200)) })
             #expect(try await moves { try await store.setTheme(ana.id, .dark) })
             #expect(try await moves { _ = try await store.updateHousehold(home.id, name: "Home 2", currency: .usd,
-                                                                         highValueThreshold: Money(minorUnits: 100_000, currency: .usd)) })
+                                                                         highValueThreshold: Money(minorUnits: 100_000, currency: .usd), timeZone: nil) })
             #expect(try await moves { try await store.addMember(home.id, user: ben.id, role: .owner, now: now) })
             #expect(try await moves { try await store.removeMember(home.id, user: ben.id) })
             #expect(try await moves { try await store.changePasswordHash(ana.id, to: "hash-2") })

@@ -89,7 +89,10 @@ import ZIPFoundation
     @discardableResult
     func seed(_ f: Fixture, _ name: String, tag: String = "a") async throws -> (household: Household, items: [Item]) {
         let s = f.stores
-        let home = try await s.accounts.createHousehold(name: name, currency: .usd, now: at(0))
+        var home = try await s.accounts.createHousehold(name: name, currency: .usd, now: at(0))
+        // A time zone of its own, so every archive here carries one (`time_zone`) through both engines.
+        home = try await s.accounts.updateHousehold(home.id, name: name, currency: .usd, highValueThreshold: home.highValueThreshold,
+                                                    timeZone: "Europe/Lisbon")
         _ = try await s.accounts.createAccount(email: "owner-\(tag)@example.com", displayName: "Ówner", passwordHash: "$2b$12$owner\(tag)",
                                                household: .existing(home.id), role: .owner, onlyIfFirst: false, now: at(1))
         _ = try await s.accounts.createAccount(email: "member-\(tag)@example.com", displayName: "Member", passwordHash: "$2b$12$member\(tag)",

@@ -46,7 +46,7 @@ import Testing
     func fixture(_ stores: Stores) async throws -> Fixture {
         let home = try await stores.accounts.createHousehold(name: "Home", currency: .usd, now: Self.start)
         let other = try await stores.accounts.createHousehold(name: "Other", currency: .usd, now: Self.start)
-        let home2 = try await stores.accounts.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: usd(100_000))
+        let home2 = try await stores.accounts.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: usd(100_000), timeZone: nil)
         let rooms = try await stores.items.rooms(home.id)
         let categories = try await stores.items.categories(home.id)
         var made: [Item] = []
@@ -513,7 +513,7 @@ import Testing
             #expect(try await f.items.countItems(f.home.id, search: "", filter: ItemFilter(highValue: true), cap: 1000) == (2, true))
 
             // A new threshold counts the high-value items again.
-            _ = try await stores.accounts.updateHousehold(f.home.id, name: "Home", currency: .usd, highValueThreshold: usd(10_000))
+            _ = try await stores.accounts.updateHousehold(f.home.id, name: "Home", currency: .usd, highValueThreshold: usd(10_000), timeZone: nil)
             summary = try await f.items.summary(f.home.id)
             #expect(summary.highValueCount == 4)
             #expect(try await all(f, ItemQuery(filter: ItemFilter(highValue: true), sort: .value)) == f.names([2, 0, 3, 7]))

@@ -10,9 +10,9 @@ import Testing
 
     func day(_ offset: Int) -> CalendarDate { try! today.adding(days: offset) }
 
-    func owner(_ stores: Stores, _ email: String, household: String) async throws -> (User, Household) {
+    func owner(_ stores: Stores, _ email: String, household: String, timeZone: String? = nil) async throws -> (User, Household) {
         let (user, home, _) = try await stores.accounts.createAccount(email: email, displayName: "", passwordHash: "h",
-                                                                      household: .new(name: household, currency: .usd), role: .member,
+                                                                      household: .new(name: household, currency: .usd, timeZone: timeZone), role: .member,
                                                                       onlyIfFirst: false, now: now)
         return (user, home)
     }
@@ -117,7 +117,7 @@ import Testing
         try await withStores(engine) { stores in
             let reminders = stores.reminders
             let (_, home) = try await owner(stores, "ana@example.com", household: "Home")
-            let (_, away) = try await owner(stores, "bea@example.com", household: "Away")
+            let (_, away) = try await owner(stores, "bea@example.com", household: "Away", timeZone: "Pacific/Kiritimati")
             #expect(try await reminders.webhook(home.id) == nil)
             #expect(try await reminders.householdsWithWebhooks().isEmpty)
             try await reminders.setWebhook(home.id, url: "https://example.com/a", newSecret: "whsec_1", replaceSecret: false, now: now)
@@ -137,9 +137,11 @@ import Testing
             #expect(try await reminders.webhook(away.id) == nil)
 
             try await reminders.setWebhook(away.id, url: "https://example.org/", newSecret: "whsec_4", replaceSecret: false, now: now)
-            #expect(Set(try await reminders.householdsWithWebhooks()) == [home.id, away.id])
+            #expect(Set(try await reminders.householdsWithWebhooks().map(\.id)) == [home.id, away.id])
+            // Each with its time zone: the day its reminders are due on.
+            #expect(Set(try await reminders.householdsWithWebhooks().map(\.timeZone)) == [nil, "Pacific/Kiritimati"])
             try await reminders.deleteWebhook(home.id)
-            #expect(try await reminders.householdsWithWebhooks() == [away.id])
+            #expect(try await reminders.householdsWithWebhooks().map(\.id) == [away.id])
         }
     }
 

@@ -125,9 +125,9 @@ import Testing
                                           now: store.now)
         try check(1, "currency changed away from the threshold's")
         let household = try store.database.household(home.id)
-        _ = try store.database.updateHousehold(home.id, name: household.name, currency: .usd, highValueThreshold: try Money.parse("999", currency: .usd))
+        _ = try store.database.updateHousehold(home.id, name: household.name, currency: .usd, highValueThreshold: try Money.parse("999", currency: .usd), timeZone: nil)
         try check(2, "threshold lowered: the lamp now counts")
-        _ = try store.database.updateHousehold(home.id, name: household.name, currency: .eur, highValueThreshold: try Money.parse("1000", currency: .eur))
+        _ = try store.database.updateHousehold(home.id, name: household.name, currency: .eur, highValueThreshold: try Money.parse("1000", currency: .eur), timeZone: nil)
         try check(1, "household currency changed: only the TV in euros counts")
         try store.database.deleteItem(home.id, tv.id)
         try check(0, "deleted")
@@ -310,7 +310,7 @@ import Testing
         try check("deleted")
         try store.item(home, "Lamp new", price: "1")
         try check("added")
-        _ = try store.database.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: try Money.parse("30", currency: .usd))
+        _ = try store.database.updateHousehold(home.id, name: "Home", currency: .usd, highValueThreshold: try Money.parse("30", currency: .usd), timeZone: nil)
         try check("threshold")
     }
 

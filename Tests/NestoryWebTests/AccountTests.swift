@@ -223,6 +223,63 @@ import Testing
         }
     }
 
+    /// The household's days are on its clock: set up from a browser in Kolkata, the household is in Kolkata, and at 20:00
+    /// UTC (01:30 the next day there) a loss that happened "today" there is dated the 29th (the form's first value, and
+    /// accepted), and the date pickers end on the 29th. The owner moves it to New York in Settings, where it is still the
+    /// 28th: the 29th is then in the future.
+    @Test func theHouseholdsTimeZoneIsSetUpFromTheBrowserAndItsDaysFollowIt() async throws {
+        let evening = Date(timeIntervalSince1970: 1_795_896_000)  // 2026-11-28 20:00 UTC
+        let app = try TestApp(now: { evening })
+        try await app.run { client in
+            var browser = Browser(client)
+            _ = try await browser.request(.get, "/setup")
+            browser.cookies["tz"] = "Asia%2FKolkata"  // as the app's script sets it
+            let done = try await browser.request(.post, "/setup", form: ["household": "The Smiths", "currency": "INR", "name": "Ann",
+                                                                            "email": "ann@example.com", "password": "correct horse battery",
+                                                                            "confirm": "correct horse battery"])
+            #expect(done.status == .seeOther)
+            let household = try #require(try app.database.allHouseholds().first)
+            #expect(household.timeZone == "Asia/Kolkata")
+            let kettle = try app.database.createItem(household.id, ItemDraft(name: "Kettle", currency: try CurrencyCode("INR")), now: evening)
+
+            let settings = try await browser.request(.get, "/settings").body
+            #expect(settings.contains("<option value=\"Asia/Kolkata\" selected>Asia/Kolkata (UTC+5:30)</option>"))
+            #expect(settings.contains("The server’s clock ("))
+            #expect(try await browser.request(.get, "/items/new").body.contains("max=\"2026-11-29\""))
+            #expect(try await browser.request(.get, "/items/quick").body.contains("max=\"2026-11-29\""))
+            let loss = ["item": kettle.id.description, "incidentDate": "2026-11-29", "type": "fire", "description": "Kitchen fire"]
+            #expect(try await browser.request(.get, "/reports/loss/confirm?item=\(kettle.id)").body.contains("value=\"2026-11-29\""))
+            let filed = try await browser.request(.post, "/reports/loss", form: loss)
+            #expect(filed.status == .seeOther && filed.location?.hasPrefix("/reports/jobs/") == true, "a loss today there is not in the future")
+
+            // Moved to New York (15:00 on the 28th there): the 29th is tomorrow.
+            let base = ["name": "The Smiths", "currency": "INR", "threshold": "1000"]
+            var moved = base
+            moved["timeZone"] = "America/New_York"
+            #expect(try await browser.request(.post, "/settings/household", form: moved).status == .seeOther)
+            #expect(try app.database.household(household.id).timeZone == "America/New_York")
+            let page = try await browser.request(.get, "/settings").body
+            #expect(page.contains("<option value=\"America/New_York\" selected>America/New York (UTC−5)</option>"))
+            #expect(page.contains("This browser is in Asia/Kolkata."))
+            #expect(try await browser.request(.get, "/items/new").body.contains("max=\"2026-11-28\""))
+            let tomorrow = try await browser.request(.post, "/reports/loss", form: loss)
+            #expect(tomorrow.status == .unprocessableContent && tomorrow.body.contains("The incident date cannot be in the future."))
+
+            // A zone that is not one is refused by name, with the rest of the form kept; a form without the field keeps the zone.
+            var bad = base
+            bad["timeZone"] = "Mars/Olympus_Mons"
+            let refused = try await browser.request(.post, "/settings/household", form: bad)
+            #expect(refused.status == .unprocessableContent && refused.body.contains("Choose a time zone from the list"))
+            #expect(try await browser.request(.post, "/settings/household", form: base).status == .seeOther)
+            #expect(try app.database.household(household.id).timeZone == "America/New_York")
+            // Empty: the server's clock again.
+            var server = base
+            server["timeZone"] = ""
+            #expect(try await browser.request(.post, "/settings/household", form: server).status == .seeOther)
+            #expect(try app.database.household(household.id).timeZone == nil)
+        }
+    }
+
     @Test func theThemeIsRememberedPerUserAndOnThePageFromItsFirstByte() async throws {
         let app = try TestApp()
         let (household, _) = try app.household("Smiths", email: "ann@example.com")

@@ -84,7 +84,7 @@ struct APIController {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<ItemJSON> {
         let viewer = try context.requireViewer()
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
+        let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today(viewer.household))
         return EditedResponse(status: .created, headers: [.location: "/api/v1/items/\(item.id)"],
                               response: ItemJSON(try await items.details(viewer.household.id, item.id)))
     }
@@ -103,7 +103,7 @@ struct APIController {
         let id = try context.itemID()
         let expected = try Self.expectedVersion(request)
         let draft = try await decodeDraft(request, context: context, viewer: viewer)
-        _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today(), expected: expected)
+        _ = try await dependencies.items.update(viewer.household.id, id, draft, today: dependencies.today(viewer.household), expected: expected)
         let details = try await items.details(viewer.household.id, id)
         return EditedResponse(headers: Self.version(details.item), response: ItemJSON(details))
     }
@@ -178,7 +178,7 @@ struct APIController {
         }
         // A PUT replaces the item: a field left out is emptied, as on the form.
         return try ItemFormValues.reading(fields, over: ItemFormValues(), ignoring: ItemJSON.answeredOnly).get()
-            .draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
+            .draft(defaultCurrency: viewer.household.currency, today: dependencies.today(viewer.household)).get()
     }
 
 }

@@ -39,7 +39,8 @@ struct AccountController {
         let values = ["household": form["household"] ?? "", "currency": form["currency"] ?? "USD", "name": form["name"] ?? "",
                       "email": form["email"] ?? ""]
         let input = AccountService.SetupInput(household: values["household"]!, currency: values["currency"]!, name: values["name"]!,
-                                              email: values["email"]!, password: form["password"] ?? "", confirmation: form["confirm"] ?? "")
+                                              email: values["email"]!, password: form["password"] ?? "", confirmation: form["confirm"] ?? "",
+                                              timeZone: CookiePolicy.browserTimeZone(request)?.identifier)
         do {
             let user = try await accounts.setUp(input)
             return try await startSession(for: user.id, redirectTo: "/", request: request)
@@ -160,10 +161,12 @@ struct AccountController {
     @Sendable func updateHousehold(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let form = try await Form.read(request, context: context)
-        let values = ["name": form["name"] ?? "", "currency": form["currency"] ?? "", "threshold": form["threshold"] ?? ""]
+        let values = ["name": form["name"] ?? "", "currency": form["currency"] ?? "", "threshold": form["threshold"] ?? "",
+                      "timeZone": form["timeZone"] ?? viewer.household.timeZone ?? ""]
         do {
             let saved = try await accounts.updateHousehold(viewer.household.id, by: viewer.role, name: values["name"]!,
-                                                           currency: values["currency"]!, threshold: values["threshold"]!)
+                                                           currency: values["currency"]!, threshold: values["threshold"]!,
+                                                           timeZone: values["timeZone"]!)
             let converted = saved.currency == viewer.household.currency ? "" :
                 " The currency is now \(saved.currency.code) for new items and totals; no amount was converted (items keep what they were entered in)."
             return .redirect(to: "/settings", notice: "Household saved.\(converted)")

@@ -39,7 +39,7 @@ struct CaptureController {
     @Sendable func photoItem(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let places = try await dependencies.items.places(viewer.household.id)
-        return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: places.rooms, categories: places.categories, today: dependencies.today(),
+        return HTMLResponse.page(CaptureViews.photoItem(viewer: viewer, rooms: places.rooms, categories: places.categories, today: dependencies.today(viewer.household),
                                                         recent: try await Self.recentCaptures(dependencies, viewer)))
     }
 

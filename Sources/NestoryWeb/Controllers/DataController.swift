@@ -207,7 +207,7 @@ struct DataController {
             }
         }
         let order = form["date_order"].flatMap(ImportOptions.DateOrder.init(rawValue:)) ?? .mdy
-        let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today())
+        let options = ImportOptions(currency: viewer.household.currency, dateOrder: order, today: dependencies.today(viewer.household))
         do {
             // Every row is checked now, so problems show on this page; the import itself runs in the background.
             _ = try await dependencies.services.data.checkImport(upload.file, mapping: mapping, options: options)

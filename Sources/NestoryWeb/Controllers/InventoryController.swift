@@ -53,15 +53,15 @@ struct InventoryController {
     @Sendable func quickAdd(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let places = try await items.places(viewer.household.id)
-        return HTMLResponse.page(ItemViews.quickAdd(viewer: viewer, rooms: places.rooms, categories: places.categories, today: dependencies.today()))
+        return HTMLResponse.page(ItemViews.quickAdd(viewer: viewer, rooms: places.rooms, categories: places.categories, today: dependencies.today(viewer.household)))
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
-            let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today(viewer.household)).get()
+            let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today(viewer.household))
             return .redirect(to: "/items/\(item.id)", notice: "Item added.")
         } catch let error as DomainError {
             return HTMLResponse.page(try await form(viewer, values: values, item: nil, base: nil, errors: FieldErrors.fields(of: error)),
@@ -86,7 +86,7 @@ struct InventoryController {
         return HTMLResponse.page(ItemViews.detail(viewer: viewer, details: details,
                                                   room: rooms.first { $0.id == details.item.roomID },
                                                   category: categories.first { $0.id == details.item.categoryID },
-                                                  notice: notice, today: dependencies.today(), value: value),
+                                                  notice: notice, today: dependencies.today(viewer.household), value: value),
                                  status: valueErrors.isEmpty ? .ok : .unprocessableContent)
     }
 
@@ -111,7 +111,7 @@ struct InventoryController {
         }
         do {
             _ = try await dependencies.items.update(viewer.household.id, id, values: values, base: base, defaultCurrency: viewer.household.currency,
-                                                    today: dependencies.today())
+                                                    today: dependencies.today(viewer.household))
             return .redirect(to: "/items/\(id)", notice: "Changes saved.")
         } catch let conflict as ItemEditConflict {
             return HTMLResponse.page(try await form(viewer, values: conflict.proposed, item: conflict.current, base: ItemFormBase(item: conflict.current),
@@ -204,7 +204,8 @@ struct InventoryController {
 
     private func form(_ viewer: Viewer, values: ItemFormValues, item: Item?, base: ItemFormBase?, errors: [FieldError]) async throws -> HTML {
         let places = try await items.places(viewer.household.id)
-        return ItemViews.form(viewer: viewer, values: values, item: item, base: base, rooms: places.rooms, categories: places.categories, errors: errors)
+        return ItemViews.form(viewer: viewer, values: values, item: item, base: base, rooms: places.rooms, categories: places.categories, errors: errors,
+                              today: dependencies.today(viewer.household))
     }
 
 

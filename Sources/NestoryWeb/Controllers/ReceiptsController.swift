@@ -89,7 +89,7 @@ struct ReceiptsController {
             throw WebError.unprocessable("The file is not an image (a photo of the receipt, JPEG, PNG or HEIC, is needed).")
         }
         let receipt = try await dependencies.services.receipts.add(viewer.household, item: itemID, data: data, contentType: format.mimeType,
-                                                                    today: dependencies.today())
+                                                                    today: dependencies.today(viewer.household))
         return EditedResponse(status: .created, response: UploadedJSON(id: receipt.id.description, next: "/receipts/\(receipt.id)"))
     }
 
@@ -211,8 +211,8 @@ struct ReceiptsController {
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         let item: Item
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today()).get()
-            item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today())
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today(viewer.household)).get()
+            item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today(viewer.household))
         } catch let error as DomainError {
             let errors = FieldErrors.fields(of: error)
             return try await reviewPage(viewer, listing, newItem: ReceiptViews.NewItemForm(values: values, errors: errors),

@@ -24,7 +24,7 @@ struct RemindersController {
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let overview = try await reminders.overview(user: viewer.user.id, household: viewer.household.id)
+        let overview = try await reminders.overview(user: viewer.user.id, household: viewer.household)
         return HTMLResponse.page(ReminderViews.list(viewer: viewer, overview: overview, notice: request.notice))
     }
 
@@ -113,7 +113,7 @@ struct ViewerPreferencesMiddleware: RouterMiddleware {
         if request.method == .get, !path.hasPrefix("/api/"), !path.hasPrefix("/assets/"), !path.hasPrefix("/files/"),
            let (preferences, tips) = try? await reminders.pagePreferences(viewer.user.id) {
             context.viewer?.dismissedTips = tips
-            context.viewer?.reminders = (try? await reminders.overview(preferences: preferences, household: viewer.household.id).count) ?? 0
+            context.viewer?.reminders = (try? await reminders.overview(preferences: preferences, household: viewer.household).count) ?? 0
         }
         return try await next(request, context)
     }

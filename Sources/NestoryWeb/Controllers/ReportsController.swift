@@ -76,7 +76,7 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let ids = Self.ids(request.query.all("item"))
         guard !ids.isEmpty else { return .redirect(to: "/reports/loss") }
-        let values = ["incidentDate": dependencies.today().iso, "type": IncidentType.fire.rawValue]
+        let values = ["incidentDate": dependencies.today(viewer.household).iso, "type": IncidentType.fire.rawValue]
         // Say Free's limit before the details are typed, not after.
         var errors = FieldErrors()
         let entitlement = try await dependencies.services.plan.entitlement(viewer.household.id)
@@ -99,7 +99,7 @@ struct ReportsController {
             }
             let incident = try Incident(date: date, type: values["type"].flatMap(IncidentType.init(rawValue:)) ?? .other,
                                         description: values["description"] ?? "", policyNumber: values["policyNumber"],
-                                        claimNumber: values["claimNumber"]).validated(today: dependencies.today())
+                                        claimNumber: values["claimNumber"]).validated(today: dependencies.today(viewer.household))
             let owned = try await items.listings(viewer.household.id, ids: ids).map(\.item.id)
             guard !owned.isEmpty else { throw DomainError.notFound("The items") }
             let options = LossListOptions(incident: incident, itemIDs: owned, includePhotos: values["photos"] == "1",
@@ -146,7 +146,7 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let (report, url) = try await dependencies.services.reports.report(viewer.household.id, try reportID(context))
         let kind = ReportKind(rawValue: report.kind) == .lossList ? "loss-list" : "inventory"
-        let day = CalendarDate(report.createdAt, in: .current).iso
+        let day = viewer.household.day(at: report.createdAt).iso
         // Streamed from disk in chunks: a report with thousands of photos is hundreds of megabytes.
         let body = try await FileIO().loadFile(path: url.path, context: context)
         var headers = Self.downloadHeaders(type: "application/pdf", name: "nestory-\(kind)-\(day).pdf")
@@ -170,13 +170,13 @@ struct ReportsController {
     @Sendable func exportCSV(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let data = try await dependencies.services.reports.export(viewer.household.id, as: .csv, now: dependencies.now())
-        return Self.file(data, type: "text/csv; charset=utf-8", name: "nestory-inventory-\(dependencies.today().iso).csv")
+        return Self.file(data, type: "text/csv; charset=utf-8", name: "nestory-inventory-\(dependencies.today(viewer.household).iso).csv")
     }
 
     @Sendable func exportJSON(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let data = try await dependencies.services.reports.export(viewer.household.id, as: .json, now: dependencies.now())
-        return Self.file(data, type: "application/json", name: "nestory-inventory-\(dependencies.today().iso).json")
+        return Self.file(data, type: "application/json", name: "nestory-inventory-\(dependencies.today(viewer.household).iso).json")
     }
 
     static func file(_ data: Data, type: String, name: String) -> Response {

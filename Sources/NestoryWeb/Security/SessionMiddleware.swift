@@ -32,6 +32,13 @@ public struct CookiePolicy: Sendable {
     func csrf(_ token: String) -> Cookie {
         Cookie(name: Self.csrfCookie, value: token, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
     }
+
+    /// The time zone the browser said it is in: the `tz` cookie the app's script sets (an IANA name), nil without one or
+    /// with a name this system does not know.
+    static func browserTimeZone(_ request: Request) -> TimeZone? {
+        guard let name = request.cookies["tz"]?.value.removingPercentEncoding, name.count <= 64 else { return nil }
+        return TimeZone(identifier: name)
+    }
 }
 
 /// Loads the viewer from the session cookie, and refuses state-changing requests that fail the
@@ -88,9 +95,7 @@ struct SessionMiddleware: RouterMiddleware {
                    !language.isEmpty, language.count <= 35, language != "*" {
                     context.viewer?.locale = Locale(identifier: language)
                 }
-                if let name = request.cookies["tz"]?.value.removingPercentEncoding, name.count <= 64, let zone = TimeZone(identifier: name) {
-                    context.viewer?.timeZone = zone
-                }
+                if let zone = CookiePolicy.browserTimeZone(request) { context.viewer?.timeZone = zone }
                 if at.timeIntervalSince(session.lastSeenAt) > 60 {
                     try await accounts.touchSession(tokenHash: hash, now: at, expiresAt: at.addingTimeInterval(cookies.sessionLifetime))
                 }

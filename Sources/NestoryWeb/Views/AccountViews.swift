@@ -37,8 +37,42 @@ enum AccountViews {
               \(Layout.field("threshold", label: "High value above", value: form["threshold"] ?? household.highValueThreshold.plainAmount, errors: errors,
                              attributes: "inputmode=\"decimal\" autocomplete=\"off\" required", hint: "Items worth more than this are “high value” (a filter and a count in the inventory).",
                              id: "f-household-threshold"))
+              \(timeZoneSelect(selected: form["timeZone"] ?? household.timeZone ?? "", browser: viewer.timeZone, errors: errors))
               <button type="submit" class="small">Save</button>
             </form>
+            """
+    }
+
+    /// The household's time zone: every zone this system knows, with its offset now, and first the server's clock (no zone
+    /// of its own, as a household made before households had one). The hint names the browser's zone when it differs.
+    static func timeZoneSelect(selected: String, browser: TimeZone, errors: [FieldError], now: Date = Date()) -> HTML {
+        /// A zone's name as people read it: "America/New York" for `America/New_York`.
+        func readable(_ name: String) -> String { name.replacingOccurrences(of: "_", with: " ") }
+        let id = "f-household-timezone"
+        let message = errors.first { $0.field == "timeZone" }?.message
+        func offset(_ zone: TimeZone) -> String {
+            let seconds = zone.secondsFromGMT(for: now), minutes = abs(seconds) / 60
+            return "UTC" + (seconds < 0 ? "−" : "+") + (minutes % 60 == 0 ? "\(minutes / 60)" : String(format: "%d:%02d", minutes / 60, minutes % 60))
+        }
+        // The browser's and the saved zone are listed even where the system's list has another name for the place
+        // (it lists Asia/Calcutta, browsers say Asia/Kolkata).
+        let names = Set(TimeZone.knownTimeZoneIdentifiers + [selected, browser.identifier].filter { (try? Household.validatedTimeZone($0)) != nil && !$0.isEmpty })
+            .sorted()
+        let server = TimeZone.current
+        var options: [HTML] = ["<option value=\"\"\(selected.isEmpty ? HTML(raw: " selected") : .empty)>The server’s clock (\(readable(server.identifier)), \(offset(server)))</option>"]
+        options += names.map { name in
+            let label = TimeZone(identifier: name).map { "\(readable(name)) (\(offset($0)))" } ?? readable(name)
+            return "<option value=\"\(name)\"\(name == selected ? HTML(raw: " selected") : .empty)>\(label)</option>"
+        }
+        var hint = "The household’s days follow this clock: “today” for dates bought, warranty reminders, valuations and reports."
+        if browser.identifier != (selected.isEmpty ? server.identifier : selected) {
+            hint += " This browser is in \(readable(browser.identifier))."
+        }
+        return """
+            <div class="field\(message == nil ? "" : " invalid")"><label for="\(id)">Time zone</label>
+            <select id="\(id)" name="timeZone" aria-describedby="\(id)-hint">\(options)</select>
+            <p class="hint" id="\(id)-hint">\(hint)</p>
+            \(message.map { HTML("<p class=\"error\">\($0)</p>") })</div>
             """
     }
 
@@ -95,7 +129,7 @@ enum AccountViews {
             <section class="card">
             <h2>Household</h2>
             \(isOwner ? householdEditor(viewer, form: householdForm, errors: householdErrors) : HTML("""
-                <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted)</p>
+                <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted) · \(viewer.household.timeZone?.replacingOccurrences(of: "_", with: " ") ?? "the server’s clock")</p>
                 """))
             <p><a href="/rooms">Rooms</a> · <a href="/categories">Categories</a></p>
             </section>

@@ -186,9 +186,10 @@ enum ItemViews {
                              "condition": "Condition", "conditionNotes": "Condition notes", "barcode": "Barcode", "warrantyExpiry": "Warranty expires",
                              "tags": "Tags", "notes": "Notes", "quantity": "Quantity"]
 
-    /// The add form, or with `item` its edit form; `base` is what the edit form showed first (see `ItemFormBase`).
+    /// The add form, or with `item` its edit form; `base` is what the edit form showed first (see `ItemFormBase`). `today`
+    /// (the household's) is the last purchase date the date picker offers.
     static func form(viewer: Viewer, values: ItemFormValues, item: Item?, base: ItemFormBase?, rooms: [Room], categories: [NestoryDomain.Category],
-                     errors: [FieldError]) -> HTML {
+                     errors: [FieldError], today: CalendarDate) -> HTML {
         /// A choice; `none` is the empty choice's label, or nil when a value is always chosen (`fallback` then).
         func select(_ name: String, label: String, options: [(String, String)], none: String?, fallback: String? = nil) -> HTML {
             let current = values[name].isEmpty ? (fallback ?? "") : values[name]
@@ -238,7 +239,8 @@ enum ItemViews {
               <div class="two">
               \(Layout.currencySelect(label: "Currency", selected: values["currency"].isEmpty ? viewer.household.currency.code : values["currency"].uppercased(),
                                      errors: errors, locale: viewer.locale))
-              \(Layout.field("purchaseDate", label: "Purchase date", value: values["purchaseDate"], type: "date", errors: errors, attributes: focus("purchaseDate")))
+              \(Layout.field("purchaseDate", label: "Purchase date", value: values["purchaseDate"], type: "date", errors: errors,
+                             attributes: "max=\"\(today.iso)\"" + focus("purchaseDate")))
               </div>
               <div class="two">
               \(Layout.field("brand", label: "Brand", value: values["brand"], errors: errors, attributes: focus("brand")))
