@@ -415,6 +415,8 @@ let package = Package(
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            // The pages' recorded snapshots are read from the source tree (SnapshotTesting), not bundled.
+            exclude: ["__Snapshots__"],
             swiftSettings: swiftSettings
         ),
         // MARK: Imaging tests

@@ -164,7 +164,7 @@ struct ValuationController {
                 _ = try await valuations.recalculate(viewer.household.id, batch: job, item: id, review)
                 return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Recalculated with the fields as edited.")
             }
-            try await valuations.save(viewer.household.id, batch: job, item: id, review)
+            _ = try await valuations.save(viewer.household.id, batch: job, item: id, review)
             return .redirect(to: "/valuations/batches/\(job)#item-\(id)", notice: "Saved to the item’s values.")
         } catch let error as DomainError {
             guard case .validation = error else { throw error }
