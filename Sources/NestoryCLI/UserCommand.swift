@@ -33,13 +33,18 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "The currency of a new household (ISO code).")
         var currency: String = "USD"
 
+        @Option(help: "The time zone of a new household, as an IANA name (Europe/London); its days follow it. Default: the server's clock.")
+        var timeZone: String?
+
         @Option(help: "owner or member (a new household's first account is always its owner).")
         var role: MemberRole?
 
         func run() async throws {
             let password = try readPassword()
             let currencyCode = try reportingErrors { try CurrencyCode(currency) }
-            let choice: AccountService.HouseholdChoice = HouseholdID(string: household).map { .id($0) } ?? .name(household, currency: currencyCode)
+            let zone = try reportingErrors { try Household.validatedTimeZone(timeZone ?? "") }
+            let choice: AccountService.HouseholdChoice = HouseholdID(string: household).map { .id($0) }
+                ?? .name(household, currency: currencyCode, timeZone: zone)
             let made = try await data.withDatabase(.createAndMigrate) { database in
                 try await accountService(database).addUser(email: email, displayName: name ?? "", password: password, household: choice,
                                                            role: role)

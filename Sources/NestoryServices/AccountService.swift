@@ -95,7 +95,8 @@ public struct AccountService: Sendable {
     /// Where `addUser` puts the account: a household by id or name (created when none has the name).
     public enum HouseholdChoice: Sendable {
         case id(HouseholdID)
-        case name(String, currency: CurrencyCode)
+        /// A household by name; a new one gets the currency and time zone (nil: the server's clock).
+        case name(String, currency: CurrencyCode, timeZone: String? = nil)
     }
 
     /// `nestory user add`: the account, its membership and (when new) the household, in one transaction.
@@ -108,13 +109,13 @@ public struct AccountService: Sendable {
         switch household {
         case .id(let id):
             target = .existing(try await accounts.household(id).id)
-        case .name(let name, let currency):
+        case .name(let name, let currency, let timeZone):
             let named = try await accounts.households(named: name)
             guard named.count <= 1 else {
                 throw DomainError.conflict("Several households are called \(name); pass one's id instead: "
                                            + named.map { "\($0.name) (\($0.id))" }.joined(separator: ", ") + ".")
             }
-            target = named.first.map { .existing($0.id) } ?? .new(name: name, currency: currency)
+            target = named.first.map { .existing($0.id) } ?? .new(name: name, currency: currency, timeZone: timeZone)
         }
         let hash = try await hashPassword(password)
         let made = try await accounts.createAccount(email: email, displayName: displayName, passwordHash: hash, household: target,

@@ -76,8 +76,8 @@ import Testing
 
     @Test func userAddCreatesAHouseholdAndJoinsIt() throws {
         let folder = CLI.Folder()
-        let owner = try CLI.run(["user", "add", "Alice@Example.com", "--household", "The Smiths", "--currency", "EUR", "--data", folder.path],
-                                stdin: "correct horse battery staple\n")
+        let owner = try CLI.run(["user", "add", "Alice@Example.com", "--household", "The Smiths", "--currency", "EUR", "--time-zone", "Europe/Paris",
+                                 "--data", folder.path], stdin: "correct horse battery staple\n")
         #expect(owner.status == 0, "\(owner.stderr)")
         #expect(owner.stdout.contains("alice@example.com as owner of The Smiths"))
         // The name as typed in a hurry finds the household: no second "the smiths" is made.
@@ -88,7 +88,7 @@ import Testing
         // The stored hash verifies, and the household has the defaults and the chosen currency.
         let database = try AppDatabase.open(DataFolder(path: folder.path), mode: .readCurrent)
         let household = try #require(try database.households(named: "The Smiths").first)
-        #expect(household.currency == .eur)
+        #expect(household.currency == .eur && household.timeZone == "Europe/Paris")
         #expect(try database.members(of: household.id).map(\.role) == [.owner, .member])
         #expect(try database.allHouseholds().count == 1)
         #expect(try database.rooms(household.id).count == Defaults.rooms.count)
@@ -106,6 +106,10 @@ import Testing
         let noPassword = try CLI.run(["user", "add", "a@example.com", "--household", "H", "--data", folder.path], stdin: "")
         #expect(noPassword.status != 0)
         #expect(noPassword.stderr.contains("No password given"))
+        let badZone = try CLI.run(["user", "add", "a@example.com", "--household", "H", "--time-zone", "Paris", "--data", folder.path],
+                                  stdin: "long enough password\n")
+        #expect(badZone.status != 0)
+        #expect(badZone.stderr.contains("Choose a time zone from the list, such as Europe/London."), "\(badZone.stderr)")
         let badEmail = try CLI.run(["user", "add", "not-an-email", "--household", "H", "--data", folder.path], stdin: "long enough password\n")
         #expect(badEmail.status != 0)
         #expect(badEmail.stderr.contains("email address"))
