@@ -43,11 +43,12 @@ enum AccountViews {
             """
     }
 
+    /// A time zone's name as people read it: "America/New York" for `America/New_York`.
+    static func zoneName(_ name: String) -> String { name.replacingOccurrences(of: "_", with: " ") }
+
     /// The household's time zone: every zone this system knows, with its offset now, and first the server's clock (no zone
     /// of its own, as a household made before households had one). The hint names the browser's zone when it differs.
     static func timeZoneSelect(selected: String, browser: TimeZone, errors: [FieldError], now: Date = Date()) -> HTML {
-        /// A zone's name as people read it: "America/New York" for `America/New_York`.
-        func readable(_ name: String) -> String { name.replacingOccurrences(of: "_", with: " ") }
         let id = "f-household-timezone"
         let message = errors.first { $0.field == "timeZone" }?.message
         func offset(_ zone: TimeZone) -> String {
@@ -59,14 +60,14 @@ enum AccountViews {
         let names = Set(TimeZone.knownTimeZoneIdentifiers + [selected, browser.identifier].filter { (try? Household.validatedTimeZone($0)) != nil && !$0.isEmpty })
             .sorted()
         let server = TimeZone.current
-        var options: [HTML] = ["<option value=\"\"\(selected.isEmpty ? HTML(raw: " selected") : .empty)>The server’s clock (\(readable(server.identifier)), \(offset(server)))</option>"]
+        var options: [HTML] = ["<option value=\"\"\(selected.isEmpty ? HTML(raw: " selected") : .empty)>The server’s clock (\(zoneName(server.identifier)), \(offset(server)))</option>"]
         options += names.map { name in
-            let label = TimeZone(identifier: name).map { "\(readable(name)) (\(offset($0)))" } ?? readable(name)
+            let label = TimeZone(identifier: name).map { "\(zoneName(name)) (\(offset($0)))" } ?? zoneName(name)
             return "<option value=\"\(name)\"\(name == selected ? HTML(raw: " selected") : .empty)>\(label)</option>"
         }
         var hint = "The household’s days follow this clock: “today” for dates bought, warranty reminders, valuations and reports."
         if browser.identifier != (selected.isEmpty ? server.identifier : selected) {
-            hint += " This browser is in \(readable(browser.identifier))."
+            hint += " This browser is in \(zoneName(browser.identifier))."
         }
         return """
             <div class="field\(message == nil ? "" : " invalid")"><label for="\(id)">Time zone</label>
@@ -129,7 +130,7 @@ enum AccountViews {
             <section class="card">
             <h2>Household</h2>
             \(isOwner ? householdEditor(viewer, form: householdForm, errors: householdErrors) : HTML("""
-                <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted) · \(viewer.household.timeZone?.replacingOccurrences(of: "_", with: " ") ?? "the server’s clock")</p>
+                <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted) · \(viewer.household.timeZone.map(zoneName) ?? "the server’s clock")</p>
                 """))
             <p><a href="/rooms">Rooms</a> · <a href="/categories">Categories</a></p>
             </section>
