@@ -269,7 +269,9 @@ public enum Text {
 
     /// Like `clean`, but keeps line breaks (for notes).
     public static func cleanMultiline(_ raw: String) -> String? {
-        let lines = raw.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        // Windows' CR LF and old Macs' lone CR (still written by some apps and spreadsheets) end lines too.
+        let lines = raw.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+            .split(separator: "\n", omittingEmptySubsequences: false)
             .map { line in
                 String(String.UnicodeScalarView(line.unicodeScalars.filter {
                     !controlCharacters.contains($0) || $0 == "\t"

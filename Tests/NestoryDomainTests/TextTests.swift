@@ -32,6 +32,14 @@ import Testing
         #expect(Text.cleanMultiline("\u{200D}\n\u{200C}") == nil)
     }
 
+    @Test func everyLineEndingEndsALine() {
+        // A note from a CSV written on an old Mac (or by an app that still ends lines with CR alone) keeps its lines,
+        // rather than running them together.
+        #expect(Text.cleanMultiline("Bought in Leeds\rReceipt in the drawer") == "Bought in Leeds\nReceipt in the drawer")
+        #expect(Text.cleanMultiline("one\r\ntwo\nthree\rfour") == "one\ntwo\nthree\nfour")
+        #expect(Text.cleanMultiline("  \r\r  ") == nil)
+    }
+
     @Test func theFastPathAgreesWithTheFullRuleOnRandomText() {
         // Printable ASCII, spaces, tabs, control characters, DEL, a no-break space and letters beyond ASCII.
         let alphabet: [Unicode.Scalar] = ["a", "Z", "0", " ", " ", "\t", "\n", "\r", "\u{0000}", "\u{0007}", "\u{007F}", "~", "\"",
