@@ -166,8 +166,9 @@ public struct NestoryMCP: Sendable {
                 let days = min(max(arguments["days"]?.intValue ?? 30, 0), 30)
                 return try Self.success(WarrantiesOut(items: try await items.warrantiesEnding(household, within: days).map(WarrantyOut.init)))
             case "add_item":
-                let draft = try Self.values(arguments, over: ItemFormValues()).draft(defaultCurrency: household.currency, today: household.day(at: now())).get()
-                let item = try await items.create(household.id, draft, today: household.day(at: now()))
+                let today = household.day(at: now())
+                let draft = try Self.values(arguments, over: ItemFormValues()).draft(defaultCurrency: household.currency, today: today).get()
+                let item = try await items.create(household.id, draft, today: today)
                 return try Self.success(ItemOut(try await items.details(household.id, item.id), origin: origin))
             case "update_item":
                 let id = try Self.itemID(arguments)

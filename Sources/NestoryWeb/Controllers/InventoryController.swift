@@ -60,8 +60,9 @@ struct InventoryController {
         let viewer = try context.requireViewer()
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today(viewer.household)).get()
-            let item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today(viewer.household))
+            let today = dependencies.today(viewer.household)
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: today).get()
+            let item = try await dependencies.items.create(viewer.household.id, draft, today: today)
             return .redirect(to: "/items/\(item.id)", notice: "Item added.")
         } catch let error as DomainError {
             return HTMLResponse.page(try await form(viewer, values: values, item: nil, base: nil, errors: FieldErrors.fields(of: error)),

@@ -211,8 +211,9 @@ struct ReceiptsController {
         let values = ItemFormValues(form: try await Form.read(request, context: context))
         let item: Item
         do {
-            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: dependencies.today(viewer.household)).get()
-            item = try await dependencies.items.create(viewer.household.id, draft, today: dependencies.today(viewer.household))
+            let today = dependencies.today(viewer.household)
+            let draft = try values.draft(defaultCurrency: viewer.household.currency, today: today).get()
+            item = try await dependencies.items.create(viewer.household.id, draft, today: today)
         } catch let error as DomainError {
             let errors = FieldErrors.fields(of: error)
             return try await reviewPage(viewer, listing, newItem: ReceiptViews.NewItemForm(values: values, errors: errors),
