@@ -146,9 +146,17 @@ public struct AccountService: Sendable {
         errors.collect { _ = try Household.validatedName(name) }
         let zone = errors.collect { try Household.validatedTimeZone(timeZone) }
         let code = errors.collect { try CurrencyCode.iso(currency) }
-        let amount = code.flatMap { try? Money.parse(typed: threshold, currency: $0) }.flatMap { $0.minorUnits >= 0 ? $0 : nil }
-        if code != nil, amount == nil {
-            errors.append(FieldError(field: "threshold", message: "Give an amount of 0 or more, such as 1000 or 1,000.00."))
+        var amount: Money?
+        if let code {
+            do {
+                let typed = try Money.parse(typed: threshold, currency: code)
+                if typed.minorUnits >= 0 { amount = typed } else {
+                    errors.append(FieldError(field: "threshold", message: "Give an amount of 0 or more, such as 1000 or 1,000.00."))
+                }
+            } catch {
+                // Why it is not an amount in this currency ("JPY amounts have no decimal places." after a change from USD).
+                errors.append(FieldError(field: "threshold", message: error.message))
+            }
         }
         try errors.throwIfAny()
         return try await accounts.updateHousehold(household, name: name, currency: code!, highValueThreshold: amount!, timeZone: zone!)

@@ -141,7 +141,6 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
                                              now: dependencies.now))
     router.add(middleware: ViewerPreferencesMiddleware(reminders: dependencies.services.reminders,
                                                        secure: dependencies.cookies.secure))
-    AccountController(dependencies: dependencies).addRoutes(to: router)
     RemindersController(dependencies: dependencies).addRoutes(to: router)
     TipsController(dependencies: dependencies).addRoutes(to: router)
     InventoryController(dependencies: dependencies).addRoutes(to: router)
@@ -151,6 +150,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     let api = router.group("api/v1").add(middleware: IdempotencyMiddleware(
         idempotency: dependencies.services.idempotency,
         maxBodyBytes: max(dependencies.limits.maxPhotoBytes, dependencies.limits.maxScanBytes)))
+    AccountController(dependencies: dependencies).addRoutes(to: router, api: api)
     SecurityController(dependencies: dependencies).addRoutes(to: router, api: api)
     TokensController(dependencies: dependencies).addRoutes(to: router, api: api, settings: AccountController(dependencies: dependencies))
     CaptureController(dependencies: dependencies).addRoutes(to: router, api: api)

@@ -207,7 +207,8 @@ import Testing
 
             // Refused, with the form as typed and nothing changed.
             for (form, message) in [(["name": "X", "currency": "XYZ", "threshold": "5"], "XYZ is not an ISO currency"),
-                                    (["name": "X", "currency": "EUR", "threshold": "lots"], "Give an amount of 0 or more"),
+                                    (["name": "X", "currency": "EUR", "threshold": "lots"], "Enter an amount such as 1234.56."),
+                                    (["name": "X", "currency": "JPY", "threshold": "1000.00"], "JPY amounts have no decimal places."),
                                     (["name": "X", "currency": "EUR", "threshold": "-5"], "Give an amount of 0 or more"),
                                     (["name": " ", "currency": "EUR", "threshold": "5"], "Give the household a name")] {
                 let reply = try await ann.request(.post, "/settings/household", form: form)
@@ -277,6 +278,79 @@ import Testing
             server["timeZone"] = ""
             #expect(try await browser.request(.post, "/settings/household", form: server).status == .seeOther)
             #expect(try app.database.household(household.id).timeZone == nil)
+        }
+    }
+
+    /// A script reads the household (its currency, threshold, time zone and day) and its owner changes the fields given,
+    /// by the form's rules: a read sent back changed is taken, a misspelt field or a threshold in another currency is
+    /// refused by name, a member and a read token cannot change it.
+    @Test func theHouseholdIsReadAndChangedThroughTheAPI() async throws {
+        let evening = Date(timeIntervalSince1970: 1_795_896_000)  // 2026-11-28 20:00 UTC: already the 29th in Kolkata
+        let app = try TestApp(now: { evening })
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        try app.member(of: household.id, email: "bob@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            func object(_ reply: Browser.Reply) throws -> [String: Any] { try #require(reply.json as? [String: Any], "\(reply.body)") }
+            let read = try await ann.request(.get, "/api/v1/household")
+            #expect(read.status == .ok)
+            var json = try object(read)
+            #expect(json["id"] as? String == household.id.description && json["name"] as? String == "Smiths" && json["role"] as? String == "owner")
+            #expect(json["currency"] as? String == "USD" && (json["highValueThreshold"] as? [String: Any])?["amount"] as? String == "1000.00")
+            #expect(json["timeZone"] is NSNull && json["today"] as? String == CalendarDate(evening, in: .current).iso)
+
+            let moved = try await ann.request(.patch, "/api/v1/household", json: #"{"timeZone": "Asia/Kolkata"}"#)
+            #expect(moved.status == .ok, "\(moved.body)")
+            json = try object(moved)
+            #expect(json["timeZone"] as? String == "Asia/Kolkata" && json["today"] as? String == "2026-11-29" && json["name"] as? String == "Smiths")
+            #expect(try app.database.household(household.id).timeZone == "Asia/Kolkata")
+
+            // What GET answered, sent back changed: its id, today and role are ignored.
+            json["name"] = "The Smiths"
+            let sentBack = try await ann.request(.patch, "/api/v1/household",
+                                                 json: String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
+            #expect(sentBack.status == .ok, "\(sentBack.body)")
+            #expect(try app.database.household(household.id).name == "The Smiths")
+
+            // A new currency converts nothing: the threshold's 1,000 is read in yen (1000.00 would not be an amount in yen).
+            let yen = try object(try await ann.request(.patch, "/api/v1/household", json: #"{"currency": "jpy"}"#))
+            #expect(yen["currency"] as? String == "JPY" && (yen["highValueThreshold"] as? [String: Any])?["amount"] as? String == "1000")
+            let number = try object(try await ann.request(.patch, "/api/v1/household", json: #"{"highValueThreshold": 250000}"#))
+            #expect((number["highValueThreshold"] as? [String: Any])?["minorUnits"] as? Int == 250_000)
+            let cleared = try object(try await ann.request(.patch, "/api/v1/household", json: #"{"timeZone": null}"#))
+            #expect(cleared["timeZone"] is NSNull && cleared["currency"] as? String == "JPY")
+
+            // Refused by name, and nothing changed.
+            for (body, field, message) in [(#"{"timezone": "Europe/Paris"}"#, "timezone", "did you mean “timeZone”"),
+                                           (#"{"timeZone": "Mars/Olympus_Mons"}"#, "timeZone", "Choose a time zone from the list"),
+                                           (#"{"highValueThreshold": {"amount": "5", "currency": "GBP"}}"#, "highValueThreshold", "give one currency"),
+                                           (#"{"highValueThreshold": "12.5"}"#, "highValueThreshold", "JPY amounts have no decimal places"),
+                                           (#"{"highValueThreshold": -1}"#, "highValueThreshold", "Give an amount of 0 or more"),
+                                           (#"{"currency": "XYZ"}"#, "currency", "XYZ is not an ISO currency"),
+                                           (#"{"name": null}"#, "name", "Give the household a name"),
+                                           (#"{"name": 7}"#, "name", "Give name as text")] {
+                let refused = try await ann.request(.patch, "/api/v1/household", json: body)
+                #expect(refused.status == .unprocessableContent && refused.body.contains(message), "\(body): \(refused.body)")
+                let fields = ((refused.json as? [String: Any])?["error"] as? [String: Any])?["fields"] as? [[String: Any]]
+                #expect(fields?.contains { $0["field"] as? String == field } == true, "\(body): \(refused.body)")
+            }
+            #expect(try await ann.request(.patch, "/api/v1/household", json: "[1]").status == .badRequest)
+            let now = try app.database.household(household.id)
+            #expect(now.name == "The Smiths" && now.currency.code == "JPY" && now.timeZone == nil && now.highValueThreshold.minorUnits == 250_000)
+
+            // A member reads it; only the owner changes it, and never with a read token.
+            var bob = Browser(client)
+            _ = try await bob.signIn("bob@example.com")
+            #expect(try object(try await bob.request(.get, "/api/v1/household"))["role"] as? String == "member")
+            let member = try await bob.request(.patch, "/api/v1/household", json: #"{"name": "Bob's"}"#)
+            #expect(member.status == .forbidden && member.errorCode == "forbidden")
+            let token = try await APITokenTests.makeToken(&ann, scope: "read")
+            var script = Browser(client)
+            #expect(try await script.request(.get, "/api/v1/household", headers: APITokenTests.bearer(token.token)).status == .ok)
+            let readOnly = try await script.request(.patch, "/api/v1/household", json: #"{"name": "X"}"#, headers: APITokenTests.bearer(token.token))
+            #expect(readOnly.errorCode == "insufficient_scope")
+            #expect(try app.database.household(household.id).name == "The Smiths")
         }
     }
 

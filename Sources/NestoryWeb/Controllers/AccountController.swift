@@ -11,7 +11,9 @@ struct AccountController {
 
     var accounts: AccountService { dependencies.accounts }
 
-    func addRoutes(to router: Router<AppRequestContext>) {
+    func addRoutes(to router: Router<AppRequestContext>, api: RouterGroup<AppRequestContext>) {
+        api.get("household", use: household)
+        api.patch("household", use: patchHousehold)
         router.get("setup", use: setupPage)
         router.post("setup", use: setup)
         router.get("signin", use: signInPage)
@@ -210,6 +212,33 @@ struct AccountController {
         return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed", request: request)
     }
 
+    // MARK: - The household in the API
+
+    /// `GET /api/v1/household`: the household the request acts for, as Settings → Household shows it, with its day.
+    @Sendable func household(_ request: Request, context: AppRequestContext) async throws -> HouseholdJSON {
+        let viewer = try context.requireViewer()
+        return HouseholdJSON(viewer.household, role: viewer.role, today: dependencies.today(viewer.household))
+    }
+
+    /// `PATCH /api/v1/household`: its owner changes the fields given (Settings → Household's rules); the rest are kept.
+    @Sendable func patchHousehold(_ request: Request, context: AppRequestContext) async throws -> HouseholdJSON {
+        let viewer = try context.requireViewer()
+        let body: [String: JSONField]
+        do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
+            throw WebError.badRequest("The body must be a JSON object with the fields to change: name, currency, highValueThreshold, timeZone.")
+        }
+        let values = try HouseholdJSON.reading(body, over: viewer.household).get()
+        let saved: Household
+        do {
+            saved = try await accounts.updateHousehold(viewer.household.id, by: viewer.role, name: values["name"]!,
+                                                       currency: values["currency"]!, threshold: values["highValueThreshold"]!,
+                                                       timeZone: values["timeZone"]!)
+        } catch DomainError.validation(let errors) {  // the form's field is "threshold"
+            throw DomainError.validation(errors.map { $0.field == "threshold" ? FieldError(field: "highValueThreshold", message: $0.message) : $0 })
+        }
+        return HouseholdJSON(saved, role: viewer.role, today: dependencies.today(saved))
+    }
+
     // MARK: - Helpers
 
     /// A new session id at every sign-in (no fixation), with its own CSRF token.
@@ -266,5 +295,77 @@ enum HTMLResponse {
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html.rendered)))
+    }
+}
+
+/// The household as the API shows it (`GET /api/v1/household`), and the fields a `PATCH` takes.
+struct HouseholdJSON: ResponseEncodable {
+    let id: String
+    let name: String
+    let currency: String
+    let highValueThreshold: MoneyJSON
+    /// Null: the server's clock.
+    let timeZone: String?
+    /// The household's day now, on its clock: what "today" is for its dates.
+    let today: String
+    /// The role of the person the request acts for: "owner" or "member".
+    let role: String
+
+    init(_ household: Household, role: MemberRole, today: CalendarDate) {
+        id = household.id.description
+        name = household.name
+        currency = household.currency.code
+        highValueThreshold = MoneyJSON(household.highValueThreshold)
+        timeZone = household.timeZone
+        self.today = today.iso
+        self.role = role.rawValue
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, currency, highValueThreshold, timeZone, today, role }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(highValueThreshold, forKey: .highValueThreshold)
+        try container.encode(timeZone, forKey: .timeZone)  // null, not left out: "none" is an answer
+        try container.encode(today, forKey: .today)
+        try container.encode(role, forKey: .role)
+    }
+
+    static let fields = ["name", "currency", "highValueThreshold", "timeZone"]
+    /// What GET answers besides the fields: accepted and ignored, so a household read can be sent back changed.
+    static let answered: Set<String> = ["id", "today", "role"]
+
+    /// The fields given over `household`'s, as Settings → Household's form would send them: a field left out keeps its
+    /// value (the threshold's without trailing zeros, so that 1000.00 USD is still an amount in JPY after a change of
+    /// currency); `timeZone: null` (or "") is the server's clock. The threshold is text, a number, or the amount as GET
+    /// answers it; an amount in another currency than the household's (as changed) is refused, never converted.
+    /// An unknown key or a value of the wrong kind is a problem on that key, never dropped in silence.
+    static func reading(_ body: [String: JSONField], over household: Household) -> Result<[String: String], DomainError> {
+        var given = body
+        var thresholdCurrency: String?
+        if case .object(let money)? = body["highValueThreshold"] {  // as GET answers it; any other shape is of the wrong kind
+            switch (money["amount"], money["currency"]) {
+            case (let amount?, .text(let code)?): given["highValueThreshold"] = amount; thresholdCurrency = code
+            case (let amount?, nil): given["highValueThreshold"] = amount
+            default: break
+            }
+        }
+        var values: [String: String]
+        switch JSONFields.texts(given, known: fields, numeric: ["highValueThreshold"], of: "a household", ignoring: answered) {
+        case .success(let texts): values = texts
+        case .failure(let error): return .failure(error)
+        }
+        let current = ["name": household.name, "currency": household.currency.code,
+                       "highValueThreshold": household.highValueThreshold.decimalAmount.description, "timeZone": household.timeZone ?? ""]
+        for field in fields where values[field] == nil { values[field] = current[field] }
+        func code(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).uppercased() }
+        if let thresholdCurrency, code(thresholdCurrency) != code(values["currency"]!) {
+            return .failure(.invalid(field: "highValueThreshold",
+                                     message: "The threshold is in \(thresholdCurrency.prefix(10)) but the household’s currency is \(values["currency"]!.prefix(10)): give one currency (amounts are never converted)."))
+        }
+        return .success(values)
     }
 }
