@@ -87,6 +87,9 @@ public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
     }
 
+    /// The API's answers other than `JSONWriter`'s (JSONEncoder.api).
+    public var responseEncoder: JSONEncoder { .api() }
+
     /// Uploads are streamed by their own routes; other bodies are small forms and JSON.
     public var maxUploadSize: Int { 1 << 20 }
 
@@ -175,5 +178,16 @@ extension AppRequestContext {
     func itemID() throws -> ItemID {
         guard let id = parameters.get("id").flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
         return id
+    }
+}
+
+extension JSONEncoder {
+    /// How the API writes JSON with Foundation: dates as ISO 8601 (as Hummingbird's default), keys in order (an answer
+    /// reads the same every time, not in the order of a hash) and slashes as they are ("Asia/Kolkata", not "Asia\/Kolkata").
+    static func api() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 }

@@ -200,7 +200,7 @@ struct ErrorMiddleware: RouterMiddleware {
     static func response(_ status: HTTPResponse.Status, code: String, message: String, fields: [FieldError]? = nil,
                          requestID: String? = nil) -> Response {
         let body = Body(error: .init(code: code, message: message, fields: fields, requestID: requestID))
-        let data = (try? JSONEncoder().encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":"error"}}"#.utf8)
+        let data = (try? JSONEncoder.api().encode(body)) ?? Data(#"{"error":{"code":"internal_error","message":"error"}}"#.utf8)
         return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
