@@ -63,6 +63,25 @@ public struct RoomCount: Hashable, Codable, Sendable {
     }
 
     public static let unassignedName = "No room"
+
+    /// At most this many bars in a chart (the app's and the report's).
+    public static let barLimit = 10
+
+    /// The items without a room (a report names it so too, having no room ids).
+    public var isUnassigned: Bool { roomID == nil && name == Self.unassignedName }
+
+    /// The bars of an items-by-room chart drawn from `rooms` (most items first): every item is in a bar. With more
+    /// than `barLimit`, the rooms with fewest items share the last bar ("3 other rooms"), and "No room" keeps its own
+    /// (it says what to do).
+    public static func bars(_ rooms: [RoomCount]) -> [RoomCount] {
+        guard rooms.count > barLimit else { return rooms }
+        let slots = barLimit - 1 - (rooms.contains(where: \.isUnassigned) ? 1 : 0)
+        var shown: [RoomCount] = [], rest: [RoomCount] = [], placed = 0
+        for room in rooms {
+            if room.isUnassigned { shown.append(room) } else if placed < slots { shown.append(room); placed += 1 } else { rest.append(room) }
+        }
+        return shown + [RoomCount(roomID: nil, name: "\(rest.count) other rooms", itemCount: rest.reduce(0) { $0 + $1.itemCount })]
+    }
 }
 
 /// Settings → Your data: what a household keeps on the server, and what the server has room for.

@@ -139,9 +139,10 @@ public final class InventoryPDFRenderer: InventoryReportSink {
 
     private func drawBars(_ rooms: [RoomCount], x: Double, y: Double, width: Double) {
         let c = canvas
-        guard let maximum = rooms.map(\.itemCount).max(), maximum > 0 else { return }
+        let shown = RoomCount.bars(rooms)  // every item is in a bar
+        guard let maximum = shown.map(\.itemCount).max(), maximum > 0 else { return }
         var by = y
-        for room in rooms.prefix(10) {
+        for room in shown {
             c.text(room.name, x: x, y: by, width: 120, font: .regular(8.5), maxLines: 1)
             let barW = max(2, Double(room.itemCount) / Double(maximum) * (width - 180))
             c.fill(x: x + 125, y: by + 1.5, width: barW, height: 10, color: .accent, radius: 2)

@@ -81,6 +81,23 @@ func renderInventory(_ items: [ReportItem], options: InventoryReportOptions, to 
         #expect(fonts.contains("DejaVuSans") && fontLines.allSatisfy { $0.contains(" yes yes ") }, "every font embedded")
     }
 
+    /// The cover's items-by-room chart counts every item (RoomCount.bars): with 13 rooms and items without one, eight
+    /// rooms, "No room" and the five with fewest items together.
+    @Test func theCoversRoomBarsCountEveryItem() throws {
+        let scratch = Scratch()
+        let rooms = (1...13).map { "Room \($0)" }
+        var items = rooms.enumerated().flatMap { index, room in
+            (0..<(14 - index - 1)).map { reportItem("Thing \(index)-\($0)", price: "1", room: room, photo: false) }
+        }
+        items += [reportItem("Loose", price: "1", room: nil, photo: false), reportItem("Stray", price: "1", room: nil, photo: false)]
+        let path = scratch.path("rooms.pdf")
+        let source = MemorySource(rooms: rooms, categories: ["Appliances"], items: items)
+        let renderer = try InventoryPDFRenderer(path: path, paper: .a4)
+        try ReportBuilder(source: source, header: header).buildInventory(InventoryReportOptions(includePhotos: false), into: renderer)
+        let cover = try poppler("pdftotext", ["-layout", "-f", "1", "-l", "1", path, "-"])
+        #expect(cover.contains("5 other rooms") && cover.contains("No room") && cover.contains("Room 8") && !cover.contains("Room 9 "), "\(cover)")
+    }
+
     @Test func photosArePassedThroughAsTheirJPEGBytes() async throws {
         let scratch = Scratch()
         let photos = try await makeJPEGs(4, in: scratch)

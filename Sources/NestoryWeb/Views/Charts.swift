@@ -49,21 +49,9 @@ enum Charts {
             """
     }
 
-    /// At most this many bars: beyond it, the rooms with fewest items share the last bar.
-    static let barLimit = 10
-
-    /// Items by room as horizontal bars, most first. Every item is in a bar: with more rooms than `barLimit`, those with
-    /// fewest items are counted together in the last ("3 other rooms"), and "No room" keeps its own bar (it says what
-    /// to do).
+    /// Items by room as horizontal bars, most first (RoomCount.bars: every item is in a bar).
     static func bars(_ rooms: [RoomCount]) -> HTML {
-        var shown = rooms
-        if rooms.count > barLimit {
-            let slots = barLimit - 1 - (rooms.contains { $0.roomID == nil } ? 1 : 0)
-            let kept = Set(rooms.filter { $0.roomID != nil }.prefix(slots).map(\.roomID))
-            shown = rooms.filter { $0.roomID == nil || kept.contains($0.roomID) }
-            let rest = rooms.filter { $0.roomID != nil && !kept.contains($0.roomID) }
-            shown.append(RoomCount(roomID: nil, name: "\(rest.count) other rooms", itemCount: rest.reduce(0) { $0 + $1.itemCount }))
-        }
+        let shown = RoomCount.bars(rooms)
         guard let maximum = shown.map(\.itemCount).max(), maximum > 0 else { return .empty }
         let rowHeight = 22
         let height = shown.count * rowHeight
