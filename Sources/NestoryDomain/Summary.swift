@@ -47,6 +47,21 @@ public struct CategoryValue: Hashable, Codable, Sendable {
 
     public static let uncategorizedName = "Uncategorized"
     public static let uncategorizedColor = "#94A3B8"
+
+    /// At most this many categories have their own slice in a donut (the app's and the report's).
+    public static let sliceLimit = 8
+
+    /// The slices of a value-by-category donut drawn from `values` (largest first, in one currency): those with a value,
+    /// the first `sliceLimit` each their own and the rest together as "Other categories".
+    public static func slices(_ values: [CategoryValue]) -> [CategoryValue] {
+        let positive = values.filter { $0.value.minorUnits > 0 }
+        guard positive.count > sliceLimit, let currency = positive.first?.value.currency else { return positive }
+        let rest = positive.dropFirst(sliceLimit)
+        let other = Money(uncheckedMinorUnits: rest.reduce(Int64(0)) { $0 + $1.value.minorUnits }, currency: currency)
+        return Array(positive.prefix(sliceLimit))
+            + [CategoryValue(categoryID: nil, name: "Other categories", colorHex: uncategorizedColor, value: other,
+                             itemCount: rest.reduce(0) { $0 + $1.itemCount })]
+    }
 }
 
 /// One bar of the items-by-room chart.

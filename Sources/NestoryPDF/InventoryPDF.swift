@@ -108,15 +108,12 @@ public final class InventoryPDFRenderer: InventoryReportSink {
 
     private func drawDonut(_ slices: [CategoryValue], currency: CurrencyCode, x: Double, y: Double, width: Double) {
         let c = canvas
-        let positive = slices.filter { $0.value.minorUnits > 0 }
-        let total = positive.reduce(Int64(0)) { $0 + $1.value.minorUnits }
+        let entries = CategoryValue.slices(slices).map { ($0.name, $0.colorHex, $0.value.minorUnits) }
+        let total = entries.reduce(Int64(0)) { $0 + $1.2 }
         guard total > 0 else {
             c.text("No item has a value yet.", x: x, y: y, width: width, font: .regular(9), color: .muted)
             return
         }
-        var entries = Array(positive.prefix(8)).map { ($0.name, $0.colorHex, $0.value.minorUnits) }
-        let rest = positive.dropFirst(8).reduce(Int64(0)) { $0 + $1.value.minorUnits }
-        if rest > 0 { entries.append(("Other categories", CategoryValue.uncategorizedColor, rest)) }
         let cx = x + 85, cy = y + 85
         var angle = 0.0
         for entry in entries {

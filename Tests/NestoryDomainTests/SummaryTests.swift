@@ -25,3 +25,18 @@ import Testing
         }
     }
 }
+
+@Suite struct CategoryValueTests {
+    /// The donut's slices: categories with a value, the first eight each their own, the rest together.
+    @Test func theSmallestCategoriesShareOneSlice() throws {
+        let values = try (1...11).map { index in
+            CategoryValue(categoryID: CategoryID(), name: "C\(index)", colorHex: "#000000",
+                          value: try Money(minorUnits: Int64(12 - index) * 100, currency: .usd), itemCount: 2)
+        } + [CategoryValue(categoryID: nil, name: "Nothing", colorHex: "#000000", value: try Money(minorUnits: 0, currency: .usd), itemCount: 1)]
+        let slices = CategoryValue.slices(values)
+        #expect(slices.map(\.name) == (1...8).map { "C\($0)" } + ["Other categories"])
+        #expect(slices.last?.value == (try Money(minorUnits: 600, currency: .usd)) && slices.last?.itemCount == 6)  // 3 + 2 + 1 dollars
+        #expect(CategoryValue.slices(Array(values.prefix(8))) == Array(values.prefix(8)))
+        #expect(CategoryValue.slices([values[11]]).isEmpty)
+    }
+}

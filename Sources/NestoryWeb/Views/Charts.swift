@@ -7,18 +7,13 @@ import NestoryDomain
 enum Charts {
     /// Value by category as a donut with a legend; only amounts in `currency` (others are listed apart).
     static func donut(_ values: [CategoryValue], currency: CurrencyCode) -> HTML {
-        let slices = values.filter { $0.value.currency == currency && $0.value.minorUnits > 0 }
-        let total = slices.reduce(Int64(0)) { $0 + $1.value.minorUnits }
+        let legendEntries: [(String, String, Money)] = CategoryValue.slices(values.filter { $0.value.currency == currency })
+            .map { ($0.name, $0.colorHex, $0.value) }
+        let total = legendEntries.reduce(Int64(0)) { $0 + $1.2.minorUnits }
         guard total > 0 else { return "<p class=\"muted\">Add values to your items to see where the value is.</p>" }
         let radius = 15.915_494_309  // circumference 100, so percentages are dash lengths
         var offset = 25.0
         var arcs: [HTML] = []
-        let shown = Array(slices.prefix(8))
-        let otherValue = slices.dropFirst(8).reduce(Int64(0)) { $0 + $1.value.minorUnits }
-        var legendEntries: [(String, String, Money)] = shown.map { ($0.name, $0.colorHex, $0.value) }
-        if otherValue > 0 {
-            legendEntries.append(("Other categories", "#94A3B8", Money(uncheckedMinorUnits: otherValue, currency: currency)))
-        }
         for (name, color, value) in legendEntries {
             let share = Double(value.minorUnits) / Double(total) * 100
             let f = { (x: Double) in String(format: "%.3f", x) }
