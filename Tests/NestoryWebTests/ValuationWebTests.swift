@@ -70,6 +70,18 @@ struct ValuationWebTests {
             #expect(all.body.contains("<strong>The household’s one item</strong>.") && !all.body.contains("from the search"))
             let room = try await ann.request(.get, "/valuations/batches/new?q=ring&room=Bedroom")
             #expect(room.body.contains("from the search"))
+
+            // Every earlier value is listed, as many as the summary counts (the page listed twenty of them).
+            for day in 1...24 {
+                let next = try await ann.request(.post, "/items/\(ring.id)/valuations",
+                                                 form: ["replacementCost": "\(3000 + day)", "date": String(format: "2026-10-%02d", day)])
+                #expect(next.status == .seeOther)
+            }
+            let full = try await ann.request(.get, "/items/\(ring.id)").body
+            #expect(full.contains("<summary>Earlier values (24)</summary>"))
+            let earlier = try #require(full.range(of: "<summary>Earlier values (24)</summary>")).upperBound
+            let listed = full[earlier...].components(separatedBy: "</details>")[0]
+            #expect(listed.components(separatedBy: "<li class=\"row\">").count - 1 == 24)
         }
     }
 

@@ -28,7 +28,8 @@ enum ValuationViews {
             <p class="muted">No value yet. The purchase price stays as entered; a valuation is kept beside it: what a like item \
             costs new (replacement cost) and what this one was worth (actual cash value).</p>
             """)
-        let history: [HTML] = valuations.dropFirst().prefix(20).map { valuation in
+        // Every earlier value, as the summary counts them: an item's history is part of its proof.
+        let history: [HTML] = valuations.dropFirst().map { valuation in
             let figure = valuation.actualCashValue.map { "ACV \($0.value.formatted)" } ?? valuation.replacementCost.map { "RCV \($0.value.formatted)" } ?? ""
             return HTML("<li class=\"row\"><span>\(viewer.day(valuation.valuedOn)) · \(valuation.method.label)</span><span>\(figure)</span></li>")
         }
