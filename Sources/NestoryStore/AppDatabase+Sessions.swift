@@ -47,6 +47,9 @@ public struct SQLiteAccountStore: AccountStore {
     public func removeMember(_ householdID: HouseholdID, user userID: UserID) async throws {
         try await run { try $0.removeMember(householdID, user: userID) }
     }
+    public func deleteHousehold(_ householdID: HouseholdID) async throws -> [UserID] {
+        try await run { try $0.deleteHousehold(householdID) }
+    }
     public func changePasswordHash(_ userID: UserID, to passwordHash: String) async throws {
         try await run { try $0.changePasswordHash(userID, to: passwordHash) }
     }
@@ -207,6 +210,38 @@ extension AppDatabase {
                            arguments: [householdID.description, userID.description])
             try db.execute(sql: "DELETE FROM session WHERE user_id = ?", arguments: [userID.description])
         }
+    }
+
+    /// See `AccountStore.deleteHousehold`.
+    public func deleteHousehold(_ householdID: HouseholdID) throws -> [UserID] {
+        let id = householdID.description
+        var (files, reportFiles, removed): ([String], [String], [UserID]) = ([], [], [])
+        try write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM household WHERE id = ?)", arguments: [id]) == true else {
+                throw DomainError.notFound("The household")
+            }
+            let members = try String.fetchAll(db, sql: "SELECT user_id FROM membership WHERE household_id = ?", arguments: [id])
+            files = try String.fetchAll(db, sql: """
+                SELECT sha256 FROM item_photo WHERE household_id = ?1 UNION SELECT sha256 FROM receipt WHERE household_id = ?1
+                UNION SELECT sha256 FROM valuation_intake WHERE household_id = ?1
+                """, arguments: [id])
+            reportFiles = try String.fetchAll(db, sql: "SELECT file_name FROM report WHERE household_id = ?", arguments: [id])
+            // The rows whose triggers keep counters first, as a restore's replace removes them; the rest go with the household.
+            for table in ["report", "receipt", "item", "room", "category"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE household_id = ?", arguments: [id])
+            }
+            try db.execute(sql: "DELETE FROM household WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM item_list_version WHERE household_id = ?", arguments: [id])
+            for member in members where try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM membership WHERE user_id = ?)",
+                                                          arguments: [member]) != true {
+                try db.execute(sql: "DELETE FROM user WHERE id = ?", arguments: [member])
+                if let user = UserID(string: member) { removed.append(user) }
+            }
+        }
+        // After the commit: a failed removal leaves an unused file for the next sweep, never a record without its file.
+        try removeUnreferencedBlobs(files)
+        removeReportFiles(reportFiles)
+        return removed
     }
 
     /// Whether any account exists yet (first run shows the set-up page).

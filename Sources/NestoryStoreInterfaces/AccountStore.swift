@@ -73,6 +73,11 @@ public protocol AccountStore: Sendable {
     func members(of householdID: HouseholdID) async throws -> [(user: User, role: MemberRole)]
     /// Removes a member and ends their sessions. The last owner cannot be removed.
     func removeMember(_ householdID: HouseholdID, user userID: UserID) async throws
+    /// Deletes a household and everything in it (items, rooms, categories, photos, receipts, reports, valuations, jobs,
+    /// settings, tokens, memberships) in one transaction, with the account of every member who is in no other household
+    /// (their sessions and passkeys end with it). The stored files no other household uses are removed once it has
+    /// committed. Returns the accounts deleted. Not found when there is no such household.
+    func deleteHousehold(_ householdID: HouseholdID) async throws -> [UserID]
     /// Replaces a user's password hash and ends all their sessions.
     func changePasswordHash(_ userID: UserID, to passwordHash: String) async throws
     /// Whether any account exists yet.

@@ -217,6 +217,47 @@ extension PostgresStore: AccountStore {
         }
     }
 
+    /// See `AccountStore.deleteHousehold`.
+    public func deleteHousehold(_ householdID: HouseholdID) async throws -> [UserID] {
+        let id = householdID.rawValue
+        let (files, removed): ([String], [UserID]) = try await transaction { connection in
+            _ = try await Self.fetchHousehold(connection, householdID, lock: true, logger: logger)  // not found: nothing to delete
+            var members: [UUID] = [], files: [String] = [], removed: [UserID] = []
+            for try await user in try await connection.query("SELECT user_id FROM membership WHERE household_id = \(id)", logger: logger)
+                .decode(UUID.self) {
+                members.append(user)
+            }
+            for try await sha in try await connection.query("""
+                SELECT sha256 FROM item_photo WHERE household_id = \(id) UNION SELECT sha256 FROM receipt WHERE household_id = \(id)
+                UNION SELECT sha256 FROM valuation_intake WHERE household_id = \(id)
+                UNION SELECT sha256 FROM report WHERE household_id = \(id) AND sha256 IS NOT NULL
+                """, logger: logger).decode(String.self) {
+                files.append(sha)
+            }
+            // The rows whose triggers keep counters first, as a restore's replace removes them; the rest go with the household.
+            try await connection.query("DELETE FROM report WHERE household_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM receipt WHERE household_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM item WHERE household_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM room WHERE household_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM category WHERE household_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM household WHERE id = \(id)", logger: logger)
+            for member in members {
+                var elsewhere = false
+                for try await _ in try await connection.query("SELECT 1 FROM membership WHERE user_id = \(member) LIMIT 1", logger: logger) {
+                    elsewhere = true
+                }
+                if !elsewhere {
+                    try await connection.query("DELETE FROM app_user WHERE id = \(member)", logger: logger)
+                    removed.append(UserID(member))
+                }
+            }
+            return (files, removed)
+        }
+        // After the commit: a failed removal leaves an unused file for the next sweep, never a record without its file.
+        try await removeUnreferencedBlobs(files)
+        return removed
+    }
+
     public func removeMember(_ householdID: HouseholdID, user userID: UserID) async throws {
         try await transaction { connection in
             // The household's row is locked first: two owners removed at once cannot both pass the last-owner check.

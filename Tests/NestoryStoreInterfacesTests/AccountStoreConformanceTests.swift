@@ -48,6 +48,50 @@ import Testing
         }
     }
 
+    /// Deleting a household takes everything in it and nothing else: its rows, its own stored files, and the accounts of
+    /// the members who are in no other household (their sessions with them). A member who is also in another household
+    /// keeps their account and is signed in to that one; a file the other household also uses stays.
+    @Test(arguments: Engine.available)
+    func deletingAHouseholdTakesEverythingInItAndNothingElse(engine: Engine) async throws {
+        try await withStores(engine) { stores in
+            let store = stores.accounts
+            let blobs = try #require(stores.blobs)
+            let (ana, home) = try await owner(store)
+            let (bob, _, _) = try await store.createAccount(email: "bob@example.com", displayName: "Bob", passwordHash: "h",
+                                                           household: .existing(home.id), role: .member, onlyIfFirst: false, now: now)
+            let (carl, other) = try await owner(store, email: "carl@example.com", household: "Other")
+            try await store.addMember(home.id, user: carl.id, role: .member, now: now)
+            let later = now.addingTimeInterval(3600)
+            try await store.createSession(tokenHash: "bob", userID: bob.id, csrfToken: "c", now: now, expiresAt: later, userAgent: nil)
+            try await store.createSession(tokenHash: "carl", userID: carl.id, csrfToken: "c", now: now, expiresAt: later, userAgent: nil)
+            let desk = try await stores.items.createItem(home.id, ItemDraft(name: "Desk", currency: .usd), now: now, today: nil, plan: nil)
+            let chair = try await stores.items.createItem(other.id, ItemDraft(name: "Chair", currency: .usd), now: now, today: nil, plan: nil)
+            let photo = try await stores.attachments.addPhoto(home.id, to: desk.id, staged: try blobs.stage(Data(repeating: 1, count: 100)),
+                                                              contentType: "image/jpeg", now: now)
+            let receipt = try await stores.attachments.addReceipt(home.id, itemID: desk.id, staged: try blobs.stage(Data(repeating: 2, count: 100)),
+                                                                  contentType: "image/jpeg", fields: ReceiptFields(), now: now)
+            let shared = Data(repeating: 3, count: 100)
+            let copy = try await stores.attachments.addPhoto(home.id, to: desk.id, staged: try blobs.stage(shared), contentType: "image/jpeg", now: now)
+            _ = try await stores.attachments.addPhoto(other.id, to: chair.id, staged: try blobs.stage(shared), contentType: "image/jpeg", now: now)
+            let version = try await store.accountVersion()
+
+            #expect(Set(try await store.deleteHousehold(home.id)) == [ana.id, bob.id])
+            await #expect(throws: DomainError.self) { try await store.household(home.id) }
+            #expect(try await store.allHouseholds().map(\.id) == [other.id])
+            #expect(try await store.userCredentials(email: "ana@example.com") == nil)
+            #expect(try await store.user(bob.id) == nil)
+            #expect(try await store.sessionWithMembership(tokenHash: "bob", now: now) == nil)
+            #expect(try await store.accountVersion() > version)
+            #expect(try await store.memberships(of: carl.id).map(\.household.id) == [other.id])
+            #expect(try await store.sessionWithMembership(tokenHash: "carl", now: now)?.household.id == other.id)
+            await #expect(throws: DomainError.self) { try await stores.items.item(home.id, desk.id) }
+            #expect(try await stores.items.summary(other.id).itemCount == 1)
+            #expect(try !blobs.exists(photo.attachment.sha256) && !blobs.exists(receipt.attachment.sha256))
+            #expect(try blobs.exists(copy.attachment.sha256))
+            await #expect(throws: DomainError.self) { try await store.deleteHousehold(home.id) }
+        }
+    }
+
     @Test(arguments: Engine.available)
     func timesAreKeptToTheNearestMillisecond(engine: Engine) async throws {
         try await withStore(engine) { store in
