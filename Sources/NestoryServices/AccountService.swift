@@ -162,6 +162,27 @@ public struct AccountService: Sendable {
         return try await accounts.updateHousehold(household, name: name, currency: code!, highValueThreshold: amount!, timeZone: zone!)
     }
 
+    /// Settings → Household → "Delete this household": its owner deletes it and everything in it (AccountStore.deleteHousehold),
+    /// having typed its name and their password (checked within the sign-in limits: a stolen session alone cannot).
+    /// The members in no other household lose their accounts. Returns the accounts deleted.
+    public func deleteHousehold(_ household: Household, by user: User, role: MemberRole, typedName: String, password: String,
+                                client: String) async throws -> [UserID] {
+        guard role == .owner else { throw DomainError.forbidden("Only the household’s owner can delete the household.") }
+        var errors = FieldErrors()
+        if !household.nameMatches(typedName) {
+            errors.append(FieldError(field: "confirmName", message: "Type the household’s name, “\(household.name)”, to delete it."))
+        }
+        switch await verifyPassword(of: user, password: password, client: client) {
+        case .signedIn: break
+        case .rejected: errors.append(FieldError(field: "password", message: "That is not your password."))
+        case .wait(let seconds):
+            let minutes = SignInOutcome.minutes(seconds)
+            errors.append(FieldError(field: "password", message: "Too many attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again."))
+        }
+        try errors.throwIfAny()
+        return try await accounts.deleteHousehold(household.id)
+    }
+
     /// Settings → Appearance: how this person wants the app to look (system, light or dark).
     public func setTheme(_ user: UserID, _ raw: String) async throws -> Theme {
         guard let theme = Theme(rawValue: raw) else {

@@ -7,6 +7,49 @@ import Testing
 
 @Suite("Your data: export, restore, import")
 struct DataTests {
+    @Test("the owner deletes the household with its name and password: its items, files and reports go, and the accounts of members in no other household")
+    func deleteTheHousehold() async throws {
+        let app = try TestApp()
+        let (home, _) = try app.household("The Smiths", email: "ann@example.com")
+        try app.member(of: home.id, email: "bob@example.com")
+        let (other, _) = try app.household("Other", email: "eve@example.com")
+        let lamp = try app.database.createItem(home.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        let photo = try app.database.addPhoto(home.id, to: lamp.id, data: Data(repeating: 7, count: 64), contentType: "image/jpeg", now: Date())
+        let report = try NestoryReportsLiveShim.record(app, home)
+        let reportPath = try app.database.report(home.id, report.id).1.path
+        _ = try app.database.createItem(other.id, ItemDraft(name: "Vase", currency: .usd), now: Date())
+        try await app.run { client in
+            var bob = Browser(client)
+            try await bob.signIn("bob@example.com")
+            #expect(try await bob.request(.post, "/settings/data/delete", form: ["confirmName": "The Smiths", "password": "correct horse battery"]).status == .forbidden)
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let page = try await ann.request(.get, "/settings/data").body
+            #expect(page.contains("<h2>Delete this household</h2>") && page.contains("action=\"/settings/data/delete\""))
+
+            // The wrong name, or the wrong password: refused by field, nothing deleted.
+            let wrongName = try await ann.request(.post, "/settings/data/delete", form: ["confirmName": "The Smith", "password": "correct horse battery"])
+            #expect(wrongName.status == .unprocessableContent && wrongName.body.contains("Type the household’s name, “The Smiths”, to delete it."))
+            #expect(wrongName.body.contains("value=\"The Smith\""))
+            let wrongPassword = try await ann.request(.post, "/settings/data/delete", form: ["confirmName": "the smiths", "password": "nope"])
+            #expect(wrongPassword.status == .unprocessableContent && wrongPassword.body.contains("That is not your password."))
+            #expect(try app.database.allHouseholds().count == 2)
+
+            let deleted = try await ann.request(.post, "/settings/data/delete", form: ["confirmName": " the smiths ", "password": "correct horse battery"])
+            #expect(deleted.status == .ok && deleted.body.contains("The Smiths was deleted") && deleted.body.contains("your account and 1 other member’s"))
+            #expect(try await ann.request(.get, "/").status == .seeOther)  // signed out
+            var annAgain = Browser(client)
+            #expect(try await annAgain.signIn("ann@example.com").status == .unauthorized)
+            #expect(try await bob.request(.get, "/").status == .seeOther)
+            #expect(try app.database.allHouseholds().map(\.id) == [other.id])
+            #expect(!FileManager.default.fileExists(atPath: app.database.blobs.url(for: photo.attachment.sha256).path))
+            #expect(!FileManager.default.fileExists(atPath: reportPath))
+            var eve = Browser(client)
+            try await eve.signIn("eve@example.com")
+            #expect(try await eve.request(.get, "/").body.contains("Vase"))
+        }
+    }
+
     @Test("only the owner exports or imports; another household's export and uploads are invisible")
     func ownersOnly() async throws {
         let app = try TestApp()

@@ -25,6 +25,7 @@ struct DataController {
         router.get("settings/data/csv/:token", use: csvPage)
         router.post("settings/data/csv/:token", use: importCSV)
         router.get("settings/data/jobs/:id", use: jobPage)
+        router.post("settings/data/delete", use: deleteHousehold)
     }
 
     /// The API's side: `POST /api/v1/backups` starts an export (the owner's), answered with its job; once made, the
@@ -61,10 +62,39 @@ struct DataController {
     }
 
     @Sendable func page(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let viewer = try owner(context)
+        try await page(try owner(context), notice: request.notice)
+    }
+
+    /// The page, with the delete form's values and errors when it comes back (422).
+    func page(_ viewer: Viewer, notice: String? = nil, deleteForm: [String: String] = [:], deleteErrors: [FieldError] = []) async throws -> Response {
         let recent = try await dependencies.services.jobs.recent(viewer.household.id, kind: JobKind.backup, within: BackupService.lifetime)
         let storage = try await dependencies.services.data.storage(viewer.household.id)
-        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: request.notice))
+        return HTMLResponse.page(DataViews.page(viewer: viewer, jobs: recent, storage: storage, notice: notice, deleteForm: deleteForm,
+                                                deleteErrors: deleteErrors), status: deleteErrors.isEmpty ? .ok : .unprocessableContent)
+    }
+
+    // MARK: - Delete the household
+
+    /// The household and everything in it go (AccountService.deleteHousehold). A person left with no household is
+    /// signed out and told what was deleted; one who is in another household goes on there.
+    @Sendable func deleteHousehold(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try owner(context)
+        let form = try await Form.read(request, context: context)
+        let removed: [UserID]
+        do {
+            removed = try await dependencies.accounts.deleteHousehold(viewer.household, by: viewer.user, role: viewer.role,
+                                                                      typedName: form["confirmName"] ?? "", password: form["password"] ?? "",
+                                                                      client: context.clientKey)
+        } catch DomainError.validation(let errors) {
+            return try await page(viewer, deleteForm: ["confirmName": form["confirmName"] ?? ""], deleteErrors: errors)
+        }
+        let name = viewer.household.name
+        guard removed.contains(viewer.user.id) else {
+            return .redirect(to: "/", notice: "\(name) and everything in it were deleted.")
+        }
+        var response = HTMLResponse.page(AccountViews.householdDeleted(name: name, accounts: removed.count))
+        response.setCookie(dependencies.cookies.expiredSession())
+        return response
     }
 
     // MARK: - Export

@@ -23,6 +23,17 @@ enum AccountViews {
             """)
     }
 
+    /// After a household was deleted, for a person who now has none: what went, and the way back in.
+    static func householdDeleted(name: String, accounts: Int) -> HTML {
+        Layout.page(title: "Household deleted", viewer: nil, body: """
+            <section class="card narrow">
+            <h2>\(name) was deleted</h2>
+            <p>Its items, photos, receipts, reports and values are gone from this server, with \(accounts == 1 ? "your account" : "your account and \(accounts - 1) other member\(accounts == 2 ? "’s" : "s’")"). You are signed out.</p>
+            <p><a class="button" href="/signin">Sign in</a></p>
+            </section>
+            """)
+    }
+
     /// The owner's household form: name, currency (never converting amounts, and saying so) and the
     /// high-value threshold (in the chosen currency; the "High value" filter and count follow it).
     static func householdEditor(_ viewer: Viewer, form: [String: String], errors: [FieldError]) -> HTML {

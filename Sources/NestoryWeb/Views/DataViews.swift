@@ -6,7 +6,8 @@ import NestoryImport
 
 /// Settings → Your data: export, restore, import.
 enum DataViews {
-    static func page(viewer: Viewer, jobs: [Job], storage: StorageSummary, notice: String?) -> HTML {
+    static func page(viewer: Viewer, jobs: [Job], storage: StorageSummary, notice: String?, deleteForm: [String: String] = [:],
+                     deleteErrors: [FieldError] = []) -> HTML {
         let exports: [HTML] = jobs.prefix(5).map { job in
             let status: HTML
             let made = job.decodedResult(as: BackupService.Made.self)
@@ -59,7 +60,29 @@ enum DataViews {
             <p>A CSV file with a header row, from a spreadsheet or another inventory app (Homebox exports are recognised). You will see the columns and choose what each one is before anything is imported.</p>
             \(uploadField(id: "csv", label: "CSV file", accept: ".csv,text/csv", action: "/settings/data/csv"))
             </section>
+            \(deleteCard(viewer: viewer, form: deleteForm, errors: deleteErrors))
             """)
+    }
+
+    /// "Delete this household": the name typed and the owner's password, after saying what goes with it.
+    static func deleteCard(viewer: Viewer, form: [String: String], errors: [FieldError]) -> HTML {
+        """
+        <section class="card" id="delete">
+        <h2>Delete this household</h2>
+        <p>Deletes \(viewer.household.name) and everything in it from this server: every item, room, category, photo, receipt, report \
+        and value, and the accounts of its members who are in no other household. It cannot be undone: create a backup first if \
+        you may want any of it again.</p>
+        \(Layout.errorSummary(errors))
+        <form method="post" action="/settings/data/delete" novalidate>
+          <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+          \(Layout.field("confirmName", label: "Type the household’s name, \(viewer.household.name)", value: form["confirmName"], errors: errors,
+                         attributes: "required autocomplete=\"off\" spellcheck=\"false\"", id: "f-delete-name"))
+          \(Layout.field("password", label: "Your password", value: nil, type: "password", errors: errors,
+                         attributes: "required autocomplete=\"current-password\"", id: "f-delete-password"))
+          <button type="submit" class="danger">Delete this household</button>
+        </form>
+        </section>
+        """
     }
 
     private static func uploadField(id: String, label: String, accept: String, action: String) -> HTML {
