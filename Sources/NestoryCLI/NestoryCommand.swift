@@ -12,7 +12,7 @@ public struct NestoryCommand: AsyncParsableCommand {
         commandName: "nestory",
         abstract: "Nestory: a home inventory for insurance.",
         version: NestoryVersion.current,
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, Demo.self, Stats.self, BarcodeCommand.self, CatalogCommand.self,
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, HouseholdCommand.self, Demo.self, Stats.self, BarcodeCommand.self, CatalogCommand.self,
                       ReceiptCommand.self, ReportCommand.self, ExportCommand.self, Backup.self, Restore.self, ImportCommand.self,
                       LicenceCommand.self, TokenCommand.self, MCPCommand.self, CopyCommand.self]
     )

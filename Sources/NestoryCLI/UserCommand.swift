@@ -99,7 +99,7 @@ extension UserCommand {
 }
 
 /// The account service as the command line uses it: bcrypt on a pool of one thread.
-private func accountService(_ database: OpenDatabase) -> AccountService {
+func accountService(_ database: OpenDatabase) -> AccountService {
     AccountService(stores: database.stores, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
 }
 

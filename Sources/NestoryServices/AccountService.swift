@@ -180,7 +180,13 @@ public struct AccountService: Sendable {
             errors.append(FieldError(field: "password", message: "Too many attempts. Wait \(minutes) minute\(minutes == 1 ? "" : "s") and try again."))
         }
         try errors.throwIfAny()
-        return try await accounts.deleteHousehold(household.id)
+        return try await deleteHousehold(household.id)
+    }
+
+    /// Deletes a household and everything in it, with no question asked (an administrator's act: `nestory household
+    /// delete`; an owner's goes through the checks above). Returns the accounts deleted with it.
+    public func deleteHousehold(_ id: HouseholdID) async throws -> [UserID] {
+        try await accounts.deleteHousehold(id)
     }
 
     /// Settings → Appearance: how this person wants the app to look (system, light or dark).
