@@ -52,7 +52,7 @@ struct HouseholdCommand: AsyncParsableCommand {
                 let description = try await HouseholdCommand.describe(target, database)
                 guard yes else { return (description, nil) }
                 let members = try await database.stores.accounts.members(of: target.id)
-                let removed = Set(try await accountService(database).deleteHousehold(target.id))
+                let removed = Set(try await accountService(database, tmp: data.folder.tmpURL).deleteHousehold(target.id))
                 return (description, members.map(\.user).filter { removed.contains($0.id) }.map(\.email))
             }
             guard let removed = outcome.1 else {

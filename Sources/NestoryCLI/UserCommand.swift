@@ -99,8 +99,8 @@ extension UserCommand {
 }
 
 /// The account service as the command line uses it: bcrypt on a pool of one thread.
-func accountService(_ database: OpenDatabase) -> AccountService {
-    AccountService(stores: database.stores, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1))
+func accountService(_ database: OpenDatabase, tmp: URL? = nil) -> AccountService {
+    AccountService(stores: database.stores, passwordHasher: BcryptPasswordHasher(), blocking: BlockingPool(label: "nestory.cli", width: 1), tmp: tmp)
 }
 
 private func readPassword() throws -> String {

@@ -14,6 +14,8 @@ public struct AccountService: Sendable {
     public var store: any AccountStore { accounts }
     /// The tips each person dismissed (kept with their reminder choices).
     let reminders: any ReminderStore
+    let jobs: any JobStore
+    let tmp: URL?
     let passwordHasher: any PasswordHasher
     let blocking: BlockingPool
     let limits: SignInLimits
@@ -21,10 +23,13 @@ public struct AccountService: Sendable {
     /// Checked for unknown emails so they cost as much as wrong passwords; made on first use, not at start.
     private let dummyHash: DummyHash
 
+    /// `tmp` is the data folder's tmp/, where a household's backups wait for download (deleted with the household).
     public init(stores: Stores, passwordHasher: any PasswordHasher, blocking: BlockingPool,
-                limits: SignInLimits = SignInLimits(), now: @escaping @Sendable () -> Date = Date.init) {
+                limits: SignInLimits = SignInLimits(), now: @escaping @Sendable () -> Date = Date.init, tmp: URL? = nil) {
         accounts = stores.accounts
         reminders = stores.reminders
+        jobs = stores.jobs
+        self.tmp = tmp
         self.passwordHasher = passwordHasher
         self.blocking = blocking
         self.limits = limits
@@ -186,7 +191,13 @@ public struct AccountService: Sendable {
     /// Deletes a household and everything in it, with no question asked (an administrator's act: `nestory household
     /// delete`; an owner's goes through the checks above). Returns the accounts deleted with it.
     public func deleteHousehold(_ id: HouseholdID) async throws -> [UserID] {
-        try await accounts.deleteHousehold(id)
+        // Its backups still waiting for download go too (their jobs go with the household; the sweep would take an hour).
+        let archives = try await jobs.jobs(id, kind: JobKind.backup, since: now().addingTimeInterval(-BackupService.lifetime))
+        let removed = try await accounts.deleteHousehold(id)
+        if let tmp, let folder = try? BackupService.folder(tmp: tmp) {
+            for job in archives { try? FileManager.default.removeItem(at: folder.appendingPathComponent(BackupJobHandler.archiveName(job))) }
+        }
+        return removed
     }
 
     /// Settings → Appearance: how this person wants the app to look (system, light or dark).

@@ -232,7 +232,7 @@ public struct BackupJobHandler: JobHandler {
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: BackupService.Request.self)
-        let name = "export-\(job.id).zip"
+        let name = Self.archiveName(job)
         let file = try BackupService.folder(tmp: tmp).appendingPathComponent(name)
         do {
             // The writer reads the rows through the store and writes the archive on a thread of its own.
@@ -246,6 +246,9 @@ public struct BackupJobHandler: JobHandler {
             throw error
         }
     }
+
+    /// The name of a backup job's archive in the temporary folder.
+    static func archiveName(_ job: Job) -> String { "export-\(job.id).zip" }
 
     /// The archive is there, of the size written, and ends with a ZIP end-of-central-directory record.
     public func verify(_ job: Job, result: String) throws {

@@ -123,7 +123,8 @@ public struct Services: Sendable {
         let queue = runner.queue()
         self.queue = queue
         self.blocking = blocking
-        accounts = AccountService(stores: stores, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now)
+        accounts = AccountService(stores: stores, passwordHasher: passwordHasher, blocking: blocking, limits: signInLimits, now: now,
+                                  tmp: folder.tmpURL)
         self.plan = plan
         self.items = items
         places = PlacesService(items: itemStore, now: now)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NestoryDomain
+import NestoryServices
 import NestoryStore
 import Testing
 @testable import NestoryWeb
@@ -35,6 +36,13 @@ struct DataTests {
             #expect(wrongPassword.status == .unprocessableContent && wrongPassword.body.contains("That is not your password."))
             #expect(try app.database.allHouseholds().count == 2)
 
+            // A backup made a moment ago waits in the temporary folder for download: it goes with the household.
+            let started = try await ann.request(.post, "/settings/data/export", form: [:])
+            let job = try await app.waitForJob(try #require(started.location?.split(separator: "=").last.flatMap { JobID(string: String($0)) }))
+            #expect(job.state == .succeeded)
+            let archive = try BackupService.folder(app.database).appendingPathComponent("export-\(job.id).zip").path
+            #expect(FileManager.default.fileExists(atPath: archive))
+
             let deleted = try await ann.request(.post, "/settings/data/delete", form: ["confirmName": " the smiths ", "password": "correct horse battery"])
             #expect(deleted.status == .ok && deleted.body.contains("The Smiths was deleted") && deleted.body.contains("your account and 1 other member’s"))
             #expect(try await ann.request(.get, "/").status == .seeOther)  // signed out
@@ -44,6 +52,7 @@ struct DataTests {
             #expect(try app.database.allHouseholds().map(\.id) == [other.id])
             #expect(!FileManager.default.fileExists(atPath: app.database.blobs.url(for: photo.attachment.sha256).path))
             #expect(!FileManager.default.fileExists(atPath: reportPath))
+            #expect(!FileManager.default.fileExists(atPath: archive))
             var eve = Browser(client)
             try await eve.signIn("eve@example.com")
             #expect(try await eve.request(.get, "/").body.contains("Vase"))
