@@ -88,6 +88,10 @@ struct DataController {
         } catch DomainError.validation(let errors) {
             return try await page(viewer, deleteForm: ["confirmName": form["confirmName"] ?? ""], deleteErrors: errors)
         }
+        // For whoever runs the server: which household went, by whom (ids only, as every log line here).
+        dependencies.logger.notice("household deleted by its owner", metadata: [
+            "household": .string(viewer.household.id.description), "user": .string(viewer.user.id.description),
+            "accounts_deleted": .stringConvertible(removed.count), "request_id": .string(context.requestID)])
         let name = viewer.household.name
         guard removed.contains(viewer.user.id) else {
             return .redirect(to: "/", notice: "\(name) and everything in it were deleted.")
