@@ -28,6 +28,11 @@ def test_the_owner_deletes_the_household_and_is_told_what_went(server, browser):
     expect(page.get_by_text("Grandfather clock")).to_be_visible()
 
     page.goto(server + "/settings/data")
+    # The service worker keeps the pages opened, to show them offline.
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.goto(server + "/")
+    wait_until(page, "async () => await caches.has('nestory-pages')")
+    page.goto(server + "/settings/data")
     page.fill("#f-delete-name", "The Smiths")
     page.fill("#f-delete-password", PASSWORD)
     with page.expect_navigation():
@@ -35,6 +40,9 @@ def test_the_owner_deletes_the_household_and_is_told_what_went(server, browser):
     expect(page.locator("h2")).to_have_text("The Smiths was deleted")
     expect(page.locator("main")).to_contain_text("You are signed out.")
     screenshot(page, "delete-household-done")
+    # This device forgets them with the household (Clear-Site-Data), and the offline queue with them (the app's shell,
+    # which holds nothing of the household, is kept again as the page registers the worker anew).
+    wait_until(page, "async () => !(await caches.has('nestory-pages'))")
     # No account is left on this server: signing in leads to setting Nestory up again.
     with page.expect_navigation():
         page.click("text=Sign in")
@@ -53,3 +61,12 @@ def screenshot_path(name: str) -> str:
     from conftest import SCREENSHOTS
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return str(SCREENSHOTS / f"{name}.png")
+
+
+def wait_until(page, script: str, seconds: float = 10) -> None:
+    """Evaluates an async check (a promise's value, which wait_for_function does not wait for) until it is true."""
+    for _ in range(int(seconds * 10)):
+        if page.evaluate(script):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"never true: {script}: caches {page.evaluate('async () => await caches.keys()')}")

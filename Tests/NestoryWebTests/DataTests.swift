@@ -45,6 +45,7 @@ struct DataTests {
 
             let deleted = try await ann.request(.post, "/settings/data/delete", form: ["confirmName": " the smiths ", "password": "correct horse battery"])
             #expect(deleted.status == .ok && deleted.body.contains("The Smiths was deleted") && deleted.body.contains("your account and 1 other member’s"))
+            #expect(deleted.headers[HTTPField.Name("Clear-Site-Data")!] == "\"cache\", \"storage\"")
             #expect(try await ann.request(.get, "/").status == .seeOther)  // signed out
             var annAgain = Browser(client)
             #expect(try await annAgain.signIn("ann@example.com").status == .unauthorized)

@@ -98,6 +98,8 @@ struct DataController {
         }
         var response = HTMLResponse.page(AccountViews.householdDeleted(name: name, accounts: removed.count))
         response.setCookie(dependencies.cookies.expiredSession())
+        // The pages this device kept to show offline, and captures waiting in its queue, were the household's too.
+        response.headers[HTTPField.Name("Clear-Site-Data")!] = "\"cache\", \"storage\""
         return response
     }
 
