@@ -13,13 +13,9 @@ def test_the_owner_deletes_the_household_and_is_told_what_went(server, browser):
         page.locator("form button[type=submit]").first.click()
 
     page.goto(server + "/settings/data")
-    card = page.locator("#delete")
-    expect(card).to_contain_text("Deletes The Smiths and everything in it")
+    expect(page.locator("#delete")).to_contain_text("Deletes The Smiths and everything in it")
     # The name mistyped: refused, with the message beside the field, and nothing deleted.
-    page.fill("#f-delete-name", "The Smith")
-    page.fill("#f-delete-password", PASSWORD)
-    with page.expect_navigation():
-        card.locator("button.danger").click()
+    delete(page, "The Smith")
     expect(page.locator("#delete")).to_contain_text("Type the household’s name, “The Smiths”, to delete it.")
     expect(page.locator("#f-delete-name")).to_have_value("The Smith")
     page.locator("#delete").scroll_into_view_if_needed()
@@ -33,10 +29,7 @@ def test_the_owner_deletes_the_household_and_is_told_what_went(server, browser):
     page.goto(server + "/")
     wait_until(page, "async () => await caches.has('nestory-pages')")
     page.goto(server + "/settings/data")
-    page.fill("#f-delete-name", "The Smiths")
-    page.fill("#f-delete-password", PASSWORD)
-    with page.expect_navigation():
-        page.locator("#delete button.danger").click()
+    delete(page, "The Smiths")
     expect(page.locator("h2")).to_have_text("The Smiths was deleted")
     expect(page.locator("main")).to_contain_text("You are signed out.")
     screenshot(page, "delete-household-done")
@@ -55,6 +48,14 @@ def test_the_owner_deletes_the_household_and_is_told_what_went(server, browser):
     dark.locator("#delete").scroll_into_view_if_needed()
     dark.locator("#delete").screenshot(path=screenshot_path("delete-household-dark"))
     dark_context.close()
+
+
+def delete(page, typed_name: str) -> None:
+    """Fills in the delete form with a name and the owner's password, and sends it."""
+    page.fill("#f-delete-name", typed_name)
+    page.fill("#f-delete-password", PASSWORD)
+    with page.expect_navigation():
+        page.locator("#delete button.danger").click()
 
 
 def screenshot_path(name: str) -> str:
