@@ -167,7 +167,7 @@ public struct AccountService: Sendable {
         return try await accounts.updateHousehold(household, name: name, currency: code!, highValueThreshold: amount!, timeZone: zone!)
     }
 
-    /// Settings → Household → "Delete this household": its owner deletes it and everything in it (AccountStore.deleteHousehold),
+    /// Settings → Your data → "Delete this household": its owner deletes it and everything in it (AccountStore.deleteHousehold),
     /// having typed its name and their password (checked within the sign-in limits: a stolen session alone cannot).
     /// The members in no other household lose their accounts. Returns the accounts deleted.
     public func deleteHousehold(_ household: Household, by user: User, role: MemberRole, typedName: String, password: String,
