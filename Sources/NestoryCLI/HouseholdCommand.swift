@@ -20,7 +20,8 @@ struct HouseholdCommand: AsyncParsableCommand {
             let lines = try await data.withDatabase(.readCurrent) { database in
                 var lines: [String] = []
                 for household in try await database.stores.accounts.allHouseholds() {
-                    lines.append(try await HouseholdCommand.describe(household, database))
+                    lines.append(try await HouseholdCommand.describe(household, members: try await database.stores.accounts.members(of: household.id),
+                                                                     database))
                 }
                 return lines
             }
@@ -49,9 +50,9 @@ struct HouseholdCommand: AsyncParsableCommand {
         func run() async throws {
             let outcome = try await data.withDatabase(.readCurrent) { database -> (String, [String]?) in
                 let target = try await resolveHousehold(database.stores.accounts, household)
-                let description = try await HouseholdCommand.describe(target, database)
-                guard yes else { return (description, nil) }
                 let members = try await database.stores.accounts.members(of: target.id)
+                let description = try await HouseholdCommand.describe(target, members: members, database)
+                guard yes else { return (description, nil) }
                 let removed = Set(try await accountService(database, tmp: data.folder.tmpURL).deleteHousehold(target.id))
                 return (description, members.map(\.user).filter { removed.contains($0.id) }.map(\.email))
             }
@@ -65,9 +66,8 @@ struct HouseholdCommand: AsyncParsableCommand {
     }
 
     /// "ID  Name · USD · Europe/London · 12 items", then a line per member.
-    static func describe(_ household: Household, _ database: OpenDatabase) async throws -> String {
+    static func describe(_ household: Household, members: [(user: User, role: MemberRole)], _ database: OpenDatabase) async throws -> String {
         let items = try await database.stores.items.summary(household.id).itemCount
-        let members = try await database.stores.accounts.members(of: household.id)
         let head = "\(household.id)  \(household.name) · \(household.currency.code) · \(household.timeZone ?? "the server's clock") · "
             + "\(items) item\(items == 1 ? "" : "s")"
         return ([head] + members.map { "    \($0.user.email) (\($0.role.rawValue))" }).joined(separator: "\n")

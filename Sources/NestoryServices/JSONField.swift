@@ -66,6 +66,22 @@ public enum JSONFields {
         return FieldError(field: String(key.prefix(60)), message: "“\(key.prefix(60))” is not \(noun.one) of \(thing)\(hint).")
     }
 
+    /// An amount as the API and the tools answer it, `{"amount": "1299.99", "currency": "EUR", …}`: its amount (text or a
+    /// number's text) and its currency when given; nil for any other shape.
+    public static func answeredAmount(_ money: [String: JSONField]) -> (amount: String, currency: String?)? {
+        switch (money["amount"], money["currency"]) {
+        case (.text(let amount)?, .text(let currency)?), (.number(let amount)?, .text(let currency)?): return (amount, currency)
+        case (.text(let amount)?, nil), (.number(let amount)?, nil): return (amount, nil)
+        default: return nil
+        }
+    }
+
+    /// Whether two currency codes as given name the same one (" eur" and "EUR").
+    public static func sameCurrency(_ a: String, _ b: String) -> Bool {
+        func code(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).uppercased() }
+        return code(a) == code(b)
+    }
+
     /// The problem of a value of a kind `key` does not take.
     public static func wrongKind(_ key: String, numeric: Bool) -> FieldError {
         FieldError(field: key, message: numeric ? "Give \(key) as text such as \"1299.99\" (or a number)." : "Give \(key) as text, in quotes.")
@@ -98,21 +114,18 @@ extension ItemFormValues {
             case ("price", .text(let text)), ("price", .number(let text)), ("quantity", .text(let text)), ("quantity", .number(let text)):
                 values.values[key] = text
             case ("price", .object(let money)):
-                switch (money["amount"], money["currency"]) {
-                case (.text(let amount)?, .text(let currency)?), (.number(let amount)?, .text(let currency)?):
-                    values.values[key] = amount
-                    if case .text(let itemCurrency)? = fields["currency"] {
-                        func code(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).uppercased() }
-                        if code(itemCurrency) != code(currency) {
-                            errors.append(FieldError(field: key, message: "The price is in \(currency.prefix(10)) but the item’s currency is \(itemCurrency.prefix(10)): give one currency."))
-                        }
-                    } else if fields["currency"] == nil || fields["currency"] == .null {
-                        values.values["currency"] = currency
-                    }
-                case (.text(let amount)?, nil), (.number(let amount)?, nil):
-                    values.values[key] = amount
-                default:
+                guard let (amount, currency) = JSONFields.answeredAmount(money) else {
                     errors.append(FieldError(field: key, message: Self.kindMessage(key)))
+                    continue
+                }
+                values.values[key] = amount
+                guard let currency else { continue }
+                if case .text(let itemCurrency)? = fields["currency"] {
+                    if !JSONFields.sameCurrency(itemCurrency, currency) {
+                        errors.append(FieldError(field: key, message: "The price is in \(currency.prefix(10)) but the item’s currency is \(itemCurrency.prefix(10)): give one currency."))
+                    }
+                } else if fields["currency"] == nil || fields["currency"] == .null {
+                    values.values["currency"] = currency
                 }
             case ("tags", .list(let list)):
                 let texts = list.compactMap { element -> String? in if case .text(let text) = element { return text } else { return nil } }

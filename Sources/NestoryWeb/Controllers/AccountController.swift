@@ -346,12 +346,9 @@ struct HouseholdJSON: ResponseEncodable {
     static func reading(_ body: [String: JSONField], over household: Household) -> Result<[String: String], DomainError> {
         var given = body
         var thresholdCurrency: String?
-        if case .object(let money)? = body["highValueThreshold"] {  // as GET answers it; any other shape is of the wrong kind
-            switch (money["amount"], money["currency"]) {
-            case (let amount?, .text(let code)?): given["highValueThreshold"] = amount; thresholdCurrency = code
-            case (let amount?, nil): given["highValueThreshold"] = amount
-            default: break
-            }
+        // As GET answers it; any other shape is of the wrong kind (below).
+        if case .object(let money)? = body["highValueThreshold"], let (amount, currency) = JSONFields.answeredAmount(money) {
+            (given["highValueThreshold"], thresholdCurrency) = (.text(amount), currency)
         }
         var values: [String: String]
         switch JSONFields.texts(given, known: fields, numeric: ["highValueThreshold"], of: "a household", ignoring: answered) {
@@ -361,8 +358,7 @@ struct HouseholdJSON: ResponseEncodable {
         let current = ["name": household.name, "currency": household.currency.code,
                        "highValueThreshold": household.highValueThreshold.decimalAmount.description, "timeZone": household.timeZone ?? ""]
         for field in fields where values[field] == nil { values[field] = current[field] }
-        func code(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).uppercased() }
-        if let thresholdCurrency, code(thresholdCurrency) != code(values["currency"]!) {
+        if let thresholdCurrency, !JSONFields.sameCurrency(thresholdCurrency, values["currency"]!) {
             return .failure(.invalid(field: "highValueThreshold",
                                      message: "The threshold is in \(thresholdCurrency.prefix(10)) but the household’s currency is \(values["currency"]!.prefix(10)): give one currency (amounts are never converted)."))
         }
