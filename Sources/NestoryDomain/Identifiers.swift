@@ -17,13 +17,16 @@ public struct EntityID<Entity>: Hashable, Comparable, Codable, Sendable, CustomS
         self.rawValue = uuid
     }
 
+    /// Reads any case Foundation reads (ids written before they were written in lower case too).
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(UUID.self)
     }
 
+    /// Written as `description`, the stored form: the same text an item's `roomID` or a URL carries, so a script can
+    /// compare ids as text (Foundation writes a UUID in upper case).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
+        try container.encode(description)
     }
 
     /// Lower-case canonical text, the form stored in the database.
