@@ -158,6 +158,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     ReportsController(dependencies: dependencies).addRoutes(to: router)
     ValuationController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
+    PlacesController(dependencies: dependencies).addAPIRoutes(to: api)
     ValuationAPIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
     DataController(dependencies: dependencies).addAPIRoutes(to: api)

@@ -391,6 +391,74 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             #expect(try app.database.categories(household.id).last?.colorHex == "#112233")
         }
     }
+
+    /// A script manages rooms and categories as the pages do: add, rename (and recolour), reorder, delete keeping the
+    /// items; ids compare as text with an item's roomID; a misspelt field is refused by name, nothing changed.
+    @Test func roomsAndCategoriesAreManagedThroughTheAPI() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let garage = try app.database.rooms(household.id).first { $0.name == "Garage" }!
+        let bike = try app.database.createItem(household.id, ItemDraft(name: "Bike", currency: .usd, roomID: garage.id), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            func object(_ reply: Browser.Reply) throws -> [String: Any] { try #require(reply.json as? [String: Any], "\(reply.body)") }
+            func list(_ path: String) async throws -> [[String: Any]] {
+                try #require(try object(try await ann.request(.get, path))["items"] as? [[String: Any]])
+            }
+            // The item's roomID is one of the rooms' ids, as text.
+            let item = try object(try await ann.request(.get, "/api/v1/items/\(bike.id)"))
+            #expect(try await list("/api/v1/rooms").contains { $0["id"] as? String == item["roomID"] as? String && $0["name"] as? String == "Garage" })
+
+            let added = try await ann.request(.post, "/api/v1/rooms", json: #"{"name": " Sauna "}"#)
+            #expect(added.status == .created, "\(added.body)")
+            #expect(try object(added)["name"] as? String == "Sauna")
+            #expect(try app.database.rooms(household.id).last?.name == "Sauna")
+            for (body, field, message) in [(#"{"name": "sauna"}"#, "name", "already a room called"),
+                                           (#"{"nmae": "Loft"}"#, "nmae", "did you mean “name”"),
+                                           (##"{"name": "Loft", "colorHex": "#112233"}"##, "colorHex", "not a field of a room")] {
+                let refused = try await ann.request(.post, "/api/v1/rooms", json: body)
+                let problem = try #require((try object(refused)["error"] as? [String: Any])?["fields"] as? [[String: Any]])
+                #expect(refused.status == .unprocessableContent && problem.first?["field"] as? String == field
+                        && (problem.first?["message"] as? String ?? "").contains(message), "\(body): \(refused.body)")
+            }
+            #expect(try app.database.rooms(household.id).filter { $0.name == "Loft" }.isEmpty)
+
+            // A room read, sent back changed.
+            var room = try #require(try await list("/api/v1/rooms").first { $0["name"] as? String == "Garage" })
+            room["name"] = "Workshop"
+            let renamed = try await ann.request(.patch, "/api/v1/rooms/\(garage.id)",
+                                                json: String(decoding: try JSONSerialization.data(withJSONObject: room), as: UTF8.self))
+            #expect(try renamed.status == .ok && object(renamed)["name"] as? String == "Workshop", "\(renamed.body)")
+
+            // A category without a colour is slate; a change of colour keeps the name.
+            let cameras = try object(try await ann.request(.post, "/api/v1/categories", json: #"{"name": "Cameras"}"#))
+            #expect(cameras["colorHex"] as? String == "#64748B" && cameras["isCustom"] as? Bool == true)
+            let recoloured = try object(try await ann.request(.patch, "/api/v1/categories/\(try #require(cameras["id"] as? String))",
+                                                              json: ##"{"colorHex": "#112233"}"##))
+            #expect(recoloured["name"] as? String == "Cameras" && recoloured["colorHex"] as? String == "#112233")
+            // An id in upper case names the same category.
+            let upper = try #require(cameras["id"] as? String).uppercased()
+            #expect(try await ann.request(.patch, "/api/v1/categories/\(upper)", json: #"{"name": "Film cameras"}"#).status == .ok)
+
+            // The rooms in reverse; an order that leaves one out changes nothing.
+            let ids = try await list("/api/v1/rooms").compactMap { $0["id"] as? String }
+            let partial = try await ann.request(.put, "/api/v1/rooms/order", json: #"{"roomIDs": ["\#(ids[0])"]}"#)
+            #expect(partial.status == .unprocessableContent && partial.body.contains(#""field":"roomIDs""#), "\(partial.body)")
+            #expect(try await ann.request(.put, "/api/v1/rooms/order", json: #"{"photoIDs": []}"#).status == .badRequest)
+            let reversed = try await ann.request(.put, "/api/v1/rooms/order",
+                                                 json: #"{"roomIDs": [\#(ids.reversed().map { "\"\($0)\"" }.joined(separator: ","))]}"#)
+            #expect(reversed.status == .ok, "\(reversed.body)")
+            #expect(try app.database.rooms(household.id).map(\.id.description) == ids.reversed())
+
+            // Deleting keeps the item, without a room, and says so.
+            let deleted = try await ann.request(.delete, "/api/v1/rooms/\(garage.id)")
+            #expect(try deleted.status == .ok && object(deleted)["itemsUnassigned"] as? Int == 1, "\(deleted.body)")
+            #expect(try app.database.item(household.id, bike.id).item.roomID == nil)
+            #expect(try await ann.request(.delete, "/api/v1/rooms/\(garage.id)").status == .notFound)
+            #expect(try await ann.request(.patch, "/api/v1/rooms/\(garage.id)", json: #"{"name": "Back"}"#).status == .notFound)
+        }
+    }
 }
 
 extension UInt32 {

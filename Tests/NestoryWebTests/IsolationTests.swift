@@ -27,6 +27,8 @@ import Testing
                                                now: Date())
         let photo = try app.database.addPhoto(a.id, to: item.id, data: tinyPNG, contentType: "image/png", now: Date())
         let room = try app.database.rooms(a.id)[0]
+        let category = try app.database.categories(a.id)[0]
+        let roomIDs = try app.database.rooms(a.id).map { "\"\($0.id)\"" }.joined(separator: ",")
         let routes: [Route] = [
             Route(method: .get, path: "/"), Route(method: .get, path: "/?q=egg"), Route(method: .get, path: "/?room=\(room.id)"),
             Route(method: .get, path: "/items/\(item.id)"), Route(method: .get, path: "/items/\(item.id)/edit"),
@@ -42,6 +44,11 @@ import Testing
             Route(method: .post, path: "/api/v1/items/\(item.id)/photos", body: tinyPNG + Data([1])),
             Route(method: .put, path: "/api/v1/items/\(item.id)/photos/order", json: #"{"photoIDs": ["\#(photo.id)"]}"#),
             Route(method: .post, path: "/items/\(item.id)/photos/\(photo.id)/move", form: ["direction": "later"]),
+            Route(method: .patch, path: "/api/v1/rooms/\(room.id)", json: #"{"name": "Stolen"}"#),
+            Route(method: .delete, path: "/api/v1/rooms/\(room.id)"),
+            Route(method: .put, path: "/api/v1/rooms/order", json: #"{"roomIDs": [\#(roomIDs)]}"#),
+            Route(method: .patch, path: "/api/v1/categories/\(category.id)", json: ##"{"colorHex": "#000000"}"##),
+            Route(method: .delete, path: "/api/v1/categories/\(category.id)"),
         ]
         let before = try snapshot(app, a.id)
         try await app.run { client in
@@ -75,6 +82,7 @@ import Testing
             "\(listing.item)|\(listing.photoCount)|\(listing.receiptCount)"
         }
         let members = try app.database.members(of: id).map { "\($0.user.email):\($0.role)" }
-        return (items + members + (try app.database.rooms(id).map { "\($0)" })).joined(separator: "\n")
+        let places = try app.database.rooms(id).map { "\($0)" } + (try app.database.categories(id).map { "\($0)" })
+        return (items + members + places).joined(separator: "\n")
     }
 }

@@ -19,8 +19,6 @@ struct APIController {
         group.get("summary", use: summary)
         group.get("plan", use: plan)
         group.get("charts", use: charts)
-        group.get("rooms", use: rooms)
-        group.get("categories", use: categories)
         group.get("items", use: list)
         group.post("items", use: create)
         group.get("items/:id", use: show)
@@ -47,14 +45,6 @@ struct APIController {
         let viewer = try context.requireViewer()
         let charts = try await items.charts(viewer.household.id)
         return ChartsJSON(valueByCategory: charts.valueByCategory.map(ChartsJSON.Slice.init), itemsByRoom: charts.itemsByRoom.map(ChartsJSON.Bar.init))
-    }
-
-    @Sendable func rooms(_ request: Request, context: AppRequestContext) async throws -> ListJSON<Room> {
-        ListJSON(items: try await dependencies.places.rooms(try context.requireViewer().household.id))
-    }
-
-    @Sendable func categories(_ request: Request, context: AppRequestContext) async throws -> ListJSON<NestoryDomain.Category> {
-        ListJSON(items: try await dependencies.places.categories(try context.requireViewer().household.id))
     }
 
     /// Answered from the answers kept (ItemPageCache) while the household's items are unchanged.

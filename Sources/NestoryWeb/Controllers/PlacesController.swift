@@ -20,6 +20,100 @@ struct PlacesController {
         }
     }
 
+    /// `/api/v1/rooms` and `/api/v1/categories`: what the pages do, as JSON. A body names the fields it changes
+    /// (`name`, and a category's `colorHex`); what GET answers besides them is accepted and ignored, so an entry read
+    /// can be sent back changed, and any other key is refused by name.
+    func addAPIRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.get("rooms") { _, context in ListJSON(items: try await places.rooms(try context.requireViewer().household.id)) }
+        api.get("categories") { _, context in
+            ListJSON(items: try await places.categories(try context.requireViewer().household.id))
+        }
+        api.post("rooms") { request, context -> EditedResponse<PlaceJSON<Room>> in
+            let household = try context.requireViewer().household.id
+            let fields = try await Self.fields(request, context, .rooms)
+            return EditedResponse(status: .created, response: PlaceJSON(try await places.addRoom(to: household, name: fields["name"] ?? "")))
+        }
+        api.post("categories") { request, context -> EditedResponse<PlaceJSON<NestoryDomain.Category>> in
+            let household = try context.requireViewer().household.id
+            let fields = try await Self.fields(request, context, .categories)
+            let category = try await places.addCategory(to: household, name: fields["name"] ?? "", colorHex: fields["colorHex"])
+            return EditedResponse(status: .created, response: PlaceJSON(category))
+        }
+        api.patch("rooms/:id") { request, context -> PlaceJSON<Room> in
+            let (household, id) = (try context.requireViewer().household.id, try Self.id(context, .rooms))
+            let fields = try await Self.fields(request, context, .rooms)
+            let room = try Self.entry(id, in: try await places.rooms(household), .rooms)
+            try await places.rename(.rooms, id, in: household, to: fields["name"] ?? room.name, colorHex: nil)
+            return PlaceJSON(try Self.entry(id, in: try await places.rooms(household), .rooms))
+        }
+        api.patch("categories/:id") { request, context -> PlaceJSON<NestoryDomain.Category> in
+            let (household, id) = (try context.requireViewer().household.id, try Self.id(context, .categories))
+            let fields = try await Self.fields(request, context, .categories)
+            let category = try Self.entry(id, in: try await places.categories(household), .categories)
+            try await places.rename(.categories, id, in: household, to: fields["name"] ?? category.name,
+                                    colorHex: fields["colorHex"] ?? category.colorHex)
+            return PlaceJSON(try Self.entry(id, in: try await places.categories(household), .categories))
+        }
+        api.put("rooms/order") { request, context -> ListJSON<Room> in
+            let household = try context.requireViewer().household.id
+            try await places.reorder(.rooms, try await Self.order(request, context, .rooms), in: household, field: Self.orderKey(.rooms))
+            return ListJSON(items: try await places.rooms(household))
+        }
+        api.put("categories/order") { request, context -> ListJSON<NestoryDomain.Category> in
+            let household = try context.requireViewer().household.id
+            try await places.reorder(.categories, try await Self.order(request, context, .categories), in: household,
+                                     field: Self.orderKey(.categories))
+            return ListJSON(items: try await places.categories(household))
+        }
+        for kind in Kind.allCases {
+            api.delete(RouterPath("\(kind.rawValue)/:id")) { _, context -> DeletedPlaceJSON in
+                let household = try context.requireViewer().household.id
+                return DeletedPlaceJSON(itemsUnassigned: try await places.delete(kind, try Self.id(context, kind), in: household))
+            }
+        }
+    }
+
+    /// The fields a room or a category takes, and what GET answers besides them (ignored when sent back).
+    static func apiFields(_ kind: Kind) -> (known: [String], answered: Set<String>) {
+        kind == .rooms ? (["name"], ["id", "householdID", "sortOrder"])
+            : (["name", "colorHex"], ["id", "householdID", "sortOrder", "icon", "isCustom"])
+    }
+
+    /// The body's fields as texts (a field not given is absent; null is empty).
+    private static func fields(_ request: Request, _ context: AppRequestContext, _ kind: Kind) async throws -> [String: String] {
+        let body: [String: JSONField]
+        do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
+            throw WebError.badRequest("The body must be a JSON object with the \(kind.noun)’s fields (see /api/v1/openapi.json).")
+        }
+        let (known, answered) = apiFields(kind)
+        return try JSONFields.texts(body, known: known, of: "a \(kind.noun)", ignoring: answered).get()
+    }
+
+    /// The key a new order is given under: `roomIDs` or `categoryIDs`.
+    static func orderKey(_ kind: Kind) -> String { kind == .rooms ? "roomIDs" : "categoryIDs" }
+
+    private static func order(_ request: Request, _ context: AppRequestContext, _ kind: Kind) async throws -> [String] {
+        let body: [String: [String]]
+        do { body = try await request.decode(as: [String: [String]].self, context: context) } catch { body = [:] }
+        guard body.count == 1, let ids = body[orderKey(kind)] else {
+            throw WebError.badRequest("The body must be {\"\(orderKey(kind))\": [...]}, every \(kind.noun) once, in order.")
+        }
+        return ids
+    }
+
+    private static func id(_ context: AppRequestContext, _ kind: Kind) throws -> String {
+        guard let id = context.parameters.get("id") else { throw DomainError.notFound("That \(kind.noun)") }
+        return id
+    }
+
+    /// The entry `raw` names (an id in any case Foundation reads).
+    private static func entry<T: Identifiable>(_ raw: String, in entries: [T], _ kind: Kind) throws -> T where T.ID == EntityID<T> {
+        guard let id = EntityID<T>(string: raw), let entry = entries.first(where: { $0.id == id }) else {
+            throw DomainError.notFound("That \(kind.noun)")
+        }
+        return entry
+    }
+
     func list(_ kind: Kind, _ request: Request, _ context: AppRequestContext, errors: [FieldError] = [],
               status: HTTPResponse.Status = .ok) async throws -> Response {
         let viewer = try context.requireViewer()
@@ -72,6 +166,18 @@ struct PlacesController {
             return try await list(kind, request, context, errors: FieldErrors.fields(of: error), status: .unprocessableContent)
         }
     }
+}
+
+/// A room or a category as the API answers it: the record's own fields.
+struct PlaceJSON<T: Encodable & Sendable>: ResponseEncodable {
+    let place: T
+    init(_ place: T) { self.place = place }
+    func encode(to encoder: any Encoder) throws { try place.encode(to: encoder) }
+}
+
+/// What deleting a room or a category did: the items that were in it stay, without one.
+struct DeletedPlaceJSON: ResponseEncodable {
+    let itemsUnassigned: Int
 }
 
 enum PlacesViews {
