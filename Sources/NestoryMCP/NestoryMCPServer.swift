@@ -187,7 +187,8 @@ public struct NestoryMCP: Sendable {
             case "start_report":
                 guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
                 let options = InventoryReportOptions(grouping: arguments["grouping"]?.stringValue.flatMap(ReportGrouping.init(rawValue:)) ?? .room,
-                                                     includePhotos: arguments["includePhotos"]?.boolValue ?? true)
+                                                     includePhotos: arguments["includePhotos"]?.boolValue ?? true,
+                                                     paper: .usual(for: household.currency))
                 let job = try await reports.start(household.id, .inventory(options))
                 return try Self.success(ReportOut(jobID: job.id.description, page: (origin ?? "") + "/reports/jobs/\(job.id)",
                                                   status: (origin ?? "") + "/api/v1/jobs/\(job.id)"))

@@ -21,11 +21,32 @@ public enum ReportGrouping: String, Hashable, Codable, Sendable, CaseIterable {
     public var label: String { self == .room ? "Room" : "Category" }
 }
 
+/// Reading a report's choices as given (a form's value, an API body's): empty is the default, a choice is read
+/// whatever its case and spaces, and anything else is refused on its field, never taken for the default.
+public protocol ReportChoice: RawRepresentable<String>, CaseIterable {}
+
+extension ReportChoice {
+    public static func chosen(_ text: String?, default fallback: Self, field: String) throws(DomainError) -> Self {
+        let text = (text ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        if text.isEmpty { return fallback }
+        guard let choice = Self.allCases.first(where: { $0.rawValue.lowercased() == text }) else {
+            let names = Self.allCases.map(\.rawValue)
+            throw .invalid(field: field, message: "Choose \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "").")
+        }
+        return choice
+    }
+}
+
+extension ReportGrouping: ReportChoice {}
+
 /// The paper the PDF is laid out for.
-public enum PaperSize: String, Hashable, Codable, Sendable, CaseIterable {
+public enum PaperSize: String, Hashable, Codable, Sendable, CaseIterable, ReportChoice {
     case a4, letter
 
     public var label: String { self == .a4 ? "A4" : "US Letter" }
+    /// The paper a household's reports are laid out for unless it chooses: US Letter where its currency says that is
+    /// the paper in use (the US and Canada), A4 elsewhere.
+    public static func usual(for currency: CurrencyCode) -> PaperSize { ["USD", "CAD"].contains(currency.code) ? .letter : .a4 }
     /// Portrait width and height in PDF points (1/72 inch).
     public var points: (width: Double, height: Double) {
         switch self {
@@ -58,7 +79,7 @@ public struct InventoryReportOptions: Hashable, Codable, Sendable {
 }
 
 /// What happened, as the loss list states it.
-public enum IncidentType: String, Hashable, Codable, Sendable, CaseIterable {
+public enum IncidentType: String, Hashable, Codable, Sendable, CaseIterable, ReportChoice {
     case fire, theft, water, other
 
     public var label: String {
@@ -88,6 +109,24 @@ public struct Incident: Hashable, Codable, Sendable {
     }
 
     public static let maxDescriptionLength = 2000
+
+    /// The incident as given: its date as text (`YYYY-MM-DD`), its type as a choice (other when empty), the rest as
+    /// `validated` reads them.
+    public static func reading(date: String, type: String?, description: String, policyNumber: String?, claimNumber: String?,
+                               today: CalendarDate, typeField: String = "type") throws(DomainError) -> Incident {
+        var problems = FieldErrors()
+        let date = date.trimmingCharacters(in: .whitespaces)
+        var day: CalendarDate?
+        if date.isEmpty {
+            problems.append(FieldError(field: "incidentDate", message: "Enter the date of the loss."))
+        } else {
+            do { day = try CalendarDate(iso: date) } catch { problems.append(FieldError(field: "incidentDate", message: error.message)) }
+        }
+        let type = problems.collect { () throws(DomainError) in try IncidentType.chosen(type, default: .other, field: typeField) }
+        guard let day, let type else { throw .validation(problems.fields) }
+        return try Incident(date: day, type: type, description: description, policyNumber: policyNumber, claimNumber: claimNumber)
+            .validated(today: today)
+    }
 
     /// Trims the text fields and checks them; the date may not be after `today`.
     public func validated(today: CalendarDate) throws(DomainError) -> Incident {

@@ -49,9 +49,13 @@ public struct ReportsService: Sendable {
     let tmp: URL
     let blocking: BlockingPool
     let plan: PlanService
+    /// Where a loss list's items are looked up (only the household's are listed).
+    let items: any ItemStore
 
-    public init(queue: JobQueue, maker: any ReportMaking, store: any ReportStore, tmp: URL, blocking: BlockingPool, plan: PlanService) {
+    public init(queue: JobQueue, maker: any ReportMaking, store: any ReportStore, tmp: URL, blocking: BlockingPool, plan: PlanService,
+                items: any ItemStore) {
         self.queue = queue
+        self.items = items
         self.maker = maker
         self.store = store
         self.tmp = tmp
@@ -76,11 +80,20 @@ public struct ReportsService: Sendable {
     }
 
     /// Queues a report (within the household's plan); its job's result names the report once it is in the history.
+    /// A loss list lists the household's items among those chosen (each once, others' ids left out), and at least one.
     public func start(_ household: HouseholdID, _ request: ReportRequest) async throws -> Job {
         let entitlement = try await plan.entitlement(household)
+        var request = request
         switch request {
         case .inventory(let options): try entitlement.checkReportPhotos(options.includePhotos)
-        case .lossList(let options): try entitlement.checkLossList(count: options.itemIDs.count)
+        case .lossList(var options):
+            var seen = Set<ItemID>()
+            let chosen = options.itemIDs.filter { seen.insert($0).inserted }
+            let owned = Set(try await items.items(household, ids: chosen).map(\.item.id))
+            options.itemIDs = chosen.filter(owned.contains)
+            guard !options.itemIDs.isEmpty else { throw DomainError.notFound("The items") }
+            try entitlement.checkLossList(count: options.itemIDs.count)
+            request = .lossList(options)
         }
         return try await queue.enqueue(household, kind: JobKind.report, payload: request)
     }

@@ -128,7 +128,8 @@ public struct Services: Sendable {
         self.plan = plan
         self.items = items
         places = PlacesService(items: itemStore, now: now)
-        reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: folder.tmpURL, blocking: blocking, plan: plan)
+        reports = ReportsService(queue: queue, maker: reportMaker, store: stores.reports, tmp: folder.tmpURL, blocking: blocking, plan: plan,
+                                 items: itemStore)
         backups = BackupService(queue: queue, tmp: folder.tmpURL)
         data = DataService(stores: stores, blobs: stores.files, folder: folder, secrets: secrets, blocking: blocking, queue: queue, plan: plan, now: now)
         receipts = ReceiptsService(receipts: stores.attachments, files: stores.files, jobs: stores.jobs, queue: queue, blocking: blocking,

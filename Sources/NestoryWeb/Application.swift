@@ -159,6 +159,7 @@ public func buildRouter(_ dependencies: WebDependencies) -> Router<AppRequestCon
     ValuationController(dependencies: dependencies).addRoutes(to: router)
     APIController(dependencies: dependencies).addRoutes(to: api)
     PlacesController(dependencies: dependencies).addAPIRoutes(to: api)
+    ReportsController(dependencies: dependencies).addAPIRoutes(to: api)
     ValuationAPIController(dependencies: dependencies).addRoutes(to: api)
     JobsController(dependencies: dependencies).addRoutes(to: api)
     DataController(dependencies: dependencies).addAPIRoutes(to: api)

@@ -155,14 +155,21 @@ struct PlanServiceTests {
         let f = try Fixture()
         let queue = JobQueue(store: SQLiteJobStore(f.database), policies: [JobKind.report: RetryPolicy(maxAttempts: 1, resumesAfterStop: false)], wake: {})
         let reports = ReportsService(queue: queue, maker: ScriptedReportMaker(), store: SQLiteReportStore(f.database), tmp: f.database.folder.tmpURL,
-                                     blocking: f.blocking, plan: f.plan)
+                                     blocking: f.blocking, plan: f.plan, items: SQLiteItemStore(f.database))
         await #expect(throws: DomainError.self) { try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true))) }
         _ = try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: false)))
         let incident = Incident(date: f.today, type: .fire, description: "Kitchen fire")
-        await #expect(throws: DomainError.self) {
-            try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: (0..<21).map { _ in ItemID() })))
+        let lost = try (0..<21).map { try f.database.createItem(f.household.id, ItemDraft(name: "Lost \($0)", currency: .usd), now: Date()).id }
+        let overLimit = await #expect(throws: DomainError.self) {
+            try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: lost)))
         }
-        _ = try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: (0..<20).map { _ in ItemID() })))
+        #expect(overLimit?.message.contains("and 21 are chosen") == true)
+        // Twenty items, the same one given twice and another household's id among them: a list of twenty.
+        let job = try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: Array(lost.prefix(20)) + [lost[0], ItemID()])))
+        #expect(try job.decodedPayload(as: ReportRequest.self) == .lossList(LossListOptions(incident: incident, itemIDs: Array(lost.prefix(20)))))
+        await #expect(throws: DomainError.notFound("The items")) {
+            try await reports.start(f.household.id, .lossList(LossListOptions(incident: incident, itemIDs: [ItemID()])))
+        }
         await #expect(throws: DomainError.self) { try await reports.export(f.household.id, as: .csv, now: Date()) }
         try await f.plan.install(try f.licence(for: f.household.id, features: [.reportPhotos]), by: .owner(f.household.id))
         _ = try await reports.start(f.household.id, .inventory(InventoryReportOptions(includePhotos: true)))

@@ -47,7 +47,8 @@ final class ScriptedReportMaker: ReportMaking, @unchecked Sendable {
         let handler = ReportJobHandler(reports: maker, store: SQLiteReportStore(database), tmp: database.folder.tmpURL, blocking: BlockingPool(width: 1))
         let runner = JobRunner(jobs: SQLiteJobStore(database), handlers: [handler], pollInterval: .milliseconds(20))
         let job = try await ReportsService(queue: runner.queue(), maker: maker, store: SQLiteReportStore(database), tmp: database.folder.tmpURL,
-                                           blocking: BlockingPool(width: 1), plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: true))
+                                           blocking: BlockingPool(width: 1), plan: PlanService(licences: SQLiteLicenceStore(database), instancePro: true),
+                                           items: SQLiteItemStore(database))
             .start(household.id, .inventory(InventoryReportOptions()))
         let task = Task { try await runner.run() }
         defer { task.cancel() }

@@ -88,6 +88,83 @@ import Testing
         }
     }
 
+    /// A script (or an assistant through MCP) starts both reports with a token, follows the job, downloads the PDF its
+    /// link gives with the same token, finds it in the history and deletes it; what it asks is read by the forms' rules.
+    @Test func aScriptMakesReportsThroughTheAPI() async throws {
+        let app = try TestApp()
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let items = try addItems(app, household)
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let write = APITokenTests.bearer(try await APITokenTests.makeToken(&ann, scope: "write").token)
+            let read = APITokenTests.bearer(try await APITokenTests.makeToken(&ann, scope: "read", name: "Reader").token)
+            var script = Browser(client)
+            func object(_ reply: Browser.Reply) throws -> [String: Any] { try #require(reply.json as? [String: Any], "\(reply.body)") }
+            func problems(_ reply: Browser.Reply) throws -> [String: String] {
+                let fields = try #require((try object(reply)["error"] as? [String: Any])?["fields"] as? [[String: Any]], "\(reply.body)")
+                return Dictionary(fields.map { ($0["field"] as? String ?? "", $0["message"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
+            }
+
+            // Refused by name, nothing queued.
+            let refused = try await script.request(.post, "/api/v1/reports",
+                                                   json: #"{"grouping": "shelf", "paper": "A3", "includePhotos": "yes", "itemIDs": []}"#, headers: write)
+            #expect(refused.status == .unprocessableContent)
+            let named = try problems(refused)
+            #expect(named["grouping"] == "Choose room or category." && named["paper"] == "Choose a4 or letter."
+                    && named["includePhotos"] != nil && (named["itemIDs"] ?? "").contains("not a field of an inventory report"), "\(named)")
+            let loss = try await script.request(.post, "/api/v1/reports", json: """
+                {"kind": "lossList", "itemIDs": ["\(items[0].id)"], "incidentDate": "2025-02-30", "incidentType": "flood"}
+                """, headers: write)
+            let lossProblems = try problems(loss)
+            #expect(lossProblems["incidentDate"]?.contains("does not exist") == true && lossProblems["incidentType"] == "Choose fire, theft, water or other.",
+                    "\(lossProblems)")
+            #expect(try problems(try await script.request(.post, "/api/v1/reports", json: #"{"kind": "lossList", "incidentDate": "2025-01-01"}"#,
+                                                          headers: write))["itemIDs"] == "Choose the items the loss list is for.")
+            #expect(try await script.request(.post, "/api/v1/reports", json: #"{"kind": "lossList", "itemIDs": ["\#(ItemID())"], "incidentDate": "2025-01-01"}"#,
+                                             headers: write).status == .notFound)
+            #expect(try await script.request(.post, "/api/v1/reports", json: "{}", headers: read).errorCode == "insufficient_scope")
+            #expect(try app.database.reports(household.id).isEmpty)
+
+            // The inventory, with the household's paper (US Letter for dollars) and photos (this server has them): 202 with the job.
+            let started = try await script.request(.post, "/api/v1/reports", json: #"{"grouping": "Category"}"#, headers: write)
+            #expect(started.status == .accepted, "\(started.body)")
+            let startedID = try object(started)["id"] as? String ?? ""
+            let jobID = try #require(JobID(string: startedID))
+            #expect(started.location == "/api/v1/jobs/\(jobID)")
+            #expect(try await app.waitForJob(jobID).state == .succeeded)
+            let status = try object(try await script.request(.get, "/api/v1/jobs/\(jobID)", headers: read))
+            let download = try #require((status["links"] as? [String: Any])?["download"] as? String)
+            let pdf = try await script.request(.get, download, headers: read)
+            #expect(pdf.status == .ok && pdf.headers[.contentType] == "application/pdf" && pdf.body.hasPrefix("%PDF"))
+            #expect(try await script.request(.get, download + "/x", headers: read).errorCode == "token_not_accepted")
+
+            // A loss list of the household's items: the same one twice is listed once.
+            let lossList = try await script.request(.post, "/api/v1/reports", json: """
+                {"kind": "lossList", "itemIDs": ["\(items[1].id)", "\(items[1].id)", "\(items[0].id)"], "incidentDate": "2025-06-01",
+                 "incidentType": "theft", "description": "Break-in", "claimNumber": "C-1", "includePhotos": false, "paper": "a4"}
+                """, headers: write)
+            #expect(lossList.status == .accepted, "\(lossList.body)")
+            let lossJob = try #require(JobID(string: try object(lossList)["id"] as? String ?? ""))
+            #expect(try await app.waitForJob(lossJob).state == .succeeded)
+
+            let history = try #require(try object(try await script.request(.get, "/api/v1/reports", headers: read))["items"] as? [[String: Any]])
+            #expect(history.map { $0["kind"] as? String } == ["lossList", "inventory"])
+            #expect(history[0]["summary"] as? String == "Theft on 2025-06-01 · 2 items · A4")
+            #expect(history[1]["summary"] as? String == "Grouped by category · with photos · all items · US Letter")
+            #expect((history[1]["links"] as? [String: Any])?["download"] as? String == download)
+            let stored = try app.database.reports(household.id)
+            let options = try JSONDecoder().decode(LossListOptions.self, from: Data(try #require(stored.first { $0.kind == "loss" }).options.utf8))
+            #expect(options.itemIDs == [items[1].id, items[0].id] && options.incident.claimNumber == "C-1")
+
+            let id = try #require(history[1]["id"] as? String)
+            #expect(try await script.request(.delete, "/api/v1/reports/\(id)", headers: read).errorCode == "insufficient_scope")
+            #expect(try await script.request(.delete, "/api/v1/reports/\(id)", headers: write).status == .noContent)
+            #expect(try await script.request(.get, download, headers: read).status == .notFound)
+            #expect(try await script.request(.delete, "/api/v1/reports/\(id)", headers: write).status == .notFound)
+        }
+    }
+
     @Test func exportsDownloadAsSpreadsheetSafeCSVAndJSON() async throws {
         let app = try TestApp()
         let (household, _) = try app.household("Smiths", email: "ann@example.com")

@@ -25,6 +25,92 @@ struct ReportsController {
         router.post("reports/:id/delete", use: delete)
     }
 
+    /// `/api/v1/reports`: start either report, read the history, delete from it. The PDF is at the job's and the
+    /// history's `links.download` (which a token may read).
+    func addAPIRoutes(to api: RouterGroup<AppRequestContext>) {
+        api.post("reports", use: startFromAPI)
+        api.get("reports", use: historyForAPI)
+        api.delete("reports/:id") { _, context -> Response in
+            let viewer = try context.requireViewer()
+            try await dependencies.services.reports.delete(viewer.household.id, try reportID(context))
+            return Response(status: .noContent)
+        }
+    }
+
+    /// What a report request may carry: the inventory's options, or a loss list's items, incident and options.
+    static let inventoryFields = ["kind", "grouping", "includePhotos", "includeUndocumented", "paper"]
+    static let lossListFields = ["kind", "itemIDs", "incidentDate", "incidentType", "description", "policyNumber", "claimNumber",
+                                 "includePhotos", "paper"]
+
+    /// Reads the body by the forms' rules (a choice left out is the form's default; photos when the plan has them) and
+    /// queues the report: 202 with its job. A misspelt key or a value of the wrong kind is refused by name.
+    @Sendable func startFromAPI(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<JobJSON> {
+        let viewer = try context.requireViewer()
+        let household = viewer.household
+        let body: [String: JSONField]
+        do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
+            throw WebError.badRequest("The body must be a JSON object: {\"kind\": \"inventory\"} or {\"kind\": \"lossList\", \"itemIDs\": [...], \"incidentDate\": \"YYYY-MM-DD\"} (see /api/v1/openapi.json).")
+        }
+        var problems = FieldErrors()
+        var texts: [String: String] = [:], flags: [String: Bool] = [:], itemIDs: [ItemID] = []
+        let kind = body["kind"].flatMap { if case .text(let text) = $0 { ReportKind.api(text) } else { nil } }
+        if body["kind"] != nil, kind == nil { problems.append(FieldError(field: "kind", message: "Give kind as \"inventory\" or \"lossList\".")) }
+        let fields = kind == .lossList ? Self.lossListFields : Self.inventoryFields
+        for (key, value) in body.sorted(by: { $0.key < $1.key }) where key != "kind" {
+            guard fields.contains(key) else {
+                problems.append(JSONFields.unknown(key, of: kind == .lossList ? "a loss list" : "an inventory report", fields: fields))
+                continue
+            }
+            switch (key, value) {
+            case (_, .null): continue
+            case ("includePhotos", .bool(let flag)), ("includeUndocumented", .bool(let flag)): flags[key] = flag
+            case ("includePhotos", _), ("includeUndocumented", _): problems.append(FieldError(field: key, message: "Give \(key) as true or false."))
+            case ("itemIDs", .list(let ids)):
+                for id in ids {
+                    guard case .text(let raw) = id, let item = ItemID(string: raw) else {
+                        problems.append(FieldError(field: "itemIDs", message: "Give itemIDs as a list of item ids."))
+                        break
+                    }
+                    itemIDs.append(item)
+                }
+            case ("itemIDs", _): problems.append(FieldError(field: "itemIDs", message: "Give itemIDs as a list of item ids."))
+            case (_, .text(let text)): texts[key] = text
+            default: problems.append(JSONFields.wrongKind(key, numeric: false))
+            }
+        }
+        if kind == .lossList, itemIDs.isEmpty, !problems.fields.contains(where: { $0.field == "itemIDs" }) {
+            problems.append(FieldError(field: "itemIDs", message: "Choose the items the loss list is for."))
+        }
+        let paper = problems.collect { try PaperSize.chosen(texts["paper"], default: .usual(for: household.currency), field: "paper") }
+        var photos = flags["includePhotos"]
+        if photos == nil { photos = try await dependencies.services.plan.entitlement(household.id).allows(.reportPhotos) }
+        let report: ReportRequest?
+        if kind == .lossList {
+            let incident = problems.collect {
+                try Incident.reading(date: texts["incidentDate"] ?? "", type: texts["incidentType"], description: texts["description"] ?? "",
+                                     policyNumber: texts["policyNumber"], claimNumber: texts["claimNumber"],
+                                     today: dependencies.today(household), typeField: "incidentType")
+            }
+            report = incident.flatMap { incident in
+                paper.map { .lossList(LossListOptions(incident: incident, itemIDs: itemIDs, includePhotos: photos ?? false, paper: $0)) }
+            }
+        } else {
+            let grouping = problems.collect { try ReportGrouping.chosen(texts["grouping"], default: .room, field: "grouping") }
+            report = grouping.flatMap { grouping in
+                paper.map { .inventory(InventoryReportOptions(grouping: grouping, includePhotos: photos ?? false,
+                                                              includeUndocumented: flags["includeUndocumented"] ?? true, paper: $0)) }
+            }
+        }
+        guard problems.fields.isEmpty, let report else { throw DomainError.validation(problems.fields) }
+        let job = try await dependencies.services.reports.start(household.id, report)
+        return EditedResponse(status: .accepted, headers: [.location: "/api/v1/jobs/\(job.id)"], response: JobJSON(job))
+    }
+
+    @Sendable func historyForAPI(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ReportJSON> {
+        let viewer = try context.requireViewer()
+        return ListJSON(items: try await dependencies.services.reports.history(viewer.household.id).map(ReportJSON.init))
+    }
+
     @Sendable func index(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let id = viewer.household.id
@@ -45,9 +131,9 @@ struct ReportsController {
         let viewer = try context.requireViewer()
         let form = try await Form.read(request, context: context)
         let options = InventoryReportOptions(
-            grouping: form["group"].flatMap(ReportGrouping.init(rawValue:)) ?? .room, includePhotos: form["photos"] == "1",
+            grouping: try ReportGrouping.chosen(form["group"], default: .room, field: "group"), includePhotos: form["photos"] == "1",
             includeUndocumented: form["undocumented"] == "1",
-            paper: form["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
+            paper: try PaperSize.chosen(form["paper"], default: .usual(for: viewer.household.currency), field: "paper"))
         let job = try await dependencies.services.reports.start(viewer.household.id, .inventory(options))
         return .redirect(to: "/reports/jobs/\(job.id)")
     }
@@ -93,17 +179,11 @@ struct ReportsController {
         values["photos"] = form["photos"] == "1" ? "1" : "0"
         guard !ids.isEmpty else { return .redirect(to: "/reports/loss") }
         do {
-            let date: CalendarDate
-            do { date = try CalendarDate(iso: values["incidentDate"] ?? "") } catch {
-                throw DomainError.validation([FieldError(field: "incidentDate", message: "Enter the date of the loss.")])
-            }
-            let incident = try Incident(date: date, type: values["type"].flatMap(IncidentType.init(rawValue:)) ?? .other,
-                                        description: values["description"] ?? "", policyNumber: values["policyNumber"],
-                                        claimNumber: values["claimNumber"]).validated(today: dependencies.today(viewer.household))
-            let owned = try await items.listings(viewer.household.id, ids: ids).map(\.item.id)
-            guard !owned.isEmpty else { throw DomainError.notFound("The items") }
-            let options = LossListOptions(incident: incident, itemIDs: owned, includePhotos: values["photos"] == "1",
-                                          paper: values["paper"].flatMap(PaperSize.init(rawValue:)) ?? ReportViews.defaultPaper(viewer.household))
+            let incident = try Incident.reading(date: values["incidentDate"] ?? "", type: values["type"], description: values["description"] ?? "",
+                                                policyNumber: values["policyNumber"], claimNumber: values["claimNumber"],
+                                                today: dependencies.today(viewer.household))
+            let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: values["photos"] == "1",
+                                          paper: try PaperSize.chosen(values["paper"], default: .usual(for: viewer.household.currency), field: "paper"))
             let job = try await dependencies.services.reports.start(viewer.household.id, .lossList(options))
             return .redirect(to: "/reports/jobs/\(job.id)")
         } catch let error as DomainError {
@@ -160,7 +240,7 @@ struct ReportsController {
         return .redirect(to: "/reports", notice: "Report deleted.")
     }
 
-    private func reportID(_ context: AppRequestContext) throws -> UUID {
+    func reportID(_ context: AppRequestContext) throws -> UUID {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw DomainError.notFound("The report") }
         return id
     }
@@ -190,5 +270,37 @@ struct ReportsController {
         headers[.cacheControl] = "private, no-store"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return headers
+    }
+}
+
+extension ReportKind {
+    /// The kind as the API names it (`lossList`; the history's own name, `loss`, is read too).
+    var apiName: String { self == .lossList ? "lossList" : rawValue }
+
+    static func api(_ text: String) -> ReportKind? {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        return allCases.first { $0.apiName.lowercased() == text || $0.rawValue == text }
+    }
+}
+
+/// A report in the history, as the API answers it.
+struct ReportJSON: Encodable, Sendable {
+    struct Links: Encodable, Sendable { let download: String }
+
+    let id: String
+    let kind: String
+    let createdAt: String
+    let byteCount: Int64
+    /// The options it was made with, as the Reports tab lists them ("Grouped by room · with photos · all items · A4").
+    let summary: String
+    let links: Links
+
+    init(_ report: StoredReport) {
+        id = report.id.uuidString.lowercased()
+        kind = ReportKind(rawValue: report.kind)?.apiName ?? report.kind
+        createdAt = ISO8601DateFormatter().string(from: report.createdAt)
+        byteCount = report.byteCount
+        summary = ReportViews.optionsSummary(report)
+        links = Links(download: "/reports/\(id)/download")
     }
 }

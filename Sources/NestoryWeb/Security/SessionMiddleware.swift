@@ -146,9 +146,9 @@ struct SessionMiddleware: RouterMiddleware {
 }
 
 /// What a personal API token may reach, decided here and nowhere else: the API (`/api/v1`) and MCP (`/mcp`) only, never
-/// the pages; the household's photos and receipts (`/files/SHA`) and a backup's archive
-/// (`/settings/data/export/ID/download`, the job's `links.download`), read, since the API's and the tools' answers link
-/// to them there; a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a
+/// the pages; the household's photos and receipts (`/files/SHA`), a backup's archive
+/// (`/settings/data/export/ID/download`) and a report's PDF (`/reports/ID/download`), read, since the API's and the
+/// tools' answers link to them there (a job's or the history's `links.download`); a read token only GET and HEAD (MCP's own tools are filtered by scope, since every MCP message is a
 /// POST); and no token manages tokens (making or revoking one needs a signed-in person).
 enum TokenScopePolicy {
     static func check(_ scope: TokenScope, method: HTTPRequest.Method, path: String) throws {
@@ -156,6 +156,7 @@ enum TokenScopePolicy {
         let reads = method == .get || method == .head
         if reads, path.hasPrefix("/files/") { return }
         if reads, path.hasPrefix("/settings/data/export/"), path.hasSuffix("/download"), path.split(separator: "/").count == 5 { return }
+        if reads, path.hasPrefix("/reports/"), path.hasSuffix("/download"), path.split(separator: "/").count == 3 { return }
         guard path.hasPrefix("/api/v1/") else { throw WebError.tokenNotAccepted }
         if path == "/api/v1/tokens" || path.hasPrefix("/api/v1/tokens/") {
             if reads { return }

@@ -83,9 +83,7 @@ enum ReportViews {
         """
     }
 
-    static func defaultPaper(_ household: Household) -> PaperSize {
-        ["USD", "CAD"].contains(household.currency.code) ? .letter : .a4
-    }
+    static func defaultPaper(_ household: Household) -> PaperSize { .usual(for: household.currency) }
 
     /// The options sheet of the full inventory report.
     static func inventoryOptions(viewer: Viewer, plan: Entitlement, summary: InventorySummary) -> HTML {
