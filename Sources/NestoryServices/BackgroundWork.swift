@@ -368,6 +368,18 @@ public struct ReceiptsService: Sendable {
         try await receipts.linkReceipt(household, receipt, to: item)
     }
 
+    /// Deletes a receipt (a wrong photo, the same receipt twice): the item it was linked to loses it, its photo goes
+    /// once nothing else uses it, and a reading still waiting or under way is cancelled. Answers the item it was on.
+    @discardableResult
+    public func delete(_ household: HouseholdID, _ receipt: ReceiptID) async throws -> ItemID? {
+        let item = try await receipts.receipt(household, receipt).receipt.itemID
+        if let job = try await reading(household, receipt), !job.state.isFinished {
+            _ = try? await jobs.cancelJob(household, job.id, now: now())
+        }
+        try await receipts.deleteReceipt(household, receipt)
+        return item
+    }
+
     /// The reading of a receipt: its latest job, if it was ever queued.
     public func reading(_ household: HouseholdID, _ receipt: ReceiptID) async throws -> Job? {
         try await jobs.latestJob(household, kind: JobKind.receipt, subject: receipt.description)
@@ -398,7 +410,8 @@ public struct ReceiptJobHandler: JobHandler {
 
     public func run(_ job: Job, context: JobContext) async throws -> String {
         let request = try job.decodedPayload(as: ReceiptsService.Request.self)
-        let listing = try await receipts.receipt(job.householdID, request.receiptID)
+        let listing: ReceiptListing
+        do { listing = try await receipts.receipt(job.householdID, request.receiptID) } catch DomainError.notFound { throw Self.deleted }
         let (data, _) = try await receipts.attachmentData(job.householdID, sha256: listing.receipt.attachment.sha256)
         let hints = ReceiptHints(currency: try? CurrencyCode(request.currency), capturedOn: try? CalendarDate(iso: request.capturedOn))
         let reading: ReceiptReading
@@ -412,6 +425,8 @@ public struct ReceiptJobHandler: JobHandler {
         do {
             // Only over what the receipt held when the reading began: fields a person saved since stay theirs.
             try await receipts.updateReceipt(job.householdID, request.receiptID, read, expected: listing.receipt.fields)
+        } catch DomainError.notFound {
+            throw Self.deleted
         } catch is ReceiptChanged {
             let now = try await receipts.receipt(job.householdID, request.receiptID).receipt.fields
             if now.rawText == nil, reading.rawText != nil {
@@ -425,6 +440,9 @@ public struct ReceiptJobHandler: JobHandler {
             ? "No receipt text could be read in this picture (blank, dark, or not a receipt?). The image is kept: type the fields below."
             : nil))
     }
+
+    /// The receipt was deleted before its reading was kept.
+    static let deleted = JobFailure(code: "receipt_deleted", message: "The receipt was deleted before it was read.")
 
     static func failure(_ error: RecognitionError) -> JobFailure {
         switch error {

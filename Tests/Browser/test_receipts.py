@@ -59,3 +59,16 @@ def test_photograph_review_and_create_item(server, phone, tmp_path):
     # The receipts list shows it, linked.
     page.goto(server + "/receipts")
     expect(page.locator(".receipts")).to_contain_text("for Cordless drill")
+
+    # A receipt captured by mistake is deleted from its review page, after saying what goes; the item no longer has it.
+    page.locator(".receipts a").first.click()
+    expect(page).to_have_url(re.compile(r"/receipts/[0-9a-f-]+$"))
+    messages = []
+    page.once("dialog", lambda dialog: (messages.append(dialog.message), dialog.accept()))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Delete receipt").click()
+    assert messages == ["Delete this receipt? Its photo and what it says are deleted, and Cordless drill no longer has it."]
+    expect(page.locator("h1")).to_have_text("Cordless drill")
+    expect(page.get_by_text("Receipt deleted.")).to_be_visible()
+    expect(page.locator("section:has(h2:text('Receipts'))")).to_contain_text("No receipt linked.")
+    screenshot(page, "43-receipt-deleted")

@@ -70,11 +70,13 @@ import Testing
             #expect(read.rawText?.contains("Cordless drill") == true)
             // The linked item is found by the vendor now.
             #expect(try await stores.items.items(home.id, ItemQuery(search: "haven", limit: 10)).elements.map(\.item.id) == [drill.id])
-            // A job naming another household's receipt finds none, reads nothing and changes nothing.
+            // A job naming another household's receipt finds none (as if it was deleted), reads nothing, changes nothing
+            // and is not tried again.
             let stray = try await readingJob(stores, other.id, receipt.id)
-            await #expect(throws: DomainError.notFound("The receipt")) {
+            let failure = await #expect(throws: JobFailure.self) {
                 _ = try await handler.run(stray, context: JobContext(jobID: stray.id, progress: { _, _ in false }))
             }
+            #expect(failure?.code == "receipt_deleted" && failure?.retryable == false)
             #expect(recognizer.images.count == 1)
         }
     }

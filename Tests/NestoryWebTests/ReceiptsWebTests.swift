@@ -257,4 +257,124 @@ struct ReceiptsWebTests {
             #expect(item.currency == myr && item.purchasePrice == rm)
         }
     }
+
+    /// A script lists the receipts, corrects what was read and links one to an item, by the review screen's rules: the
+    /// fields given change and the rest stay, an amount keeps the receipt's currency, and nothing is saved when a field
+    /// does not read or the item is another household's.
+    @Test func aScriptCorrectsAndLinksAReceiptThroughTheAPI() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        let (other, _) = try app.household("Others", email: "eve@example.com")
+        let drill = try app.database.createItem(household.id, ItemDraft(name: "Cordless drill", currency: .usd), now: Date())
+        let theirs = try app.database.createItem(other.id, ItemDraft(name: "Their drill", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let id = try await readReceipt(&ann)
+            let receiptID = try #require(ReceiptID(string: id))
+            func object(_ reply: Browser.Reply) throws -> [String: Any] { try #require(reply.json as? [String: Any], "\(reply.body)") }
+
+            let listed = try #require(try object(try await ann.request(.get, "/api/v1/receipts"))["items"] as? [[String: Any]])
+            #expect(listed.count == 1 && listed[0]["id"] as? String == id && listed[0]["vendor"] as? String == "HARDWARE HAVEN")
+
+            // Refused by name, nothing saved.
+            let before = try app.database.receipt(household.id, receiptID).receipt
+            for (body, field) in [(#"{"totl": "140"}"#, "totl"), (#"{"total": "1.234", "purchaseDate": "2024-02-30"}"#, "total"),
+                                  (#"{"total": {"amount": "140.00", "currency": "EUR"}, "currency": "USD"}"#, "total"),
+                                  (#"{"vendor": 7}"#, "vendor")] {
+                let refused = try await ann.request(.patch, "/api/v1/receipts/\(id)", json: body)
+                #expect(refused.status == .unprocessableContent && refused.body.contains(#""field":"\#(field)""#), "\(body): \(refused.body)")
+            }
+            #expect(try await ann.request(.patch, "/api/v1/receipts/\(id)", json: #"{"itemID": "\#(theirs.id)"}"#).status == .notFound)
+            #expect(try app.database.receipt(household.id, receiptID).receipt == before)
+
+            // The total corrected and the receipt linked; the store, the date and the tax as they were.
+            let saved = try await ann.request(.patch, "/api/v1/receipts/\(id)", json: #"{"total": 140, "itemID": "\#(drill.id)"}"#)
+            #expect(saved.status == .ok, "\(saved.body)")
+            let answer = try object(saved)
+            #expect(answer["itemID"] as? String == drill.id.description && answer["vendor"] as? String == "HARDWARE HAVEN"
+                    && (answer["total"] as? [String: Any])?["amount"] as? String == "140.00" && answer["state"] as? String == "done")
+            var receipt = try app.database.receipt(household.id, receiptID).receipt
+            #expect(receipt.itemID == drill.id && receipt.purchaseDate == before.purchaseDate && receipt.tax == before.tax)
+
+            // As GET answers it, sent back changed; an amount in another currency moves the receipt's currency with it.
+            var read = try object(try await ann.request(.get, "/api/v1/receipts/\(id)"))
+            read["vendor"] = "Hardware Haven"
+            read["tax"] = ["amount": "8.00", "currency": "CAD"]
+            read["total"] = NSNull()
+            let sentBack = try await ann.request(.patch, "/api/v1/receipts/\(id)",
+                                                 json: String(decoding: try JSONSerialization.data(withJSONObject: read), as: UTF8.self))
+            #expect(sentBack.status == .ok, "\(sentBack.body)")
+            receipt = try app.database.receipt(household.id, receiptID).receipt
+            let cad = try Money.parse("8.00", currency: CurrencyCode("CAD"))
+            #expect(receipt.vendor == "Hardware Haven" && receipt.total == nil && receipt.tax == cad)
+
+            // Unlinked.
+            #expect(try await ann.request(.patch, "/api/v1/receipts/\(id)", json: #"{"itemID": null}"#).status == .ok)
+            #expect(try app.database.receipt(household.id, receiptID).receipt.itemID == nil)
+        }
+    }
+
+    /// A receipt captured by mistake is deleted from its review page (back to its item, which no longer has a receipt)
+    /// or through the API; its photo goes with it, and a receipt deleted while it waits to be read is not read.
+    @Test func aReceiptCapturedByMistakeIsDeleted() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        _ = try app.household("Others", email: "eve@example.com")
+        let drill = try app.database.createItem(household.id, ItemDraft(name: "Cordless drill", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let uploaded = try await ann.request(.post, "/api/v1/receipts?item=\(drill.id)", body: DemoImages.receipt(variant: 1), contentType: "image/png")
+            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
+            #expect(try await waitForReading(&ann, id) == "done")
+            let receiptID = try #require(ReceiptID(string: id))
+            let sha = try app.database.receipt(household.id, receiptID).receipt.attachment.sha256
+            #expect(try app.database.item(household.id, drill.id).documentation.hasReceipt)
+
+            let page = try await ann.request(.get, "/receipts/\(id)").body
+            #expect(page.contains("action=\"/receipts/\(id)/delete\"") && page.contains("and Cordless drill no longer has it"))
+            var eve = Browser(client)
+            try await eve.signIn("eve@example.com")
+            #expect(try await eve.request(.post, "/receipts/\(id)/delete", form: [:]).status == .notFound)
+            #expect(try await eve.request(.delete, "/api/v1/receipts/\(id)").status == .notFound)
+
+            let deleted = try await ann.request(.post, "/receipts/\(id)/delete", form: [:])
+            #expect(deleted.status == .seeOther && deleted.location?.hasPrefix("/items/\(drill.id)") == true)
+            #expect(try await ann.request(.get, try #require(deleted.location)).body.contains("Receipt deleted."))
+            #expect(throws: DomainError.self) { try app.database.receipt(household.id, receiptID) }
+            #expect(try !app.database.item(household.id, drill.id).documentation.hasReceipt)
+            #expect(try await ann.request(.get, "/files/\(sha)").status == .notFound)
+            #expect(try await ann.request(.get, "/api/v1/receipts/\(id)").status == .notFound)
+
+        }
+    }
+
+    /// Deleted through the API while it is being read: the reading ends there (cancelled, or failed saying why),
+    /// and is not tried again.
+    @Test func aReceiptDeletedWhileItIsReadIsNotReadAgain() async throws {
+        let app = try TestApp(receiptReader: ReceiptReader(recognizer: SlowRecognizer(text: Self.receiptText)))
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            try await ann.signIn("ann@example.com")
+            let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 2), contentType: "image/png")
+            let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
+            let receiptID = try #require(ReceiptID(string: id))
+            let job = try #require(try await app.dependencies.services.receipts.reading(household.id, receiptID))
+            #expect(try await ann.request(.delete, "/api/v1/receipts/\(id)").status == .noContent)
+            #expect(try await ann.request(.delete, "/api/v1/receipts/\(id)").status == .notFound)
+            let ended = try await app.waitForJob(job.id)
+            #expect(ended.attempts <= 1 && (ended.state == .cancelled || ended.errorCode == "receipt_deleted"), "\(ended.state) \(ended.errorCode ?? "")")
+        }
+    }
+}
+
+/// A recogniser that takes its time (half a second), so a receipt can be deleted while it is read.
+struct SlowRecognizer: TextRecognizer {
+    let text: String
+    func recognize(imageData: Data) async throws(RecognitionError) -> RecognizedText {
+        try? await Task.sleep(for: .milliseconds(500))
+        return RecognizedText(plainText: text)
+    }
 }

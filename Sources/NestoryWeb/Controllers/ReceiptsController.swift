@@ -23,8 +23,16 @@ struct ReceiptsController {
         router.post("receipts/:id", use: saveFields)
         router.post("receipts/:id/link", use: link)
         router.post("receipts/:id/item", use: createItem)
+        router.post("receipts/:id/delete", use: delete)
         api.post("receipts", use: upload)
+        api.get("receipts", use: listForAPI)
         api.get("receipts/:id", use: status)
+        api.patch("receipts/:id", use: patch)
+        api.delete("receipts/:id") { _, context -> Response in
+            let viewer = try context.requireViewer()
+            try await dependencies.services.receipts.delete(viewer.household.id, try receiptID(context))
+            return Response(status: .noContent)
+        }
     }
 
     private func receiptID(_ context: AppRequestContext) throws -> ReceiptID {
@@ -131,6 +139,67 @@ struct ReceiptsController {
         return StatusJSON(receipt, state: state, message: message, job: job?.id.description)
     }
 
+    /// The household's receipts, newest first (the receipts list's 200).
+    @Sendable func listForAPI(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ReceiptJSON> {
+        let viewer = try context.requireViewer()
+        return ListJSON(items: try await dependencies.services.receipts.list(viewer.household.id).map { ReceiptJSON($0.receipt) })
+    }
+
+    /// The receipt's fields an API body may change, and what GET answers besides them (ignored when sent back).
+    static let apiFields = ["vendor", "purchaseDate", "total", "tax", "currency", "itemID"]
+    static let apiAnswered: Set<String> = ["id", "file", "createdAt", "state", "message", "job", "confidence"]
+
+    /// Corrects what was read and links the receipt to an item (`itemID`; null unlinks), as the review screen does: the
+    /// fields given change, the others are kept (also what someone saved meanwhile); null empties a field. An amount is
+    /// text, a number, or as GET answers it (its currency is the receipt's when none is given beside it). Nothing is
+    /// saved when a field does not read (422, naming it) or the item is not the household's (404).
+    @Sendable func patch(_ request: Request, context: AppRequestContext) async throws -> StatusJSON {
+        let viewer = try context.requireViewer()
+        let household = viewer.household.id
+        let id = try receiptID(context)
+        var body: [String: JSONField]
+        do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
+            throw WebError.badRequest("The body must be a JSON object with the receipt’s fields (see /api/v1/openapi.json).")
+        }
+        var problems = FieldErrors()
+        var amountCurrencies: [String: String] = [:]
+        for key in ["total", "tax"] {
+            if case .object(let money)? = body[key], let (amount, currency) = JSONFields.answeredAmount(money) {
+                body[key] = .text(amount)
+                amountCurrencies[key] = currency
+            }
+        }
+        var texts = problems.collect {
+            try JSONFields.texts(body, known: Self.apiFields, numeric: ["total", "tax"], of: "a receipt", ignoring: Self.apiAnswered).get()
+        } ?? [:]
+        let given = texts["currency"].flatMap { $0.isEmpty ? nil : $0 }
+        for (key, currency) in amountCurrencies.sorted(by: { $0.key < $1.key }) {
+            if let other = given ?? amountCurrencies.values.first(where: { !JSONFields.sameCurrency($0, currency) }),
+               !JSONFields.sameCurrency(other, currency) {
+                problems.append(FieldError(field: key, message: "The \(key) is in \(currency.prefix(10)) but \(other.prefix(10)) is given too: give one currency (amounts are never converted)."))
+            } else if given == nil {
+                texts["currency"] = currency
+            }
+        }
+        var link: ItemID??
+        if let raw = texts.removeValue(forKey: "itemID") {
+            if raw.isEmpty { link = .some(nil) } else if let item = ItemID(string: raw) {
+                link = .some(try await dependencies.items.item(household, item).id)  // 404 when not the household's
+            } else {
+                throw DomainError.notFound("The item")
+            }
+        }
+        try problems.throwIfAny()
+        let receipts = dependencies.services.receipts
+        do {
+            try await receipts.save(household, id, values: ReceiptFormValues(texts), base: nil, defaultCurrency: viewer.household.currency)
+        } catch is ReceiptEditConflict {
+            throw DomainError.conflict("This receipt kept changing while it was saved, so nothing was saved: read it and try again.")
+        }
+        if let link { try await receipts.link(household, id, to: link) }
+        return try await status(request, context: context)
+    }
+
     /// Where the reading of a receipt stands, from its job.
     enum Reading: Equatable {
         case reading(JobID)
@@ -201,6 +270,13 @@ struct ReceiptsController {
         try await dependencies.services.receipts.link(viewer.household.id, id, to: itemID)
         if let itemID { return .redirect(to: "/items/\(itemID)", notice: "Receipt linked to this item.") }
         return .redirect(to: "/receipts/\(id)", notice: "Unlinked.")
+    }
+
+    /// Deletes the receipt; back to the item it was on, else to the receipts.
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let viewer = try context.requireViewer()
+        let item = try await dependencies.services.receipts.delete(viewer.household.id, try receiptID(context))
+        return .redirect(to: item.map { "/items/\($0)" } ?? "/receipts", notice: "Receipt deleted.")
     }
 
     /// A new item from the receipt: its purchase date and price prefilled from what was read.

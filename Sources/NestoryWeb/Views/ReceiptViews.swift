@@ -233,6 +233,12 @@ enum ReceiptViews {
             </section>
             </div>
             \(linkSection)
+            <section class="card danger-zone">
+              <form method="post" action="/receipts/\(r.id)/delete" data-confirm="Delete this receipt? Its photo and what it says are deleted\(listing.itemName.map { ", and \($0) no longer has it" } ?? "").">
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+                <button type="submit" class="danger">Delete receipt</button>
+              </form>
+            </section>
             """)
     }
 }
