@@ -181,6 +181,15 @@ import Testing
             let json = try await browser.request(.get, "/reports/export.json")
             let root = try #require(json.json as? [String: Any])
             #expect((root["items"] as? [Any])?.count == 3)
+
+            // The same files for a script, with a read token.
+            let read = APITokenTests.bearer(try await APITokenTests.makeToken(&browser, scope: "read").token)
+            var script = Browser(client)
+            let apiCSV = try await script.request(.get, "/api/v1/export.csv", headers: read)
+            #expect(apiCSV.status == .ok && apiCSV.headers[.contentType] == "text/csv; charset=utf-8" && apiCSV.body == csv.body)
+            let apiJSON = try await script.request(.get, "/api/v1/export.json", headers: read)
+            #expect(apiJSON.status == .ok && ((apiJSON.json as? [String: Any])?["items"] as? [Any])?.count == 3)
+            #expect(try await script.request(.get, "/reports/export.csv", headers: read).errorCode == "token_not_accepted")
         }
     }
 

@@ -30,6 +30,9 @@ struct ReportsController {
     func addAPIRoutes(to api: RouterGroup<AppRequestContext>) {
         api.post("reports", use: startFromAPI)
         api.get("reports", use: historyForAPI)
+        // The Reports tab's exports, for a script (CSV within the plan, as there).
+        api.get("export.csv", use: exportCSV)
+        api.get("export.json", use: exportJSON)
         api.delete("reports/:id") { _, context -> Response in
             let viewer = try context.requireViewer()
             try await dependencies.services.reports.delete(viewer.household.id, try reportID(context))
