@@ -42,7 +42,7 @@ public struct NestoryMCP: Sendable {
         let server = Server(name: "nestory", version: Self.version, title: "Nestory",
                             instructions: "The home inventory of \(access.household.name): search and read items; with a read and write token, add and update them.",
                             capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
-        let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || $0.name != "start_report")
+        let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || !["start_report", "start_loss_list"].contains($0.name))
             && (valuations != nil || $0.name != "value_item") }
         await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: tools) }
         await server.withMethodHandler(CallTool.self) { call in
@@ -126,6 +126,15 @@ public struct NestoryMCP: Sendable {
                 "grouping": ["type": "string", "enum": ["room", "category"]], "includePhotos": ["type": "boolean"],
              ]],
              annotations: Tool.Annotations(title: "Start a report", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
+        Tool(name: "start_loss_list", description: "Start a loss list for an incident (a fire, a theft, water damage): a PDF for the adjuster with the chosen items' descriptions, serials, ages, conditions and values, and totals. Answers the links to follow it and to download it when made.",
+             inputSchema: ["type": "object", "properties": [
+                "itemIDs": ["type": "array", "items": ["type": "string"], "description": "The items lost or damaged (ids from search_items)"],
+                "incidentDate": ["type": "string", "description": "YYYY-MM-DD, not after today"],
+                "incidentType": ["type": "string", "enum": .array(IncidentType.allCases.map { .string($0.rawValue) })],
+                "description": ["type": "string", "description": "What happened"],
+                "policyNumber": ["type": "string"], "claimNumber": ["type": "string"], "includePhotos": ["type": "boolean"],
+             ], "required": ["itemIDs", "incidentDate"]],
+             annotations: Tool.Annotations(title: "Start a loss list", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
         Tool(name: "value_item", description: "Value an item now with the offline estimate (depreciation by category, age and condition from the latest replacement cost, else the purchase price); the valuation is added to the item's history.",
              inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]],
              annotations: Tool.Annotations(title: "Value an item", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
@@ -186,12 +195,24 @@ public struct NestoryMCP: Sendable {
                 return try Self.success(ValuationOut(try await valuations.estimateOffline(household.id, item: try Self.itemID(arguments))))
             case "start_report":
                 guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
-                let options = InventoryReportOptions(grouping: arguments["grouping"]?.stringValue.flatMap(ReportGrouping.init(rawValue:)) ?? .room,
+                let options = InventoryReportOptions(grouping: try ReportGrouping.chosen(arguments["grouping"]?.stringValue, default: .room, field: "grouping"),
                                                      includePhotos: arguments["includePhotos"]?.boolValue ?? true,
                                                      paper: .usual(for: household.currency))
-                let job = try await reports.start(household.id, .inventory(options))
-                return try Self.success(ReportOut(jobID: job.id.description, page: (origin ?? "") + "/reports/jobs/\(job.id)",
-                                                  status: (origin ?? "") + "/api/v1/jobs/\(job.id)"))
+                return try Self.success(reportOut(try await reports.start(household.id, .inventory(options))))
+            case "start_loss_list":
+                guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
+                guard case .array(let given)? = arguments["itemIDs"], !given.isEmpty else {
+                    return Self.failure("itemIDs: give the ids of the items lost or damaged (from search_items).")
+                }
+                let ids = given.compactMap { $0.stringValue.flatMap(ItemID.init(string:)) }
+                guard ids.count == given.count else { return Self.failure("itemIDs: give item ids, as search_items answers them.") }
+                let incident = try Incident.reading(date: arguments["incidentDate"]?.stringValue ?? "", type: arguments["incidentType"]?.stringValue,
+                                                    description: arguments["description"]?.stringValue ?? "",
+                                                    policyNumber: arguments["policyNumber"]?.stringValue, claimNumber: arguments["claimNumber"]?.stringValue,
+                                                    today: household.day(at: now()), typeField: "incidentType")
+                let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: arguments["includePhotos"]?.boolValue ?? true,
+                                              paper: .usual(for: household.currency))
+                return try Self.success(reportOut(try await reports.start(household.id, .lossList(options))))
             default:
                 return Self.failure("There is no tool named \(name).")
             }
@@ -203,6 +224,11 @@ public struct NestoryMCP: Sendable {
         } catch {
             return Self.failure("That did not work: \(error)")
         }
+    }
+
+    /// Where a report's job is followed: its page, and its status as JSON (with the download once made).
+    func reportOut(_ job: Job) -> ReportOut {
+        ReportOut(jobID: job.id.description, page: (origin ?? "") + "/reports/jobs/\(job.id)", status: (origin ?? "") + "/api/v1/jobs/\(job.id)")
     }
 
     static func itemID(_ arguments: [String: Value]) throws -> ItemID {

@@ -27,7 +27,7 @@ import Testing
         let (writerProcess, writer, writerTransport) = try Self.start(folder: folder, token: write.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         defer { writerProcess.signal(SIGTERM) }
         _ = try await writer.connect(transport: writerTransport)
-        // Everything but start_report (reports are made by the server).
+        // Everything but start_report and start_loss_list (reports are made by the server).
         #expect(try await writer.listTools().tools.count == 8)
         let added = try await writer.callTool(name: "add_item", arguments: ["name": "Record player", "price": "320.00"])
         #expect(added.isError == false)

@@ -5,6 +5,7 @@ import FoundationNetworking
 import HummingbirdTesting
 import MCP
 import NestoryDomain
+import NestoryReports
 import NestoryServices
 import NestoryStore
 import Testing
@@ -45,7 +46,7 @@ import Testing
             let port = try #require(client.port)
             let writer = try await Self.connect(port: port, token: write)
             let names = Set(try await writer.listTools().tools.map(\.name))
-            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report", "value_item"])
+            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report", "start_loss_list", "value_item"])
             let annotated = try await writer.listTools().tools
             #expect(annotated.first { $0.name == "update_item" }?.annotations.destructiveHint == true)
             #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 5)
@@ -119,6 +120,22 @@ import Testing
             let download = try #require((status?["links"] as? [String: Any])?["download"] as? String)
             let (pdf, code) = try await get(download)
             #expect(code == 200 && pdf.starts(with: Data("%PDF".utf8)))
+            // A loss list: the incident is checked as on the Reports tab, then the list is made of the household's items.
+            let badIncident = try await writer.callTool(name: "start_loss_list", arguments: ["itemIDs": [.string(tv.id.description)],
+                                                                                         "incidentDate": "2999-01-01", "incidentType": "flood"])
+            #expect(badIncident.isError == true && Self.text(badIncident.content) == "incidentType: Choose fire, theft, water or other.",
+                    "\(Self.text(badIncident.content))")
+            let theft = try await writer.callTool(name: "start_loss_list", arguments: ["itemIDs": [.string(tv.id.description)], "incidentDate": "2025-06-01",
+                                                                                       "incidentType": "theft", "description": "Break-in", "includePhotos": false])
+            #expect(theft.isError == false, "\(Self.text(theft.content))")
+            let lossJob = try #require((try JSONSerialization.jsonObject(with: Data(Self.text(theft.content).utf8)) as? [String: String])?["jobID"]
+                .flatMap(JobID.init(string:)))
+            #expect(try await app.waitForJob(lossJob).state == .succeeded)
+            let lossList = try #require(try app.database.reports(smiths.id).first { $0.kind == "loss" })
+            let options = try JSONDecoder().decode(LossListOptions.self, from: Data(lossList.options.utf8))
+            #expect(options.itemIDs == [tv.id] && options.incident.type == .theft && options.incident.description == "Break-in")
+            #expect(try await writer.callTool(name: "start_loss_list", arguments: ["itemIDs": [.string(theirs.id.description)], "incidentDate": "2025-06-01"])
+                        .isError == true)
             // Resources.
             let rooms = try await writer.readResource(uri: "nestory://rooms")
             guard case .some(let first) = rooms.first else { Issue.record("no rooms resource"); return }
