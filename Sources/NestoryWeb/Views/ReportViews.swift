@@ -83,8 +83,6 @@ enum ReportViews {
         """
     }
 
-    static func defaultPaper(_ household: Household) -> PaperSize { .usual(for: household.currency) }
-
     /// The options sheet of the full inventory report.
     static func inventoryOptions(viewer: Viewer, plan: Entitlement, summary: InventorySummary) -> HTML {
         let photos: HTML = plan.allows(.reportPhotos)
@@ -104,7 +102,7 @@ enum ReportViews {
               \(photos)
               <label class="choice"><input type="checkbox" name="undocumented" value="1" checked> Include undocumented items</label>
               <p class="hint">\(DocumentationScore.explanation) Leave this off to list only those.</p>
-              \(paperSelect(defaultPaper(viewer.household)))
+              \(paperSelect(.usual(for: viewer.household.currency)))
               <div class="form-actions"><a class="button" href="/reports">Cancel</a><button type="submit" class="primary">Generate PDF</button></div>
             </form>
             """)
@@ -205,7 +203,7 @@ enum ReportViews {
         let types: [HTML] = IncidentType.allCases.map { type in
             "<option value=\"\(type.rawValue)\"\(values["type"] == type.rawValue ? HTML(raw: " selected") : .empty)>\(type.label)</option>"
         }
-        let paper = values["paper"].flatMap(PaperSize.init(rawValue:)) ?? defaultPaper(viewer.household)
+        let paper = values["paper"].flatMap(PaperSize.init(rawValue:)) ?? .usual(for: viewer.household.currency)
         return Layout.page(title: "Loss List", viewer: viewer, section: .reports, body: """
             <section class="card confirm">
               <h2><span data-loss-count>\(items.count)</span> item\(items.count == 1 ? "" : "s") · <span data-loss-total>\(ReportFormat.money(total, preferred: viewer.household.currency))</span></h2>
