@@ -195,9 +195,11 @@ public struct NestoryMCP: Sendable {
                 return try Self.success(ValuationOut(try await valuations.estimateOffline(household.id, item: try Self.itemID(arguments))))
             case "start_report":
                 guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
+                // Photos unless asked otherwise where the plan has them (on Free, none rather than a refusal).
+                var photos = arguments["includePhotos"]?.boolValue
+                if photos == nil { photos = try await reports.inventoryPhotosByDefault(household.id) }
                 let options = InventoryReportOptions(grouping: try ReportGrouping.chosen(arguments["grouping"]?.stringValue, default: .room, field: "grouping"),
-                                                     includePhotos: arguments["includePhotos"]?.boolValue ?? true,
-                                                     paper: .usual(for: household.currency))
+                                                     includePhotos: photos ?? false, paper: .usual(for: household.currency))
                 return try Self.success(reportOut(try await reports.start(household.id, .inventory(options))))
             case "start_loss_list":
                 guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }

@@ -79,6 +79,12 @@ public struct ReportsService: Sendable {
         }
     }
 
+    /// Whether the inventory report has photos unless asked otherwise: when the household's plan has them (its form's
+    /// box is ticked then, and cannot be on Free).
+    public func inventoryPhotosByDefault(_ household: HouseholdID) async throws -> Bool {
+        try await plan.entitlement(household).allows(.reportPhotos)
+    }
+
     /// Queues a report (within the household's plan); its job's result names the report once it is in the history.
     /// A loss list lists the household's items among those chosen (each once, others' ids left out), and at least one.
     public func start(_ household: HouseholdID, _ request: ReportRequest) async throws -> Job {

@@ -58,7 +58,7 @@ struct ReceiptsWebTests {
         let (household, _) = try app.household("Home", email: "ann@example.com")
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             #expect(try await ann.request(.get, "/capture/receipt").body.contains("data-upload-next=\"/api/v1/receipts\""))
             let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 1), contentType: "image/png")
             #expect(uploaded.status == .created)
@@ -100,7 +100,7 @@ struct ReceiptsWebTests {
         let lamp = try app.database.createItem(household.id, ItemDraft(name: "Reading lamp", currency: .usd), now: Date())
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 2), contentType: "image/png")
             let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
             _ = try await waitForReading(&ann, id)
@@ -142,7 +142,7 @@ struct ReceiptsWebTests {
         let (household, _) = try app.household("Home", email: "ann@example.com")
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let text = try await ann.request(.post, "/api/v1/receipts", body: Data("hello".utf8), contentType: "text/plain")
             #expect(text.status == .unprocessableContent && text.body.contains("not an image"))
             #expect(try await ann.request(.post, "/api/v1/receipts", body: Data(), contentType: "image/png").status == .unprocessableContent)
@@ -209,7 +209,7 @@ struct ReceiptsWebTests {
         let (household, _) = try app.household("Home", email: "ann@example.com")
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let id = try await readReceipt(&ann)
             let mistake = try await ann.request(.post, "/receipts/\(id)/item", form: [
                 "name": "Cordless drill, 18 V", "price": "12..3", "purchaseDate": "2024-03-14", "notes": "Bought at HARDWARE HAVEN."])
@@ -229,7 +229,7 @@ struct ReceiptsWebTests {
         let (household, _) = try app.household("Home", email: "ann@example.com")
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let id = try await readReceipt(&ann)
             let receiptID = try #require(ReceiptID(string: id))
             let myr = try CurrencyCode("MYR")
@@ -269,7 +269,7 @@ struct ReceiptsWebTests {
         let theirs = try app.database.createItem(other.id, ItemDraft(name: "Their drill", currency: .usd), now: Date())
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let id = try await readReceipt(&ann)
             let receiptID = try #require(ReceiptID(string: id))
             func object(_ reply: Browser.Reply) throws -> [String: Any] { try #require(reply.json as? [String: Any], "\(reply.body)") }
@@ -324,7 +324,7 @@ struct ReceiptsWebTests {
         let drill = try app.database.createItem(household.id, ItemDraft(name: "Cordless drill", currency: .usd), now: Date())
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let uploaded = try await ann.request(.post, "/api/v1/receipts?item=\(drill.id)", body: DemoImages.receipt(variant: 1), contentType: "image/png")
             let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
             #expect(try await waitForReading(&ann, id) == "done")
@@ -335,7 +335,7 @@ struct ReceiptsWebTests {
             let page = try await ann.request(.get, "/receipts/\(id)").body
             #expect(page.contains("action=\"/receipts/\(id)/delete\"") && page.contains("and Cordless drill no longer has it"))
             var eve = Browser(client)
-            try await eve.signIn("eve@example.com")
+            _ = try await eve.signIn("eve@example.com")
             #expect(try await eve.request(.post, "/receipts/\(id)/delete", form: [:]).status == .notFound)
             #expect(try await eve.request(.delete, "/api/v1/receipts/\(id)").status == .notFound)
 
@@ -357,7 +357,7 @@ struct ReceiptsWebTests {
         let (household, _) = try app.household("Home", email: "ann@example.com")
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let uploaded = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.receipt(variant: 2), contentType: "image/png")
             let id = try #require((uploaded.json as? [String: Any])?["id"] as? String)
             let receiptID = try #require(ReceiptID(string: id))

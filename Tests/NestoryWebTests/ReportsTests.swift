@@ -96,7 +96,7 @@ import Testing
         let items = try addItems(app, household)
         try await app.run { client in
             var ann = Browser(client)
-            try await ann.signIn("ann@example.com")
+            _ = try await ann.signIn("ann@example.com")
             let write = APITokenTests.bearer(try await APITokenTests.makeToken(&ann, scope: "write").token)
             let read = APITokenTests.bearer(try await APITokenTests.makeToken(&ann, scope: "read", name: "Reader").token)
             var script = Browser(client)
@@ -162,6 +162,29 @@ import Testing
             #expect(try await script.request(.delete, "/api/v1/reports/\(id)", headers: write).status == .noContent)
             #expect(try await script.request(.get, download, headers: read).status == .notFound)
             #expect(try await script.request(.delete, "/api/v1/reports/\(id)", headers: write).status == .notFound)
+        }
+    }
+
+    /// Photos unless asked otherwise, as the forms tick them: on Free the inventory comes without (asked with them, 402
+    /// and nothing queued), a loss list with.
+    @Test func onFreeAReportAskedWithoutSayingComesAsTheFormWould() async throws {
+        let app = try TestApp(instancePro: false)
+        let (household, _) = try app.household("Smiths", email: "ann@example.com")
+        let items = try addItems(app, household)
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let asked = try await ann.request(.post, "/api/v1/reports", json: #"{"includePhotos": true}"#)
+            #expect(asked.status == .paymentRequired && asked.errorCode == "pro_required", "\(asked.body)")
+            for body in ["{}", #"{"kind": "lossList", "itemIDs": ["\#(items[0].id)"], "incidentDate": "2025-06-01"}"#] {
+                let started = try await ann.request(.post, "/api/v1/reports", json: body)
+                #expect(started.status == .accepted, "\(body): \(started.body)")
+                _ = try await app.waitForJob(try #require(JobID(string: (started.json as? [String: Any])?["id"] as? String ?? "")))
+            }
+            let made = try app.database.reports(household.id)
+            let inventory = try JSONDecoder().decode(InventoryReportOptions.self, from: Data(try #require(made.first { $0.kind == "inventory" }).options.utf8))
+            let loss = try JSONDecoder().decode(LossListOptions.self, from: Data(try #require(made.first { $0.kind == "loss" }).options.utf8))
+            #expect(made.count == 2 && !inventory.includePhotos && loss.includePhotos)
         }
     }
 

@@ -85,8 +85,9 @@ struct ReportsController {
             problems.append(FieldError(field: "itemIDs", message: "Choose the items the loss list is for."))
         }
         let paper = problems.collect { try PaperSize.chosen(texts["paper"], default: .usual(for: household.currency), field: "paper") }
+        // Photos unless asked otherwise, as the forms tick them: a loss list always, the inventory when the plan has them.
         var photos = flags["includePhotos"]
-        if photos == nil { photos = try await dependencies.services.plan.entitlement(household.id).allows(.reportPhotos) }
+        if photos == nil { photos = kind == .lossList ? true : try await dependencies.services.reports.inventoryPhotosByDefault(household.id) }
         let report: ReportRequest?
         if kind == .lossList {
             let incident = problems.collect {
