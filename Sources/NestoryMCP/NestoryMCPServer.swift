@@ -197,7 +197,7 @@ public struct NestoryMCP: Sendable {
                 guard let reports else { return Self.failure("Reports are made by the server: use /mcp on it.") }
                 // Photos unless asked otherwise where the plan has them (on Free, none rather than a refusal).
                 var photos = arguments["includePhotos"]?.boolValue
-                if photos == nil { photos = try await reports.inventoryPhotosByDefault(household.id) }
+                if photos == nil { photos = try await reports.photosByDefault(household.id, for: .inventory) }
                 let options = InventoryReportOptions(grouping: try ReportGrouping.chosen(arguments["grouping"]?.stringValue, default: .room, field: "grouping"),
                                                      includePhotos: photos ?? false, paper: .usual(for: household.currency))
                 return try Self.success(reportOut(try await reports.start(household.id, .inventory(options))))
@@ -212,8 +212,9 @@ public struct NestoryMCP: Sendable {
                                                     description: arguments["description"]?.stringValue ?? "",
                                                     policyNumber: arguments["policyNumber"]?.stringValue, claimNumber: arguments["claimNumber"]?.stringValue,
                                                     today: household.day(at: now()), typeField: "incidentType")
-                let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: arguments["includePhotos"]?.boolValue ?? true,
-                                              paper: .usual(for: household.currency))
+                var photos = arguments["includePhotos"]?.boolValue
+                if photos == nil { photos = try await reports.photosByDefault(household.id, for: .lossList) }
+                let options = LossListOptions(incident: incident, itemIDs: ids, includePhotos: photos ?? true, paper: .usual(for: household.currency))
                 return try Self.success(reportOut(try await reports.start(household.id, .lossList(options))))
             default:
                 return Self.failure("There is no tool named \(name).")

@@ -79,10 +79,10 @@ public struct ReportsService: Sendable {
         }
     }
 
-    /// Whether the inventory report has photos unless asked otherwise: when the household's plan has them (its form's
-    /// box is ticked then, and cannot be on Free).
-    public func inventoryPhotosByDefault(_ household: HouseholdID) async throws -> Bool {
-        try await plan.entitlement(household).allows(.reportPhotos)
+    /// Whether a report has photos unless asked otherwise, as its form's box is ticked: a loss list always, the
+    /// inventory when the household's plan has them (the box cannot be ticked on Free).
+    public func photosByDefault(_ household: HouseholdID, for kind: ReportKind) async throws -> Bool {
+        kind == .lossList ? true : try await plan.entitlement(household).allows(.reportPhotos)
     }
 
     /// Queues a report (within the household's plan); its job's result names the report once it is in the history.

@@ -76,6 +76,23 @@ public enum JSONFields {
         }
     }
 
+    /// An amount given as the API answers it (`answeredAmount`) under `key` of a body whose own currency is its
+    /// `currency` key: the amount's text, and either the currency the body takes from it (when the body gives none) or
+    /// the problem of a different one, on `key` (amounts are never converted). `label` names the amount ("The price"),
+    /// `owner` whose currency it is ("the item’s"). Nil for any other shape.
+    public static func answeredAmount(_ money: [String: JSONField], key: String, in body: [String: JSONField], label: String,
+                                      owner: String) -> (amount: String, takes: String?, problem: FieldError?)? {
+        guard let (amount, currency) = answeredAmount(money) else { return nil }
+        guard let currency else { return (amount, nil, nil) }
+        switch body["currency"] {
+        case .text(let stated)?:
+            guard !sameCurrency(stated, currency) else { return (amount, nil, nil) }
+            return (amount, nil, FieldError(field: key, message: "\(label) is in \(currency.prefix(10)) but \(owner) currency is \(stated.prefix(10)): give one currency."))
+        case nil, .null?: return (amount, currency, nil)
+        default: return (amount, nil, nil)  // the currency's own problem is said on it
+        }
+    }
+
     /// Whether two currency codes as given name the same one (" eur" and "EUR").
     public static func sameCurrency(_ a: String, _ b: String) -> Bool {
         func code(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).uppercased() }
@@ -114,19 +131,12 @@ extension ItemFormValues {
             case ("price", .text(let text)), ("price", .number(let text)), ("quantity", .text(let text)), ("quantity", .number(let text)):
                 values.values[key] = text
             case ("price", .object(let money)):
-                guard let (amount, currency) = JSONFields.answeredAmount(money) else {
+                guard let read = JSONFields.answeredAmount(money, key: key, in: fields, label: "The price", owner: "the item’s") else {
                     errors.append(FieldError(field: key, message: Self.kindMessage(key)))
                     continue
                 }
-                values.values[key] = amount
-                guard let currency else { continue }
-                if case .text(let itemCurrency)? = fields["currency"] {
-                    if !JSONFields.sameCurrency(itemCurrency, currency) {
-                        errors.append(FieldError(field: key, message: "The price is in \(currency.prefix(10)) but the item’s currency is \(itemCurrency.prefix(10)): give one currency."))
-                    }
-                } else if fields["currency"] == nil || fields["currency"] == .null {
-                    values.values["currency"] = currency
-                }
+                values.values[key] = read.amount
+                if let problem = read.problem { errors.append(problem) } else if let currency = read.takes { values.values["currency"] = currency }
             case ("tags", .list(let list)):
                 let texts = list.compactMap { element -> String? in if case .text(let text) = element { return text } else { return nil } }
                 if texts.count == list.count { values.values[key] = texts.joined(separator: ",") } else {

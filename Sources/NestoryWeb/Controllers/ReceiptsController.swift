@@ -161,26 +161,17 @@ struct ReceiptsController {
         do { body = try await request.decode(as: [String: JSONField].self, context: context) } catch {
             throw WebError.badRequest("The body must be a JSON object with the receipt’s fields (see /api/v1/openapi.json).")
         }
+        // Amounts as GET answers them carry their currency: the receipt takes it, or one that differs is refused.
         var problems = FieldErrors()
-        var amountCurrencies: [String: String] = [:]
         for key in ["total", "tax"] {
-            if case .object(let money)? = body[key], let (amount, currency) = JSONFields.answeredAmount(money) {
-                body[key] = .text(amount)
-                amountCurrencies[key] = currency
-            }
+            guard case .object(let money)? = body[key],
+                  let read = JSONFields.answeredAmount(money, key: key, in: body, label: "The \(key)", owner: "the receipt’s") else { continue }
+            body[key] = .text(read.amount)
+            if let problem = read.problem { problems.append(problem) } else if let currency = read.takes { body["currency"] = .text(currency) }
         }
         var texts = problems.collect {
             try JSONFields.texts(body, known: Self.apiFields, numeric: ["total", "tax"], of: "a receipt", ignoring: Self.apiAnswered).get()
         } ?? [:]
-        let given = texts["currency"].flatMap { $0.isEmpty ? nil : $0 }
-        for (key, currency) in amountCurrencies.sorted(by: { $0.key < $1.key }) {
-            if let other = given ?? amountCurrencies.values.first(where: { !JSONFields.sameCurrency($0, currency) }),
-               !JSONFields.sameCurrency(other, currency) {
-                problems.append(FieldError(field: key, message: "The \(key) is in \(currency.prefix(10)) but \(other.prefix(10)) is given too: give one currency (amounts are never converted)."))
-            } else if given == nil {
-                texts["currency"] = currency
-            }
-        }
         var link: ItemID??
         if let raw = texts.removeValue(forKey: "itemID") {
             if raw.isEmpty { link = .some(nil) } else if let item = ItemID(string: raw) {

@@ -45,7 +45,7 @@ struct ReportsController {
     static let lossListFields = ["kind", "itemIDs", "incidentDate", "incidentType", "description", "policyNumber", "claimNumber",
                                  "includePhotos", "paper"]
 
-    /// Reads the body by the forms' rules (a choice left out is the form's default; photos when the plan has them) and
+    /// Reads the body by the forms' rules (a choice left out is the form's default; photos as the form ticks them) and
     /// queues the report: 202 with its job. A misspelt key or a value of the wrong kind is refused by name.
     @Sendable func startFromAPI(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<JobJSON> {
         let viewer = try context.requireViewer()
@@ -85,28 +85,24 @@ struct ReportsController {
             problems.append(FieldError(field: "itemIDs", message: "Choose the items the loss list is for."))
         }
         let paper = problems.collect { try PaperSize.chosen(texts["paper"], default: .usual(for: household.currency), field: "paper") }
-        // Photos unless asked otherwise, as the forms tick them: a loss list always, the inventory when the plan has them.
-        var photos = flags["includePhotos"]
-        if photos == nil { photos = kind == .lossList ? true : try await dependencies.services.reports.inventoryPhotosByDefault(household.id) }
-        let report: ReportRequest?
-        if kind == .lossList {
-            let incident = problems.collect {
-                try Incident.reading(date: texts["incidentDate"] ?? "", type: texts["incidentType"], description: texts["description"] ?? "",
-                                     policyNumber: texts["policyNumber"], claimNumber: texts["claimNumber"],
-                                     today: dependencies.today(household), typeField: "incidentType")
-            }
-            report = incident.flatMap { incident in
-                paper.map { .lossList(LossListOptions(incident: incident, itemIDs: itemIDs, includePhotos: photos ?? false, paper: $0)) }
-            }
-        } else {
-            let grouping = problems.collect { try ReportGrouping.chosen(texts["grouping"], default: .room, field: "grouping") }
-            report = grouping.flatMap { grouping in
-                paper.map { .inventory(InventoryReportOptions(grouping: grouping, includePhotos: photos ?? false,
-                                                              includeUndocumented: flags["includeUndocumented"] ?? true, paper: $0)) }
-            }
+        let incident = kind != .lossList ? nil : problems.collect {
+            try Incident.reading(date: texts["incidentDate"] ?? "", type: texts["incidentType"], description: texts["description"] ?? "",
+                                 policyNumber: texts["policyNumber"], claimNumber: texts["claimNumber"],
+                                 today: dependencies.today(household), typeField: "incidentType")
         }
-        guard problems.fields.isEmpty, let report else { throw DomainError.validation(problems.fields) }
-        let job = try await dependencies.services.reports.start(household.id, report)
+        let grouping = kind == .lossList ? nil : problems.collect { try ReportGrouping.chosen(texts["grouping"], default: .room, field: "grouping") }
+        guard problems.isEmpty, let paper else { throw DomainError.validation(problems.fields) }
+        let reports = dependencies.services.reports
+        var photos = flags["includePhotos"]
+        if photos == nil { photos = try await reports.photosByDefault(household.id, for: kind ?? .inventory) }
+        let report: ReportRequest
+        if let incident {
+            report = .lossList(LossListOptions(incident: incident, itemIDs: itemIDs, includePhotos: photos ?? true, paper: paper))
+        } else {
+            report = .inventory(InventoryReportOptions(grouping: grouping ?? .room, includePhotos: photos ?? false,
+                                                       includeUndocumented: flags["includeUndocumented"] ?? true, paper: paper))
+        }
+        let job = try await reports.start(household.id, report)
         return EditedResponse(status: .accepted, headers: [.location: "/api/v1/jobs/\(job.id)"], response: JobJSON(job))
     }
 
