@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import phone_page, png, screenshot, sign_in
+from conftest import SCREENSHOTS, phone_page, png, screenshot, sign_in
 from playwright.sync_api import expect
 
 ITEMS = 130  # more than three pages of 40
@@ -183,6 +183,32 @@ def test_deleting_a_room_asks_first_and_says_what_happened(server, phone):
     expect(page.locator(".place input[value='Garage']")).to_have_count(0)
 
 
+def test_settings_opens_with_an_index_and_a_refused_form_opens_at_its_section(server, phone):
+    page = phone
+    sign_in(page, server)
+    page.goto(server + "/settings")
+    index = page.locator("nav.settings-index")
+    expect(index).to_be_in_viewport()
+    expect(index.locator("a[href='#members']")).to_contain_text("Members")
+    for scheme in ["light", "dark"]:
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(SCREENSHOTS / f"23-settings-index-{scheme}.png"))
+    page.emulate_media(color_scheme="light")
+    # A row takes you to its section, many screens down.
+    index.locator("a[href='#members']").click()
+    members = page.locator("#members")
+    expect(members.locator("h2")).to_be_in_viewport()
+    assert page.evaluate("window.scrollY") > 1000
+    # A refused form comes back at its section with its error in sight, what was typed kept.
+    members.locator("#f-member-email").fill("not an address")
+    members.locator("#f-member-password").fill("long enough password")
+    with page.expect_navigation():
+        members.get_by_role("button", name="Add member").click()
+    expect(page.locator("#members .error").first).to_be_in_viewport()
+    expect(page.locator("#f-member-email")).to_have_value("not an address")
+    page.screenshot(path=str(SCREENSHOTS / "23-settings-refused-at-its-section.png"))  # what the phone shows
+
+
 PAGES = ["/", "/?view=grid", "/items/new", "/items/quick", "/rooms", "/categories", "/capture", "/capture/photo", "/capture/barcode",
          "/capture/receipt", "/receipts", "/reports", "/reports/inventory", "/reports/loss", "/settings", "/settings/data"]
 
@@ -224,7 +250,7 @@ def test_a_chosen_theme_applies_from_the_first_paint_whatever_the_device_says(se
         sign_in(page, server)
         page.goto(server + "/settings")
         page.check(f"input[name=theme][value={chosen}]")
-        page.locator("form[action='/settings/theme'] button").click()
+        page.locator("form[action^='/settings/theme'] button").click()
         expect(page.locator(".notice")).to_contain_text("Theme:")
         # No flash: the colour is right when the document is parsed, before any script runs.
         page.goto(server + "/", wait_until="domcontentloaded")
@@ -233,5 +259,5 @@ def test_a_chosen_theme_applies_from_the_first_paint_whatever_the_device_says(se
         screenshot(page, f"18-01-theme-{chosen}-on-a-{device}-device")
         page.goto(server + "/settings")
         page.check("input[name=theme][value=system]")
-        page.locator("form[action='/settings/theme'] button").click()
+        page.locator("form[action^='/settings/theme'] button").click()
         context.close()

@@ -220,7 +220,7 @@ import Testing
             var bob = Browser(client)
             _ = try await bob.signIn("bob@example.com")
             #expect(try await bob.request(.post, "/settings/household", form: ["name": "Bob's", "currency": "GBP", "threshold": "1"]).status == .forbidden)
-            #expect(!(try await bob.request(.get, "/settings").body.contains("action=\"/settings/household\"")))
+            #expect(!(try await bob.request(.get, "/settings").body.contains("action=\"/settings/household")))
         }
     }
 
@@ -375,6 +375,63 @@ import Testing
             #expect(try await ann.request(.get, "/settings").body.contains("value=\"dark\" checked"))
             #expect(try await bob.request(.get, "/").body.contains("<html lang=\"en\">"))  // Bob's own choice: still the device's
             #expect(try await ann.request(.post, "/settings/theme", form: ["theme": "purple"]).status == .unprocessableContent)
+        }
+    }
+
+    /// Settings opens with an index of its sections (on a phone the page is many screens long), each row linking to its
+    /// section with what is set in it now; the sections follow in the index's order. A save comes back to its section
+    /// (the redirect's fragment; a refused form's action carries it too), where the page shows its notice.
+    @Test func settingsOpensWithAnIndexOfItsSectionsSayingWhatIsSet() async throws {
+        let app = try TestApp()
+        _ = try app.household("Smiths", email: "ann@example.com")
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            func index(_ page: String) throws -> [(id: String, text: String)] {
+                let nav = try #require(page.components(separatedBy: "<nav class=\"card settings-index\"").dropFirst().first?.components(separatedBy: "</nav>").first)
+                return nav.components(separatedBy: "<a href=\"#").dropFirst().map { row in
+                    (id: String(row.prefix { $0 != "\"" }), text: row.components(separatedBy: "</a>")[0].replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression))
+                }
+            }
+            var page = try await ann.request(.get, "/settings").body
+            var rows = try index(page)
+            #expect(rows.map(\.id) == ["pro", "household", "members", "data", "appearance", "security", "notifications", "lookups", "valuation", "tokens", "about"])
+            // Every row's section is on the page, in the index's order.
+            let positions = rows.map { page.range(of: "id=\"\($0.id)\"")?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil } && positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+            func row(_ id: String) -> String { rows.first { $0.id == id }?.text ?? "" }
+            #expect(row("pro").contains("Nestory Pro, for every household on this server"))  // the tests' server: Pro for all
+            #expect(row("household").contains("Smiths · USD"))
+            #expect(row("members").contains("Only you"))
+            #expect(row("appearance").contains("Theme: as this device is set"))
+            #expect(row("security").contains("No app lock · no passkeys · signed in on 1 device"))
+            #expect(row("notifications").contains("Warranty and weekly reminders"))
+            #expect(row("lookups").contains("Scanning on · no online lookups"))
+            #expect(row("valuation").contains("Offline estimates only"))
+            #expect(row("tokens").contains("None"))
+
+            // Saves come back to their section.
+            for (path, form, fragment) in [("/settings/theme", ["theme": "dark"], "#appearance"),
+                                           ("/settings/lock", ["lock": "5"], "#security"),
+                                           ("/settings/members", ["name": "Bob", "email": "bob@example.com", "password": "bobs long password"], "#members"),
+                                           ("/settings/notifications", ["warranties": "on"], "#notifications")] {
+                let saved = try await ann.request(.post, path, form: form)
+                #expect(saved.status == .seeOther && saved.location?.hasSuffix(fragment) == true, "\(path): \(saved.location ?? "none")")
+            }
+            page = try await ann.request(.get, "/settings").body
+            rows = try index(page)
+            #expect(row("appearance").contains("Theme: dark"))
+            #expect(row("security").contains("Locks after 5 minutes"))
+            #expect(row("members").contains("2 people"))
+            #expect(row("notifications").contains("Warranty reminders") && !row("notifications").contains("weekly"))
+            // A refused form's page opens at its section: its action carries the fragment the browser keeps.
+            #expect(page.contains("action=\"/settings/members#members\"") && page.contains("action=\"/settings/household#household\""))
+
+            // A member's index leaves out what only the owner sees.
+            var bob = Browser(client)
+            _ = try await bob.signIn("bob@example.com", "bobs long password")
+            rows = try index(try await bob.request(.get, "/settings").body)
+            #expect(rows.map(\.id) == ["pro", "household", "members", "appearance", "security", "notifications", "valuation", "tokens", "about"])
         }
     }
 

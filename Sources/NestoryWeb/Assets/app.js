@@ -18,6 +18,17 @@
     if (response.status === 423) window.dispatchEvent(new Event("nestory:locked"));
     return response;
   };
+  // A page opened at one of its parts after a save there (`/settings?notice=…#security`) shows what happened in that
+  // part, under its heading, where the person is looking; at the top of a long page it would be out of sight.
+  (() => {
+    const notice = document.querySelector("#main > .notice[role=status]");
+    let target = null;
+    try { target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null; } catch (error) { /* a malformed fragment */ }
+    if (!notice || !target || target.contains(notice) || !document.getElementById("main").contains(target)) return;
+    const heading = target.querySelector(":scope > h2, :scope > h3");
+    if (heading) heading.after(notice); else target.prepend(notice);
+    target.scrollIntoView();
+  })();
   // Photos are downsized here before upload when their long side passes the server's setting (meta
   // nestory-photos: long side, JPEG quality %, the most the server accepts): upright as the camera meant
   // (EXIF orientation), re-encoded as JPEG, which leaves the camera's metadata (location included) behind.

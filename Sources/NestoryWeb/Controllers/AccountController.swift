@@ -134,7 +134,7 @@ struct AccountController {
             captureCounts: viewer.role == .owner ? try await dependencies.services.captureCounters.recent(household) : [],
             householdForm: householdForm, householdErrors: householdErrors,
             storage: viewer.role == .owner ? DataViews.storageLine(try await dependencies.services.data.storage(household)) : nil,
-            leading: pro, trailing: "\(valuation)\(security)\(tokens)\(notifications)\(about)"),
+            pro: pro, security: security, notifications: notifications, valuation: valuation, tokens: tokens, about: about),
                                  status: failed ? .unprocessableContent : .ok)
     }
 
@@ -142,7 +142,7 @@ struct AccountController {
     @Sendable func setTheme(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         let theme = try await accounts.setTheme(viewer.user.id, try await Form.read(request, context: context)["theme"] ?? "")
-        return .redirect(to: "/settings", notice: "Theme: \(theme.label).")
+        return .redirect(to: "/settings#appearance", notice: "Theme: \(theme.label).")
     }
 
     /// Settings → Account & Pro: the owner installs a licence key (checked offline); a refused key is kept in the
@@ -171,7 +171,7 @@ struct AccountController {
                                                            timeZone: values["timeZone"]!)
             let converted = saved.currency == viewer.household.currency ? "" :
                 " The currency is now \(saved.currency.code) for new items and totals; no amount was converted (items keep what they were entered in)."
-            return .redirect(to: "/settings", notice: "Household saved.\(converted)")
+            return .redirect(to: "/settings#household", notice: "Household saved.\(converted)")
         } catch let error as DomainError {
             if case .forbidden = error { throw error }
             return try await settings(viewer, householdForm: values, householdErrors: FieldErrors.fields(of: error))
@@ -186,7 +186,7 @@ struct AccountController {
         do {
             let user = try await accounts.addMember(to: viewer.household.id, by: viewer.role, email: values["email"]!,
                                                     displayName: values["name"]!, password: form["password"] ?? "")
-            return .redirect(to: "/settings", notice: "\(user.email) added")
+            return .redirect(to: "/settings#members", notice: "\(user.email) added")
         } catch let error as DomainError {
             var fields = FieldErrors.fields(of: error)
             if case .conflict = error { fields = [FieldError(field: "email", message: error.message)] }
@@ -198,7 +198,7 @@ struct AccountController {
         let viewer = try context.requireViewer()
         guard let id = context.parameters.get("userID").flatMap(UserID.init(string:)) else { throw DomainError.notFound("The member") }
         try await accounts.removeMember(id, from: viewer.household.id, by: viewer.role)
-        return .redirect(to: "/settings", notice: "Member removed")
+        return .redirect(to: "/settings#members", notice: "Member removed")
     }
 
     @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -209,7 +209,7 @@ struct AccountController {
         } catch let error as DomainError {
             return try await settings(viewer, passwordErrors: FieldErrors.fields(of: error))
         }
-        return try await startSession(for: viewer.user.id, redirectTo: "/settings", notice: "Password changed", request: request)
+        return try await startSession(for: viewer.user.id, redirectTo: "/settings#password", notice: "Password changed", request: request)
     }
 
     // MARK: - The household in the API

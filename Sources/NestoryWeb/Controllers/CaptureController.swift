@@ -90,7 +90,7 @@ struct CaptureController {
         guard viewer.role == .owner else { throw WebError.forbidden("Only the household’s owner can change this.") }
         let enabled = try await Form.read(request, context: context)["scanning"] == "on"
         try await dependencies.products.store.setScanningEnabled(viewer.household.id, enabled)
-        return .redirect(to: "/settings", notice: enabled ? "Barcode scanning is on." : "Barcode scanning is off.")
+        return .redirect(to: "/settings#lookups", notice: enabled ? "Barcode scanning is on." : "Barcode scanning is off.")
     }
 
     @Sendable func setOnlineLookup(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -99,7 +99,7 @@ struct CaptureController {
         let form = try await Form.read(request, context: context)
         let enabled = form["online"] == "on"
         try await dependencies.products.store.setOnlineProductLookup(viewer.household.id, enabled)
-        return .redirect(to: "/settings", notice: enabled ? "Online product lookups are on." : "Online product lookups are off.")
+        return .redirect(to: "/settings#lookups", notice: enabled ? "Online product lookups are on." : "Online product lookups are off.")
     }
 
     // MARK: - API

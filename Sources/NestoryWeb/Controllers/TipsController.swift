@@ -25,6 +25,6 @@ struct TipsController {
     @Sendable func reset(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
         try await dependencies.accounts.resetTips(viewer.user.id)
-        return .redirect(to: "/settings", notice: "Tips will show again.")
+        return .redirect(to: "/settings#appearance", notice: "Tips will show again.")
     }
 }

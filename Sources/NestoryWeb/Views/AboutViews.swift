@@ -27,7 +27,7 @@ enum AboutViews {
         ("bcrypt (hummingbird-auth)", "passwords", "Apache-2.0"),
     ]
 
-    static func section(viewer: Viewer, onlineLookup: Bool, webhookSet: Bool, photoAnalysis: Bool = false, marketSearch: Bool = false) -> HTML {
+    static func section(viewer: Viewer, onlineLookup: Bool, webhookSet: Bool, photoAnalysis: Bool = false, marketSearch: Bool = false) -> SettingsSection {
         let built = Self.built.map { date -> String in
             let formatter = DateFormatter()
             formatter.locale = viewer.locale
@@ -42,7 +42,7 @@ enum AboutViews {
             photoAnalysis ? "when items are valued, their photos (downsized, without location data) go to the photo-analysis endpoint set in Settings → Valuation" : nil,
             marketSearch ? "when items are valued, their brand, product and model go to the market search set in Settings → Valuation" : nil,
         ].compactMap { $0 }
-        return """
+        return SettingsSection(id: "about", title: "About", summary: "Nestory \(NestoryVersion.current) · \(leaving.isEmpty ? "nothing leaves this server" : "what leaves this server, and where")", html: """
             <section class="card" id="about">
             <h2>About</h2>
             <p>Nestory \(NestoryVersion.current)\(built)</p>
@@ -55,6 +55,6 @@ enum AboutViews {
             <ul class="plain">\(rows)</ul>
             </details>
             </section>
-            """
+            """)
     }
 }

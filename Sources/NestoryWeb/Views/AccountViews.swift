@@ -39,7 +39,7 @@ enum AccountViews {
     static func householdEditor(_ viewer: Viewer, form: [String: String], errors: [FieldError]) -> HTML {
         let household = viewer.household
         return """
-            <form method="post" action="/settings/household" novalidate>
+            <form method="post" action="/settings/household#household" novalidate>
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               \(Layout.field("name", label: "Name", value: form["name"] ?? household.name, errors: errors, attributes: "required maxlength=\"120\"", id: "f-household-name"))
               \(Layout.currencySelect(label: "Currency", selected: form["currency"] ?? household.currency.code, errors: errors, locale: viewer.locale,
@@ -107,47 +107,76 @@ enum AccountViews {
             """)
     }
 
-    /// `errors` are the add-member form's; `passwordErrors` the change-password form's; `householdErrors` and
-    /// `householdForm` the household form's (the owner's).
+    /// The Settings page: an index of its sections, each with what is set in it now (the spec's grouped cells; on a
+    /// phone the page is many screens long), then the sections in the index's order. `errors` are the add-member
+    /// form's; `passwordErrors` the change-password form's; `householdErrors` and `householdForm` the household form's
+    /// (the owner's). `pro`, `security`, `notifications`, `valuation`, `tokens` and `about` are made by their own views.
     static func settings(viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError],
                          passwordErrors: [FieldError] = [], notice: String?, onlineLookup: Bool = false,
                          scanning: (operator: Bool, household: Bool) = (true, true),
                          captureCounts: [(day: CalendarDate, counts: [CaptureEvent: Int])] = [],
                          householdForm: [String: String] = [:], householdErrors: [FieldError] = [], storage: String? = nil,
-                         leading: HTML = .empty, trailing: HTML = .empty) -> HTML {
+                         pro: SettingsSection, security: SettingsSection, notifications: SettingsSection, valuation: SettingsSection,
+                         tokens: SettingsSection, about: SettingsSection) -> HTML {
         let isOwner = viewer.role == .owner
-        let rows: [HTML] = members.map { member in
-            let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
-                <form method="post" action="/settings/members/\(member.user.id)/remove" data-confirm="Remove \(member.user.email)? They will be signed out everywhere.">
-                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><button type="submit" class="danger small">Remove</button></form>
-                """ : .empty
-            return """
-                <li class="row"><div><strong>\(member.user.displayName)</strong><br><span class="muted">\(member.user.email) · \(member.role.rawValue)</span></div>\(remove)</li>
-                """
-        }
-        let addForm: HTML = isOwner ? """
-            <h3>Add a member</h3>
-            <form method="post" action="/settings/members" novalidate>
-              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-              \(Layout.field("name", label: "Name", value: form["name"], errors: errors, id: "f-member-name"))
-              \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required", id: "f-member-email"))
-              \(Layout.field("password", label: "First password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\"", hint: "Tell them in person; they can change it in Settings.", id: "f-member-password"))
-              <button type="submit" class="primary">Add member</button>
-            </form>
-            """ : .empty
+        let sections: [SettingsSection?] = [
+            pro,
+            household(viewer, form: householdForm, errors: householdErrors),
+            membersSection(viewer, members: members, form: form, errors: errors),
+            storage.map { dataSection(storage: $0) },
+            appearance(viewer),
+            security,
+            password(viewer, errors: passwordErrors),
+            notifications,
+            isOwner ? scanningSection(viewer, onlineLookup: onlineLookup, scanning: scanning, counts: captureCounts) : nil,
+            valuation,
+            tokens,
+            about,
+        ]
+        let shown = sections.compactMap { $0 }
         return Layout.page(title: "Settings", viewer: viewer, section: .settings, body: """
             \(Layout.notice(notice))
-            \(leading)
-            <section class="card">
+            \(settingsIndex(shown))
+            \(shown.map(\.html))
+            """)
+    }
+
+    /// The list at the top of Settings: each section's name and what is set in it, linking to it.
+    static func settingsIndex(_ sections: [SettingsSection]) -> HTML {
+        let rows: [HTML] = sections.filter { $0.title != nil }.map { section in
+            HTML("<li><a href=\"#\(section.id)\"><strong>\(section.title ?? "")</strong><span class=\"muted\">\(section.summary)</span></a></li>")
+        }
+        return """
+            <nav class="card settings-index" aria-label="Settings sections">
+            <ul class="list">\(rows)</ul>
+            </nav>
+            """
+    }
+
+    private static func household(_ viewer: Viewer, form: [String: String], errors: [FieldError]) -> SettingsSection {
+        let household = viewer.household
+        let zone = household.timeZone.map(zoneName) ?? "the server’s clock"
+        return SettingsSection(id: "household", title: "Household", summary: "\(household.name) · \(household.currency.code) · \(household.timeZone.map(zoneName) ?? "the server’s time zone")", html: """
+            <section class="card" id="household">
             <h2>Household</h2>
-            \(isOwner ? householdEditor(viewer, form: householdForm, errors: householdErrors) : HTML("""
-                <p>\(viewer.household.name) · \(viewer.household.currency.code) · high value over \(viewer.household.highValueThreshold.formatted) · \(viewer.household.timeZone.map(zoneName) ?? "the server’s clock")</p>
+            \(viewer.role == .owner ? householdEditor(viewer, form: form, errors: errors) : HTML("""
+                <p>\(household.name) · \(household.currency.code) · high value over \(household.highValueThreshold.formatted) · \(zone)</p>
                 """))
             <p><a href="/rooms">Rooms</a> · <a href="/categories">Categories</a></p>
             </section>
-            <section class="card">
+            """)
+    }
+
+    private static func appearance(_ viewer: Viewer) -> SettingsSection {
+        let name = switch viewer.theme {
+        case .system: "as this device is set"
+        case .light: "light"
+        case .dark: "dark"
+        }
+        return SettingsSection(id: "appearance", title: "Appearance", summary: "Theme: \(name)", html: """
+            <section class="card" id="appearance">
             <h2>Appearance</h2>
-            <form method="post" action="/settings/theme">
+            <form method="post" action="/settings/theme#appearance">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               <fieldset class="field"><legend>Theme</legend>
               \(Theme.allCases.map { theme in
@@ -158,30 +187,89 @@ enum AccountViews {
               <button type="submit" class="small">Save</button>
             </form>
             \(viewer.dismissedTips.isEmpty ? HTML.empty : HTML("""
-                <form method="post" action="/settings/tips/reset">
+                <form method="post" action="/settings/tips/reset#appearance">
                   <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                   <p class="hint">You closed \(viewer.dismissedTips.count) tip\(viewer.dismissedTips.count == 1 ? "" : "s").</p>
                   <button type="submit" class="small">Show tips again</button>
                 </form>
                 """))
             </section>
-            <section class="card">
+            """)
+    }
+
+    private static func membersSection(_ viewer: Viewer, members: [(user: User, role: MemberRole)], form: [String: String], errors: [FieldError]) -> SettingsSection {
+        let isOwner = viewer.role == .owner
+        let rows: [HTML] = members.map { member in
+            let remove: HTML = isOwner && member.user.id != viewer.user.id ? """
+                <form method="post" action="/settings/members/\(member.user.id)/remove#members" data-confirm="Remove \(member.user.email)? They will be signed out everywhere.">
+                <input type="hidden" name="_csrf" value="\(viewer.csrfToken)"><button type="submit" class="danger small">Remove</button></form>
+                """ : .empty
+            return """
+                <li class="row"><div><strong>\(member.user.displayName)</strong><br><span class="muted">\(member.user.email) · \(member.role.rawValue)</span></div>\(remove)</li>
+                """
+        }
+        let addForm: HTML = isOwner ? """
+            <h3>Add a member</h3>
+            <form method="post" action="/settings/members#members" novalidate>
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(Layout.field("name", label: "Name", value: form["name"], errors: errors, id: "f-member-name"))
+              \(Layout.field("email", label: "Email", value: form["email"], type: "email", errors: errors, attributes: "required", id: "f-member-email"))
+              \(Layout.field("password", label: "First password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\"", hint: "Tell them in person; they can change it in Settings.", id: "f-member-password"))
+              <button type="submit" class="primary">Add member</button>
+            </form>
+            """ : .empty
+        return SettingsSection(id: "members", title: "Members", summary: members.count == 1 ? "Only you" : "\(members.count) people", html: """
+            <section class="card" id="members">
             <h2>Members</h2>
             <ul class="list">\(rows)</ul>
             \(addForm)
             </section>
-            \(isOwner ? HTML("""
-            <section class="card">
+            """)
+    }
+
+    private static func dataSection(storage: String) -> SettingsSection {
+        SettingsSection(id: "data", title: "Your data", summary: "Backup, restore, import · \(storage)", html: """
+            <section class="card" id="data">
+            <h2>Your data</h2>
+            <p>Back up everything to one file, restore a backup, or import a spreadsheet or a Homebox export.</p>
+            <p class="muted">\(storage) · <a href="/settings/data#storage">details</a></p>
+            <p><a class="button" href="/settings/data">Export or import data</a></p>
+            </section>
+            """)
+    }
+
+    /// Changing one's password: part of Security & Privacy, so not listed in the index on its own.
+    private static func password(_ viewer: Viewer, errors: [FieldError]) -> SettingsSection {
+        SettingsSection(id: "password", title: nil, summary: "", html: """
+            <section class="card" id="password">
+            <h2>Change your password</h2>
+            <p class="muted">You will stay signed in here; every other device is signed out.</p>
+            <form method="post" action="/settings/password#password">
+              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
+              \(Layout.field("current", label: "Current password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"current-password\""))
+              \(Layout.field("password", label: "New password", value: nil, type: "password", errors: errors, attributes: "required autocomplete=\"new-password\"", id: "f-new-password"))
+              <button type="submit" class="primary">Change password</button>
+            </form>
+            </section>
+            """)
+    }
+
+    /// The owner's barcode settings (online product lookups, scanning in Capture) and the capture screen's counters.
+    private static func scanningSection(_ viewer: Viewer, onlineLookup: Bool, scanning: (operator: Bool, household: Bool),
+                                        counts: [(day: CalendarDate, counts: [CaptureEvent: Int])]) -> SettingsSection {
+        let scanningState = !scanning.operator ? "Scanning off for this server" : scanning.household ? "Scanning on" : "Scanning off"
+        return SettingsSection(id: "lookups", title: "Barcodes & capture", summary: "\(scanningState) · \(onlineLookup ? "online lookups on" : "no online lookups")", html: """
+            <section class="card" id="lookups">
             <h2>Product lookups</h2>
             <p>A scanned barcode is looked up in your items and in this server’s product catalogue. Online databases (Open Food Facts, UPCitemdb) can fill in more products; they then learn which codes this server asks about.</p>
-            <form method="post" action="/settings/products">
+            <form method="post" action="/settings/products#lookups">
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               <label class="choice"><input type="checkbox" name="online"\(onlineLookup ? HTML(raw: " checked") : .empty)><span>Also ask online product databases</span></label>
               <button type="submit" class="small">Save</button>
             </form>
             <h3>Barcode scanning</h3>
             \(scanning.operator ? HTML("""
-                <form method="post" action="/settings/scanning">
+                <form method="post" action="/settings/scanning#lookups">
                   <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                   <label class="choice"><input type="checkbox" name="scanning"\(scanning.household ? HTML(raw: " checked") : .empty)><span>Offer barcode scanning in Capture</span></label>
                   <p class="hint">Turned off, Capture explains it and offers adding by hand, quick add and import; it takes effect at once, also for anyone scanning now.</p>
@@ -189,25 +277,7 @@ enum AccountViews {
                 </form>
                 """) : HTML("<p class=\"muted\">Turned off for everyone by whoever runs this server (setting <code>capture.scanning</code>).</p>"))
             </section>
-            <section class="card">
-            <h2>Your data</h2>
-            <p>Back up everything to one file, restore a backup, or import a spreadsheet or a Homebox export.</p>
-            \(storage.map { HTML("<p class=\"muted\">\($0) · <a href=\"/settings/data#storage\">details</a></p>") })
-            <p><a class="button" href="/settings/data">Export or import data</a></p>
-            </section>
-            \(captureCounters(captureCounts, viewer: viewer))
-            """) : .empty)
-            <section class="card">
-            <h2>Change your password</h2>
-            <p class="muted">You will stay signed in here; every other device is signed out.</p>
-            <form method="post" action="/settings/password">
-              <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
-              \(Layout.field("current", label: "Current password", value: nil, type: "password", errors: passwordErrors, attributes: "required autocomplete=\"current-password\""))
-              \(Layout.field("password", label: "New password", value: nil, type: "password", errors: passwordErrors, attributes: "required autocomplete=\"new-password\"", id: "f-new-password"))
-              <button type="submit" class="primary">Change password</button>
-            </form>
-            </section>
-            \(trailing)
+            \(captureCounters(counts, viewer: viewer))
             """)
     }
 
@@ -241,4 +311,13 @@ enum AccountViews {
             </section>
             """
     }
+}
+
+/// A part of the Settings page: its anchor, its name in the index at the top (nil: not listed there, as the password
+/// form, which belongs to the section before it), what is set in it now, and the section itself.
+struct SettingsSection {
+    let id: String
+    let title: String?
+    let summary: String
+    let html: HTML
 }

@@ -5,7 +5,7 @@ import NestoryServices
 /// Settings → Account & Pro: the household's plan, what Free allows and Pro unlocks (the spec's honest
 /// paywall copy), the licences installed and, for the owner, a form to install one.
 enum PlanViews {
-    static func section(viewer: Viewer, overview: PlanService.Overview, form: [String: String] = [:], errors: [FieldError] = []) -> HTML {
+    static func section(viewer: Viewer, overview: PlanService.Overview, form: [String: String] = [:], errors: [FieldError] = []) -> SettingsSection {
         let entitlement = overview.entitlement
         let isOwner = viewer.role == .owner
         let status: HTML
@@ -39,7 +39,7 @@ enum PlanViews {
         }
         let message = errors.first { $0.field == "licence" }?.message
         let form: HTML = """
-            <form class="licence" method="post" action="/settings/licence" novalidate>
+            <form class="licence" method="post" action="/settings/licence#pro" novalidate>
               <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
               <div class="field\(message == nil ? "" : " invalid")">
                 <label for="f-licence">Licence key</label>
@@ -56,14 +56,19 @@ enum PlanViews {
         let install: HTML = !isOwner ? HTML("<p class=\"hint\">The household’s owner installs a licence.</p>")
             : entitlement.plan == .free ? form
             : "<details class=\"licence\"\(errors.isEmpty ? HTML.empty : HTML(raw: " open"))><summary>Install another licence key</summary>\(form)</details>"
-        return """
+        let summary = switch entitlement.source {
+        case .free: "Nestory Free · \(overview.itemCount) of \(PlanLimits.freeItems) items"
+        case .instanceSetting: "Nestory Pro, for every household on this server"
+        case .licence(let licence): "Nestory Pro, licensed to \(licence.licensee)"
+        }
+        return SettingsSection(id: "pro", title: "Account & Pro", summary: summary, html: """
             <section class="card" id="pro">
             <h2>Account &amp; Pro</h2>
             \(status)
             \(installed.isEmpty ? HTML.empty : HTML("<ul class=\"facts\">\(installed)</ul>"))
             \(install)
             </section>
-            """
+            """)
     }
 
     private static func details(_ licence: LicenceSummary, viewer: Viewer) -> HTML {

@@ -47,7 +47,7 @@ enum ReminderViews {
     /// Settings → Notifications: this user's choices, their calendar feed, and (for the owner) the household's
     /// webhook.
     static func settingsSection(viewer: Viewer, preferences: ReminderPreferences, calendarToken: String?, webhook: WebhookRecord?,
-                                webhookForm: [String: String], webhookErrors: [FieldError]) -> HTML {
+                                webhookForm: [String: String], webhookErrors: [FieldError]) -> SettingsSection {
         let csrf = HTML("<input type=\"hidden\" name=\"_csrf\" value=\"\(viewer.csrfToken)\">")
         let feedPath = calendarToken.map { "/calendar/\($0).ics" }
         let feedURL = feedPath.map { (viewer.origin ?? "") + $0 }
@@ -57,18 +57,18 @@ enum ReminderViews {
             <input id="f-calendar" type="text" readonly value="\(feedURL)" data-select-on-focus>
             <p class="hint">Subscribe to it in your calendar app (Apple Calendar: File → New Calendar Subscription; Google Calendar: Other calendars → From URL). Anyone with the address sees your warranty dates: keep it private.</p></div>
             \(feedURL.hasPrefix("http") ? HTML("<p><a class=\"button small\" href=\"webcal\(feedURL.drop { $0 != ":" })\">Open in calendar app</a></p>") : .empty)
-            <form method="post" action="/settings/calendar" class="inline" data-confirm="Make a new address? Calendars subscribed to the old one stop updating.">\(csrf)<button type="submit" class="small">New address</button></form>
-            <form method="post" action="/settings/calendar" class="inline">\(csrf)<input type="hidden" name="action" value="remove"><button type="submit" class="small danger">Remove</button></form>
+            <form method="post" action="/settings/calendar#notifications" class="inline" data-confirm="Make a new address? Calendars subscribed to the old one stop updating.">\(csrf)<button type="submit" class="small">New address</button></form>
+            <form method="post" action="/settings/calendar#notifications" class="inline">\(csrf)<input type="hidden" name="action" value="remove"><button type="submit" class="small danger">Remove</button></form>
             """
         } else {
             """
-            <form method="post" action="/settings/calendar">\(csrf)<button type="submit" class="small">Make a calendar address</button></form>
+            <form method="post" action="/settings/calendar#notifications">\(csrf)<button type="submit" class="small">Make a calendar address</button></form>
             """
         }
         let webhookPart: HTML = viewer.role != .owner ? .empty : """
             <h3>Webhook</h3>
             <p class="muted">The household’s reminders can also be sent to another service (a home automation hub, a chat): a POST with a JSON body, signed with the secret below (header <code>Nestory-Signature: t=…,v1=…</code>, an HMAC-SHA256 of <code>t.body</code>). Only public addresses are allowed.</p>
-            <form method="post" action="/settings/webhook" novalidate>
+            <form method="post" action="/settings/webhook#notifications" novalidate>
               \(csrf)
               \(Layout.field("url", label: "Address", value: webhookForm["url"] ?? webhook?.url, type: "url", errors: webhookErrors, attributes: "inputmode=\"url\" placeholder=\"https://\"", id: "f-webhook-url"))
               \(webhook == nil ? HTML.empty : HTML("<label class=\"choice\"><input type=\"checkbox\" name=\"newSecret\"><span>Make a new secret</span></label>"))
@@ -77,14 +77,21 @@ enum ReminderViews {
             \(webhook.map { hook in HTML("""
                 <div class="field"><label for="f-webhook-secret">Signing secret</label><input id="f-webhook-secret" type="text" readonly value="\(hook.secret)" data-select-on-focus></div>
                 <p class="hint">\(lastDelivery(hook, viewer: viewer))</p>
-                <form method="post" action="/settings/webhook/test" class="inline">\(csrf)<button type="submit" class="small">Send a test</button></form>
-                <form method="post" action="/settings/webhook/remove" class="inline" data-confirm="Remove the webhook? Nothing more is sent to it.">\(csrf)<button type="submit" class="small danger">Remove webhook</button></form>
+                <form method="post" action="/settings/webhook/test#notifications" class="inline">\(csrf)<button type="submit" class="small">Send a test</button></form>
+                <form method="post" action="/settings/webhook/remove#notifications" class="inline" data-confirm="Remove the webhook? Nothing more is sent to it.">\(csrf)<button type="submit" class="small danger">Remove webhook</button></form>
                 """) })
             """
-        return """
+        let reminders = switch (preferences.warranties, preferences.weeklyNudge) {
+        case (true, true): "Warranty and weekly reminders"
+        case (true, false): "Warranty reminders"
+        case (false, true): "Weekly reminder"
+        case (false, false): "No reminders"
+        }
+        let summary = [reminders, calendarToken == nil ? nil : "calendar address", webhook == nil ? nil : "webhook"].compactMap { $0 }.joined(separator: " · ")
+        return SettingsSection(id: "notifications", title: "Notifications", summary: summary, html: """
             <section class="card" id="notifications">
             <h2>Notifications</h2>
-            <form method="post" action="/settings/notifications">
+            <form method="post" action="/settings/notifications#notifications">
               \(csrf)
               <label class="choice"><input type="checkbox" name="warranties"\(preferences.warranties ? HTML(raw: " checked") : .empty)><span>Warranty reminders (30 and 7 days before, and on the last day)</span></label>
               <label class="choice"><input type="checkbox" name="nudge"\(preferences.weeklyNudge ? HTML(raw: " checked") : .empty)><span>Weekly documentation reminder (“12 items still need a photo”)</span></label>
@@ -96,7 +103,7 @@ enum ReminderViews {
             \(calendar)
             \(webhookPart)
             </section>
-            """
+            """)
     }
 
     static func lastDelivery(_ hook: WebhookRecord, viewer: Viewer) -> String {

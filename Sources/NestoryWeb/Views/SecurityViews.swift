@@ -66,7 +66,7 @@ enum LockViews {
 extension AccountViews {
     /// Settings → Security & Privacy: the lock timeout, passkeys (added by the script: WebAuthn needs it) and the
     /// signed-in sessions.
-    static func securitySection(viewer: Viewer, sessions: [SessionSummary], passkeys: [PasskeyRecord]) -> HTML {
+    static func securitySection(viewer: Viewer, sessions: [SessionSummary], passkeys: [PasskeyRecord]) -> SettingsSection {
         let csrf = HTML("<input type=\"hidden\" name=\"_csrf\" value=\"\(viewer.csrfToken)\">")
         let choices: [HTML] = AppLock.choices.map { minutes in
             HTML("<label class=\"choice\"><input type=\"radio\" name=\"lock\" value=\"\(minutes)\"\(minutes == viewer.lock.minutes ? HTML(raw: " checked") : .empty)> \(AppLock.label(minutes: minutes))</label>")
@@ -74,7 +74,7 @@ extension AccountViews {
         let keys: [HTML] = passkeys.map { passkey in
             HTML("""
                 <li class="row"><div class="grow"><strong>\(passkey.name)</strong><br><span class="muted">Added \(viewer.moment(passkey.createdAt))\(passkey.lastUsedAt.map { " · last used \(viewer.moment($0))" } ?? "")</span></div>
-                <form method="post" action="/settings/passkeys/\(passkey.id)/remove" data-confirm="Remove the passkey “\(passkey.name)”?">\(csrf)<button type="submit" class="danger small">Remove</button></form></li>
+                <form method="post" action="/settings/passkeys/\(passkey.id)/remove#security" data-confirm="Remove the passkey “\(passkey.name)”?">\(csrf)<button type="submit" class="danger small">Remove</button></form></li>
                 """)
         }
         // This device first, then the others as most recently seen.
@@ -84,13 +84,16 @@ extension AccountViews {
             return HTML("""
                 <li class="row"><div class="grow"><strong>\(LockViews.device(session.userAgent))</strong>\(current ? HTML(" <span class=\"badge\">This device</span>") : .empty)<br>
                 <span class="muted">Signed in \(viewer.moment(session.createdAt)) · last seen \(viewer.moment(session.lastSeenAt))\(session.locked ? " · locked" : "")</span></div>
-                \(current ? HTML.empty : HTML("<form method=\"post\" action=\"/settings/sessions/\(session.id)/signout\">\(csrf)<button type=\"submit\" class=\"small\">Sign out</button></form>"))</li>
+                \(current ? HTML.empty : HTML("<form method=\"post\" action=\"/settings/sessions/\(session.id)/signout#security\">\(csrf)<button type=\"submit\" class=\"small\">Sign out</button></form>"))</li>
                 """)
         }
-        return """
+        let lock = viewer.lock.minutes == 0 ? "No app lock" : "Locks " + AppLock.label(minutes: viewer.lock.minutes).lowercased()
+        let keyCount = passkeys.isEmpty ? "no passkeys" : passkeys.count == 1 ? "1 passkey" : "\(passkeys.count) passkeys"
+        let devices = sessions.count == 1 ? "signed in on 1 device" : "signed in on \(sessions.count) devices"
+        return SettingsSection(id: "security", title: "Security & Privacy", summary: "\(lock) · \(keyCount) · \(devices)", html: """
             <section class="card security" id="security">
             <h2>Security &amp; Privacy</h2>
-            <form method="post" action="/settings/lock">
+            <form method="post" action="/settings/lock#security">
               \(csrf)
               <fieldset class="field"><legend>Lock the app when it is not used</legend>\(choices)</fieldset>
               <p class="hint">Locked, Nestory asks for your password or a passkey, and takes you back to where you were with nothing lost. For your account, on every device.</p>
@@ -108,9 +111,9 @@ extension AccountViews {
             <h3>Signed in</h3>
             <ul class="list sessions">\(rows)</ul>
             \(sessions.count > 1 ? HTML("""
-                <form method="post" action="/settings/sessions/others/signout" data-confirm="Sign out on every other device?">\(csrf)<button type="submit" class="danger">Sign out everywhere else</button></form>
+                <form method="post" action="/settings/sessions/others/signout#security" data-confirm="Sign out on every other device?">\(csrf)<button type="submit" class="danger">Sign out everywhere else</button></form>
                 """) : .empty)
             </section>
-            """
+            """)
     }
 }

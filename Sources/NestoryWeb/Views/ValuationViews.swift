@@ -82,18 +82,25 @@ enum ValuationViews {
 
     /// Settings → Valuation: the optional providers. Keys are never shown, only "set, ending in …"; an empty key
     /// field keeps the one set. Members see whether they are set.
-    static func settingsSection(viewer: Viewer, settings: ValuationProviderSettings, form: [String: String], errors: [FieldError]) -> HTML {
+    static func settingsSection(viewer: Viewer, settings: ValuationProviderSettings, form: [String: String], errors: [FieldError]) -> SettingsSection {
         func status(_ hint: String?, byOperator: Bool) -> String {
             hint.map { "Set, ending in …\($0)" } ?? (byOperator ? "Set by the server’s operator" : "Not set")
         }
+        let summary = switch (settings.analysisConfigured, settings.searchConfigured) {
+        case (true, true): "Photo analysis and market search"
+        case (true, false): "Photo analysis; no market search"
+        case (false, true): "Market search; no photo analysis"
+        case (false, false): "Offline estimates only"
+        }
+        func section(_ html: HTML) -> SettingsSection { SettingsSection(id: "valuation", title: "Valuation", summary: summary, html: html) }
         guard viewer.role == .owner else {
-            return """
+            return section("""
                 <section class="card" id="valuation"><h2>Valuation</h2>
                 <p>Photo analysis: \(status(settings.analysisKeyHint, byOperator: settings.operatorAnalysis)) · \
                 Market search: \(status(settings.searchKeyHint, byOperator: settings.operatorSearch))</p>
                 <p class="hint">The household’s owner sets them. Without them, values come from the offline estimate.</p>
                 <p><a href="/settings/valuation/depreciation">Depreciation table</a></p></section>
-                """
+                """)
         }
         func keyField(_ name: String, label: String, hint: String?, byOperator: Bool, help: String, remove: String) -> HTML {
             """
@@ -103,13 +110,13 @@ enum ValuationViews {
             \(hint == nil ? HTML.empty : HTML("<label class=\"choice\"><input type=\"checkbox\" name=\"\(remove)\" value=\"1\"> Forget this key</label>"))
             """
         }
-        return """
+        return section("""
             <section class="card" id="valuation">
               <h2>Valuation</h2>
               <p class="muted">Optional. With no key, every value comes from the offline estimate, and nothing leaves this server. With a key, \
             an item’s photos (downsized, without location data) go to the analysis endpoint, and its brand and model to the market search.</p>
               \(Layout.errorSummary(errors))
-              <form method="post" action="/settings/valuation" novalidate>
+              <form method="post" action="/settings/valuation#valuation" novalidate>
                 <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                 <h3>Photo analysis</h3>
                 \(Layout.field("analysisBaseURL", label: "Endpoint", value: form["analysisBaseURL"] ?? settings.analysisBaseURL, errors: errors,
@@ -136,7 +143,7 @@ enum ValuationViews {
               </form>
               <p><a href="/settings/valuation/depreciation">Depreciation table</a> (useful lives, floor, condition factors)</p>
             </section>
-            """
+            """)
     }
 
     /// The household's depreciation table: each category's useful life with its source, the floor and Nestory's
