@@ -26,7 +26,7 @@ struct DataTests {
             var ann = Browser(client)
             try await ann.signIn("ann@example.com")
             let page = try await ann.request(.get, "/settings/data").body
-            #expect(page.contains("<h2>Delete this household</h2>") && page.contains("action=\"/settings/data/delete\""))
+            #expect(page.contains("<h2>Delete this household</h2>") && page.contains("action=\"/settings/data/delete#delete\""))
 
             // The wrong name, or the wrong password: refused by field, nothing deleted.
             let wrongName = try await ann.request(.post, "/settings/data/delete", form: ["confirmName": "The Smith", "password": "correct horse battery"])

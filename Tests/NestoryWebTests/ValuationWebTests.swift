@@ -49,6 +49,8 @@ struct ValuationWebTests {
             let bad = try await ann.request(.post, "/items/\(ring.id)/valuations", form: ["replacementCost": "lots", "actualCashValue": "", "note": "Appraisal"])
             #expect(bad.status == .unprocessableContent && bad.body.contains("value=\"lots\"") && bad.body.contains("value=\"Appraisal\""))
             #expect(bad.body.contains("<details open>"))
+            // The refused form's page opens at the value card (its action's fragment, which the browser keeps).
+            #expect(bad.body.contains("action=\"/items/\(ring.id)/valuations#value\""))
             let saved = try await ann.request(.post, "/items/\(ring.id)/valuations",
                                               form: ["replacementCost": "3,200", "actualCashValue": "2800", "date": "2026-11-20", "note": "Appraisal"])
             #expect(saved.status == .seeOther)

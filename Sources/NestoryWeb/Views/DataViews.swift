@@ -73,7 +73,7 @@ enum DataViews {
         and value, and the accounts of its members who are in no other household. It cannot be undone: create a backup first if \
         you may want any of it again.</p>
         \(Layout.errorSummary(errors))
-        <form method="post" action="/settings/data/delete" novalidate>
+        <form method="post" action="/settings/data/delete#delete" novalidate>
           <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
           \(Layout.field("confirmName", label: "Type the household’s name, \(viewer.household.name)", value: form["confirmName"], errors: errors,
                          attributes: "required autocomplete=\"off\" spellcheck=\"false\"", id: "f-delete-name"))

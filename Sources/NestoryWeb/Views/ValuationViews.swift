@@ -39,7 +39,7 @@ enum ValuationViews {
               <h2>Value</h2>
               \(current)
               \(history.isEmpty ? HTML.empty : HTML("<details><summary>Earlier values (\(valuations.count - 1))</summary><ul class=\"list\">\(history)</ul></details>"))
-              <form method="post" action="/items/\(item.id)/valuations/offline">
+              <form method="post" action="/items/\(item.id)/valuations/offline#value">
                 <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                 \(errors.first { $0.field == "estimate" }.map { HTML("<p class=\"error\" role=\"alert\">\($0.message)</p>") })
                 <button type="submit" class="small">Estimate offline</button>
@@ -47,7 +47,7 @@ enum ValuationViews {
               </form>
               <details\(failed && errors.contains { $0.field != "estimate" } ? HTML(raw: " open") : .empty)>
                 <summary>Enter a value</summary>
-                <form method="post" action="/items/\(item.id)/valuations" novalidate>
+                <form method="post" action="/items/\(item.id)/valuations#value" novalidate>
                   <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                   <div class="two">
                   \(Layout.field("replacementCost", label: "Replacement cost (\(item.currency.code))", value: form["replacementCost"], errors: errors,
@@ -353,7 +353,7 @@ enum ValuationViews {
                   \(proposal?.explanation.map { HTML("<p class=\"formula\">\($0)</p>") })
                   \(proposal?.offlineActualCashValue.map { HTML("<p class=\"hint\">Few prices were found; the offline estimate says \($0.formatted).</p>") })
                   \(sources(proposal?.sources ?? [], viewer: viewer))
-                  <form method="post" action="\(action)" novalidate>
+                  <form method="post" action="\(action)#\(anchor)" novalidate>
                     <input type="hidden" name="_csrf" value="\(viewer.csrfToken)">
                     \(Layout.errorSummary(fieldErrors.filter { $0.field == "form" || $0.field == "plan" }))
                     <div class="two">
