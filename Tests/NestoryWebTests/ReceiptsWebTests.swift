@@ -156,7 +156,14 @@ struct ReceiptsWebTests {
             #expect(try await waitForReading(&ann, id) == "failed")
             let review = try await ann.request(.get, "/receipts/\(id)")
             #expect(review.body.contains("No receipt text could be read") && review.body.contains("id=\"receipt-vendor\""))
+            #expect(review.body.contains("role=\"alert\""))
             #expect(try app.database.receipts(household.id).count == 1)
+            // Once the fields are typed and saved, the review no longer asks for them as an error: it says how they came.
+            let typed = try await ann.request(.post, "/receipts/\(id)", form: try Self.reviewForm(review.body, ["vendor": "Corner Shop", "total": "12.50"]))
+            #expect(typed.status == .seeOther)
+            let after = try await ann.request(.get, "/receipts/\(id)").body
+            #expect(after.contains("value=\"Corner Shop\"") && !after.contains("No receipt text could be read") && !after.contains("role=\"alert\""))
+            #expect(after.contains("The picture could not be read; the fields were typed."))
         }
     }
 

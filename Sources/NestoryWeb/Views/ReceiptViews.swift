@@ -161,7 +161,13 @@ enum ReceiptViews {
                 <p class="error" id="\(id)-error">\(message)</p></div>
                 """
         }
-        let failure: HTML = { if case .failed(let message) = state { return HTML("<div class=\"alert\" role=\"alert\">\(message)</div>") } else { return .empty } }()
+        // A reading that failed asks for the fields; once some are saved (a failed reading writes none, so a person typed
+        // them) it only says how they came.
+        let typed = r.vendor != nil || r.total != nil || r.tax != nil || r.purchaseDate != nil
+        let failure: HTML = {
+            guard case .failed(let message) = state else { return .empty }
+            return typed ? HTML("<p class=\"muted\">The picture could not be read; the fields were typed.</p>") : HTML("<div class=\"alert\" role=\"alert\">\(message)</div>")
+        }()
         let linked: HTML = listing.itemName.map { name in
             HTML("""
             <p class="notice" role="status">Linked to <a href="/items/\(r.itemID!)">\(name)</a>.</p>
