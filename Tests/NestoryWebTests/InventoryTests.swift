@@ -409,10 +409,14 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             // The item's roomID is one of the rooms' ids, as text.
             let item = try object(try await ann.request(.get, "/api/v1/items/\(bike.id)"))
             #expect(try await list("/api/v1/rooms").contains { $0["id"] as? String == item["roomID"] as? String && $0["name"] as? String == "Garage" })
+            // Each room and category says how many items it holds, as the pages do.
+            #expect(try await list("/api/v1/rooms").map { "\($0["name"] ?? "")=\($0["itemCount"] ?? "none")" }.contains("Garage=1"))
+            #expect(try await list("/api/v1/rooms").allSatisfy { $0["name"] as? String == "Garage" || $0["itemCount"] as? Int == 0 })
+            #expect(try await list("/api/v1/categories").allSatisfy { $0["itemCount"] as? Int == 0 })
 
             let added = try await ann.request(.post, "/api/v1/rooms", json: #"{"name": " Sauna "}"#)
             #expect(added.status == .created, "\(added.body)")
-            #expect(try object(added)["name"] as? String == "Sauna")
+            #expect(try object(added)["name"] as? String == "Sauna" && object(added)["itemCount"] as? Int == 0)
             #expect(try app.database.rooms(household.id).last?.name == "Sauna")
             for (body, field, message) in [(#"{"name": "sauna"}"#, "name", "already a room called"),
                                            (#"{"nmae": "Loft"}"#, "nmae", "did you mean “name”"),
@@ -429,7 +433,8 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             room["name"] = "Workshop"
             let renamed = try await ann.request(.patch, "/api/v1/rooms/\(garage.id)",
                                                 json: String(decoding: try JSONSerialization.data(withJSONObject: room), as: UTF8.self))
-            #expect(try renamed.status == .ok && object(renamed)["name"] as? String == "Workshop", "\(renamed.body)")
+            #expect(try renamed.status == .ok && object(renamed)["name"] as? String == "Workshop" && object(renamed)["itemCount"] as? Int == 1,
+                    "\(renamed.body)")
 
             // A category without a colour is slate; a change of colour keeps the name.
             let cameras = try object(try await ann.request(.post, "/api/v1/categories", json: #"{"name": "Cameras"}"#))

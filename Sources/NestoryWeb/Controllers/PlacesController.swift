@@ -24,27 +24,32 @@ struct PlacesController {
     /// (`name`, and a category's `colorHex`); what GET answers besides them is accepted and ignored, so an entry read
     /// can be sent back changed, and any other key is refused by name.
     func addAPIRoutes(to api: RouterGroup<AppRequestContext>) {
-        api.get("rooms") { _, context in ListJSON(items: try await places.rooms(try context.requireViewer().household.id)) }
+        api.get("rooms") { _, context in
+            let household = try context.requireViewer().household.id
+            return ListJSON(items: try await counted(.rooms, try await places.rooms(household), in: household))
+        }
         api.get("categories") { _, context in
-            ListJSON(items: try await places.categories(try context.requireViewer().household.id))
+            let household = try context.requireViewer().household.id
+            return ListJSON(items: try await counted(.categories, try await places.categories(household), in: household))
         }
         api.post("rooms") { request, context -> EditedResponse<PlaceJSON<Room>> in
             let household = try context.requireViewer().household.id
             let fields = try await Self.fields(request, context, .rooms)
-            return EditedResponse(status: .created, response: PlaceJSON(try await places.addRoom(to: household, name: fields["name"] ?? "")))
+            let room = try await places.addRoom(to: household, name: fields["name"] ?? "")
+            return EditedResponse(status: .created, response: PlaceJSON(room, itemCount: 0))
         }
         api.post("categories") { request, context -> EditedResponse<PlaceJSON<NestoryDomain.Category>> in
             let household = try context.requireViewer().household.id
             let fields = try await Self.fields(request, context, .categories)
             let category = try await places.addCategory(to: household, name: fields["name"] ?? "", colorHex: fields["colorHex"])
-            return EditedResponse(status: .created, response: PlaceJSON(category))
+            return EditedResponse(status: .created, response: PlaceJSON(category, itemCount: 0))
         }
         api.patch("rooms/:id") { request, context -> PlaceJSON<Room> in
             let (household, id) = (try context.requireViewer().household.id, try Self.id(context, .rooms))
             let fields = try await Self.fields(request, context, .rooms)
             let room = try Self.entry(id, in: try await places.rooms(household), .rooms)
             try await places.rename(.rooms, id, in: household, to: fields["name"] ?? room.name, colorHex: nil)
-            return PlaceJSON(try Self.entry(id, in: try await places.rooms(household), .rooms))
+            return try await counted(.rooms, [try Self.entry(id, in: try await places.rooms(household), .rooms)], in: household)[0]
         }
         api.patch("categories/:id") { request, context -> PlaceJSON<NestoryDomain.Category> in
             let (household, id) = (try context.requireViewer().household.id, try Self.id(context, .categories))
@@ -52,18 +57,18 @@ struct PlacesController {
             let category = try Self.entry(id, in: try await places.categories(household), .categories)
             try await places.rename(.categories, id, in: household, to: fields["name"] ?? category.name,
                                     colorHex: fields["colorHex"] ?? category.colorHex)
-            return PlaceJSON(try Self.entry(id, in: try await places.categories(household), .categories))
+            return try await counted(.categories, [try Self.entry(id, in: try await places.categories(household), .categories)], in: household)[0]
         }
-        api.put("rooms/order") { request, context -> ListJSON<Room> in
+        api.put("rooms/order") { request, context -> ListJSON<PlaceJSON<Room>> in
             let household = try context.requireViewer().household.id
             try await places.reorder(.rooms, try await Self.order(request, context, .rooms), in: household, field: Self.orderKey(.rooms))
-            return ListJSON(items: try await places.rooms(household))
+            return ListJSON(items: try await counted(.rooms, try await places.rooms(household), in: household))
         }
-        api.put("categories/order") { request, context -> ListJSON<NestoryDomain.Category> in
+        api.put("categories/order") { request, context -> ListJSON<PlaceJSON<NestoryDomain.Category>> in
             let household = try context.requireViewer().household.id
             try await places.reorder(.categories, try await Self.order(request, context, .categories), in: household,
                                      field: Self.orderKey(.categories))
-            return ListJSON(items: try await places.categories(household))
+            return ListJSON(items: try await counted(.categories, try await places.categories(household), in: household))
         }
         for kind in Kind.allCases {
             api.delete(RouterPath("\(kind.rawValue)/:id")) { _, context -> DeletedPlaceJSON in
@@ -75,8 +80,15 @@ struct PlacesController {
 
     /// The fields a room or a category takes, and what GET answers besides them (ignored when sent back).
     static func apiFields(_ kind: Kind) -> (known: [String], answered: Set<String>) {
-        kind == .rooms ? (["name"], ["id", "householdID", "sortOrder"])
-            : (["name", "colorHex"], ["id", "householdID", "sortOrder", "icon", "isCustom"])
+        kind == .rooms ? (["name"], ["id", "householdID", "sortOrder", "itemCount"])
+            : (["name", "colorHex"], ["id", "householdID", "sortOrder", "icon", "isCustom", "itemCount"])
+    }
+
+    /// Rooms or categories as the API answers them: each with the number of items in it (as the pages show).
+    private func counted<T: Identifiable & Encodable & Sendable>(_ kind: Kind, _ entries: [T], in household: HouseholdID) async throws
+        -> [PlaceJSON<T>] where T.ID: CustomStringConvertible {
+        let counts = Dictionary(try await places.counted(kind, in: household).map { ($0.id, $0.items) }, uniquingKeysWith: +)
+        return entries.map { PlaceJSON($0, itemCount: counts[$0.id.description] ?? 0) }
     }
 
     /// The body's fields as texts (a field not given is absent; null is empty).
@@ -168,11 +180,22 @@ struct PlacesController {
     }
 }
 
-/// A room or a category as the API answers it: the record's own fields.
+/// A room or a category as the API answers it: the record's own fields and how many items are in it.
 struct PlaceJSON<T: Encodable & Sendable>: ResponseEncodable {
     let place: T
-    init(_ place: T) { self.place = place }
-    func encode(to encoder: any Encoder) throws { try place.encode(to: encoder) }
+    let itemCount: Int
+    init(_ place: T, itemCount: Int) {
+        self.place = place
+        self.itemCount = itemCount
+    }
+
+    private enum CodingKeys: String, CodingKey { case itemCount }
+
+    func encode(to encoder: any Encoder) throws {
+        try place.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(itemCount, forKey: .itemCount)
+    }
 }
 
 /// What deleting a room or a category did: the items that were in it stay, without one.
