@@ -331,9 +331,9 @@ public struct ReceiptsService: Sendable {
         return receipt
     }
 
-    /// The household's receipts, newest first (the receipts list, recent captures).
-    public func list(_ household: HouseholdID, limit: Int = 200) async throws -> [ReceiptListing] {
-        try await receipts.receipts(household, limit: limit)
+    /// The household's receipts, newest first, a page at a time (the receipts list, recent captures, the API).
+    public func list(_ household: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil) async throws -> Page<ReceiptListing> {
+        try await receipts.receipts(household, limit: limit, after: after)
     }
 
     /// One receipt of the household, with the item it is linked to.

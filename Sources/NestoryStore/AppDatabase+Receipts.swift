@@ -19,13 +19,22 @@ extension AppDatabase {
     }
 
     /// The household's receipts, newest first.
-    public func receipts(_ householdID: HouseholdID, limit: Int = 200) throws -> [ReceiptListing] {
-        try read { db in
-            try Row.fetchAll(db, sql: """
+    public func receipts(_ householdID: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil) throws -> Page<ReceiptListing> {
+        let limit = min(max(limit, 1), ReceiptPageCursor.maxLimit)
+        var position: (millis: Int64, id: String)?
+        if let after {
+            guard let parsed = ReceiptPageCursor.parse(after) else { throw ReceiptPageCursor.outOfDate }
+            position = parsed
+        }
+        return try read { db in
+            let rows = try Row.fetchAll(db, sql: """
                 SELECT r.*, b.content_type, b.byte_count, i.id AS item_uuid, i.name AS item_name
                 FROM receipt r JOIN blob b ON b.sha256 = r.sha256 LEFT JOIN item i ON i.seq = r.item_seq
-                WHERE r.household_id = ? ORDER BY r.created_at DESC, r.id LIMIT ?
-                """, arguments: [householdID.description, limit]).map { Self.receiptListing($0, householdID) }
+                WHERE r.household_id = ?\(position == nil ? "" : " AND (r.created_at < ? OR (r.created_at = ? AND r.id > ?))")
+                ORDER BY r.created_at DESC, r.id LIMIT ?
+                """, arguments: StatementArguments([householdID.description] + (position.map { [$0.millis, $0.millis, $0.id] as [any DatabaseValueConvertible] } ?? [])
+                                                    + [limit + 1])).map { Self.receiptListing($0, householdID) }
+            return ReceiptPageCursor.page(rows, limit: limit)
         }
     }
 

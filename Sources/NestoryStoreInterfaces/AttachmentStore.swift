@@ -160,8 +160,9 @@ public protocol AttachmentStore: Sendable {
     func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, staged: StagedBlob, contentType: String, fields: ReceiptFields,
                     now: Date) async throws -> Receipt
     func receipt(_ householdID: HouseholdID, _ id: ReceiptID) async throws -> ReceiptListing
-    /// The household's receipts, newest first.
-    func receipts(_ householdID: HouseholdID, limit: Int) async throws -> [ReceiptListing]
+    /// The household's receipts, newest first, `limit` (1…``ReceiptPageCursor/maxLimit``) at a time from where the page
+    /// `after` ended (see ``ReceiptPageCursor``); ``ReceiptPageCursor/outOfDate`` for a cursor that is not one.
+    func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?) async throws -> Page<ReceiptListing>
     /// An item's receipts, oldest first.
     func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt]
     /// Replaces what is known of a receipt; the linked item's search document is rewritten. With `expected`, only
@@ -190,3 +191,32 @@ extension AttachmentStore {
 public struct ReceiptChanged: Error, Equatable, Sendable {
     public init() {}
 }
+
+/// The receipts list's page cursor, the same on every engine: the last receipt's time added (milliseconds) and its id,
+/// `<millis>.<id>` (the list is newest first, then by id).
+public enum ReceiptPageCursor {
+    /// The most receipts a page holds.
+    public static let maxLimit = 200
+
+    public static func make(after receipt: Receipt) -> PageCursor {
+        PageCursor(rawValue: "\(receipt.createdAt.millis).\(receipt.id.description)")
+    }
+
+    /// The cursor's time and id (lower case, as stored); nil when it is not a receipts cursor.
+    public static func parse(_ cursor: PageCursor) -> (millis: Int64, id: String)? {
+        let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let millis = Int64(parts[0]), let id = ReceiptID(string: String(parts[1])) else { return nil }
+        return (millis, id.description)
+    }
+
+    /// The page's receipts and the cursor after them when there may be more: `rows` is what the store read, one more
+    /// than `limit` when there are.
+    public static func page(_ rows: [ReceiptListing], limit: Int) -> Page<ReceiptListing> {
+        let elements = Array(rows.prefix(limit))
+        return Page(elements: elements, nextCursor: rows.count > limit ? elements.last.map { make(after: $0.receipt) } : nil)
+    }
+
+    /// What a cursor that cannot be read is answered with (on `after`, as the items list).
+    public static var outOfDate: DomainError { ItemPageCursor.outOfDate }
+}
+

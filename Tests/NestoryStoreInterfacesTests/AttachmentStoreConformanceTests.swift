@@ -230,9 +230,28 @@ import Testing
             #expect(try await f.files.receipt(f.home.id, r2.id).itemName == "Desk")
             #expect(try await f.files.receipt(f.home.id, r2.id).receipt.itemID == f.desk.id)
             // Newest first, within the limit, this household's only.
-            #expect(try await f.files.receipts(f.home.id, limit: 200).map(\.receipt.id) == [r3.id, r2.id, r1.id])
-            #expect(try await f.files.receipts(f.home.id, limit: 2).map(\.receipt.id) == [r3.id, r2.id])
-            #expect(try await f.files.receipts(f.other.id, limit: 200).map(\.receipt.id) == [theirs.id])
+            #expect(try await f.files.receipts(f.home.id, limit: 200, after: nil).elements.map(\.receipt.id) == [r3.id, r2.id, r1.id])
+            #expect(try await f.files.receipts(f.home.id, limit: 2, after: nil).elements.map(\.receipt.id) == [r3.id, r2.id])
+            #expect(try await f.files.receipts(f.other.id, limit: 200, after: nil).elements.map(\.receipt.id) == [theirs.id])
+            // Page by page: receipts added in the same millisecond are in id order, and each page starts where the last
+            // ended (none twice, none missed); the last page has no cursor, even when it is full.
+            var twins: [ReceiptID] = []
+            for n: UInt8 in [26, 27] {
+                twins.append(try await f.files.addReceipt(f.home.id, itemID: nil, staged: try f.staged(n), contentType: "image/jpeg",
+                                                          fields: ReceiptFields(vendor: "Twin"), now: at(12)).id)
+            }
+            var (seen, cursor, pages): ([ReceiptID], PageCursor?, Int) = ([], nil, 0)
+            repeat {
+                let page = try await f.files.receipts(f.home.id, limit: 2, after: cursor)
+                seen += page.elements.map(\.receipt.id)
+                (cursor, pages) = (page.nextCursor, pages + 1)
+            } while cursor != nil && pages < 10
+            #expect(pages == 3 && seen == [r3.id, twins[0], twins[1]].sorted { $0.description < $1.description } + [r2.id, r1.id], "\(seen)")
+            #expect(try await f.files.receipts(f.home.id, limit: 5, after: nil).nextCursor == nil)
+            #expect(try await f.files.receipts(f.home.id, limit: 4, after: nil).nextCursor != nil)
+            await #expect(throws: ReceiptPageCursor.outOfDate) { try await f.files.receipts(f.home.id, limit: 2, after: PageCursor(rawValue: "name.x.1")) }
+            #expect(try await f.files.receipts(f.other.id, limit: 2, after: ReceiptPageCursor.make(after: r3)).elements.isEmpty)  // theirs is older
+            for twin in twins { try await f.files.deleteReceipt(f.home.id, twin) }
             #expect(try await f.files.receipts(f.home.id, of: f.desk.id) == [r2])
             #expect(try await f.listing(f.desk)?.receiptCount == 1)
             #expect(try await f.stores.items.summary(f.home.id).needsReceipt == 1)
@@ -280,7 +299,7 @@ import Testing
             // Deleting a receipt: gone from the list and the item's count.
             try await f.files.deleteReceipt(f.home.id, r2.id)
             await #expect(throws: notFound) { try await f.files.receipt(f.home.id, r2.id) }
-            #expect(try await f.files.receipts(f.home.id, limit: 200).map(\.receipt.id) == [r3.id, r1.id])
+            #expect(try await f.files.receipts(f.home.id, limit: 200, after: nil).elements.map(\.receipt.id) == [r3.id, r1.id])
             #expect(try await f.listing(f.desk)?.receiptCount == 0)
             #expect(try await f.stores.items.summary(f.home.id).needsReceipt == 2)
 

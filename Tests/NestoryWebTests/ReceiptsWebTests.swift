@@ -66,7 +66,7 @@ struct ReceiptsWebTests {
             let id = try #require(json["id"] as? String)
             #expect(json["next"] as? String == "/receipts/\(id)")
             // Stored before it is read: nothing is lost whatever the reading does.
-            #expect(try app.database.receipts(household.id).count == 1)
+            #expect(try app.database.receipts(household.id).elements.count == 1)
             #expect(try await waitForReading(&ann, id) == "done")
             // The receipts list and the recent-captures strip show it, by the vendor read (both read through ReceiptsService).
             let list = try await ann.request(.get, "/receipts")
@@ -148,7 +148,7 @@ struct ReceiptsWebTests {
             #expect(try await ann.request(.post, "/api/v1/receipts", body: Data(), contentType: "image/png").status == .unprocessableContent)
             let huge = try await ann.request(.post, "/api/v1/receipts", body: Data(count: 200_000), contentType: "image/jpeg")
             #expect(huge.status == .contentTooLarge)
-            #expect(try app.database.receipts(household.id).isEmpty)
+            #expect(try app.database.receipts(household.id).elements.isEmpty)
 
             // A blank picture: stored, and the review says so and offers the fields to type.
             let blank = try await ann.request(.post, "/api/v1/receipts", body: DemoImages.photo(variant: 3), contentType: "image/png")
@@ -157,7 +157,7 @@ struct ReceiptsWebTests {
             let review = try await ann.request(.get, "/receipts/\(id)")
             #expect(review.body.contains("No receipt text could be read") && review.body.contains("id=\"receipt-vendor\""))
             #expect(review.body.contains("role=\"alert\""))
-            #expect(try app.database.receipts(household.id).count == 1)
+            #expect(try app.database.receipts(household.id).elements.count == 1)
             // Once the fields are typed and saved, the review no longer asks for them as an error: it says how they came.
             let typed = try await ann.request(.post, "/receipts/\(id)", form: try Self.reviewForm(review.body, ["vendor": "Corner Shop", "total": "12.50"]))
             #expect(typed.status == .seeOther)
@@ -262,6 +262,46 @@ struct ReceiptsWebTests {
             #expect(created.status == .seeOther)
             let item = try #require(try app.database.items(household.id, ItemQuery(search: "lamp")).elements.first?.item)
             #expect(item.currency == myr && item.purchasePrice == rm)
+        }
+    }
+
+    /// A household with more receipts than a page reaches every one: the list page goes on to older ones (and back), and
+    /// the API pages with `limit` and `after` as the items do.
+    @Test func everyReceiptIsReachedPageByPage() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let count = ReceiptsController.pageSize + 5
+        for n in 0..<count {
+            _ = try app.database.addReceipt(household.id, itemID: nil, data: Data("receipt \(n)".utf8), contentType: "image/jpeg",
+                                            fields: ReceiptFields(vendor: "Shop \(n)"), now: start.addingTimeInterval(Double(n)))
+        }
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let first = try await ann.request(.get, "/receipts").body
+            #expect(first.contains(">Shop \(count - 1)<") && !first.contains(">Shop 4<") && !first.contains("Newest receipts"))
+            let older = try #require(first.components(separatedBy: "rel=\"next\" href=\"").dropFirst().first?.prefix { $0 != "\"" })
+            let second = try await ann.request(.get, String(older)).body
+            #expect((0..<5).allSatisfy { second.contains(">Shop \($0)<") } && !second.contains(">Shop 5<") && !second.contains("rel=\"next\""))
+            #expect(second.contains("href=\"/receipts\">Newest receipts"))
+            #expect(try await ann.request(.get, "/receipts?after=nonsense").status == .unprocessableContent)
+
+            // Through the API, 40 at a time: every receipt once, newest first.
+            var (vendors, after, pages): ([String], String?, Int) = ([], nil, 0)
+            repeat {
+                let reply = try await ann.request(.get, "/api/v1/receipts" + (after.map { "?after=\($0)" } ?? ""))
+                let body = try #require(reply.json as? [String: Any], "\(reply.body)")
+                vendors += (body["items"] as? [[String: Any]] ?? []).compactMap { $0["vendor"] as? String }
+                (after, pages) = (body["nextCursor"] as? String, pages + 1)
+            } while after != nil && pages < 10
+            #expect(pages == 3 && vendors == (0..<count).reversed().map { "Shop \($0)" })
+            let three = try #require(try await ann.request(.get, "/api/v1/receipts?limit=3").json as? [String: Any])
+            #expect((three["items"] as? [Any])?.count == 3 && three["nextCursor"] is String)
+            for bad in ["limit=0", "limit=201", "limit=many", "after=name.x.1"] {
+                let refused = try await ann.request(.get, "/api/v1/receipts?\(bad)")
+                #expect(refused.status == .unprocessableContent, "\(bad): \(refused.status)")
+            }
         }
     }
 

@@ -414,6 +414,12 @@ struct ListJSON<T: Encodable & Sendable>: ResponseEncodable {
     let items: [T]
 }
 
+/// A page of a list that goes on (`nextCursor`, left out on the last page), as the items' pages are written.
+struct CursorPageJSON<T: Encodable & Sendable>: ResponseEncodable {
+    let items: [T]
+    let nextCursor: String?
+}
+
 /// The household's plan: Free or Pro, where Pro comes from, what is unlocked, the Free limits and the item count.
 struct PlanJSON: ResponseEncodable, Sendable {
     struct Licence: Encodable, Sendable {

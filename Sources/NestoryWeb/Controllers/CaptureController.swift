@@ -50,7 +50,7 @@ struct CaptureController {
             RecentCapture(title: listing.item.name, detail: listing.item.barcode == nil ? "Item" : "Scanned item",
                           href: "/items/\(listing.item.id)", thumbnail: listing.primaryPhoto?.sha256, at: listing.item.createdAt)
         }
-        let receipts = try await dependencies.services.receipts.list(household, limit: limit).map { listing in
+        let receipts = try await dependencies.services.receipts.list(household, limit: limit).elements.map { listing in
             RecentCapture(title: listing.receipt.vendor ?? "Receipt", detail: listing.receipt.total.map { "Receipt · \($0.formatted)" } ?? "Receipt",
                           href: "/receipts/\(listing.receipt.id)", thumbnail: listing.receipt.attachment.sha256, at: listing.receipt.createdAt)
         }

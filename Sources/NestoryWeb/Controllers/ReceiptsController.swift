@@ -6,6 +6,7 @@ import NestoryServices
 import NestoryImaging
 import NestoryReceipts
 import NestoryStore
+import NestoryStoreInterfaces
 
 /// Receipts in the web app: capture (the Capture tab's receipt mode, or "Add receipt" on an item),
 /// reading in the background, the review screen (fields beside the image, marked by confidence),
@@ -50,10 +51,16 @@ struct ReceiptsController {
                                                       recent: item == nil ? try await CaptureController.recentCaptures(dependencies, viewer) : []))
     }
 
+    /// The receipts list: the newest 100, then older ones a page at a time (`after`, the page's cursor).
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, receipts: try await dependencies.services.receipts.list(viewer.household.id)))
+        let after = request.uri.queryParameters["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
+        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: Self.pageSize, after: after)
+        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, page: page, isFirstPage: after == nil))
     }
+
+    /// How many receipts the list page shows at a time.
+    static let pageSize = 100
 
     @Sendable func review(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
@@ -139,10 +146,21 @@ struct ReceiptsController {
         return StatusJSON(receipt, state: state, message: message, job: job?.id.description)
     }
 
-    /// The household's receipts, newest first (the receipts list's 200).
-    @Sendable func listForAPI(_ request: Request, context: AppRequestContext) async throws -> ListJSON<ReceiptJSON> {
+    /// The household's receipts, newest first, `limit` at a time (1–200, 40 unless given, as the items) from `after` (the
+    /// previous page's `nextCursor`).
+    @Sendable func listForAPI(_ request: Request, context: AppRequestContext) async throws -> CursorPageJSON<ReceiptJSON> {
         let viewer = try context.requireViewer()
-        return ListJSON(items: try await dependencies.services.receipts.list(viewer.household.id).map { ReceiptJSON($0.receipt) })
+        let query = request.uri.queryParameters
+        var limit = 40
+        if let text = query["limit"] {
+            guard let number = Int(String(text)), (1...ReceiptPageCursor.maxLimit).contains(number) else {
+                throw DomainError.invalid(field: "limit", message: "limit is a whole number from 1 to \(ReceiptPageCursor.maxLimit).")
+            }
+            limit = number
+        }
+        let after = query["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
+        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: limit, after: after)
+        return CursorPageJSON(items: page.elements.map { ReceiptJSON($0.receipt) }, nextCursor: page.nextCursor?.rawValue)
     }
 
     /// The receipt's fields an API body may change, and what GET answers besides them (ignored when sent back).

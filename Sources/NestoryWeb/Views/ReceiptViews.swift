@@ -53,8 +53,9 @@ enum ReceiptViews {
             """)
     }
 
-    static func list(viewer: Viewer, receipts: [ReceiptListing]) -> HTML {
-        let rows: [HTML] = receipts.map { listing in
+    /// A page of the receipts list, newest first, with the way to older ones (and back to the newest from an older page).
+    static func list(viewer: Viewer, page: Page<ReceiptListing>, isFirstPage: Bool) -> HTML {
+        let rows: [HTML] = page.elements.map { listing in
             let r = listing.receipt
             return """
                 <li><a class="row receipt-row" href="/receipts/\(r.id)">
@@ -66,7 +67,11 @@ enum ReceiptViews {
         }
         return Layout.page(title: "Receipts", viewer: viewer, section: .capture,
                            actions: HTML("<a class=\"button primary\" href=\"/capture/receipt\">Add receipt</a>"), body: """
-            \(rows.isEmpty ? HTML("<p class=\"muted\">No receipts yet. Photograph one from the Capture tab, or from an item.</p>") : HTML("<ul class=\"list receipts\">\(rows)</ul>"))
+            \(!rows.isEmpty ? HTML("<ul class=\"list receipts\">\(rows)</ul>")
+                : isFirstPage ? HTML("<p class=\"muted\">No receipts yet. Photograph one from the Capture tab, or from an item.</p>")
+                : HTML("<p class=\"muted\">No older receipts.</p>"))
+            \(page.nextCursor.map { HTML("<p><a class=\"button\" rel=\"next\" href=\"/receipts?after=\($0.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")\">Older receipts</a></p>") })
+            \(isFirstPage ? HTML.empty : HTML("<p><a href=\"/receipts\">Newest receipts</a></p>"))
             """)
     }
 
