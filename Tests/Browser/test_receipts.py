@@ -59,6 +59,17 @@ def test_photograph_review_and_create_item(server, phone, tmp_path):
     # The receipts list shows it, linked.
     page.goto(server + "/receipts")
     expect(page.locator(".receipts")).to_contain_text("for Cordless drill")
+    # Its thumbnail keeps its size and the text starts beside it, whatever the length of the text (a row with a
+    # short text, as a receipt with only a store name, is made here by shortening this one's).
+    for shorten in [False, True]:
+        if shorten:
+            page.evaluate("""() => { const row = document.querySelector('.receipt-row');
+                row.querySelector('.name').textContent = 'Shop'; row.querySelector('.sub').textContent = 'no date'; }""")
+        thumb = page.locator(".receipt-row img").first.bounding_box()
+        text = page.locator(".receipt-row .text").first.bounding_box()
+        assert (round(thumb["width"]), round(thumb["height"])) == (48, 48), thumb
+        assert abs(text["x"] - (thumb["x"] + thumb["width"] + 12)) < 1, (shorten, thumb, text)
+    page.reload()
 
     # A receipt captured by mistake is deleted from its review page, after saying what goes; the item no longer has it.
     page.locator(".receipts a").first.click()
