@@ -55,6 +55,11 @@ def test_photograph_review_and_create_item(server, phone, tmp_path):
     expect(page.get_by_text("$139.32").first).to_be_visible()
     expect(page.locator("section:has(h2:text('Receipts'))")).to_contain_text("HARDWARE HAVEN")
     screenshot(page, "42-item-with-receipt")
+    # The item's receipt opens its review.
+    page.locator("section:has(h2:text('Receipts')) a.receipt-row").click()
+    expect(page).to_have_url(re.compile(r"/receipts/[0-9a-f-]+$"))
+    expect(page.locator("#receipt-vendor")).to_have_value(re.compile("HARDWARE HAVEN", re.I))
+    page.go_back()
 
     # The receipts list shows it, linked.
     page.goto(server + "/receipts")

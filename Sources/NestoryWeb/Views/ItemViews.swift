@@ -93,8 +93,8 @@ enum ItemViews {
             """
         let receipts: [HTML] = details.receipts.map { receipt in
             """
-            <li class="row"><img src="/files/\(receipt.attachment.sha256)?size=thumb" alt="" width="48" height="48">\
-            <span>\(receipt.vendor ?? "Receipt") · \(receipt.purchaseDate.map { viewer.day($0) } ?? "no date") · \(receipt.total?.formatted ?? "no amount")</span></li>
+            <li><a class="row receipt-row" href="/receipts/\(receipt.id)"><img src="/files/\(receipt.attachment.sha256)?size=thumb" alt="" width="48" height="48">\
+            <span class="text">\(receipt.vendor ?? "Receipt") · \(receipt.purchaseDate.map { viewer.day($0) } ?? "no date") · \(receipt.total?.formatted ?? "no amount")</span></a></li>
             """
         }
         let warranty: HTML = item.warrantyExpiry.map { date in
