@@ -137,14 +137,26 @@ public struct ItemsService: Sendable {
         }
     }
 
-    /// Adds the photo whose bytes `receive` writes into the upload. Someone else's item is "not found"
-    /// before a byte is read; a declared length over the limit is refused before reading too.
+    /// What an upload to an item did: the photo it added, or the one the item already had with the same bytes (`isNew`
+    /// false: nothing was added; the same picture chosen twice would show twice, and twice in its reports).
+    public struct PhotoUpload: Sendable {
+        public let photo: ItemPhoto
+        public let isNew: Bool
+    }
+
+    /// Adds the photo whose bytes `receive` writes into the upload, unless the item has that very file already. Someone
+    /// else's item is "not found" before a byte is read; a declared length over the limit is refused before reading too.
     public func addPhoto(_ household: HouseholdID, to item: ItemID, declaredLength: Int64? = nil,
-                         receive: (Upload) async throws -> Void) async throws -> ItemPhoto {
+                         receive: (Upload) async throws -> Void) async throws -> PhotoUpload {
         _ = try await items.item(household, item)
-        let attachments = attachments
+        let (attachments, files) = (attachments, files)
         return try await storePhoto(declaredLength: declaredLength, receive: receive) { staged, contentType, at in
-            try await attachments.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at)
+            if let same = try await attachments.photos(household, of: item).first(where: { $0.attachment.sha256 == staged.sha256 }) {
+                files.discard(staged)
+                return PhotoUpload(photo: same, isNew: false)
+            }
+            return PhotoUpload(photo: try await attachments.addPhoto(household, to: item, staged: staged, contentType: contentType, now: at),
+                               isNew: true)
         }
     }
 

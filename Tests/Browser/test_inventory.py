@@ -46,9 +46,15 @@ def test_first_run_add_items_browse_edit_delete(server, phone, tmp_path):
     photo.write_bytes(png(64, 48))
     with page.expect_navigation():
         page.set_input_files("#photo-upload", str(photo))
+    expect(page.locator(".notice")).to_have_text("Photo added.")
     expect(page.locator(".carousel img")).to_have_count(1)
     assert page.locator(".carousel img").evaluate("img => img.naturalWidth") == 64
     screenshot(page, "03-item-detail")
+    # The same picture again is not a second photo, and the page says so.
+    with page.expect_navigation():
+        page.set_input_files("#photo-upload", str(photo))
+    expect(page.locator(".notice")).to_have_text("That photo is already on this item.")
+    expect(page.locator(".carousel img")).to_have_count(1)
 
     # A second, undocumented item.
     page.goto(server + "/items/new")

@@ -56,11 +56,26 @@ import Testing
     @Test func aPhotoIsStagedCheckedRecordedAndGetsItsRenditions() async throws {
         let fixture = try Fixture()
         let jpeg = try fixture.jpeg()
-        let photo = try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(jpeg))
-        #expect(photo.attachment.contentType == "image/jpeg" && photo.attachment.byteCount == jpeg.count)
+        let upload = try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(jpeg))
+        let photo = upload.photo
+        #expect(upload.isNew && photo.attachment.contentType == "image/jpeg" && photo.attachment.byteCount == jpeg.count)
         #expect(try fixture.database.item(fixture.household.id, fixture.item.id).photos.map(\.id) == [photo.id])
         #expect(fixture.database.renditions.read(photo.attachment.sha256, .thumbnail) != nil)
         #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+    }
+
+    /// The same file sent again for the same item adds nothing: the answer is the photo it has (its upload leaves no
+    /// file behind). Another item may have it too.
+    @Test func theSamePictureTwiceIsOnePhoto() async throws {
+        let fixture = try Fixture()
+        let jpeg = try fixture.jpeg()
+        let first = try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(jpeg))
+        let again = try await fixture.service.addPhoto(fixture.household.id, to: fixture.item.id, receive: Self.send(jpeg))
+        #expect(first.isNew && !again.isNew && again.photo.id == first.photo.id)
+        #expect(try fixture.database.item(fixture.household.id, fixture.item.id).photos.map(\.id) == [first.photo.id])
+        #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+        let other = try fixture.database.createItem(fixture.household.id, ItemDraft(name: "Other", currency: .usd), now: Date())
+        #expect(try await fixture.service.addPhoto(fixture.household.id, to: other.id, receive: Self.send(jpeg)).isNew)
     }
 
     @Test func someoneElsesItemIsNotFoundBeforeAByteIsRead() async throws {

@@ -140,8 +140,8 @@ func withServer<T>(_ engine: ServiceEngine, secrets: SecretKeys? = nil, _ body: 
             let home = try await server.stores.accounts.createHousehold(name: "Home", currency: .usd, now: EngineServer.now)
             let other = try await server.stores.accounts.createHousehold(name: "Other", currency: .usd, now: EngineServer.now)
             let lamp = try await server.items.create(home.id, ItemDraft(name: "Lamp", currency: .usd), today: today)
-            let first = try await server.items.addPhoto(home.id, to: lamp.id, receive: ItemsServiceTests.send(try server.jpeg(seed: 1)))
-            let second = try await server.items.addPhoto(home.id, to: lamp.id, receive: ItemsServiceTests.send(try server.jpeg(seed: 2)))
+            let first = try await server.items.addPhoto(home.id, to: lamp.id, receive: ItemsServiceTests.send(try server.jpeg(seed: 1))).photo
+            let second = try await server.items.addPhoto(home.id, to: lamp.id, receive: ItemsServiceTests.send(try server.jpeg(seed: 2))).photo
             #expect(try await server.items.details(home.id, lamp.id).photos.map(\.id) == [first.id, second.id])
             // The stored file is in this server's files, its renditions in this server's folder.
             #expect(try await server.items.storedFile(first.attachment.sha256).count == Int(first.attachment.byteCount))

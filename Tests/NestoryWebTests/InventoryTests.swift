@@ -223,6 +223,10 @@ let tinyPNG = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13,
             let original = try await ann.request(.get, "/files/\(sha)?size=original")
             #expect(original.headers[.contentType] == "image/png" && original.headers[.contentDisposition] == "attachment")
             #expect(FileManager.default.fileExists(atPath: app.database.renditions.url(for: sha, .thumbnail).path))
+            // The same picture again adds nothing: 200 and the photo the item has.
+            let again = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: tinyPNG, contentType: "image/png")
+            #expect(again.status == .ok && (again.json as? [String: Any])?["id"] as? String == (uploaded.json as? [String: Any])?["id"] as? String)
+            #expect(try app.database.item(household.id, item.id).photos.count == 1)
             let notImage = try await ann.request(.post, "/api/v1/items/\(item.id)/photos", body: Data("<script>alert(1)</script>".utf8), contentType: "image/png")
             #expect(notImage.status == .unprocessableContent)
             #expect(notImage.errorCode == "image_unsupported_format")

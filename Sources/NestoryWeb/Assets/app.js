@@ -29,6 +29,15 @@
     if (heading) heading.after(notice); else target.prepend(notice);
     target.scrollIntoView();
   })();
+  // What a run of photo uploads to an item did, for its page's notice: the server answers 200 rather than 201 for a
+  // picture the item has already (nothing added).
+  const photosNotice = (added, already) => {
+    const parts = [];
+    if (added > 0) parts.push(`${added === 1 ? "Photo" : added + " photos"} added.`);
+    if (already > 0) parts.push(added > 0 ? `${already === 1 ? "1 was" : already + " were"} already on this item.`
+      : `${already === 1 ? "That photo is" : "Those " + already + " photos are"} already on this item.`);
+    return parts.join(" ");
+  };
   // Photos are downsized here before upload when their long side passes the server's setting (meta
   // nestory-photos: long side, JPEG quality %, the most the server accepts): upright as the camera meant
   // (EXIF orientation), re-encoded as JPEG, which leaves the camera's metadata (location included) behind.
@@ -190,14 +199,15 @@
     photo.addEventListener("click", (event) => { event.preventDefault(); input.click(); });
     input.addEventListener("change", async () => {
       const files = await downsizeAll(input.files).catch(() => Array.from(input.files || []));
-      let failed = "";
+      let failed = "", already = 0;
       for (const [index, file] of files.entries()) {
         photo.textContent = `Uploading ${index + 1} of ${files.length}…`;
         const response = await fetch(`/api/v1/items/${id}/photos`, { method: "POST", body: file, credentials: "same-origin",
           headers: { "X-CSRF-Token": csrf(), "Content-Type": file.type || "application/octet-stream" } }).catch(() => null);
+        if (response?.status === 200) already += 1;
         if (!response?.ok) failed = (await response?.json().catch(() => null))?.error?.message || "No connection; try again.";
       }
-      const notice = failed ? `Not every photo was added: ${failed}` : `${files.length === 1 ? "Photo" : files.length + " photos"} added.`;
+      const notice = failed ? `Not every photo was added: ${failed}` : photosNotice(files.length - already, already);
       window.location.assign(`/items/${id}?notice=${encodeURIComponent(notice)}`);
     });
     document.body.append(menu);
@@ -339,7 +349,7 @@
     }
     const id = itemPage.pathname.split("/")[2];
     const files = await downsizeAll(input.files).catch(() => Array.from(input.files));
-    let failed = 0, reason = "";
+    let failed = 0, reason = "", already = 0;
     for (const [index, file] of files.entries()) {
       status.textContent = `Item saved. Uploading photo ${index + 1} of ${files.length}…`;
       progress.hidden = false;
@@ -352,6 +362,7 @@
         xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress.value = (e.loaded / e.total) * 100; };
         xhr.onload = () => {
           if (xhr.status >= 300) { try { reason = JSON.parse(xhr.responseText).error.message; } catch { reason = "The upload failed."; } }
+          if (xhr.status === 200) already += 1;  // the same picture chosen twice
           resolve(xhr.status < 300);
         };
         xhr.onerror = () => { reason = "No connection."; resolve(false); };
@@ -359,8 +370,9 @@
       });
       if (!ok) failed += 1;
     }
+    const added = files.length - already;
     const notice = failed === 0
-      ? `Item added with ${files.length === 1 ? "its photo" : files.length + " photos"}.`
+      ? `Item added with ${added === 1 ? "its photo" : added + " photos"}.`
       : `Item added; ${failed} of ${files.length} photos could not be added (${reason}). Add them with “Add photo”.`;
     window.location.assign(`/items/${id}?notice=${encodeURIComponent(notice)}`);
   });
@@ -983,7 +995,7 @@
       const status = document.querySelector(".upload-status");
       let files;
       try { files = await downsizeAll(input.files); } catch (error) { status.textContent = error.message; input.value = ""; return; }
-      let failed = 0, offline = [];
+      let failed = 0, already = 0, offline = [];
       for (const [index, file] of files.entries()) {
         status.textContent = `Uploading ${index + 1} of ${files.length}…`;
         progress.hidden = false;
@@ -997,6 +1009,7 @@
             if (xhr.status >= 300) {
               try { status.textContent = JSON.parse(xhr.responseText).error.message; } catch { status.textContent = "Upload failed."; }
             }
+            if (xhr.status === 200) already += 1;
             resolve(xhr.status < 300);
           };
           xhr.onerror = () => { offline.push(file); resolve(true); };
@@ -1016,7 +1029,7 @@
         input.value = "";
         return;
       }
-      if (failed === 0) window.location.reload();
+      if (failed === 0) window.location.assign(`${location.pathname}?notice=${encodeURIComponent(photosNotice(files.length - already, already))}`);
     });
   });
   // Passkeys (WebAuthn). The server's options are JSON, with base64url text where the browser wants bytes, and the

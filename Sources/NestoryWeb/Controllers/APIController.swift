@@ -117,16 +117,17 @@ struct APIController {
         return Response(status: .noContent)
     }
 
-    /// The body is the image itself (`Content-Type: image/...`), streamed to disk within the limit.
+    /// The body is the image itself (`Content-Type: image/...`), streamed to disk within the limit: 201 and the photo, or
+    /// 200 and the item's photo with the same bytes (nothing added).
     @Sendable func addPhoto(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<PhotoJSON> {
         let viewer = try context.requireViewer()
-        let photo = try await dependencies.items.addPhoto(viewer.household.id, to: try context.itemID(),
-                                                           declaredLength: request.headers[.contentLength].flatMap(Int64.init)) { upload in
+        let upload = try await dependencies.items.addPhoto(viewer.household.id, to: try context.itemID(),
+                                                            declaredLength: request.headers[.contentLength].flatMap(Int64.init)) { upload in
             for try await buffer in request.body {
                 try buffer.withUnsafeReadableBytes { try upload.append($0) }
             }
         }
-        return EditedResponse(status: .created, response: PhotoJSON(photo))
+        return EditedResponse(status: upload.isNew ? .created : .ok, response: PhotoJSON(upload.photo))
     }
 
     @Sendable func removePhoto(_ request: Request, context: AppRequestContext) async throws -> Response {
