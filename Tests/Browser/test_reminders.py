@@ -1,6 +1,7 @@
 """Issue 18, reminders at phone width: the bell's count and the reminders list, Settings → Notifications, and the
 calendar feed read by a real calendar parser (Python's icalendar). Screenshots go to test-artifacts/screenshots."""
 import datetime
+import re
 import urllib.request
 
 import icalendar
@@ -106,7 +107,8 @@ def test_storage_summary_and_about_at_phone_width(server, phone):
     page = phone
     sign_in(page, server)
     page.goto(server + "/settings")
-    expect(page.locator("text=/used, \\d+ photos?/")).to_be_visible()
+    expect(page.locator("#data").locator("text=/used, \\d+ photos?/")).to_be_visible()
+    expect(page.locator("nav.settings-index a[href='#data']")).to_contain_text(re.compile(r"used, \d+ photos?"))
     about = page.locator("#about")
     expect(about).to_contain_text("Nothing leaves the server unless the household turned it on.")
     about.locator("summary").click()
