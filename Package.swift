@@ -125,7 +125,7 @@ let package = Package(
         // a token's household; the transports (stdio, Streamable HTTP) are chosen by the CLI and the web module.
         .target(
             name: "NestoryMCP",
-            dependencies: ["NestoryDomain", "NestoryServices", "NestoryReports", .product(name: "MCP", package: "swift-sdk")],
+            dependencies: ["NestoryDomain", "NestoryServices", "NestoryStoreInterfaces", "NestoryReports", .product(name: "MCP", package: "swift-sdk")],
             swiftSettings: swiftSettings
         ),
 

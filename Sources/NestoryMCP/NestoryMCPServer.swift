@@ -3,6 +3,7 @@ import MCP
 import NestoryDomain
 import NestoryReports
 import NestoryServices
+import NestoryStoreInterfaces
 
 /// Who an MCP session acts as: a token's person, in the token's household, with its scope.
 public struct MCPAccess: Sendable {
@@ -25,14 +26,17 @@ public struct NestoryMCP: Sendable {
     let reports: ReportsService?
     /// Valuations: the offline estimate (depreciation by category, age and condition), added to the item's history.
     let valuations: ValuationService?
+    /// Receipts (listed, linked to items), where the server keeps them; nil: list_receipts and link_receipt are not offered.
+    let receipts: ReceiptsService?
     /// The server's address (`https://host`) for photo links; nil: links are paths (`/files/...`).
     let origin: String?
     /// The clock: "today" is the household's day now (`Household.day(at:)`).
     let now: @Sendable () -> Date
 
     public init(items: ItemsService, places: PlacesService, reports: ReportsService? = nil, valuations: ValuationService? = nil,
-                origin: String? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+                receipts: ReceiptsService? = nil, origin: String? = nil, now: @escaping @Sendable () -> Date = Date.init) {
         (self.items, self.places, self.reports, self.valuations, self.origin, self.now) = (items, places, reports, valuations, origin, now)
+        self.receipts = receipts
     }
 
     public static let version = "1"
@@ -43,7 +47,7 @@ public struct NestoryMCP: Sendable {
                             instructions: "The home inventory of \(access.household.name): search and read items; with a read and write token, add and update them.",
                             capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
         let tools = Self.tools.filter { (access.scope == .write || $0.annotations.readOnlyHint == true) && (reports != nil || !["start_report", "start_loss_list"].contains($0.name))
-            && (valuations != nil || $0.name != "value_item") }
+            && (valuations != nil || $0.name != "value_item") && (receipts != nil || !["list_receipts", "link_receipt"].contains($0.name)) }
         await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: tools) }
         await server.withMethodHandler(CallTool.self) { call in
             await self.call(call.name, call.arguments ?? [:], access: access)
@@ -110,7 +114,7 @@ public struct NestoryMCP: Sendable {
              inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]], annotations: readOnly("Get an item")),
         Tool(name: "summary", description: "Item count, estimated value per currency, the documentation score and the gaps (items needing a photo, a receipt, a value).",
              inputSchema: ["type": "object", "properties": [:]], annotations: readOnly("Inventory summary")),
-        Tool(name: "list_rooms_and_categories", description: "The household's rooms and categories, with their ids.",
+        Tool(name: "list_rooms_and_categories", description: "The household's rooms and categories, with their ids and how many items each holds.",
              inputSchema: ["type": "object", "properties": [:]], annotations: readOnly("Rooms and categories")),
         Tool(name: "warranties_ending", description: "Items whose warranty ends within the next days (30 by default), soonest first.",
              inputSchema: ["type": "object", "properties": ["days": ["type": "integer", "minimum": 0, "maximum": 30]]],
@@ -135,6 +139,17 @@ public struct NestoryMCP: Sendable {
                 "policyNumber": ["type": "string"], "claimNumber": ["type": "string"], "includePhotos": ["type": "boolean"],
              ], "required": ["itemIDs", "incidentDate"]],
              annotations: Tool.Annotations(title: "Start a loss list", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
+        Tool(name: "list_receipts", description: "The household's receipts, newest first: store, date, total and tax as read or typed, the item each is linked to (none: not yet), and a link to its photo. Pass nextCursor as after for the next page.",
+             inputSchema: ["type": "object", "properties": [
+                "limit": ["type": "integer", "minimum": 1, "maximum": .int(ReceiptPageCursor.maxLimit)],
+                "after": ["type": "string", "description": "nextCursor of the previous page"],
+             ]], annotations: readOnly("List receipts")),
+        Tool(name: "link_receipt", description: "Link a receipt to an item (its proof of purchase), or unlink it with itemID null. Needs a read and write token.",
+             inputSchema: ["type": "object", "properties": [
+                "receiptID": ["type": "string", "description": "From list_receipts"],
+                "itemID": ["type": ["string", "null"], "description": "From search_items; null unlinks"],
+             ], "required": ["receiptID", "itemID"]],
+             annotations: Tool.Annotations(title: "Link a receipt", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false)),
         Tool(name: "value_item", description: "Value an item now with the offline estimate (depreciation by category, age and condition from the latest replacement cost, else the purchase price); the valuation is added to the item's history.",
              inputSchema: ["type": "object", "properties": ["id": ["type": "string"]], "required": ["id"]],
              annotations: Tool.Annotations(title: "Value an item", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false)),
@@ -169,8 +184,30 @@ public struct NestoryMCP: Sendable {
             case "summary":
                 return try Self.success(SummaryOut(try await items.summary(household.id)))
             case "list_rooms_and_categories":
-                return try Self.success(PlacesOut(rooms: try await places.rooms(household.id).map(RoomOut.init),
-                                                  categories: try await places.categories(household.id).map(CategoryOut.init)))
+                let (rooms, categories) = (try await places.counted(.rooms, in: household.id), try await places.counted(.categories, in: household.id))
+                return try Self.success(PlacesOut(rooms: rooms.map(PlaceOut.init), categories: categories.map(PlaceOut.init)))
+            case "list_receipts":
+                guard let receipts else { return Self.failure("Receipts are kept by the server: use /mcp on it.") }
+                let limit = arguments["limit"]?.intValue ?? 40
+                guard (1...ReceiptPageCursor.maxLimit).contains(limit) else {
+                    return Self.failure("limit is a whole number from 1 to \(ReceiptPageCursor.maxLimit).")
+                }
+                let after = arguments["after"]?.stringValue.flatMap { $0.isEmpty ? nil : PageCursor(rawValue: $0) }
+                let page = try await receipts.list(household.id, limit: limit, after: after)
+                return try Self.success(ReceiptsOut(receipts: page.elements.map { ReceiptListingOut($0, origin: origin) },
+                                                    nextCursor: page.nextCursor?.rawValue))
+            case "link_receipt":
+                guard let receipts else { return Self.failure("Receipts are kept by the server: use /mcp on it.") }
+                guard let receipt = arguments["receiptID"]?.stringValue.flatMap(ReceiptID.init(string:)) else { throw DomainError.notFound("The receipt") }
+                let item: ItemID?
+                switch arguments["itemID"] {
+                case .none, .some(.null): item = nil
+                case .some(let value):
+                    guard let id = value.stringValue.flatMap(ItemID.init(string:)) else { throw DomainError.notFound("The item") }
+                    item = id
+                }
+                try await receipts.link(household.id, receipt, to: item)
+                return try Self.success(ReceiptListingOut(try await receipts.receipt(household.id, receipt), origin: origin))
             case "warranties_ending":
                 let days = min(max(arguments["days"]?.intValue ?? 30, 0), 30)
                 return try Self.success(WarrantiesOut(items: try await items.warrantiesEnding(household, within: days).map(WarrantyOut.init)))

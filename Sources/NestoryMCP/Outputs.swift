@@ -1,5 +1,6 @@
 import Foundation
 import NestoryDomain
+import NestoryServices
 
 /// What the tools answer, as JSON text (for any assistant) with stable names.
 struct MoneyOut: Encodable {
@@ -132,9 +133,52 @@ struct CategoryOut: Encodable {
     init(_ category: NestoryDomain.Category) { (id, name) = (category.id.description, category.name) }
 }
 
+/// A room or a category with how many items it holds (list_rooms_and_categories).
+struct PlaceOut: Encodable {
+    let id: String
+    let name: String
+    let itemCount: Int
+    init(_ place: PlacesService.Counted) { (id, name, itemCount) = (place.id, place.name, place.items) }
+}
+
 struct PlacesOut: Encodable {
-    let rooms: [RoomOut]
-    let categories: [CategoryOut]
+    let rooms: [PlaceOut]
+    let categories: [PlaceOut]
+}
+
+/// A receipt in the list: what was read or typed, and the item it is linked to (none: not yet).
+struct ReceiptListingOut: Encodable {
+    let receipt: ReceiptOut
+    let itemID: String?
+    let itemName: String?
+
+    init(_ listing: ReceiptListing, origin: String?) {
+        receipt = ReceiptOut(listing.receipt, origin: origin)
+        (itemID, itemName) = (listing.receipt.itemID?.description, listing.itemName)
+    }
+
+    private enum CodingKeys: String, CodingKey { case itemID, itemName }
+
+    func encode(to encoder: any Encoder) throws {
+        try receipt.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(itemID, forKey: .itemID)
+        try container.encode(itemName, forKey: .itemName)
+    }
+}
+
+struct ReceiptsOut: Encodable {
+    let receipts: [ReceiptListingOut]
+    /// Where the next page starts (pass it as `after`); null on the last page.
+    let nextCursor: String?
+
+    private enum CodingKeys: String, CodingKey { case receipts, nextCursor }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(receipts, forKey: .receipts)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
 }
 
 struct WarrantyOut: Encodable {

@@ -46,10 +46,11 @@ import Testing
             let port = try #require(client.port)
             let writer = try await Self.connect(port: port, token: write)
             let names = Set(try await writer.listTools().tools.map(\.name))
-            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report", "start_loss_list", "value_item"])
+            #expect(names == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "add_item", "update_item", "start_report", "start_loss_list", "value_item",
+                              "list_receipts", "link_receipt"])
             let annotated = try await writer.listTools().tools
             #expect(annotated.first { $0.name == "update_item" }?.annotations.destructiveHint == true)
-            #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 5)
+            #expect(annotated.filter { $0.annotations.readOnlyHint == true }.count == 6)
 
             // An argument a tool does not take is named (with `q`, the search searched everything and said so).
             let misnamed = try await writer.callTool(name: "search_items", arguments: ["q": "tv"])
@@ -147,10 +148,78 @@ import Testing
 
             // A read token: only the read-only tools, and a write is refused.
             let reader = try await Self.connect(port: port, token: read)
-            #expect(Set(try await reader.listTools().tools.map(\.name)) == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending"])
+            #expect(Set(try await reader.listTools().tools.map(\.name)) == ["search_items", "get_item", "summary", "list_rooms_and_categories", "warranties_ending", "list_receipts"])
             let refused = try await reader.callTool(name: "add_item", arguments: ["name": "Sneaky"])
             #expect(refused.isError == true && Self.text(refused.content).contains("read-only"))
             #expect(try await items.search(smiths.id, ItemQuery(search: "Sneaky")).elements.isEmpty)
+            await reader.disconnect()
+        }
+    }
+
+    /// An assistant goes through the household's receipts and links each to its item: the list pages and says which item
+    /// each is for, a link answers the receipt as linked, and another household's receipt or item is not found.
+    @Test func anAssistantLinksReceiptsToTheirItems() async throws {
+        let app = try TestApp()
+        let (smiths, ann) = try app.household("Smiths", email: "ann@example.com")
+        let (joneses, _) = try app.household("Joneses", email: "jo@example.com")
+        let items = app.dependencies.items
+        let today = CalendarDate(Date(), in: .current)
+        let garage = try #require(try app.database.rooms(smiths.id).first { $0.name == "Garage" })
+        let tv = try await items.create(smiths.id, ItemDraft(name: "Living room TV", currency: .usd), today: today)
+        let drill = try await items.create(smiths.id, ItemDraft(name: "Drill", currency: .usd, roomID: garage.id), today: today)
+        let theirItem = try await items.create(joneses.id, ItemDraft(name: "Their TV", currency: .usd), today: today)
+        let start = Date()
+        let onTV = try app.database.addReceipt(smiths.id, itemID: tv.id, data: Data("tv receipt".utf8), contentType: "image/jpeg", now: start)
+        let loose = try app.database.addReceipt(smiths.id, itemID: nil, data: Data("drill receipt".utf8), contentType: "image/jpeg",
+                                                fields: ReceiptFields(vendor: "Hardware Haven"), now: start.addingTimeInterval(1))
+        let theirs = try app.database.addReceipt(joneses.id, itemID: theirItem.id, data: Data("their receipt".utf8), contentType: "image/jpeg", now: start)
+        let tokens = app.dependencies.services.tokens
+        let write = try await tokens.create(user: ann.id, household: smiths.id, name: "assistant", scope: "write", expires: nil).token
+        let read = try await tokens.create(user: ann.id, household: smiths.id, name: "reader", scope: "read", expires: nil).token
+
+        try await app.run(.live) { client in
+            let port = try #require(client.port)
+            let writer = try await Self.connect(port: port, token: write)
+            func json(_ result: (content: [Tool.Content], isError: Bool?)) throws -> [String: Any] {
+                try #require(try JSONSerialization.jsonObject(with: Data(Self.text(result.content).utf8)) as? [String: Any], "\(Self.text(result.content))")
+            }
+            // Newest first, this household's only, each with its item or none.
+            let listed = try json(try await writer.callTool(name: "list_receipts"))
+            let receipts = try #require(listed["receipts"] as? [[String: Any]])
+            #expect(receipts.map { $0["id"] as? String } == [loose.id.description, onTV.id.description])
+            #expect(receipts[0]["itemID"] is NSNull && receipts[0]["vendor"] as? String == "Hardware Haven")
+            #expect(receipts[1]["itemName"] as? String == "Living room TV" && listed["nextCursor"] is NSNull)
+            #expect(!Self.text(try await writer.callTool(name: "list_receipts").content).contains(theirs.id.description))
+            // A page at a time.
+            let first = try json(try await writer.callTool(name: "list_receipts", arguments: ["limit": 1]))
+            let cursor = try #require(first["nextCursor"] as? String)
+            let second = try json(try await writer.callTool(name: "list_receipts", arguments: ["limit": 1, "after": .string(cursor)]))
+            #expect((second["receipts"] as? [[String: Any]])?.first?["id"] as? String == onTV.id.description)
+            #expect(try await writer.callTool(name: "list_receipts", arguments: ["limit": 500]).isError == true)
+            // Linked, then answered as linked; unlinked with null.
+            let linked = try json(try await writer.callTool(name: "link_receipt", arguments: ["receiptID": .string(loose.id.description),
+                                                                                               "itemID": .string(drill.id.description)]))
+            #expect(linked["itemName"] as? String == "Drill")
+            #expect(try await items.details(smiths.id, drill.id).receipts.map(\.id) == [loose.id])
+            _ = try await writer.callTool(name: "link_receipt", arguments: ["receiptID": .string(onTV.id.description), "itemID": .null])
+            #expect(try await items.details(smiths.id, tv.id).receipts.isEmpty)
+            // Another household's receipt or item: not found, nothing changed.
+            #expect(try await writer.callTool(name: "link_receipt", arguments: ["receiptID": .string(theirs.id.description),
+                                                                                 "itemID": .string(drill.id.description)]).isError == true)
+            #expect(try await writer.callTool(name: "link_receipt", arguments: ["receiptID": .string(loose.id.description),
+                                                                                 "itemID": .string(theirItem.id.description)]).isError == true)
+            #expect(try await items.details(smiths.id, drill.id).receipts.map(\.id) == [loose.id])
+            // Rooms and categories say how many items they hold.
+            let places = try json(try await writer.callTool(name: "list_rooms_and_categories"))
+            let rooms = try #require(places["rooms"] as? [[String: Any]])
+            #expect(rooms.first { $0["name"] as? String == "Garage" }?["itemCount"] as? Int == 1)
+            await writer.disconnect()
+
+            // A read token lists, and may not link.
+            let reader = try await Self.connect(port: port, token: read)
+            #expect(try await reader.callTool(name: "list_receipts").isError == false)
+            let refused = try await reader.callTool(name: "link_receipt", arguments: ["receiptID": .string(loose.id.description), "itemID": .null])
+            #expect(refused.isError == true && Self.text(refused.content).contains("read-only"))
             await reader.disconnect()
         }
     }

@@ -63,7 +63,7 @@ struct MCPController {
                 ProtocolVersionValidator(), SessionValidator(),
             ]))
             let mcp = NestoryMCP(items: dependencies.items, places: dependencies.places, reports: dependencies.services.reports,
-                                 valuations: dependencies.services.valuations,
+                                 valuations: dependencies.services.valuations, receipts: dependencies.services.receipts,
                                  origin: viewer.origin ?? request.head.authority.map { (dependencies.cookies.secure ? "https://" : "http://") + $0 })
             let server = await mcp.server(for: MCPAccess(user: viewer.user.id, household: viewer.household, scope: grant.scope))
             try await server.start(transport: transport)
