@@ -143,6 +143,7 @@ public struct NestoryMCP: Sendable {
              inputSchema: ["type": "object", "properties": [
                 "limit": ["type": "integer", "minimum": 1, "maximum": .int(ReceiptPageCursor.maxLimit)],
                 "after": ["type": "string", "description": "nextCursor of the previous page"],
+                "unlinkedOnly": ["type": "boolean", "description": "Only the receipts linked to no item yet"],
              ]], annotations: readOnly("List receipts")),
         Tool(name: "link_receipt", description: "Link a receipt to an item (its proof of purchase), or unlink it with itemID null. Needs a read and write token.",
              inputSchema: ["type": "object", "properties": [
@@ -193,7 +194,7 @@ public struct NestoryMCP: Sendable {
                     return Self.failure("limit is a whole number from 1 to \(ReceiptPageCursor.maxLimit).")
                 }
                 let after = arguments["after"]?.stringValue.flatMap { $0.isEmpty ? nil : PageCursor(rawValue: $0) }
-                let page = try await receipts.list(household.id, limit: limit, after: after)
+                let page = try await receipts.list(household.id, limit: limit, after: after, unlinkedOnly: arguments["unlinkedOnly"]?.boolValue ?? false)
                 return try Self.success(ReceiptsOut(receipts: page.elements.map { ReceiptListingOut($0, origin: origin) },
                                                     nextCursor: page.nextCursor?.rawValue))
             case "link_receipt":

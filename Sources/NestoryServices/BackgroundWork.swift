@@ -331,9 +331,11 @@ public struct ReceiptsService: Sendable {
         return receipt
     }
 
-    /// The household's receipts, newest first, a page at a time (the receipts list, recent captures, the API).
-    public func list(_ household: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil) async throws -> Page<ReceiptListing> {
-        try await receipts.receipts(household, limit: limit, after: after)
+    /// The household's receipts (or those linked to no item yet), newest first, a page at a time (the receipts list,
+    /// recent captures, the API, MCP).
+    public func list(_ household: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil,
+                     unlinkedOnly: Bool = false) async throws -> Page<ReceiptListing> {
+        try await receipts.receipts(household, limit: limit, after: after, unlinkedOnly: unlinkedOnly)
     }
 
     /// One receipt of the household, with the item it is linked to.

@@ -19,7 +19,8 @@ extension AppDatabase {
     }
 
     /// The household's receipts, newest first.
-    public func receipts(_ householdID: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil) throws -> Page<ReceiptListing> {
+    public func receipts(_ householdID: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil,
+                         unlinkedOnly: Bool = false) throws -> Page<ReceiptListing> {
         let limit = min(max(limit, 1), ReceiptPageCursor.maxLimit)
         var position: (millis: Int64, id: String)?
         if let after {
@@ -30,7 +31,7 @@ extension AppDatabase {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT r.*, b.content_type, b.byte_count, i.id AS item_uuid, i.name AS item_name
                 FROM receipt r JOIN blob b ON b.sha256 = r.sha256 LEFT JOIN item i ON i.seq = r.item_seq
-                WHERE r.household_id = ?\(position == nil ? "" : " AND (r.created_at < ? OR (r.created_at = ? AND r.id > ?))")
+                WHERE r.household_id = ?\(unlinkedOnly ? " AND r.item_seq IS NULL" : "")\(position == nil ? "" : " AND (r.created_at < ? OR (r.created_at = ? AND r.id > ?))")
                 ORDER BY r.created_at DESC, r.id LIMIT ?
                 """, arguments: StatementArguments([householdID.description] + (position.map { [$0.millis, $0.millis, $0.id] as [any DatabaseValueConvertible] } ?? [])
                                                     + [limit + 1])).map { Self.receiptListing($0, householdID) }

@@ -57,8 +57,8 @@ public struct SQLiteAttachmentStore: AttachmentStore {
     public func receipt(_ householdID: HouseholdID, _ id: ReceiptID) async throws -> ReceiptListing {
         try await run { try $0.receipt(householdID, id) }
     }
-    public func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?) async throws -> Page<ReceiptListing> {
-        try await run { try $0.receipts(householdID, limit: limit, after: after) }
+    public func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?, unlinkedOnly: Bool) async throws -> Page<ReceiptListing> {
+        try await run { try $0.receipts(householdID, limit: limit, after: after, unlinkedOnly: unlinkedOnly) }
     }
     public func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt] {
         try await run { try $0.receipts(householdID, of: itemID) }

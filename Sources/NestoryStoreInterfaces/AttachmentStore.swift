@@ -160,9 +160,10 @@ public protocol AttachmentStore: Sendable {
     func addReceipt(_ householdID: HouseholdID, itemID: ItemID?, staged: StagedBlob, contentType: String, fields: ReceiptFields,
                     now: Date) async throws -> Receipt
     func receipt(_ householdID: HouseholdID, _ id: ReceiptID) async throws -> ReceiptListing
-    /// The household's receipts, newest first, `limit` (1…``ReceiptPageCursor/maxLimit``) at a time from where the page
-    /// `after` ended (see ``ReceiptPageCursor``); ``ReceiptPageCursor/outOfDate`` for a cursor that is not one.
-    func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?) async throws -> Page<ReceiptListing>
+    /// The household's receipts (with `unlinkedOnly`, those linked to no item), newest first, `limit`
+    /// (1…``ReceiptPageCursor/maxLimit``) at a time from where the page `after` ended (see ``ReceiptPageCursor``);
+    /// ``ReceiptPageCursor/outOfDate`` for a cursor that is not one.
+    func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?, unlinkedOnly: Bool) async throws -> Page<ReceiptListing>
     /// An item's receipts, oldest first.
     func receipts(_ householdID: HouseholdID, of itemID: ItemID) async throws -> [Receipt]
     /// Replaces what is known of a receipt; the linked item's search document is rewritten. With `expected`, only
@@ -190,6 +191,13 @@ extension AttachmentStore {
 /// was written.
 public struct ReceiptChanged: Error, Equatable, Sendable {
     public init() {}
+}
+
+extension AttachmentStore {
+    /// Every receipt of the household, a page at a time.
+    public func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?) async throws -> Page<ReceiptListing> {
+        try await receipts(householdID, limit: limit, after: after, unlinkedOnly: false)
+    }
 }
 
 /// The receipts list's page cursor, the same on every engine: the last receipt's time added (milliseconds) and its id,

@@ -233,6 +233,11 @@ import Testing
             #expect(try await f.files.receipts(f.home.id, limit: 200, after: nil).elements.map(\.receipt.id) == [r3.id, r2.id, r1.id])
             #expect(try await f.files.receipts(f.home.id, limit: 2, after: nil).elements.map(\.receipt.id) == [r3.id, r2.id])
             #expect(try await f.files.receipts(f.other.id, limit: 200, after: nil).elements.map(\.receipt.id) == [theirs.id])
+            // Those linked to no item, a page at a time (r2 is the desk's).
+            let loose = try await f.files.receipts(f.home.id, limit: 1, after: nil, unlinkedOnly: true)
+            #expect(loose.elements.map(\.receipt.id) == [r3.id])
+            let rest = try await f.files.receipts(f.home.id, limit: 1, after: try #require(loose.nextCursor), unlinkedOnly: true)
+            #expect(rest.elements.map(\.receipt.id) == [r1.id] && rest.nextCursor == nil)
             // Page by page: receipts added in the same millisecond are in id order, and each page starts where the last
             // ended (none twice, none missed); the last page has no cursor, even when it is full.
             var twins: [ReceiptID] = []

@@ -298,7 +298,20 @@ struct ReceiptsWebTests {
             #expect(pages == 3 && vendors == (0..<count).reversed().map { "Shop \($0)" })
             let three = try #require(try await ann.request(.get, "/api/v1/receipts?limit=3").json as? [String: Any])
             #expect((three["items"] as? [Any])?.count == 3 && three["nextCursor"] is String)
-            for bad in ["limit=0", "limit=201", "limit=many", "after=name.x.1"] {
+            // Those linked to no item: one linked drops out of the page and the API's list.
+            let drill = try app.database.createItem(household.id, ItemDraft(name: "Drill", currency: .usd), now: Date())
+            let newest = try #require(try app.database.receipts(household.id, limit: 1).elements.first?.receipt.id)
+            try app.database.linkReceipt(household.id, newest, to: drill.id)
+            let loose = try await ann.request(.get, "/receipts?filter=unlinked").body
+            #expect(!loose.contains(">Shop \(count - 1)<") && loose.contains(">Shop \(count - 2)<") && loose.contains("aria-current=\"true\">Not linked"))
+            let looseOlder = try #require(loose.components(separatedBy: "rel=\"next\" href=\"").dropFirst().first?.prefix { $0 != "\"" })
+                .replacingOccurrences(of: "&amp;", with: "&")
+            #expect(looseOlder.hasPrefix("/receipts?filter=unlinked&after="))
+            let looseSecond = try await ann.request(.get, looseOlder).body
+            #expect(looseSecond.contains(">Shop 0<") && looseSecond.contains("href=\"/receipts?filter=unlinked\">Newest receipts"))
+            let unlinked = try #require(try await ann.request(.get, "/api/v1/receipts?filter=unlinked&limit=200").json as? [String: Any])
+            #expect((unlinked["items"] as? [Any])?.count == count - 1)
+            for bad in ["limit=0", "limit=201", "limit=many", "after=name.x.1", "filter=linked"] {
                 let refused = try await ann.request(.get, "/api/v1/receipts?\(bad)")
                 #expect(refused.status == .unprocessableContent, "\(bad): \(refused.status)")
             }

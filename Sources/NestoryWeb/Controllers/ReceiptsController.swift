@@ -51,12 +51,24 @@ struct ReceiptsController {
                                                       recent: item == nil ? try await CaptureController.recentCaptures(dependencies, viewer) : []))
     }
 
-    /// The receipts list: the newest 100, then older ones a page at a time (`after`, the page's cursor).
+    /// The receipts list: the newest 100, then older ones a page at a time (`after`, the page's cursor); all of them, or
+    /// those linked to no item (`filter=unlinked`).
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let after = request.uri.queryParameters["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
-        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: Self.pageSize, after: after)
-        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, page: page, isFirstPage: after == nil))
+        let query = request.uri.queryParameters
+        let after = query["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
+        let unlinkedOnly = try Self.unlinkedOnly(query["filter"].map(String.init))
+        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: Self.pageSize, after: after, unlinkedOnly: unlinkedOnly)
+        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, page: page, isFirstPage: after == nil, unlinkedOnly: unlinkedOnly))
+    }
+
+    /// The list's `filter`: `all` (or none) or `unlinked` (the receipts linked to no item yet).
+    static func unlinkedOnly(_ filter: String?) throws -> Bool {
+        switch filter ?? "" {
+        case "", "all": return false
+        case "unlinked": return true
+        default: throw DomainError.invalid(field: "filter", message: "filter is all or unlinked.")
+        }
     }
 
     /// How many receipts the list page shows at a time.
@@ -159,7 +171,8 @@ struct ReceiptsController {
             limit = number
         }
         let after = query["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
-        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: limit, after: after)
+        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: limit, after: after,
+                                                                 unlinkedOnly: try Self.unlinkedOnly(query["filter"].map(String.init)))
         return CursorPageJSON(items: page.elements.map { ReceiptJSON($0.receipt) }, nextCursor: page.nextCursor?.rawValue)
     }
 

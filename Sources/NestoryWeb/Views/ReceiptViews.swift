@@ -53,8 +53,14 @@ enum ReceiptViews {
             """)
     }
 
-    /// A page of the receipts list, newest first, with the way to older ones (and back to the newest from an older page).
-    static func list(viewer: Viewer, page: Page<ReceiptListing>, isFirstPage: Bool) -> HTML {
+    /// A page of the receipts list, newest first, all of them or those linked to no item yet, with the way to older ones
+    /// (and back to the newest from an older page).
+    static func list(viewer: Viewer, page: Page<ReceiptListing>, isFirstPage: Bool, unlinkedOnly: Bool = false) -> HTML {
+        let base = unlinkedOnly ? "/receipts?filter=unlinked" : "/receipts"
+        let chips: [HTML] = [(false, "All"), (true, "Not linked to an item")].map { unlinked, label in
+            let on = unlinked == unlinkedOnly
+            return "<a class=\"chip\(on ? " on" : "")\" href=\"\(unlinked ? "/receipts?filter=unlinked" : "/receipts")\"\(on ? HTML(raw: " aria-current=\"true\"") : .empty)>\(label)</a>"
+        }
         let rows: [HTML] = page.elements.map { listing in
             let r = listing.receipt
             return """
@@ -67,11 +73,13 @@ enum ReceiptViews {
         }
         return Layout.page(title: "Receipts", viewer: viewer, section: .capture,
                            actions: HTML("<a class=\"button primary\" href=\"/capture/receipt\">Add receipt</a>"), body: """
+            <nav class="chips" aria-label="Which receipts">\(chips)</nav>
             \(!rows.isEmpty ? HTML("<ul class=\"list receipts\">\(rows)</ul>")
-                : isFirstPage ? HTML("<p class=\"muted\">No receipts yet. Photograph one from the Capture tab, or from an item.</p>")
-                : HTML("<p class=\"muted\">No older receipts.</p>"))
-            \(page.nextCursor.map { HTML("<p><a class=\"button\" rel=\"next\" href=\"/receipts?after=\($0.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")\">Older receipts</a></p>") })
-            \(isFirstPage ? HTML.empty : HTML("<p><a href=\"/receipts\">Newest receipts</a></p>"))
+                : !isFirstPage ? HTML("<p class=\"muted\">No older receipts.</p>")
+                : unlinkedOnly ? HTML("<p class=\"muted\">Every receipt is linked to an item.</p>")
+                : HTML("<p class=\"muted\">No receipts yet. Photograph one from the Capture tab, or from an item.</p>"))
+            \(page.nextCursor.map { HTML("<p><a class=\"button\" rel=\"next\" href=\"\(base)\(unlinkedOnly ? "&" : "?")after=\($0.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")\">Older receipts</a></p>") })
+            \(isFirstPage ? HTML.empty : HTML("<p><a href=\"\(base)\">Newest receipts</a></p>"))
             """)
     }
 
