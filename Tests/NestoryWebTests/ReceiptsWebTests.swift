@@ -318,6 +318,24 @@ struct ReceiptsWebTests {
         }
     }
 
+    /// "Needs receipt" points to the receipts linked to no item, while there are any: the proof may be there already.
+    @Test func itemsNeedingAReceiptPointToTheReceiptsNotLinkedYet() async throws {
+        let app = try app()
+        let (household, _) = try app.household("Home", email: "ann@example.com")
+        let lamp = try app.database.createItem(household.id, ItemDraft(name: "Lamp", currency: .usd), now: Date())
+        try await app.run { client in
+            var ann = Browser(client)
+            _ = try await ann.signIn("ann@example.com")
+            let hint = "href=\"/receipts?filter=unlinked\""
+            #expect(!(try await ann.request(.get, "/?filter=receipt").body.contains(hint)))
+            let receipt = try app.database.addReceipt(household.id, itemID: nil, data: Data("lamp receipt".utf8), contentType: "image/jpeg", now: Date())
+            #expect(try await ann.request(.get, "/?filter=receipt").body.contains(hint))
+            #expect(!(try await ann.request(.get, "/").body.contains(hint)))  // only beside the items that need one
+            try app.database.linkReceipt(household.id, receipt.id, to: lamp.id)
+            #expect(!(try await ann.request(.get, "/?filter=receipt").body.contains(hint)))
+        }
+    }
+
     /// A script lists the receipts, corrects what was read and links one to an item, by the review screen's rules: the
     /// fields given change and the rest stay, an amount keeps the receipt's currency, and nothing is saved when a field
     /// does not read or the item is another household's.

@@ -32,13 +32,16 @@ struct InventoryController {
         let query = request.query.first
         let state = InventoryState(query: query)
         let overview = try await items.overview(viewer.household.id, state.itemQuery)
-        let model = InventoryPage(
+        var model = InventoryPage(
             viewer: viewer, state: state, summary: overview.summary,
             valueByCategory: overview.valueByCategory, itemsByRoom: overview.itemsByRoom,
             page: overview.page, matching: overview.matching,
             rooms: Dictionary(uniqueKeysWithValues: overview.rooms.map { ($0.id, $0) }),
             categories: Dictionary(uniqueKeysWithValues: overview.categories.map { ($0.id, $0) }),
             notice: request.notice)
+        if state.chip == .receipt, model.matching.count > 0 {
+            model.looseReceipts = !(try await dependencies.services.receipts.list(viewer.household.id, limit: 1, unlinkedOnly: true).elements.isEmpty)
+        }
         if query["fragment"] == "1" { return HTMLResponse.page(InventoryViews.items(model)) }
         return HTMLResponse.page(InventoryViews.page(model))
     }

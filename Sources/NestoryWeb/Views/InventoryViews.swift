@@ -78,6 +78,8 @@ struct InventoryPage {
     let categories: [CategoryID: NestoryDomain.Category]
     /// What just happened (an item deleted, say), from the redirect that led here.
     var notice: String? = nil
+    /// With "Needs receipt": whether the household has receipts linked to no item (the proof may be there already).
+    var looseReceipts = false
 }
 
 enum InventoryViews {
@@ -140,7 +142,8 @@ enum InventoryViews {
                 <a href="\(state.link(grid: true))#browse" class="\(state.grid ? "on" : "")" aria-pressed="\(state.grid)">Grid</a>
               </span>
             </div>
-            \(state.isNarrowed && model.matching.count > 0 ? HTML("<p class=\"hint\"><a href=\"\(state.link(path: "/valuations/batches/new"))\">Value these items</a></p>") : .empty)
+            \(state.isNarrowed && model.matching.count > 0 ? HTML("<p class=\"hint\"><a href=\"\(state.link(path: "/valuations/batches/new"))\">Value these items</a></p>") : .empty)\
+            \(model.looseReceipts ? HTML("<p class=\"hint\">Some receipts are linked to no item yet: <a href=\"/receipts?filter=unlinked\">link them to their items</a>.</p>") : .empty)
             """
         let list = items(model)
         let empty: HTML = model.page.elements.isEmpty
