@@ -28,6 +28,13 @@ import Testing
         return client
     }
 
+    /// A read and write token ("assistant") and a read-only one ("reader") for the person in the household.
+    static func tokens(_ app: TestApp, user: UserID, household: HouseholdID) async throws -> (write: String, read: String) {
+        let tokens = app.dependencies.services.tokens
+        return (try await tokens.create(user: user, household: household, name: "assistant", scope: "write", expires: nil).token,
+                try await tokens.create(user: user, household: household, name: "reader", scope: "read", expires: nil).token)
+    }
+
     @Test func toolsAndResourcesActInTheTokensHouseholdWithinItsScope() async throws {
         let app = try TestApp()
         let (smiths, ann) = try app.household("Smiths", email: "ann@example.com")
@@ -38,9 +45,7 @@ import Testing
                                                              currency: .usd, warrantyExpiry: try today.adding(days: 10)), today: today)
         let theirs = try await items.create(joneses.id, ItemDraft(name: "Their TV", currency: .usd), today: today)
         let receipt = try app.database.addReceipt(smiths.id, itemID: tv.id, data: Data("receipt".utf8), contentType: "image/jpeg", now: Date())
-        let tokens = app.dependencies.services.tokens
-        let write = try await tokens.create(user: ann.id, household: smiths.id, name: "assistant", scope: "write", expires: nil).token
-        let read = try await tokens.create(user: ann.id, household: smiths.id, name: "reader", scope: "read", expires: nil).token
+        let (write, read) = try await Self.tokens(app, user: ann.id, household: smiths.id)
 
         try await app.run(.live) { client in
             let port = try #require(client.port)
@@ -173,9 +178,7 @@ import Testing
         let loose = try app.database.addReceipt(smiths.id, itemID: nil, data: Data("drill receipt".utf8), contentType: "image/jpeg",
                                                 fields: ReceiptFields(vendor: "Hardware Haven"), now: start.addingTimeInterval(1))
         let theirs = try app.database.addReceipt(joneses.id, itemID: theirItem.id, data: Data("their receipt".utf8), contentType: "image/jpeg", now: start)
-        let tokens = app.dependencies.services.tokens
-        let write = try await tokens.create(user: ann.id, household: smiths.id, name: "assistant", scope: "write", expires: nil).token
-        let read = try await tokens.create(user: ann.id, household: smiths.id, name: "reader", scope: "read", expires: nil).token
+        let (write, read) = try await Self.tokens(app, user: ann.id, household: smiths.id)
 
         try await app.run(.live) { client in
             let port = try #require(client.port)
