@@ -189,12 +189,14 @@ public struct NestoryMCP: Sendable {
                 return try Self.success(PlacesOut(rooms: rooms.map(PlaceOut.init), categories: categories.map(PlaceOut.init)))
             case "list_receipts":
                 guard let receipts else { return Self.failure("Receipts are kept by the server: use /mcp on it.") }
-                let limit = arguments["limit"]?.intValue ?? 40
-                guard (1...ReceiptPageCursor.maxLimit).contains(limit) else {
-                    return Self.failure("limit is a whole number from 1 to \(ReceiptPageCursor.maxLimit).")
+                var texts = try JSONFields.texts(arguments.filter { $0.key != "unlinkedOnly" }.mapValues(Self.fieldInput), known: ["limit", "after"],
+                                                 numeric: ["limit"], of: name).get()
+                switch arguments["unlinkedOnly"] {
+                case .none, .some(.bool(false)): break
+                case .some(.bool(true)): texts["filter"] = "unlinked"
+                case .some: return Self.failure("unlinkedOnly is true or false.")
                 }
-                let after = arguments["after"]?.stringValue.flatMap { $0.isEmpty ? nil : PageCursor(rawValue: $0) }
-                let page = try await receipts.list(household.id, limit: limit, after: after, unlinkedOnly: arguments["unlinkedOnly"]?.boolValue ?? false)
+                let page = try await receipts.list(household.id, try ReceiptListParameters.parse(texts))
                 return try Self.success(ReceiptsOut(receipts: page.elements.map { ReceiptListingOut($0, origin: origin) },
                                                     nextCursor: page.nextCursor?.rawValue))
             case "link_receipt":

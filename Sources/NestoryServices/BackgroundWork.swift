@@ -338,6 +338,11 @@ public struct ReceiptsService: Sendable {
         try await receipts.receipts(household, limit: limit, after: after, unlinkedOnly: unlinkedOnly)
     }
 
+    /// The page the parameters ask for (`ReceiptListParameters`).
+    public func list(_ household: HouseholdID, _ parameters: ReceiptListParameters) async throws -> Page<ReceiptListing> {
+        try await list(household, limit: parameters.limit, after: parameters.after, unlinkedOnly: parameters.unlinkedOnly)
+    }
+
     /// One receipt of the household, with the item it is linked to.
     public func receipt(_ household: HouseholdID, _ receipt: ReceiptID) async throws -> ReceiptListing {
         try await receipts.receipt(household, receipt)

@@ -185,19 +185,17 @@ extension AttachmentStore {
     public func updateReceipt(_ householdID: HouseholdID, _ id: ReceiptID, _ fields: ReceiptFields) async throws {
         try await updateReceipt(householdID, id, fields, expected: nil)
     }
+
+    /// Every receipt of the household, a page at a time.
+    public func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?) async throws -> Page<ReceiptListing> {
+        try await receipts(householdID, limit: limit, after: after, unlinkedOnly: false)
+    }
 }
 
 /// `updateReceipt` was told what the receipt held when the change was made, and it holds something else now: nothing
 /// was written.
 public struct ReceiptChanged: Error, Equatable, Sendable {
     public init() {}
-}
-
-extension AttachmentStore {
-    /// Every receipt of the household, a page at a time.
-    public func receipts(_ householdID: HouseholdID, limit: Int, after: PageCursor?) async throws -> Page<ReceiptListing> {
-        try await receipts(householdID, limit: limit, after: after, unlinkedOnly: false)
-    }
 }
 
 /// The receipts list's page cursor, the same on every engine: the last receipt's time added (milliseconds) and its id,
@@ -227,4 +225,3 @@ public enum ReceiptPageCursor {
     /// What a cursor that cannot be read is answered with (on `after`, as the items list).
     public static var outOfDate: DomainError { ItemPageCursor.outOfDate }
 }
-

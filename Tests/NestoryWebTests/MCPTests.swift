@@ -199,6 +199,8 @@ import Testing
             let second = try json(try await writer.callTool(name: "list_receipts", arguments: ["limit": 1, "after": .string(cursor)]))
             #expect((second["receipts"] as? [[String: Any]])?.first?["id"] as? String == onTV.id.description)
             #expect(try await writer.callTool(name: "list_receipts", arguments: ["limit": 500]).isError == true)
+            #expect(try await writer.callTool(name: "list_receipts", arguments: ["unlinkedOnly": "yes"]).isError == true)
+            #expect(try await writer.callTool(name: "list_receipts", arguments: ["filter": "unlinked"]).isError == true)  // not its name here
             let loose1 = try json(try await writer.callTool(name: "list_receipts", arguments: ["unlinkedOnly": true]))
             #expect((loose1["receipts"] as? [[String: Any]])?.map { $0["id"] as? String } == [loose.id.description])
             // Linked, then answered as linked; unlinked with null.

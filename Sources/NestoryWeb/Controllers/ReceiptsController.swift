@@ -6,7 +6,6 @@ import NestoryServices
 import NestoryImaging
 import NestoryReceipts
 import NestoryStore
-import NestoryStoreInterfaces
 
 /// Receipts in the web app: capture (the Capture tab's receipt mode, or "Add receipt" on an item),
 /// reading in the background, the review screen (fields beside the image, marked by confidence),
@@ -55,20 +54,10 @@ struct ReceiptsController {
     /// those linked to no item (`filter=unlinked`).
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let viewer = try context.requireViewer()
-        let query = request.uri.queryParameters
-        let after = query["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
-        let unlinkedOnly = try Self.unlinkedOnly(query["filter"].map(String.init))
-        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: Self.pageSize, after: after, unlinkedOnly: unlinkedOnly)
-        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, page: page, isFirstPage: after == nil, unlinkedOnly: unlinkedOnly))
-    }
-
-    /// The list's `filter`: `all` (or none) or `unlinked` (the receipts linked to no item yet).
-    static func unlinkedOnly(_ filter: String?) throws -> Bool {
-        switch filter ?? "" {
-        case "", "all": return false
-        case "unlinked": return true
-        default: throw DomainError.invalid(field: "filter", message: "filter is all or unlinked.")
-        }
+        var parameters = try ReceiptListParameters.parse(request.query.first)
+        parameters.limit = Self.pageSize
+        let page = try await dependencies.services.receipts.list(viewer.household.id, parameters)
+        return HTMLResponse.page(ReceiptViews.list(viewer: viewer, page: page, isFirstPage: parameters.after == nil, unlinkedOnly: parameters.unlinkedOnly))
     }
 
     /// How many receipts the list page shows at a time.
@@ -158,21 +147,10 @@ struct ReceiptsController {
         return StatusJSON(receipt, state: state, message: message, job: job?.id.description)
     }
 
-    /// The household's receipts, newest first, `limit` at a time (1–200, 40 unless given, as the items) from `after` (the
-    /// previous page's `nextCursor`).
+    /// The household's receipts, newest first, a page at a time (`ReceiptListParameters`).
     @Sendable func listForAPI(_ request: Request, context: AppRequestContext) async throws -> CursorPageJSON<ReceiptJSON> {
         let viewer = try context.requireViewer()
-        let query = request.uri.queryParameters
-        var limit = 40
-        if let text = query["limit"] {
-            guard let number = Int(String(text)), (1...ReceiptPageCursor.maxLimit).contains(number) else {
-                throw DomainError.invalid(field: "limit", message: "limit is a whole number from 1 to \(ReceiptPageCursor.maxLimit).")
-            }
-            limit = number
-        }
-        let after = query["after"].flatMap { $0.isEmpty ? nil : PageCursor(rawValue: String($0)) }
-        let page = try await dependencies.services.receipts.list(viewer.household.id, limit: limit, after: after,
-                                                                 unlinkedOnly: try Self.unlinkedOnly(query["filter"].map(String.init)))
+        let page = try await dependencies.services.receipts.list(viewer.household.id, try ReceiptListParameters.parse(request.query.first))
         return CursorPageJSON(items: page.elements.map { ReceiptJSON($0.receipt) }, nextCursor: page.nextCursor?.rawValue)
     }
 
