@@ -56,10 +56,11 @@ enum ReceiptViews {
     /// A page of the receipts list, newest first, all of them or those linked to no item yet, with the way to older ones
     /// (and back to the newest from an older page).
     static func list(viewer: Viewer, page: Page<ReceiptListing>, isFirstPage: Bool, unlinkedOnly: Bool = false) -> HTML {
-        let base = unlinkedOnly ? "/receipts?filter=unlinked" : "/receipts"
+        func path(unlinked: Bool) -> String { unlinked ? "/receipts?filter=unlinked" : "/receipts" }
+        let base = path(unlinked: unlinkedOnly)
         let chips: [HTML] = [(false, "All"), (true, "Not linked to an item")].map { unlinked, label in
             let on = unlinked == unlinkedOnly
-            return "<a class=\"chip\(on ? " on" : "")\" href=\"\(unlinked ? "/receipts?filter=unlinked" : "/receipts")\"\(on ? HTML(raw: " aria-current=\"true\"") : .empty)>\(label)</a>"
+            return "<a class=\"chip\(on ? " on" : "")\" href=\"\(path(unlinked: unlinked))\"\(on ? HTML(raw: " aria-current=\"true\"") : .empty)>\(label)</a>"
         }
         let rows: [HTML] = page.elements.map { listing in
             let r = listing.receipt
