@@ -159,18 +159,26 @@ extension PlacesService {
 
     /// The household's rooms or categories in their order, each with its item count.
     public func counted(_ kind: Kind, in household: HouseholdID) async throws -> [Counted] {
-        let items = items
+        async let counts = itemCounts(kind, in: household)
         switch kind {
         case .rooms:
-            async let byRoom = items.itemsByRoom(household)
-            async let rooms = items.rooms(household)
-            let counts = Dictionary(try await byRoom.compactMap { r in r.roomID.map { ($0, r.itemCount) } }, uniquingKeysWith: +)
-            return try await rooms.map { Counted(id: $0.id.description, name: $0.name, colorHex: nil, items: counts[$0.id] ?? 0) }
+            let rooms = try await items.rooms(household)
+            let counts = try await counts
+            return rooms.map { Counted(id: $0.id.description, name: $0.name, colorHex: nil, items: counts[$0.id.description] ?? 0) }
         case .categories:
-            async let byCategory = items.itemCountsByCategory(household)
-            async let categories = items.categories(household)
-            let counts = try await byCategory
-            return try await categories.map { Counted(id: $0.id.description, name: $0.name, colorHex: $0.colorHex, items: counts[$0.id] ?? 0) }
+            let categories = try await items.categories(household)
+            let counts = try await counts
+            return categories.map { Counted(id: $0.id.description, name: $0.name, colorHex: $0.colorHex, items: counts[$0.id.description] ?? 0) }
+        }
+    }
+
+    /// How many items each room or category holds, by its id (one without items is left out).
+    public func itemCounts(_ kind: Kind, in household: HouseholdID) async throws -> [String: Int] {
+        switch kind {
+        case .rooms:
+            Dictionary(try await items.itemsByRoom(household).compactMap { r in r.roomID.map { ($0.description, r.itemCount) } }, uniquingKeysWith: +)
+        case .categories:
+            Dictionary(uniqueKeysWithValues: try await items.itemCountsByCategory(household).map { ($0.key.description, $0.value) })
         }
     }
 }

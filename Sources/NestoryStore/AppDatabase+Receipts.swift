@@ -22,10 +22,9 @@ extension AppDatabase {
     public func receipts(_ householdID: HouseholdID, limit: Int = ReceiptPageCursor.maxLimit, after: PageCursor? = nil,
                          unlinkedOnly: Bool = false) throws -> Page<ReceiptListing> {
         let limit = min(max(limit, 1), ReceiptPageCursor.maxLimit)
-        var position: (millis: Int64, id: String)?
-        if let after {
-            guard let parsed = ReceiptPageCursor.parse(after) else { throw ReceiptPageCursor.outOfDate }
-            position = parsed
+        let position = try after.map { cursor in
+            guard let parsed = ReceiptPageCursor.parse(cursor) else { throw ReceiptPageCursor.outOfDate }
+            return parsed
         }
         return try read { db in
             let rows = try Row.fetchAll(db, sql: """
@@ -33,7 +32,7 @@ extension AppDatabase {
                 FROM receipt r JOIN blob b ON b.sha256 = r.sha256 LEFT JOIN item i ON i.seq = r.item_seq
                 WHERE r.household_id = ?\(unlinkedOnly ? " AND r.item_seq IS NULL" : "")\(position == nil ? "" : " AND (r.created_at < ? OR (r.created_at = ? AND r.id > ?))")
                 ORDER BY r.created_at DESC, r.id LIMIT ?
-                """, arguments: StatementArguments([householdID.description] + (position.map { [$0.millis, $0.millis, $0.id] as [any DatabaseValueConvertible] } ?? [])
+                """, arguments: StatementArguments([householdID.description] + (position.map { [$0.millis, $0.millis, $0.id.description] as [any DatabaseValueConvertible] } ?? [])
                                                     + [limit + 1])).map { Self.receiptListing($0, householdID) }
             return ReceiptPageCursor.page(rows, limit: limit)
         }

@@ -208,11 +208,11 @@ public enum ReceiptPageCursor {
         PageCursor(rawValue: "\(receipt.createdAt.millis).\(receipt.id.description)")
     }
 
-    /// The cursor's time and id (lower case, as stored); nil when it is not a receipts cursor.
-    public static func parse(_ cursor: PageCursor) -> (millis: Int64, id: String)? {
+    /// The cursor's time and id; nil when it is not a receipts cursor.
+    public static func parse(_ cursor: PageCursor) -> (millis: Int64, id: ReceiptID)? {
         let parts = cursor.rawValue.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let millis = Int64(parts[0]), let id = ReceiptID(string: String(parts[1])) else { return nil }
-        return (millis, id.description)
+        return (millis, id)
     }
 
     /// The page's receipts and the cursor after them when there may be more: `rows` is what the store read, one more

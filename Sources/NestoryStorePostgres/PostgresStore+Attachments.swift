@@ -236,11 +236,11 @@ extension PostgresStore: AttachmentStore {
         let unlinked = unlinkedOnly ? " AND r.item_seq IS NULL" : ""
         let query: PostgresQuery
         if let after {
-            guard let position = ReceiptPageCursor.parse(after), let id = UUID(uuidString: position.id) else { throw ReceiptPageCursor.outOfDate }
+            guard let position = ReceiptPageCursor.parse(after) else { throw ReceiptPageCursor.outOfDate }
             query = PostgresQuery(unsafeSQL: """
                 \(Self.receiptSelect) WHERE r.household_id = $1\(unlinked) AND (r.created_at < $2 OR (r.created_at = $2 AND r.id > $3))
                 ORDER BY r.created_at DESC, r.id LIMIT $4
-                """, binds: try Self.binds(householdID.rawValue, position.millis, id, Int64(limit + 1)))
+                """, binds: try Self.binds(householdID.rawValue, position.millis, position.id.rawValue, Int64(limit + 1)))
         } else {
             query = PostgresQuery(unsafeSQL: "\(Self.receiptSelect) WHERE r.household_id = $1\(unlinked) ORDER BY r.created_at DESC, r.id LIMIT $2",
                                   binds: try Self.binds(householdID.rawValue, Int64(limit + 1)))

@@ -87,7 +87,7 @@ struct PlacesController {
     /// Rooms or categories as the API answers them: each with the number of items in it (as the pages show).
     private func counted<T: Identifiable & Encodable & Sendable>(_ kind: Kind, _ entries: [T], in household: HouseholdID) async throws
         -> [PlaceJSON<T>] where T.ID: CustomStringConvertible {
-        let counts = Dictionary(try await places.counted(kind, in: household).map { ($0.id, $0.items) }, uniquingKeysWith: +)
+        let counts = try await places.itemCounts(kind, in: household)
         return entries.map { PlaceJSON($0, itemCount: counts[$0.id.description] ?? 0) }
     }
 

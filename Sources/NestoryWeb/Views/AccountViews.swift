@@ -143,8 +143,8 @@ enum AccountViews {
 
     /// The list at the top of Settings: each section's name and what is set in it, linking to it.
     static func settingsIndex(_ sections: [SettingsSection]) -> HTML {
-        let rows: [HTML] = sections.filter { $0.title != nil }.map { section in
-            HTML("<li><a href=\"#\(section.id)\"><strong>\(section.title ?? "")</strong><span class=\"muted\">\(section.summary)</span></a></li>")
+        let rows: [HTML] = sections.compactMap { section in
+            section.title.map { HTML("<li><a href=\"#\(section.id)\"><strong>\($0)</strong><span class=\"muted\">\(section.summary)</span></a></li>") }
         }
         return """
             <nav class="card settings-index" aria-label="Settings sections">
@@ -156,7 +156,7 @@ enum AccountViews {
     private static func household(_ viewer: Viewer, form: [String: String], errors: [FieldError]) -> SettingsSection {
         let household = viewer.household
         let zone = household.timeZone.map(zoneName) ?? "the server’s clock"
-        return SettingsSection(id: "household", title: "Household", summary: "\(household.name) · \(household.currency.code) · \(household.timeZone.map(zoneName) ?? "the server’s time zone")", html: """
+        return SettingsSection(id: "household", title: "Household", summary: "\(household.name) · \(household.currency.code) · \(zone)", html: """
             <section class="card" id="household">
             <h2>Household</h2>
             \(viewer.role == .owner ? householdEditor(viewer, form: form, errors: errors) : HTML("""
