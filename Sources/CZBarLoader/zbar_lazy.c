@@ -11,7 +11,8 @@
     X(zbar_image_scanner_destroy) X(zbar_image_scanner_set_config) X(zbar_image_set_data) \
     X(zbar_image_set_format) X(zbar_image_set_size) X(zbar_scan_image) X(zbar_symbol_get_data) \
     X(zbar_symbol_get_data_length) X(zbar_symbol_get_loc_size) X(zbar_symbol_get_loc_x) \
-    X(zbar_symbol_get_loc_y) X(zbar_symbol_get_quality) X(zbar_symbol_get_type) X(zbar_symbol_next)
+    X(zbar_symbol_get_loc_y) X(zbar_symbol_get_quality) X(zbar_symbol_get_type) X(zbar_symbol_next) \
+    X(zbar_symbol_get_orientation)
 
 #define NZ_INDEX(name) nz_index_##name,
 enum { NZ_FUNCTIONS(NZ_INDEX) NZ_FUNCTION_COUNT };
@@ -75,3 +76,4 @@ NZ_FORWARD(int, zbar_symbol_get_loc_y, (const zbar_symbol_t *symbol, unsigned in
 NZ_FORWARD(int, zbar_symbol_get_quality, (const zbar_symbol_t *symbol), (symbol))
 NZ_FORWARD(zbar_symbol_type_t, zbar_symbol_get_type, (const zbar_symbol_t *symbol), (symbol))
 NZ_FORWARD(const zbar_symbol_t *, zbar_symbol_next, (const zbar_symbol_t *symbol), (symbol))
+NZ_FORWARD(zbar_orientation_t, zbar_symbol_get_orientation, (const zbar_symbol_t *symbol), (symbol))

@@ -365,7 +365,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         let scale = working != nil ? picture.shrink : 1
         let symbols = options.timings.measure(pass.rawValue) {
             pass.usesZXing
-                ? ZXingScanner.scan(step.image, formats: options.formats, tryHarder: pass == .zxingHarder, workerPath: options.zxingWorker)
+                ? ZXingScanner.scan(step.image, formats: options.formats, effort: pass == .zxingHarder ? .harder : .quick, workerPath: options.zxingWorker)
                 : zbar().scan(step.image)
         }
         let toPicture: ([(x: Int, y: Int)]) -> [(x: Int, y: Int)] = { points in
@@ -374,7 +374,9 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 return (x: p.0 * scale + picture.offset.x, y: p.1 * scale + picture.offset.y)
             }
         }
-        let reads = symbols.map { (symbol: $0, points: toPicture($0.points)) }
+        // The lines zbar read along, as they lie in the picture (the rotated pass's rows are its columns).
+        let upright: (RawSymbol) -> RawSymbol = pass == .rotated90 ? { $0.turnedAQuarter } : { $0 }
+        let reads = symbols.map { (symbol: upright($0), points: toPicture($0.points)) }
         // The other decoder's word on each new 1D read, on the same pixels around it. zxing's first pass needs none
         // here: zbar's passes all read the whole picture after it. None once the reads have settled (`crossChecked` nil):
         // this pass was started beside the one that settled them, and its reads will not be taken.
@@ -383,16 +385,16 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             var asked = Set<String>()
             lazy var known = crossChecked()
             for symbol in symbols where symbol.format != .qr {
-                guard let key = CandidatePool.key(symbol), asked.insert(key).inserted, let known, known.wantsCheck(key, by: pass), let area = Self.surroundings(of: symbol.points, in: step.image) else { continue }
+                guard let key = CandidatePool.key(symbol), asked.insert(key).inserted, let known, known.wantsCheck(key, by: pass), let area = Self.surroundings(of: symbol, in: step.image) else { continue }
                 // Only the same digits count: whatever else the other decoder makes of the crop (part of a neighbour, a
                 // misread) would be a read of its own to confirm, and keep the passes going for nothing.
                 // What zbar's passes have scanned already, for a zxing read: the picture as it is, and doubled at full size.
                 let scanned = pass.usesZXing ? known.passesTaken.filter { $0 == .original || ($0 == .upscaled2x && picture.shrink == 1) } : Set()
                 let found = options.timings.measure(pass.usesZXing ? BarcodeTimings.Name.checkByZBar : BarcodeTimings.Name.checkByZXing) {
-                    crossCheck(step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height), key: key, format: symbol.format, lines: ZBarScanner.Lines(across: symbol.points), after: pass, zbarScanned: scanned)
+                    crossCheck(step.image.cropped(x: area.x, y: area.y, width: area.width, height: area.height), key: key, format: symbol.format, lines: symbol.linesAcross, after: pass, zbarScanned: scanned)
                 }
                 if let found {
-                    checks.append((symbol: found.symbol, points: toPicture(found.symbol.points.map { point in
+                    checks.append((symbol: upright(found.symbol), points: toPicture(found.symbol.points.map { point in
                         (x: point.x / found.factor + area.x, y: point.y / found.factor + area.y)
                     }), pass: found.pass))
                 }
@@ -423,11 +425,19 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             return zbar(lines).scan(doubled.locallyBinarized()).first(where: same).map { ($0, 2, .zbarCrossCheck) }
         }
         let kind: Set<BarcodeFormat> = format.gtinFormat != nil ? options.formats.filter { $0.gtinFormat != nil } : [format]
-        let zxing = { (image: GrayImage) in
-            ZXingScanner.scan(image, formats: kind, tryHarder: true, workerPath: self.options.zxingWorker).first(where: same)
+        // zbar's lines say which way the bars run: zxing reads the crop turned so that its rows cross them, without its
+        // own turned and downscaled tries; a read of unknown direction, with them.
+        let turned = lines == .columns
+        let upright = turned ? crop.rotatedClockwise() : crop
+        let effort: ZXingScanner.Effort = lines == .both ? .harder : .harderAsItIs
+        let zxing = { (image: GrayImage) -> RawSymbol? in
+            guard let found = ZXingScanner.scan(image, formats: kind, effort: effort, workerPath: self.options.zxingWorker).first(where: same) else { return nil }
+            guard turned else { return found }
+            let height = crop.height
+            return RawSymbol(format: found.format, text: found.text, quality: found.quality, points: found.points.map { (x: $0.y, y: height - 1 - $0.x) })
         }
-        if let found = zxing(crop) { return (found, 1, .zxingCrossCheck) }
-        if !pass.isBinarized, let found = zxing(crop.locallyBinarized()) { return (found, 1, .zxingCrossCheck) }
+        if let found = zxing(upright) { return (found, 1, .zxingCrossCheck) }
+        if !pass.isBinarized, let found = zxing(upright.locallyBinarized()) { return (found, 1, .zxingCrossCheck) }
         guard pass.scale == 1, CandidatePool.Candidate.secondScaleConfirms(format), max(crop.width, crop.height) <= 1000 else { return nil }
         return zbar(lines).scan(crop.upscaled(by: 2)).first(where: same).map { ($0, 2, .upscaled2x) }
     }
@@ -438,6 +448,26 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     /// as before, made the crops of the shared photos up to half the picture: a quarter confirmed one more read there
     /// and, net, two more on the generated corpus, and took the zxing checks from 0.56–0.65 to 0.47–0.53 ms a photo
     /// (one thread).
+    ///
+    /// A zbar read of known direction says where the code is across its lines but not how long it is (see
+    /// ``RawSymbol/lines``): its surroundings are a band along those lines through the whole picture, either side of its
+    /// points by 32 pixels and a quarter of their spread across the lines, and by no less than a read whose ends they
+    /// were would get across its bars. (Its points' bounds, as for zxing's reads, made a crop of 23 × 25 pixels around a
+    /// read on one scan line: on the shared photos no check on such a crop confirmed anything, 0 of 13.)
+    static func surroundings(of symbol: RawSymbol, in image: GrayImage) -> PixelBounds? {
+        guard let lines = symbol.lines, lines != .both, let read = PixelBounds(enclosing: symbol.points) else {
+            return surroundings(of: symbol.points, in: image)
+        }
+        let alongRows = lines == .rows
+        let (start, spread, size) = alongRows ? (read.y, read.height, image.height) : (read.x, read.width, image.width)
+        let along = alongRows ? read.width : read.height
+        let pad = max(32 + spread / 4, along / 4 + 8)
+        let low = max(0, start - pad), high = min(size, start + spread + pad)
+        guard high - low >= 8 else { return nil }
+        return alongRows ? PixelBounds(x: 0, y: low, width: image.width, height: high - low) : PixelBounds(x: low, y: 0, width: high - low, height: image.height)
+    }
+
+    /// The surroundings of a read whose points are its ends (see ``surroundings(of:in:)-(RawSymbol,_)``).
     static func surroundings(of points: [(x: Int, y: Int)], in image: GrayImage) -> PixelBounds? {
         guard let read = PixelBounds(enclosing: points) else { return nil }
         let x0 = read.x, y0 = read.y, x1 = read.x + read.width - 1, y1 = read.y + read.height - 1

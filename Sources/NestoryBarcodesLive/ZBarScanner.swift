@@ -10,6 +10,20 @@ struct RawSymbol: Sendable {
     /// zbar's count of scan lines that decoded the same symbol (1D codes); 1 for QR.
     let quality: Int
     let points: [(x: Int, y: Int)]
+    /// The lines zbar read a 1D code along (`both` when it cannot say); nil for zxing's reads and QR codes. zbar's
+    /// points are where its scan lines left the code, so a read on one line is one point at one end of the code, and
+    /// its length cannot be told from them; zxing's points are the code's ends.
+    var lines: ZBarScanner.Lines? = nil
+
+    /// The scan lines that cross the code's bars: the lines zbar read it along, or those along its points' longer side.
+    var linesAcross: ZBarScanner.Lines { lines ?? ZBarScanner.Lines(across: points) }
+
+    /// The same read with its lines as they lie in the picture turned a quarter back (rows become columns).
+    var turnedAQuarter: RawSymbol {
+        var turned = self
+        turned.lines = lines.map { $0 == .rows ? .columns : $0 == .columns ? .rows : .both }
+        return turned
+    }
 }
 
 /// A configured zbar image scanner, for one pass over one picture (see ``BarcodeReader``). Not thread-safe.
@@ -118,7 +132,12 @@ final class ZBarScanner: @unchecked Sendable {
                 let text = format == .qr ? TextDecoding.decode(bytes) : String(decoding: bytes, as: UTF8.self)
                 let count = zbar_symbol_get_loc_size(current)
                 let points = (0..<count).map { (x: Int(zbar_symbol_get_loc_x(current, $0)), y: Int(zbar_symbol_get_loc_y(current, $0))) }
-                symbols.append(RawSymbol(format: format, text: text, quality: Int(zbar_symbol_get_quality(current)), points: points))
+                // Upright or upside down: read along rows; turned a quarter either way: along columns.
+                let orientation = zbar_symbol_get_orientation(current)
+                let lines: Lines? = format == .qr ? nil
+                    : orientation == ZBAR_ORIENT_UP || orientation == ZBAR_ORIENT_DOWN ? .rows
+                    : orientation == ZBAR_ORIENT_RIGHT || orientation == ZBAR_ORIENT_LEFT ? .columns : .both
+                symbols.append(RawSymbol(format: format, text: text, quality: Int(zbar_symbol_get_quality(current)), points: points, lines: lines))
             }
             return symbols
         }

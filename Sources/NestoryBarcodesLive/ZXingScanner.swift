@@ -31,11 +31,21 @@ public enum ZXingScanner {
 
     static let pool = WorkerPool()
 
-    /// Every symbol zxing finds in the picture. `tryHarder` adds zxing's own rotated and downscaled tries.
-    static func scan(_ image: GrayImage, formats: Set<BarcodeFormat>, tryHarder: Bool, workerPath path: String?) -> [RawSymbol] {
+    /// How hard zxing looks (the worker's `effort`).
+    enum Effort: UInt32 {
+        /// Its usual scan.
+        case quick = 0
+        /// More rows, and the picture turned a quarter and downscaled as well.
+        case harder = 1
+        /// More rows of the picture as it is (one already turned so that its rows cross the bars).
+        case harderAsItIs = 2
+    }
+
+    /// Every symbol zxing finds in the picture.
+    static func scan(_ image: GrayImage, formats: Set<BarcodeFormat>, effort: Effort, workerPath path: String?) -> [RawSymbol] {
         guard image.width > 0, image.height > 0, let path else { return [] }
         return pool.withWorker(path: path) { worker in
-            worker.read(image, formats: formatBits(formats), tryHarder: tryHarder)
+            worker.read(image, formats: formatBits(formats), effort: effort)
         } ?? []
     }
 
@@ -109,9 +119,9 @@ final class ZXingWorker: @unchecked Sendable {
     }
 
     /// The symbols in `image`, or nil when the worker failed (died, hung, or answered nonsense).
-    func read(_ image: GrayImage, formats: UInt32, tryHarder: Bool) -> [RawSymbol]? {
+    func read(_ image: GrayImage, formats: UInt32, effort: ZXingScanner.Effort) -> [RawSymbol]? {
         var header: [UInt8] = []
-        for value in [UInt32(image.width), UInt32(image.height), formats, tryHarder ? 1 : 0] { append32(&header, value) }
+        for value in [UInt32(image.width), UInt32(image.height), formats, effort.rawValue] { append32(&header, value) }
         guard writeAll(header), image.pixels.withUnsafeBytes({ writeAll($0) }) else { return nil }
         guard let count = read32(), count <= 1_000 else { return nil }
         var symbols: [RawSymbol] = []

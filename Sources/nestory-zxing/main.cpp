@@ -4,7 +4,8 @@
 // that costs one read, never the server. NestoryBarcodesLive starts this program on the first zxing pass and
 // talks to it over its standard input and output, one request at a time, all integers little-endian uint32:
 //
-//   request:  width, height, formats (bit set below), try_harder (0 or 1), then width*height grey bytes
+//   request:  width, height, formats (bit set below), effort, then width*height grey bytes; effort 0: zxing's usual
+//             scan; 1: trying harder (more rows), turned and downscaled too; 2: trying harder on the picture as it is
 //   response: count, then per symbol: format bit, line count, 8 corner coordinates (x0 y0 .. x3 y3, as int32),
 //             text length + UTF-8 text
 //
@@ -82,14 +83,14 @@ uint32_t formatBit(ZXing::BarcodeFormat format) {
     }
 }
 
-std::vector<uint8_t> answer(const std::vector<uint8_t> &pixels, int width, int height, uint32_t formats, bool tryHarder) {
+std::vector<uint8_t> answer(const std::vector<uint8_t> &pixels, int width, int height, uint32_t formats, uint32_t effort) {
     ZXing::Results found;
     try {
         ZXing::DecodeHints hints;
         hints.setFormats(zxingFormats(formats));
-        hints.setTryHarder(tryHarder);
-        hints.setTryRotate(tryHarder);
-        hints.setTryDownscale(tryHarder);
+        hints.setTryHarder(effort != 0);
+        hints.setTryRotate(effort == 1);
+        hints.setTryDownscale(effort == 1);
         hints.setEanAddOnSymbol(ZXing::EanAddOnSymbol::Ignore);
         found = ZXing::ReadBarcodes(ZXing::ImageView(pixels.data(), width, height, ZXing::ImageFormat::Lum), hints);
     } catch (const std::exception &) {
@@ -122,11 +123,11 @@ int main() {
     uint8_t header[16];
     std::vector<uint8_t> pixels;
     while (readAll(header, sizeof header)) {
-        uint32_t width = le32(header), height = le32(header + 4), formats = le32(header + 8), tryHarder = le32(header + 12);
-        if (width == 0 || height == 0 || static_cast<uint64_t>(width) * height > maxPixels) return 2;
+        uint32_t width = le32(header), height = le32(header + 4), formats = le32(header + 8), effort = le32(header + 12);
+        if (width == 0 || height == 0 || static_cast<uint64_t>(width) * height > maxPixels || effort > 2) return 2;
         pixels.resize(static_cast<size_t>(width) * height);
         if (!readAll(pixels.data(), pixels.size())) return 2;
-        std::vector<uint8_t> out = answer(pixels, static_cast<int>(width), static_cast<int>(height), formats, tryHarder != 0);
+        std::vector<uint8_t> out = answer(pixels, static_cast<int>(width), static_cast<int>(height), formats, effort);
         if (!writeAll(out.data(), out.size())) return 0;
     }
     return 0;

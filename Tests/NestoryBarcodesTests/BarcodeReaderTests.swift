@@ -243,6 +243,26 @@ import Testing
         }
     }
 
+    /// Bars two pixels tall: zbar reads the code on one scan line, which gives one point, at the end where the line left
+    /// the code. zxing checks the read on a band along that line through the picture and confirms it (on a crop around
+    /// the point alone it could not, and the read, one line of one pass, was dropped).
+    /// Standing up, the band is a column, turned for zxing so that its rows cross the bars, and zxing's read of it comes
+    /// back where the code is.
+    @Test func aCodeZbarReadsOnOneLineIsConfirmedByZXing() throws {
+        var image = BarcodeRendering.blank(width: 640, height: 480)
+        BarcodeRendering.draw(BarcodeRendering.samplesModules(.ean13), into: &image, x: 150, y: 300, moduleWidth: 3, barHeight: 2)
+        let onlyZbarsFirstPass = BarcodeReader(options: .init(passes: [.original]))
+        // The bars span x 150 + 3 × (0..<95), y 300...301; turned clockwise, x 178...179 and y 150..<435.
+        for (picture, x, y) in [(image, 140...445, 290...310), (BarcodeRendering.rotatedClockwise(image), 168...189, 140...445)] {
+            let codes = try onlyZbarsFirstPass.decode(imageData: BarcodeRendering.png(picture))
+            #expect(codes.map(\.text) == ["5901234123457"])
+            #expect(codes.first?.passes == ["original", "zxing-cross-check"])
+            #expect(codes.first?.confidence == .high)
+            let bounds = try #require(codes.first?.bounds)
+            #expect(x.contains(bounds.x) && x.contains(bounds.x + bounds.width - 1) && y.contains(bounds.y) && y.contains(bounds.y + bounds.height - 1), "\(bounds)")
+        }
+    }
+
     @Test func bigNoisyPhotosAreSearchedOnAShrunkCopy() throws {
         // A 6-megapixel "phone photo": passes after the first work on a copy shrunk to at most 1600 pixels,
         // and positions still come back in the photo's own pixels.

@@ -47,6 +47,28 @@ import Testing
         #expect(Self.pool([Self.ean, standing]).confirmationLines == .both)
     }
 
+    /// The other decoder checks a zbar read on a band along its lines through the whole picture (see
+    /// ``BarcodeReader/surroundings(of:in:)``); a read whose points are its ends (zxing's) on the crop around them.
+    @Test func aZBarReadIsCheckedOnABandAlongItsLines() {
+        let image = BarcodeRendering.blank(width: 640, height: 480)
+        var oneLine = RawSymbol(format: .ean13, text: "5901234123457", quality: 1, points: [(x: 400, y: 300)])
+        oneLine.lines = .rows
+        #expect(BarcodeReader.surroundings(of: oneLine, in: image) == PixelBounds(x: 0, y: 268, width: 640, height: 65))
+        oneLine.lines = .columns
+        #expect(BarcodeReader.surroundings(of: oneLine, in: image) == PixelBounds(x: 368, y: 0, width: 65, height: 480))
+        // Four lines, their points at either end, 191 pixels apart along the lines and 41 across: as far either side as
+        // for a read whose ends those are, 191 / 4 + 8 = 55 (more than 32 + 41 / 4 = 42).
+        var fourLines = RawSymbol(format: .ean13, text: "5901234123457", quality: 4, points: [(x: 400, y: 260), (x: 210, y: 274), (x: 400, y: 288), (x: 210, y: 300)])
+        fourLines.lines = .rows
+        #expect(BarcodeReader.surroundings(of: fourLines, in: image) == PixelBounds(x: 0, y: 205, width: 640, height: 151))
+        // Read along columns: 32 + 191 / 4 = 79 pixels either side of them, clamped at the picture's edge.
+        fourLines.lines = .columns
+        #expect(BarcodeReader.surroundings(of: fourLines, in: image) == PixelBounds(x: 131, y: 0, width: 349, height: 480))
+        let zxingRead = RawSymbol(format: .ean13, text: "5901234123457", quality: 3, points: [(x: 300, y: 400), (x: 491, y: 400)])
+        #expect(BarcodeReader.surroundings(of: zxingRead, in: image) == BarcodeReader.surroundings(of: zxingRead.points, in: image))
+        #expect(BarcodeReader.surroundings(of: zxingRead, in: image) == PixelBounds(x: 254, y: 345, width: 284, height: 111))
+    }
+
     @Test func boundsEncloseEveryPoint() {
         #expect(PixelBounds(enclosing: [(x: 40, y: 7), (x: 10, y: 30), (x: 25, y: 5)]) == PixelBounds(x: 10, y: 5, width: 31, height: 26))
         #expect(PixelBounds(enclosing: [(x: 3, y: 4)]) == PixelBounds(x: 3, y: 4, width: 1, height: 1))

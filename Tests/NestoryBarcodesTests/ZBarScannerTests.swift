@@ -21,6 +21,23 @@ import Testing
         #expect(texts(standing, .rows) == [])
     }
 
+    /// zbar says which lines read a 1D code: rows for one lying across the picture (either way up), columns for one
+    /// standing up. Its points are where those lines left the code, so a read on one line is a single point.
+    @Test func zbarSaysWhichLinesReadACode() {
+        let lying = BarcodeRendering.picture(modules)
+        let scanner = { ZBarScanner(formats: Set(BarcodeFormat.allCases), density: 2) }
+        #expect(scanner().scan(lying).map(\.lines) == [.rows])
+        #expect(scanner().scan(BarcodeRendering.rotatedClockwise(lying)).map(\.lines) == [.columns])
+        let upsideDown = BarcodeRendering.rotatedClockwise(BarcodeRendering.rotatedClockwise(lying))
+        #expect(scanner().scan(upsideDown).map(\.lines) == [.rows])
+        var thin = BarcodeRendering.blank(width: 400, height: 120)
+        BarcodeRendering.draw(modules, into: &thin, x: 40, y: 60, moduleWidth: 3, barHeight: 2)
+        let read = scanner().scan(thin)
+        #expect(read.map(\.text) == ["5901234123457"] && read.first?.points.count == 1, "\(read)")
+        // A QR code has no such lines.
+        #expect(RawSymbol(format: .qr, text: "hello", quality: 1, points: []).lines == nil)
+    }
+
     /// The lines chosen from a read's points: the ones along its longer side, both when neither side is clearly longer.
     @Test func theLinesAcrossAReadFollowItsShape() {
         #expect(ZBarScanner.Lines(across: [(x: 10, y: 50), (x: 300, y: 50), (x: 12, y: 120)]) == .rows)
