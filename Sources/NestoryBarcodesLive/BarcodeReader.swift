@@ -554,6 +554,9 @@ struct CandidatePool: Sendable {
             return bestQuality >= 2 || passes.count >= 2 ? .medium : .low
         }
 
+        /// How many of zbar's passes read it.
+        var zbarPasses: Int { passes.count { !$0.usesZXing } }
+
         var isReadByBothDecoders: Bool { passes.contains { $0.usesZXing } && passes.contains { !$0.usesZXing } }
 
         /// Whether something independent read the same digits (see ``BarcodeReader/Agreement``).
@@ -707,8 +710,11 @@ struct CandidatePool: Sendable {
                 if rivals.contains(where: { score($0) > score(candidate) }) { continue }
                 if rivals.contains(where: { score($0) == score(candidate) }), candidate.confidence < .high { continue }
                 // Another product code read at the same spot (by more than one scan line) contradicts this one: only
-                // both decoders reading it settles which is right; otherwise it is shown to be checked.
-                if agreement != .anyTwoPasses, !candidate.isReadByBothDecoders, rivals.contains(where: { $0.confidence > .low }) {
+                // both decoders reading it settles which is right; otherwise it is shown to be checked. Not even that
+                // when zbar read the other code there in more passes than this one: zbar's own majority is against it
+                // (a blurred UPC-E that zbar read as three different codes, zxing read as one of them on the doubled picture).
+                if agreement != .anyTwoPasses, rivals.contains(where: { $0.confidence > .low }),
+                   !candidate.isReadByBothDecoders || rivals.contains(where: { $0.zbarPasses > candidate.zbarPasses }) {
                     confidence = min(confidence, .medium)
                 }
             }

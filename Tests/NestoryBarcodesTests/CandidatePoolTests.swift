@@ -69,6 +69,23 @@ import Testing
         #expect(BarcodeReader.surroundings(of: zxingRead, in: image) == PixelBounds(x: 254, y: 345, width: 284, height: 111))
     }
 
+    /// Where zbar read two product codes at one spot, the one both decoders read is sure, unless zbar read the other in
+    /// more of its passes: then zbar's own majority is against it, and it is shown to be checked.
+    @Test func bothDecodersDoNotSettleASpotWhereZbarMostlyReadAnotherCode() throws {
+        let a = Self.line(.ean13, "5901234123457", x0: 300, x1: 491, y: 400)
+        let b = Self.line(.ean13, "4006381333931", x0: 300, x1: 491, y: 404)
+        func confidence(_ pool: CandidatePool) -> [String: BarcodeConfidence] {
+            Dictionary(uniqueKeysWithValues: pool.results(dropLow: true).map { ($0.text, $0.confidence) })
+        }
+        var pool = CandidatePool(strongScanLines: .max, agreement: .otherDecoderOrScale)
+        pool.add(a, pass: .original, points: a.points)
+        pool.add(b, pass: .upscaled2x, points: b.points)
+        pool.add(b, pass: .zxingCrossCheck, points: b.points)
+        #expect(confidence(pool) == ["4006381333931": .high])
+        pool.add(a, pass: .binarized, points: a.points)
+        #expect(confidence(pool)["4006381333931"] == .medium)
+    }
+
     @Test func boundsEncloseEveryPoint() {
         #expect(PixelBounds(enclosing: [(x: 40, y: 7), (x: 10, y: 30), (x: 25, y: 5)]) == PixelBounds(x: 10, y: 5, width: 31, height: 26))
         #expect(PixelBounds(enclosing: [(x: 3, y: 4)]) == PixelBounds(x: 3, y: 4, width: 1, height: 1))
