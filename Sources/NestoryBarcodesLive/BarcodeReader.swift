@@ -14,7 +14,8 @@ import NestoryDomain
 /// uncertain (``DecodedBarcode/isUncertain``: the app asks the person to check the digits). Where passes disagree
 /// about one spot, the read more passes agree on wins (a tie reports neither), and it is sure only if both decoders
 /// read it. QR codes carry their own error correction and need no second pass. zbar confirms zxing's 1D reads on the
-/// part of the picture around them first, and scans the whole picture only if that leaves anything unsettled. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
+/// part of the picture around them first, and scans the whole picture only if that leaves anything unsettled; the
+/// passes after that look only where the reads still waiting lie, when they lie in part of the picture. Which pass found a code, how many agreed and a ``BarcodeConfidence`` come with
 /// each result. Each pass has its own zbar scanner, so a call never depends on an earlier one. Safe to call
 /// from several threads at once.
 public final class BarcodeReader: BarcodeDecoding, Sendable {
@@ -213,13 +214,19 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
                 return pool.results(dropLow: options.dropLowConfidence)
             }
         }
+        // Reads the first two passes left waiting lie where they were read: the later passes, there to confirm or
+        // contradict them, look only there (``CandidatePool/confirmationArea(width:height:origin:)``). A photo with
+        // nothing read yet, or reads all over it, is searched whole.
+        let later = options.agreement != .anyTwoPasses && options.stopWhenSure
+            ? pool.confirmationArea(width: base.width, height: base.height, origin: offset).map(picture.focused(on:)) ?? picture
+            : picture
         let schedule = Schedule(pool: pool, count: rest.count)
         let stopWhenSure = options.stopWhenSure
         let work: @Sendable (Int) -> Void = { _ in
             while let index = schedule.start() {
                 // A read is put to the other decoder only if the passes before this one left it unconfirmed, as one pass at a time
                 // would decide: so the threads wait for those passes here, and only when this pass read a 1D code.
-                let outcome = self.run(rest[index], on: picture, crossChecked: {
+                let outcome = self.run(rest[index], on: later, crossChecked: {
                     let (reads, settled) = schedule.pool(before: index)
                     return settled ? nil : CrossChecked(reads)
                 })
@@ -235,7 +242,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
     }
 
     /// The picture being read, with its shrunk and doubled copies, made once when a pass first needs them.
-    private final class Picture: Sendable {
+    final class Picture: Sendable {
         let base: GrayImage
         let shrink: Int
         let offset: (x: Int, y: Int)
@@ -246,6 +253,15 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             self.base = base
             self.shrink = shrink
             self.offset = offset
+        }
+
+        /// The part `area` of the picture (in `base`'s pixels), read at the same scale: its corner is moved up and left
+        /// to a multiple of twice `shrink`, so the shrunk and halved copies hold the same pixels as the whole picture's.
+        func focused(on area: PixelBounds) -> Picture {
+            let step = 2 * shrink
+            let x = area.x / step * step, y = area.y / step * step
+            let crop = base.cropped(x: x, y: y, width: area.x + area.width - x, height: area.y + area.height - y)
+            return Picture(base: crop, shrink: shrink, offset: (x: offset.x + x, y: offset.y + y))
         }
 
         /// The copy at most ``BarcodeReader/workingSize`` pixels long (nil when `base` is small enough).
@@ -545,6 +561,8 @@ struct CandidatePool: Sendable {
         var strongScanLines: Int
         var agreement: BarcodeReader.Agreement
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
+        /// The lines zbar read it along (``RawSymbol/lines``; `both` when its reads differ; nil when zbar has not read it).
+        var zbarLines: ZBarScanner.Lines?
 
         var agreeing: Int { passes.count }
 
@@ -614,13 +632,28 @@ struct CandidatePool: Sendable {
     /// Where the 1D reads waiting for a second pass are, padded so a scanner finds them again with their quiet
     /// zones, in the pixels of a `width` × `height` picture whose top-left corner is at `origin` in the reads'
     /// coordinates; nil when there are none, when a read has no position, or when the area would be more than
-    /// three quarters of the picture anyway.
+    /// three quarters of the picture anyway. A read zxing made is where its ends are; one only zbar made is known
+    /// across its scan lines, not along them (``RawSymbol/lines``): a band along those lines through the whole
+    /// picture, a quarter of the picture either side of its points (nil when zbar read it both ways).
     func confirmationArea(width: Int, height: Int, origin: (x: Int, y: Int)) -> PixelBounds? {
         let waiting = waitingLinearReads
         guard !waiting.isEmpty else { return nil }
         var x0 = Int.max, y0 = Int.max, x1 = Int.min, y1 = Int.min
         for candidate in waiting {
             guard let b = candidate.bounds else { return nil }
+            if !candidate.passes.contains(where: \.usesZXing) {
+                switch candidate.zbarLines {
+                case .rows?:
+                    x0 = 0; x1 = width
+                    y0 = min(y0, b.y - origin.y - height / 4); y1 = max(y1, b.y - origin.y + b.height + height / 4)
+                case .columns?:
+                    y0 = 0; y1 = height
+                    x0 = min(x0, b.x - origin.x - width / 4); x1 = max(x1, b.x - origin.x + b.width + width / 4)
+                case .both?, nil:
+                    return nil
+                }
+                continue
+            }
             // An eighth of the code's length covers EAN's and UPC's quiet zones (7 to 11 modules of 95–113).
             let pad = max(16, max(b.width, b.height) / 8)
             x0 = min(x0, b.x - origin.x - pad); y0 = min(y0, b.y - origin.y - pad)
@@ -682,9 +715,10 @@ struct CandidatePool: Sendable {
             if existing.passes.insert(pass).inserted { existing.passOrder.append(pass) }
             existing.bestQuality = max(existing.bestQuality, symbol.quality)
             existing.include(points)
+            if let lines = symbol.lines { existing.zbarLines = existing.zbarLines.map { $0 == lines ? lines : .both } ?? lines }
             candidates[key] = existing
         } else {
-            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], passOrder: [pass], bestQuality: symbol.quality, strongScanLines: strongScanLines, agreement: agreement)
+            var candidate = Candidate(format: symbol.format, text: symbol.text, gtin: gtin, firstPass: pass, passes: [pass], passOrder: [pass], bestQuality: symbol.quality, strongScanLines: strongScanLines, agreement: agreement, zbarLines: symbol.lines)
             candidate.include(points)
             candidates[key] = candidate
             order.append(key)

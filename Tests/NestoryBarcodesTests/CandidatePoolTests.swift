@@ -47,6 +47,21 @@ import Testing
         #expect(Self.pool([Self.ean, standing]).confirmationLines == .both)
     }
 
+    /// A read only zbar made is known across its scan lines, not along them (its points are where the lines left the
+    /// code): it is looked for in a band along those lines through the whole picture, a quarter of the picture either side.
+    @Test func aReadOnlyZBarMadeIsLookedForInABandAlongItsLines() {
+        var read = RawSymbol(format: .ean13, text: "5901234123457", quality: 1, points: [(x: 491, y: 400)])
+        read.lines = .rows
+        #expect(Self.pool([read], pass: .original).confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == PixelBounds(x: 0, y: 200, width: 1000, height: 401))
+        // In a region starting at (100, 50): the same place in the region's pixels, a quarter of the region either side.
+        #expect(Self.pool([read], pass: .original).confirmationArea(width: 900, height: 600, origin: (x: 100, y: 50)) == PixelBounds(x: 0, y: 200, width: 900, height: 301))
+        read.lines = .columns
+        #expect(Self.pool([read], pass: .binarized).confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == PixelBounds(x: 241, y: 0, width: 501, height: 800))
+        // Read along both (or zbar could not say): nowhere in particular.
+        read.lines = .both
+        #expect(Self.pool([read], pass: .original).confirmationArea(width: 1000, height: 800, origin: (x: 0, y: 0)) == nil)
+    }
+
     /// The other decoder checks a zbar read on a band along its lines through the whole picture (see
     /// ``BarcodeReader/surroundings(of:in:)``); a read whose points are its ends (zxing's) on the crop around them.
     @Test func aZBarReadIsCheckedOnABandAlongItsLines() {
@@ -67,6 +82,20 @@ import Testing
         let zxingRead = RawSymbol(format: .ean13, text: "5901234123457", quality: 3, points: [(x: 300, y: 400), (x: 491, y: 400)])
         #expect(BarcodeReader.surroundings(of: zxingRead, in: image) == BarcodeReader.surroundings(of: zxingRead.points, in: image))
         #expect(BarcodeReader.surroundings(of: zxingRead, in: image) == PixelBounds(x: 254, y: 345, width: 284, height: 111))
+    }
+
+    /// The later passes' part of the picture is read at the whole picture's scale, its shrunk copy the same pixels as the
+    /// whole one's.
+    @Test func aFocusedPictureHoldsTheWholePicturesPixels() {
+        var image = BarcodeRendering.blank(width: 3300, height: 1800)
+        for i in image.pixels.indices { image.pixels[i] = UInt8(truncatingIfNeeded: i &* 7 &+ i / 3300) }
+        let whole = BarcodeReader.Picture(base: image, shrink: 3, offset: (x: 10, y: 20))
+        let focused = whole.focused(on: PixelBounds(x: 1001, y: 500, width: 700, height: 401))
+        // The corner moves to a multiple of 6: (996, 498).
+        #expect(focused.offset.x == 1006 && focused.offset.y == 518)
+        #expect(focused.base.width == 705 && focused.base.height == 403 && focused.shrink == 3)
+        let part = focused.working!, all = whole.working!
+        #expect(part.pixels == all.cropped(x: 332, y: 166, width: part.width, height: part.height).pixels)
     }
 
     /// Where zbar read two product codes at one spot, the one both decoders read is sure, unless zbar read the other in
