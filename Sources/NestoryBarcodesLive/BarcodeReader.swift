@@ -444,7 +444,7 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
         // zbar's lines say which way the bars run: zxing reads the crop turned so that its rows cross them, without its
         // own turned and downscaled tries; a read of unknown direction, with them.
         let turned = lines == .columns
-        let upright = turned ? crop.rotatedClockwise() : crop
+        let rowsAcrossBars = turned ? crop.rotatedClockwise() : crop
         let effort: ZXingScanner.Effort = lines == .both ? .harder : .harderAsItIs
         let zxing = { (image: GrayImage) -> RawSymbol? in
             guard let found = ZXingScanner.scan(image, formats: kind, effort: effort, workerPath: self.options.zxingWorker).first(where: same) else { return nil }
@@ -452,8 +452,8 @@ public final class BarcodeReader: BarcodeDecoding, Sendable {
             let height = crop.height
             return RawSymbol(format: found.format, text: found.text, quality: found.quality, points: found.points.map { (x: $0.y, y: height - 1 - $0.x) })
         }
-        if let found = zxing(upright) { return (found, 1, .zxingCrossCheck) }
-        if !pass.isBinarized, let found = zxing(upright.locallyBinarized()) { return (found, 1, .zxingCrossCheck) }
+        if let found = zxing(rowsAcrossBars) { return (found, 1, .zxingCrossCheck) }
+        if !pass.isBinarized, let found = zxing(rowsAcrossBars.locallyBinarized()) { return (found, 1, .zxingCrossCheck) }
         guard pass.scale == 1, CandidatePool.Candidate.secondScaleConfirms(format), max(crop.width, crop.height) <= 1000 else { return nil }
         return zbar(lines).scan(crop.upscaled(by: 2)).first(where: same).map { ($0, 2, .upscaled2x) }
     }
