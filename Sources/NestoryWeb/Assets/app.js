@@ -29,6 +29,14 @@
     if (heading) heading.after(notice); else target.prepend(notice);
     target.scrollIntoView();
   })();
+  // A notice says once what just happened: once the page has it, the address loses it, so reloading the page, or coming
+  // back to it later, does not say it again.
+  (() => {
+    const url = new URL(location.href);
+    if (!url.searchParams.has("notice")) return;
+    url.searchParams.delete("notice");
+    history.replaceState(history.state, "", url.pathname + url.search + url.hash);
+  })();
   // What a run of photo uploads to an item did, for its page's notice: the server answers 200 rather than 201 for a
   // picture the item has already (nothing added).
   const photosNotice = (added, already) => {
