@@ -23,7 +23,7 @@ import Testing
 
     /// zbar says which lines read a 1D code: rows for one lying across the picture (either way up), columns for one
     /// standing up. Its points are where those lines left the code, so a read on one line is a single point.
-    @Test func zbarSaysWhichLinesReadACode() {
+    @Test func zbarSaysWhichLinesReadACode() throws {
         let lying = BarcodeRendering.picture(modules)
         let scanner = { ZBarScanner(formats: Set(BarcodeFormat.allCases), density: 2) }
         #expect(scanner().scan(lying).map(\.lines) == [.rows])
@@ -35,7 +35,9 @@ import Testing
         let read = scanner().scan(thin)
         #expect(read.map(\.text) == ["5901234123457"] && read.first?.points.count == 1, "\(read)")
         // A QR code has no such lines.
-        #expect(RawSymbol(format: .qr, text: "hello", quality: 1, points: []).lines == nil)
+        let qr = BarcodeRendering.qrPicture(try BarcodeReaderTests().qrModules("hello"), moduleSize: 4)
+        let qrRead = scanner().scan(qr)
+        #expect(qrRead.map(\.format) == [.qr] && qrRead.first?.lines == nil, "\(qrRead)")
     }
 
     /// The lines chosen from a read's points: the ones along its longer side, both when neither side is clearly longer.
